@@ -1,0 +1,27 @@
+import { accountView } from '../core/views.js';
+import { AccountResponse } from '../core/schemas/account.js';
+import { ErrorBody } from '../core/schemas/common.js';
+import { defineRoute, ok, type Route } from '../front/http-types.js';
+import type { Services } from './services.js';
+
+export function accountRoutes(s: Services): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/public/account',
+      summary: 'The account, its limits and usage, and the calling credential',
+      tag: 'account',
+      auth: 'credential',
+      scope: 'checks:read',
+      allowRestricted: true,
+      rateLimit: 'per-key',
+      idempotency: 'none',
+      errorShape: 'standard',
+      responses: { 200: AccountResponse, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+      handler: ({ principal }) => {
+        const id = principal.account.id;
+        return ok({ data: accountView(principal, s.config, s.usage(id).checks, s.alertSummary(id)) });
+      },
+    }),
+  ];
+}

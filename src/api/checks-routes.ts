@@ -1,0 +1,108 @@
+import { Type } from '@sinclair/typebox';
+import { checkDetail, checkListItem } from '../core/views.js';
+import {
+  CheckDetailResponse, CheckListResponse, CreateCheckBody, CreatedResponse, ListChecksQuery, MaintenanceBody,
+  MaintenanceResponse, ToggleBody, ToggleResponse, UpdateCheckBody,
+} from '../core/schemas/checks.js';
+import { ErrorBody, Success } from '../core/schemas/common.js';
+import { defineRoute, ok, type Route } from '../front/http-types.js';
+import type { Services } from './services.js';
+
+const SuccessResponse = Type.Object({ data: Success });
+const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
+const base = { tag: 'checks', auth: 'credential', allowRestricted: true, rateLimit: 'per-key', errorShape: 'standard' } as const;
+
+export function checkRoutes(s: Services): Route[] {
+  return [
+    defineRoute({
+      ...base,
+      method: 'GET',
+      path: '/v1/public/checks',
+      summary: 'List checks in dashboard order',
+      scope: 'checks:read',
+      idempotency: 'none',
+      query: ListChecksQuery,
+      responses: { 200: CheckListResponse, ...errorsFor(400, 401, 403, 429) },
+      handler: ({ principal, query }) => {
+        const page = s.checks.list(principal, query.status, {
+          limit: query.limit ?? 25,
+          page: query.page ?? 1,
+          cursor: query.cursor,
+          includeTotal: query.includeTotal ?? false,
+        });
+        return ok({ data: page.data.map((c) => checkListItem(c, s.config)), meta: page.meta });
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      path: '/v1/public/checks',
+      summary: 'Create a check (Idempotency-Key required)',
+      scope: 'checks:write',
+      idempotency: 'required',
+      body: CreateCheckBody,
+      responses: { 201: CreatedResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
+      handler: ({ principal, body }) => ok({ data: s.checks.create(principal, body) }, 201),
+    }),
+    defineRoute({
+      ...base,
+      method: 'GET',
+      path: '/v1/public/checks/:id',
+      summary: 'Get one check',
+      scope: 'checks:read',
+      idempotency: 'none',
+      responses: { 200: CheckDetailResponse, ...errorsFor(401, 403, 404, 429) },
+      handler: ({ principal, params, now }) => ok({ data: checkDetail(s.checks.get(principal, params.id!), s.config, now) }),
+    }),
+    defineRoute({
+      ...base,
+      method: 'PATCH',
+      path: '/v1/public/checks/:id',
+      summary: 'Update a check; only included fields change',
+      scope: 'checks:write',
+      idempotency: 'none',
+      body: UpdateCheckBody,
+      responses: { 200: SuccessResponse, ...errorsFor(400, 401, 403, 404, 409, 429) },
+      handler: ({ principal, params, body }) => {
+        s.checks.update(principal, params.id!, body);
+        return ok({ data: { success: true } });
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'DELETE',
+      path: '/v1/public/checks/:id',
+      summary: 'Delete a check and its history',
+      scope: 'checks:delete',
+      idempotency: 'none',
+      responses: { 200: SuccessResponse, ...errorsFor(401, 403, 404, 429) },
+      handler: ({ principal, params }) => {
+        s.checks.remove(principal, params.id!);
+        return ok({ data: { success: true } });
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      path: '/v1/public/checks/:id/toggle',
+      summary: 'Pause or resume a check',
+      scope: 'checks:write',
+      idempotency: 'optional',
+      body: ToggleBody,
+      responses: { 200: ToggleResponse, ...errorsFor(400, 401, 403, 404, 422, 429) },
+      handler: ({ principal, params, body }) => ok({ data: s.checks.toggle(principal, params.id!, body.disabled, body.reason) }),
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      path: '/v1/public/checks/:id/maintenance',
+      summary: 'Turn maintenance mode on (optionally until a time) or off',
+      scope: 'checks:write',
+      idempotency: 'optional',
+      body: MaintenanceBody,
+      responses: { 200: MaintenanceResponse, ...errorsFor(400, 401, 403, 404, 422, 429) },
+      handler: ({ principal, params, body }) =>
+        ok({ data: s.checks.setMaintenance(principal, params.id!, body.enabled, body.until) }),
+    }),
+  ];
+}

@@ -1,0 +1,15 @@
+import type { Config } from '../config.js';
+import type { AccountsService } from '../core/accounts-service.js';
+import type { ChecksService } from '../core/checks-service.js';
+import type { Clock } from '../core/clock.js';
+import type { AlertSummary } from '../core/views.js';
+
+/** What route handlers reach: services only, never the store (STYLE: one service layer). */
+export interface Services {
+  config: Config;
+  clock: Clock;
+  checks: ChecksService;
+  accounts: AccountsService;
+  alertSummary(accountId: string): AlertSummary;
+  usage(accountId: string): { checks: number };
+}

@@ -1,0 +1,118 @@
+import { resolveConfig, type Config, type ConfigInput } from './config.js';
+import { AccountsService, type CreatedKey } from './core/accounts-service.js';
+import { ChecksService } from './core/checks-service.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { accountRoutes } from './api/account-routes.js';
+import { checkRoutes } from './api/checks-routes.js';
+import { metaRoutes } from './api/meta-routes.js';
+import type { Services } from './api/services.js';
+import { Authenticator } from './front/authenticator.js';
+import type { HttpRequest, Reply, Route } from './front/http-types.js';
+import { Idempotency } from './front/idempotency.js';
+import { Pipeline } from './front/pipeline.js';
+import { RateLimiter } from './front/rate-limiter.js';
+import { serve, type RunningServer } from './front/uws-server.js';
+import { createLogger, type Logger } from './log.js';
+import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
+
+export interface AppOptions {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+const HOUR = 60 * 60 * 1000;
+
+/**
+ * One Vigil node: store, services, the HTTP front and (later) the engine, wired together.
+ * `start` binds the port first, because the public addresses default to the bound port.
+ */
+export class VigilApp {
+  readonly store: SqliteStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+  config!: Config;
+  services!: Services;
+  private pipeline: Pipeline | null = null;
+  private idempotency: Idempotency;
+  private server: RunningServer | null = null;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly input: ConfigInput,
+    opts: AppOptions = {},
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    this.log = opts.logger ?? createLogger(input.logLevel);
+    this.store = openSqliteStore(input.dataDir);
+    this.idempotency = new Idempotency(this.store.idempotency, this.clock);
+  }
+
+  /** First start of an empty data directory: the admin key, returned once to be printed. */
+  bootstrapAdmin(): CreatedKey | null {
+    return new AccountsService(this.store, resolveConfig(this.input), this.clock).bootstrapAdmin();
+  }
+
+  async start(): Promise<{ url: string; port: number }> {
+    this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req));
+    this.config = resolveConfig(this.input, this.server.port);
+    this.services = this.buildServices();
+    this.pipeline = this.buildPipeline();
+    this.every(HOUR, () => this.idempotency.prune());
+    const url = `http://${this.input.server.host}:${this.server.port}`;
+    this.log.info({ url, publicUrl: this.config.publicUrl }, `Vigil listening on ${url}`);
+    return { url, port: this.server.port };
+  }
+
+  handle(req: HttpRequest): Reply | Promise<Reply> {
+    if (!this.pipeline) return { status: 503, body: { error: { code: 503, message: 'Starting up' } } };
+    return this.pipeline.handle(req);
+  }
+
+  /** Graceful stop: no new connections, in-flight requests answered, then the database closed. */
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    await this.server?.close();
+    this.server = null;
+    this.store.close();
+  }
+
+  private buildServices(): Services {
+    const { store, config, clock } = this;
+    return {
+      config,
+      clock,
+      checks: new ChecksService(store, config, clock),
+      accounts: new AccountsService(store, config, clock),
+      alertSummary: () => ({ emailConfigured: false, emailEnabled: false, webhookCount: 0 }),
+      usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
+    };
+  }
+
+  private buildPipeline(): Pipeline {
+    const routes: Route[] = [];
+    routes.push(...checkRoutes(this.services), ...accountRoutes(this.services), ...metaRoutes(() => routes, this.config.publicUrl));
+    const challenge = `Bearer realm="vigil", resource_metadata="${this.config.publicUrl}/.well-known/oauth-protected-resource"`;
+    return new Pipeline({
+      routes,
+      auth: new Authenticator(this.store, this.clock, challenge),
+      rateLimiter: new RateLimiter(this.clock),
+      idempotency: this.idempotency,
+      store: this.store,
+      config: this.config,
+      clock: this.clock,
+      log: this.log,
+    });
+  }
+
+  private every(ms: number, job: () => unknown): void {
+    const timer = setInterval(() => {
+      try {
+        job();
+      } catch (err) {
+        this.log.error({ err }, 'periodic job failed');
+      }
+    }, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+}

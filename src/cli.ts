@@ -1,0 +1,133 @@
+import { parseArgs } from 'node:util';
+import { VigilApp } from './app.js';
+import { ConfigError, loadConfig, resolveConfig, type ConfigInput } from './config.js';
+import { AccountsService } from './core/accounts-service.js';
+import { systemClock } from './core/clock.js';
+import { ApiError } from './core/errors.js';
+import { openSqliteStore } from './store/sqlite/index.js';
+
+const USAGE = `Usage: vigil <command> [options]
+
+  serve [--config FILE]                              run the server (API, ingest, scheduler)
+  account create --email EMAIL [--tier TIER]         create an account (free|indie|nano|pro)
+  key create --account ID_OR_EMAIL [--scopes s1,s2] [--checks id1,id2] [--folders f1,f2]
+             [--expires-at ISO8601] [--name NAME]    create an API key (printed once)
+  key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
+
+Every command takes --config FILE (or VIGIL_CONFIG).`;
+
+/** Bad input: one line on stderr, exit status 2, nothing written (decisions §2). */
+class UsageError extends Error {}
+
+const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
+
+/** Every option here takes a string value; `--config` is accepted by all commands. */
+function parse(argv: string[], names: string[]): { values: Record<string, string | undefined>; positionals: string[] } {
+  const options = Object.fromEntries(['config', ...names].map((n) => [n, { type: 'string' as const }]));
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return { values: values as Record<string, string | undefined>, positionals };
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return command ? 0 : 2;
+  }
+  if (command === 'serve') return serve(parse([sub, ...rest].filter((a): a is string => a !== undefined), []).values.config);
+  if (command === 'account' && sub === 'create') {
+    const { values } = parse(rest, ['email', 'tier']);
+    const email = values.email;
+    if (!email) throw new UsageError('account create needs --email EMAIL');
+    return withAccounts(values.config, (accounts) => {
+      const a = accounts.createAccount(email, values.tier ?? 'free');
+      return { id: a.id, email: a.email, tier: a.tier };
+    });
+  }
+  if (command === 'key' && sub === 'create') {
+    const { values } = parse(rest, ['account', 'scopes', 'checks', 'folders', 'expires-at', 'name']);
+    const account = values.account;
+    if (!account) throw new UsageError('key create needs --account ID_OR_EMAIL');
+    return withAccounts(values.config, (accounts) =>
+      accounts.createKey({
+        account,
+        scopes: list(values.scopes),
+        checkIds: list(values.checks),
+        folders: list(values.folders),
+        expiresAt: values['expires-at'],
+        name: values.name,
+      }),
+    );
+  }
+  if (command === 'key' && (sub === 'revoke' || sub === 'disable' || sub === 'enable')) {
+    const { values, positionals } = parse(rest, []);
+    if (positionals.length !== 1) throw new UsageError(`key ${sub} needs exactly one KEY_ID`);
+    const id = positionals[0]!;
+    return withAccounts(values.config, (accounts) => {
+      if (sub === 'revoke') accounts.revokeKey(id);
+      else accounts.setKeyDisabled(id, sub === 'disable');
+      return { id, status: sub === 'revoke' ? 'revoked' : sub === 'disable' ? 'disabled' : 'enabled' };
+    });
+  }
+  throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')} (see vigil help)`);
+}
+
+function readConfig(file: string | undefined): ConfigInput {
+  return loadConfig({ file });
+}
+
+function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): number {
+  const input = readConfig(configFile);
+  const store = openSqliteStore(input.dataDir);
+  try {
+    const result = run(new AccountsService(store, resolveConfig(input), systemClock));
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+async function serve(configFile: string | undefined): Promise<number> {
+  const app = new VigilApp(readConfig(configFile));
+  const admin = app.bootstrapAdmin();
+  const { url } = await app.start();
+  if (admin) {
+    process.stdout.write(
+      `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +
+        `Admin API key (shown once, store it now): ${admin.key}\n` +
+        `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n\n`,
+    );
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    app.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
+  return new Promise<number>(() => {});
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof ApiError;
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`vigil: ${expected ? message : `unexpected error: ${message}`}\n`);
+    process.exit(expected ? 2 : 1);
+  },
+);

@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ValueErrorType } from '@sinclair/typebox/errors';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+const Plan = Type.Object({
+  maxChecks: Type.Number(),
+  minCheckIntervalMinutes: Type.Number(),
+  maxWebhooks: Type.Number(),
+  maxApiKeys: Type.Number(),
+  regionChoice: Type.Boolean(),
+  domainIntel: Type.Boolean(),
+  minHeartbeatIntervalSeconds: Type.Number(),
+});
+
+export const TIERS = ['free', 'indie', 'nano', 'pro'] as const;
+export type Tier = (typeof TIERS)[number];
+
+const ConfigSchema = Type.Object({
+  server: Type.Object({ host: Type.String(), port: Type.Number() }),
+  publicUrl: Nullable(Type.String()),
+  heartbeatUrl: Nullable(Type.String()),
+  dataDir: Type.String(),
+  region: Type.String(),
+  logLevel: Type.String(),
+  smtp: Type.Object({ url: Nullable(Type.String()), from: Type.String() }),
+  billing: Type.Object({ upgradeUrl: Nullable(Type.String()) }),
+  dashboardUrl: Nullable(Type.String()),
+  signup: Type.Object({ enabled: Type.Boolean(), verifyEmailDomain: Type.Boolean(), dailyLimit: Type.Number() }),
+  rateLimits: Type.Object({
+    perKeyPerMinute: Type.Number(),
+    statusPerKeyPerMinute: Type.Number(),
+    statusPerAccountPerMinute: Type.Number(),
+  }),
+  probes: Type.Object({ blockPrivateAddresses: Type.Boolean() }),
+  plans: Type.Object({ free: Plan, indie: Plan, nano: Plan, pro: Plan }),
+});
+
+export type PlanLimits = Static<typeof Plan>;
+/** The validated config as written: public addresses may still be null (defaults need the port). */
+export type ConfigInput = Static<typeof ConfigSchema>;
+
+/** The config in force once the server knows its port: the public addresses are resolved. */
+export interface Config extends ConfigInput {
+  publicUrl: string;
+  heartbeatUrl: string;
+  dashboardUrl: string;
+}
+
+export class ConfigError extends Error {}
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DEFAULT_CONFIG_FILE = resolve(ROOT, 'config', 'default.json');
+
+const ENV_KEYS: Array<[string, string, 'string' | 'number' | 'boolean']> = [
+  ['VIGIL_PORT', 'server.port', 'number'],
+  ['VIGIL_HOST', 'server.host', 'string'],
+  ['VIGIL_DATA_DIR', 'dataDir', 'string'],
+  ['VIGIL_PUBLIC_URL', 'publicUrl', 'string'],
+  ['VIGIL_SMTP_URL', 'smtp.url', 'string'],
+  ['VIGIL_REGION', 'region', 'string'],
+  ['VIGIL_SIGNUP_VERIFY_EMAIL_DOMAIN', 'signup.verifyEmailDomain', 'boolean'],
+];
+
+export interface LoadOptions {
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Extra values merged last (tests). */
+  overrides?: unknown;
+  warn?: (message: string) => void;
+}
+
+/** default.json, deep-merged with --config FILE (or VIGIL_CONFIG), then env vars, then overrides. */
+export function loadConfig(opts: LoadOptions = {}): ConfigInput {
+  const env = opts.env ?? process.env;
+  const warn = opts.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
+  let merged = readJson(DEFAULT_CONFIG_FILE);
+  const file = opts.file ?? env.VIGIL_CONFIG;
+  if (file) merged = deepMerge(merged, readJson(resolve(file)));
+  for (const [name, key, kind] of ENV_KEYS) {
+    const raw = env[name];
+    if (raw !== undefined && raw !== '') merged = deepMerge(merged, setPath(key, parseEnv(name, raw, kind)));
+  }
+  if (opts.overrides) merged = deepMerge(merged, opts.overrides);
+
+  for (const key of unknownKeys(merged, ConfigSchema)) warn(`unknown config key ${key} (ignored)`);
+  const cleaned = Value.Clean(ConfigSchema, structuredClone(merged));
+  const first = [...Value.Errors(ConfigSchema, cleaned)][0];
+  if (first) throw new ConfigError(describe(first.path, first.type, first.schema));
+  return cleaned as ConfigInput;
+}
+
+/** Fills the public addresses from the port actually bound (which differs when port is 0). */
+export function resolveConfig(input: ConfigInput, port: number = input.server.port): Config {
+  const publicUrl = stripSlash(input.publicUrl ?? `http://localhost:${port}`);
+  return {
+    ...input,
+    server: { ...input.server, port },
+    publicUrl,
+    heartbeatUrl: stripSlash(input.heartbeatUrl ?? publicUrl),
+    dashboardUrl: stripSlash(input.dashboardUrl ?? `${publicUrl}/dashboard`),
+  };
+}
+
+const stripSlash = (url: string) => url.replace(/\/+$/, '');
+
+function describe(path: string, type: ValueErrorType, schema: unknown): string {
+  const key = path.replace(/^\//, '').replace(/\//g, '.') || '(root)';
+  if (type === ValueErrorType.ObjectRequiredProperty) return `${key} is missing`;
+  const s = schema as { type?: string; anyOf?: Array<{ type?: string }> };
+  const kind = s.type ?? s.anyOf?.map((o) => o.type).join(' or ') ?? 'valid';
+  return `${key} must be ${kind === 'object' ? 'an object' : `a ${kind}`}`;
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function parseEnv(name: string, raw: string, kind: 'string' | 'number' | 'boolean'): unknown {
+  if (kind === 'string') return raw;
+  if (kind === 'number') {
+    const n = Number(raw);
+    if (!Number.isFinite(n)) throw new ConfigError(`${name} must be a number`);
+    return n;
+  }
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false`);
+}
+
+function setPath(path: string, value: unknown): Record<string, unknown> {
+  return path
+    .split('.')
+    .reverse()
+    .reduce<unknown>((acc, part) => ({ [part]: acc }), value) as Record<string, unknown>;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function deepMerge(base: unknown, over: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(over)) return over === undefined ? base : over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = deepMerge(base[k], v);
+  return out;
+}
+
+function unknownKeys(value: unknown, schema: { properties?: Record<string, unknown> }, prefix = ''): string[] {
+  if (!isPlainObject(value) || !schema.properties) return [];
+  return Object.entries(value).flatMap(([k, v]) => {
+    const sub = schema.properties![k] as { properties?: Record<string, unknown> } | undefined;
+    return sub ? unknownKeys(v, sub, `${prefix}${k}.`) : [`${prefix}${k}`];
+  });
+}

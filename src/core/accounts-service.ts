@@ -1,0 +1,137 @@
+import { TIERS, type Config, type Tier } from '../config.js';
+import type { Clock } from './clock.js';
+import { errors } from './errors.js';
+import { limitsFor } from './plans.js';
+import type { Account, ApiKey, KeyAccess, Scope } from './records.js';
+import { SCOPES } from './records.js';
+import { hashSecret, newApiKey, newId } from './secrets.js';
+import type { Store } from '../store/store.js';
+
+export const ADMIN_EMAIL = 'admin@localhost';
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export interface NewKeyInput {
+  account: string;
+  scopes?: string[];
+  checkIds?: string[];
+  folders?: string[];
+  expiresAt?: string;
+  name?: string;
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  scopes: Scope[];
+  expiresAt: number | null;
+  access: KeyAccess | null;
+}
+
+/** Accounts and API keys: the one place that creates, disables and revokes them. */
+export class AccountsService {
+  constructor(
+    private readonly store: Store,
+    private readonly config: Config,
+    private readonly clock: Clock,
+  ) {}
+
+  createAccount(email: string, tier: string = 'free'): Account {
+    const normalised = email.trim().toLowerCase();
+    if (!EMAIL.test(normalised) || normalised.length > 254) throw errors.badRequest(`invalid email address: ${email}`);
+    if (!(TIERS as readonly string[]).includes(tier)) throw errors.badRequest(`tier must be one of ${TIERS.join(', ')}`);
+    if (this.store.accounts.byEmail(normalised)) throw errors.conflict(`an account with email ${normalised} already exists`);
+    const account: Account = {
+      id: newId('acc'),
+      email: normalised,
+      tier: tier as Tier,
+      maxChecksOverride: null,
+      claimed: true,
+      createdAt: this.clock.now(),
+    };
+    this.store.accounts.insert(account);
+    return account;
+  }
+
+  findAccount(idOrEmail: string): Account {
+    const account = this.store.accounts.byId(idOrEmail) ?? this.store.accounts.byEmail(idOrEmail.trim().toLowerCase());
+    if (!account) throw errors.notFound(`no account ${idOrEmail}`);
+    return account;
+  }
+
+  createKey(input: NewKeyInput): CreatedKey {
+    const scopes = parseScopes(input.scopes);
+    const expiresAt = parseExpiry(input.expiresAt, this.clock.now());
+    const checkIds = unique(input.checkIds ?? []);
+    const folders = unique(input.folders ?? []);
+    const access = checkIds.length || folders.length ? { checkIds, folders } : null;
+    if (input.name !== undefined && input.name.length > 100) throw errors.badRequest('key name must be at most 100 characters');
+
+    return this.store.transaction(() => {
+      const account = this.findAccount(input.account);
+      const allowance = limitsFor(this.config, account).maxApiKeys;
+      if (this.store.keys.countLive(account.id) >= allowance) {
+        throw errors.conflict(`the ${account.tier} plan allows ${allowance} API key${allowance === 1 ? '' : 's'}; revoke one first`);
+      }
+      const secret = newApiKey();
+      const key: ApiKey = {
+        id: newId('key'),
+        accountId: account.id,
+        name: input.name ?? null,
+        scopes,
+        access,
+        expiresAt,
+        disabled: false,
+        revokedAt: null,
+        createdAt: this.clock.now(),
+      };
+      this.store.keys.insert(key, hashSecret(secret));
+      return { id: key.id, key: secret, scopes, expiresAt, access };
+    });
+  }
+
+  revokeKey(id: string): void {
+    this.liveKey(id);
+    this.store.keys.revoke(id, this.clock.now());
+  }
+
+  setKeyDisabled(id: string, disabled: boolean): void {
+    this.liveKey(id);
+    this.store.keys.setDisabled(id, disabled);
+  }
+
+  /**
+   * First start of an empty data directory: the admin account with one key holding every
+   * scope. Returns the key (to print once) or null when accounts already exist.
+   */
+  bootstrapAdmin(): CreatedKey | null {
+    return this.store.transaction(() => {
+      if (this.store.accounts.count() > 0) return null;
+      const account = this.createAccount(ADMIN_EMAIL, 'pro');
+      return this.createKey({ account: account.id, scopes: [...SCOPES], name: 'admin' });
+    });
+  }
+
+  private liveKey(id: string): ApiKey {
+    const key = this.store.keys.byId(id);
+    if (!key) throw errors.notFound(`no API key ${id}`);
+    if (key.revokedAt !== null) throw errors.conflict(`API key ${id} is revoked; revocation is final`);
+    return key;
+  }
+}
+
+function parseScopes(raw: string[] | undefined): Scope[] {
+  if (!raw || raw.length === 0) return ['checks:read'];
+  const unknown = raw.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length) throw errors.badRequest(`unknown scope ${unknown.join(', ')}; allowed: ${SCOPES.join(', ')}`);
+  return unique(raw) as Scope[];
+}
+
+function parseExpiry(raw: string | undefined, now: number): number | null {
+  if (raw === undefined) return null;
+  const ms = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(ms)) throw errors.badRequest(`expires-at must be an ISO 8601 date: ${raw}`);
+  if (ms <= now) throw errors.badRequest('expires-at must be in the future');
+  return ms;
+}
+
+const unique = (values: string[]): string[] => [...new Set(values.map((v) => v.trim()).filter(Boolean))];

@@ -1,0 +1,125 @@
+import type { Config } from '../config.js';
+import type { CheckType } from './check-types.js';
+import { errors } from './errors.js';
+import { limitsFor, tierAtLeast } from './plans.js';
+import type { Account, CheckSettings } from './records.js';
+import { MAX_REQUEST_BODY_BYTES, type CreateCheckInput, type UpdateCheckInput } from './schemas/checks.js';
+import { parseTarget } from './target-url.js';
+
+/** Domain checks look at registration data, which changes slowly: once a day. */
+export const DOMAIN_INTERVAL_MINUTES = 1440;
+export const DEFAULT_SETTINGS: Omit<CheckSettings, 'name' | 'url' | 'type'> = {
+  folder: null,
+  method: 'GET',
+  intervalMinutes: 5,
+  regionOverride: null,
+  expectedStatusCodes: [200],
+  headers: {},
+  body: null,
+  responseValidation: null,
+  cacheControlNoCache: false,
+  immediateRecheckEnabled: true,
+  responseTimeLimit: null,
+  downConfirmationAttempts: 2,
+  pingPackets: 3,
+  timezone: null,
+};
+
+type Input = CreateCheckInput | UpdateCheckInput;
+
+/** Applies only the fields present in the input (PATCH semantics; create starts from defaults). */
+export function applyInput(base: CheckSettings, input: Input): CheckSettings {
+  const s: CheckSettings = { ...base };
+  if (input.url !== undefined) s.url = input.url.trim();
+  if (input.type !== undefined) s.type = input.type;
+  if (input.name !== undefined) s.name = input.name.trim() || s.name;
+  if (input.folder !== undefined) s.folder = input.folder;
+  if (input.httpMethod !== undefined) s.method = input.httpMethod;
+  if (input.checkFrequency !== undefined) s.intervalMinutes = input.checkFrequency;
+  if (input.checkRegionOverride !== undefined) s.regionOverride = input.checkRegionOverride;
+  if (input.expectedStatusCodes !== undefined) s.expectedStatusCodes = [...new Set(input.expectedStatusCodes)];
+  if (input.requestHeaders !== undefined) s.headers = input.requestHeaders;
+  if (input.requestBody !== undefined) s.body = input.requestBody;
+  if (input.responseValidation !== undefined) s.responseValidation = input.responseValidation;
+  if (input.cacheControlNoCache !== undefined) s.cacheControlNoCache = input.cacheControlNoCache;
+  if (input.immediateRecheckEnabled !== undefined) s.immediateRecheckEnabled = input.immediateRecheckEnabled;
+  if (input.responseTimeLimit !== undefined) s.responseTimeLimit = input.responseTimeLimit;
+  if (input.downConfirmationAttempts !== undefined) s.downConfirmationAttempts = input.downConfirmationAttempts;
+  if (input.pingPackets !== undefined) s.pingPackets = input.pingPackets;
+  if (input.timezone !== undefined) s.timezone = input.timezone;
+  if (s.type === 'domain') s.intervalMinutes = DOMAIN_INTERVAL_MINUTES;
+  return s;
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * The rules a schema cannot express: URL form per type, plan limits, JSON bodies, header and
+ * time-zone names. Returns the normalised URL key for duplicate detection (null for heartbeats).
+ * Only fields in `changed` are held to plan limits, so a PATCH of the name still works after a
+ * plan's minimum interval has gone up.
+ */
+export function validateSettings(
+  s: CheckSettings,
+  account: Account,
+  config: Config,
+  changed: ReadonlySet<string>,
+): string | null {
+  const plan = limitsFor(config, account);
+  let urlKey: string | null = null;
+  if (s.type !== 'heartbeat') {
+    if (!s.url) throw errors.badRequest('url is required');
+    const target = parseTarget(s.type, s.url);
+    if (!target.ok) throw errors.badRequest(target.message);
+    urlKey = target.key;
+  }
+  if (changed.has('type') && s.type === 'domain' && !tierAtLeast(account, 'nano')) {
+    throw errors.forbidden('domain checks need the nano plan or higher');
+  }
+  if (changed.has('checkRegionOverride') && s.regionOverride !== null && !plan.regionChoice) {
+    throw errors.forbidden(`the ${account.tier} plan does not include region choice (checkRegionOverride)`);
+  }
+  if ((changed.has('checkFrequency') || changed.has('type')) && s.type !== 'domain') {
+    checkInterval(s.type, s.intervalMinutes, plan.minCheckIntervalMinutes, plan.minHeartbeatIntervalSeconds, account);
+  }
+  if (changed.has('requestBody') && s.body !== null) checkBody(s.type, s.body);
+  if (changed.has('requestHeaders')) checkHeaders(s.headers);
+  if (changed.has('timezone') && s.timezone !== null && !isTimeZone(s.timezone)) {
+    throw errors.badRequest(`timezone is not a known IANA time zone: ${s.timezone}`);
+  }
+  return urlKey;
+}
+
+function checkInterval(type: CheckType, minutes: number, minMinutes: number, minHeartbeatSeconds: number, account: Account): void {
+  const min = type === 'heartbeat' ? minHeartbeatSeconds / 60 : minMinutes;
+  if (minutes < min - 1e-9) {
+    const what = type === 'heartbeat' ? 'heartbeat checks on' : 'checks on';
+    throw errors.badRequest(`checkFrequency must be at least ${min} minute${min === 1 ? '' : 's'} for ${what} the ${account.tier} plan`);
+  }
+}
+
+function checkBody(type: CheckType, body: string): void {
+  if (Buffer.byteLength(body, 'utf8') > MAX_REQUEST_BODY_BYTES) throw errors.badRequest('requestBody must be at most 64 KB');
+  if (type === 'udp') return; // a UDP datagram is any text
+  try {
+    JSON.parse(body);
+  } catch {
+    throw errors.badRequest('requestBody must be valid JSON');
+  }
+}
+
+function checkHeaders(headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) throw errors.badRequest(`requestHeaders has an invalid header name: ${name}`);
+    if (/[\r\n\0]/.test(value)) throw errors.badRequest(`requestHeaders.${name} must not contain line breaks`);
+  }
+}
+
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,209 @@
+import type { Config } from '../config.js';
+import type { CheckQuery, ListStatus, Store } from '../store/store.js';
+import { applyInput, DEFAULT_SETTINGS, validateSettings } from './check-settings.js';
+import type { Clock } from './clock.js';
+import { errors } from './errors.js';
+import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
+import { limitsFor } from './plans.js';
+import { accessAllows, type Principal } from './principal.js';
+import type { Check, CheckSettings } from './records.js';
+import type { CreateCheckInput, UpdateCheckInput } from './schemas/checks.js';
+import { hashSecret, newHeartbeatToken, newId } from './secrets.js';
+
+/** What the engine hears about: the service owns mutations, the engine follows them. */
+export interface CheckObserver {
+  /** A check was created or its behaviour changed: (re)schedule it, at once when runNow. */
+  checkSaved(check: Check, runNow: boolean): void;
+  checkRemoved(check: Check): void;
+}
+
+export const noObserver: CheckObserver = { checkSaved: () => {}, checkRemoved: () => {} };
+
+/** Fields whose change resets the schedule (spec 3: "behavior fields"). */
+const BEHAVIOUR_FIELDS = new Set([
+  'url', 'type', 'checkFrequency', 'httpMethod', 'expectedStatusCodes', 'requestHeaders', 'requestBody',
+  'responseValidation', 'cacheControlNoCache', 'responseTimeLimit', 'downConfirmationAttempts',
+  'pingPackets', 'timezone', 'checkRegionOverride', 'immediateRecheckEnabled',
+]);
+
+const isSeq = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+
+export class ChecksService {
+  constructor(
+    private readonly store: Store,
+    private readonly config: Config,
+    private readonly clock: Clock,
+    private observer: CheckObserver = noObserver,
+  ) {}
+
+  observe(observer: CheckObserver): void {
+    this.observer = observer;
+  }
+
+  create(principal: Principal, input: CreateCheckInput): { id: string } {
+    const type = input.type ?? 'website';
+    const account = principal.account;
+    const now = this.clock.now();
+    const base: CheckSettings = { ...DEFAULT_SETTINGS, name: '', url: '', type };
+    const settings = applyInput(base, { ...input, type });
+    if (type === 'heartbeat') settings.url = '';
+    const urlKey = validateSettings(settings, account, this.config, new Set([...Object.keys(input), 'type']));
+    if (principal.access && !(settings.folder !== null && principal.access.folders.includes(settings.folder))) {
+      // A restricted key could never see what it creates outside its folders.
+      throw errors.forbidden('A key restricted to checks or folders can only create checks in one of its folders (set folder)');
+    }
+    const id = newId('chk');
+    const token = type === 'heartbeat' ? newHeartbeatToken() : null;
+    if (!settings.name) settings.name = type === 'heartbeat' ? `Heartbeat ${id.slice(4, 12)}` : settings.url;
+
+    const check = this.store.transaction(() => {
+      const max = limitsFor(this.config, account).maxChecks;
+      if (this.store.checks.countForAccount(account.id) >= max) {
+        throw errors.conflict(`The account has reached its maximum of ${max} checks`);
+      }
+      if (urlKey !== null && this.store.checks.urlTaken(account.id, urlKey, null)) {
+        throw errors.conflict(`A check already exists for ${settings.url}`);
+      }
+      const record: Omit<Check, 'seq'> = {
+        ...settings,
+        id,
+        accountId: account.id,
+        disabled: false,
+        disabledReason: null,
+        maintenance: false,
+        maintenanceUntil: null,
+        heartbeatToken: token,
+        status: 'pending',
+        consecutiveFailures: 0,
+        degraded: false,
+        lastChecked: null,
+        lastResponseTime: null,
+        lastStatusCode: null,
+        lastError: null,
+        lastStatusChange: null,
+        probesTotal: 0,
+        probesUp: 0,
+        ssl: null,
+        domain: null,
+        regions: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const seq = this.store.checks.insert(record, urlKey, token === null ? null : hashSecret(token));
+      return { ...record, seq };
+    });
+    this.observer.checkSaved(check, true);
+    return { id };
+  }
+
+  /** A check the principal may see; 404 when it does not exist, 403 when it is not theirs. */
+  get(principal: Principal, id: string): Check {
+    const check = this.store.checks.byId(id);
+    if (!check) throw errors.notFound(`Check ${id} not found`);
+    if (check.accountId !== principal.account.id) throw errors.forbidden('This check belongs to another account');
+    if (!accessAllows(principal.access, check)) throw errors.forbidden('This key is not allowed to access this check');
+    return check;
+  }
+
+  list(principal: Principal, status: ListStatus | undefined, page: PageRequest): { data: Check[]; meta: PageMeta } {
+    const query: CheckQuery = { accountId: principal.account.id, access: principal.access, status };
+    const fromCursor = page.cursor === undefined ? null : decodeCursor(page.cursor, isSeq);
+    const pageNumber = fromCursor?.page ?? page.page;
+    const rows = this.store.checks.list(query, {
+      limit: page.limit + 1,
+      offset: fromCursor ? 0 : (page.page - 1) * page.limit,
+      afterSeq: fromCursor?.key ?? null,
+    });
+    const total = page.includeTotal ? this.store.checks.count(query) : undefined;
+    return pageOf(rows, { limit: page.limit, page: pageNumber }, (c) => c.seq, total);
+  }
+
+  update(principal: Principal, id: string, input: UpdateCheckInput): void {
+    const changed = new Set(Object.keys(input));
+    const check = this.store.transaction(() => {
+      const current = this.get(principal, id);
+      if (current.type === 'heartbeat' && input.url !== undefined) {
+        throw errors.badRequest('A heartbeat check has a generated ping URL; use regenerate-token to change it');
+      }
+      if (current.type === 'heartbeat' && input.type !== undefined) {
+        throw errors.badRequest('A heartbeat check cannot change its type');
+      }
+      const settings = applyInput(current, input);
+      const urlKey = validateSettings(settings, principal.account, this.config, changed);
+      if (principal.access && !accessAllows(principal.access, { id, folder: settings.folder })) {
+        throw errors.forbidden('This key cannot move a check outside the checks and folders it may access');
+      }
+      if (urlKey !== null && (changed.has('url') || changed.has('type')) && this.store.checks.urlTaken(principal.account.id, urlKey, id)) {
+        throw errors.conflict(`A check already exists for ${settings.url}`);
+      }
+      const now = this.clock.now();
+      this.store.checks.updateSettings(id, settings, urlKey, now);
+      return { ...current, ...settings, updatedAt: now };
+    });
+    const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
+    if (behaviourChanged) this.observer.checkSaved(check, true);
+  }
+
+  remove(principal: Principal, id: string): void {
+    const check = this.store.transaction(() => {
+      const c = this.get(principal, id);
+      this.store.history.deleteForCheck(c.seq);
+      this.store.checks.delete(id);
+      return c;
+    });
+    this.observer.checkRemoved(check);
+  }
+
+  toggle(principal: Principal, id: string, disabled: boolean, reason: string | undefined) {
+    const check = this.store.transaction(() => {
+      const current = this.get(principal, id);
+      const now = this.clock.now();
+      if (current.disabled !== disabled) {
+        const why = disabled ? reason?.trim() || 'Disabled via API' : reason?.trim() || null;
+        this.store.checks.setDisabled(id, disabled, disabled ? why : null, now);
+        this.store.history.insertEvent({
+          checkSeq: current.seq,
+          at: now,
+          status: disabled ? 'paused' : 'resumed',
+          region: null,
+          meta: { event: disabled ? 'disabled' : 'enabled', reason: why },
+        });
+      }
+      return { ...current, disabled, updatedAt: now };
+    });
+    if (disabled) this.observer.checkRemoved(check);
+    else this.observer.checkSaved(check, true);
+    return { success: true, disabled, message: disabled ? 'Check disabled' : 'Check enabled' };
+  }
+
+  setMaintenance(principal: Principal, id: string, enabled: boolean, untilIso: string | null | undefined) {
+    const now = this.clock.now();
+    let until: number | null = null;
+    if (enabled && untilIso) {
+      until = Date.parse(untilIso);
+      if (Number.isNaN(until)) throw errors.badRequest('until must be an ISO 8601 date-time');
+      if (until <= now) throw errors.badRequest('until must be in the future');
+    }
+    const check = this.store.transaction(() => {
+      const current = this.get(principal, id);
+      this.store.checks.setMaintenance(id, enabled, until, now);
+      if (current.maintenance !== enabled || current.maintenanceUntil !== until) {
+        this.store.history.insertEvent({
+          checkSeq: current.seq,
+          at: now,
+          status: enabled ? 'maintenance' : 'maintenance_end',
+          region: null,
+          meta: { event: enabled ? 'maintenance_on' : 'maintenance_off', until: until === null ? null : new Date(until).toISOString() },
+        });
+      }
+      return { ...current, maintenance: enabled, maintenanceUntil: until };
+    });
+    this.observer.checkSaved(check, false);
+    return { maintenanceMode: enabled, until: until === null ? null : new Date(until).toISOString() };
+  }
+}
+
+/** Maintenance with an `until` in the past has ended, whether or not anything wrote that down. */
+export function inMaintenance(check: Pick<Check, 'maintenance' | 'maintenanceUntil'>, now: number): boolean {
+  return check.maintenance && (check.maintenanceUntil === null || check.maintenanceUntil > now);
+}

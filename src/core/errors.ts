@@ -1,0 +1,75 @@
+/**
+ * The one error registry. Every error Vigil answers with is created here, with its HTTP status,
+ * a stable machine code (for logs and tests) and a message; handlers throw these and the front
+ * renders them in the shape the spec and decisions §7 fix for the route.
+ */
+export type ErrorShape =
+  /** `{error: {code: <status>, message}}`: everywhere unless the spec shows another shape. */
+  | 'standard'
+  /** `{error: message}`: multi-range stats validation. */
+  | 'plain'
+  /** `{error, error_description}`: OAuth endpoints (RFC 6749). */
+  | 'oauth'
+  /** `{ok: false, error}`: heartbeat ingest. */
+  | 'heartbeat';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    /** Overrides the route's shape (e.g. stats range errors inside a standard-shaped route). */
+    readonly shape?: ErrorShape,
+  ) {
+    super(message);
+  }
+
+  withHeaders(headers: Record<string, string>): ApiError {
+    return new ApiError(this.status, this.code, this.message, { ...this.headers, ...headers }, this.shape);
+  }
+}
+
+export const errors = {
+  badRequest: (message: string) => new ApiError(400, 'bad_request', message),
+  invalidJson: () => new ApiError(400, 'invalid_json', 'Request body is not valid JSON'),
+  rangeInvalid: (message: string) => new ApiError(400, 'invalid_range', message, {}, 'plain'),
+  unauthorized: (message: string, challenge: string) =>
+    new ApiError(401, 'unauthorized', message, { 'WWW-Authenticate': challenge }),
+  forbidden: (message: string) => new ApiError(403, 'forbidden', message),
+  accountUnclaimed: () =>
+    new ApiError(403, 'account_unclaimed', 'account_unclaimed: claim the account from the email sent at signup to enable alerts'),
+  notFound: (message: string) => new ApiError(404, 'not_found', message),
+  routeNotFound: (method: string, path: string) =>
+    new ApiError(404, 'route_not_found', `No endpoint matches ${method} ${path}`),
+  conflict: (message: string) => new ApiError(409, 'conflict', message),
+  preconditionFailed: (message: string) => new ApiError(412, 'precondition_failed', message),
+  payloadTooLarge: (limit: number) =>
+    new ApiError(413, 'payload_too_large', `Request body is larger than ${limit} bytes`),
+  unprocessable: (message: string) => new ApiError(422, 'unprocessable', message),
+  rateLimited: (retryAfterSeconds: number) =>
+    new ApiError(429, 'rate_limited', `Rate limit exceeded; retry in ${retryAfterSeconds} s`, {
+      'Retry-After': String(retryAfterSeconds),
+    }),
+  internal: () => new ApiError(500, 'internal', 'Internal server error'),
+  badGateway: (message: string) => new ApiError(502, 'bad_gateway', message),
+  unavailable: (message: string) => new ApiError(503, 'unavailable', message),
+} as const;
+
+/** OAuth (RFC 6749) errors: `error` is the machine code itself. */
+export function oauthError(status: number, code: string, description: string): ApiError {
+  return new ApiError(status, code, description, {}, 'oauth');
+}
+
+export function errorBody(err: ApiError, routeShape: ErrorShape): unknown {
+  switch (err.shape ?? routeShape) {
+    case 'plain':
+      return { error: err.message };
+    case 'oauth':
+      return { error: err.code, error_description: err.message };
+    case 'heartbeat':
+      return { ok: false, error: err.code };
+    case 'standard':
+      return { error: { code: err.status, message: err.message } };
+  }
+}

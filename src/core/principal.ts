@@ -1,0 +1,32 @@
+import type { Account, KeyAccess, Scope } from './records.js';
+import { errors } from './errors.js';
+
+/**
+ * Who is calling: an API key today, an OAuth bearer token later. Everything past authentication
+ * (scopes, restrictions, rate limits, idempotency) speaks only to this.
+ */
+export interface Principal {
+  kind: 'api_key' | 'bearer';
+  /** The credential's id: the per-key rate-limit bucket. */
+  credentialId: string;
+  account: Account;
+  scopes: readonly Scope[];
+  /** Restriction to checks or folders; null when unrestricted. */
+  access: KeyAccess | null;
+  /** The API key's own limits for the account response; null for bearer sessions. */
+  key: { expiresAt: number | null; access: KeyAccess | null } | null;
+}
+
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (!principal.scopes.includes(scope)) throw errors.forbidden(`This credential lacks the ${scope} scope`);
+}
+
+export function requireUnrestricted(principal: Principal): void {
+  if (principal.access) throw errors.forbidden('This endpoint needs an unrestricted key; this key is restricted to some checks or folders');
+}
+
+/** True when a restricted principal may touch the check (always true when unrestricted). */
+export function accessAllows(access: KeyAccess | null, check: { id: string; folder: string | null }): boolean {
+  if (!access) return true;
+  return access.checkIds.includes(check.id) || (check.folder !== null && access.folders.includes(check.folder));
+}

@@ -1,0 +1,159 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { CHECK_TYPES, HTTP_METHODS } from '../check-types.js';
+import { IsoDate, ListMeta, Pagination, StringEnum } from './common.js';
+
+export const CREATE_TYPES = CHECK_TYPES;
+/** The spec's PATCH type list (4.4): heartbeat, domain, redirect and websocket are fixed at creation. */
+export const PATCH_TYPES = ['website', 'rest_endpoint', 'ping', 'tcp', 'udp', 'dns', 'smtp', 'pop3', 'imap'] as const;
+export const REGIONS = ['vps-eu-1'] as const;
+export const MAX_REQUEST_BODY_BYTES = 64 * 1024;
+/** 31 days: the longest interval, so a monthly heartbeat fits. */
+export const MAX_INTERVAL_MINUTES = 44640;
+
+const ResponseValidation = Type.Object(
+  {
+    containsText: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 20 })),
+    jsonPath: Type.Optional(Type.String({ minLength: 1, maxLength: 500, pattern: '^\\$', description: 'a JSONPath expression starting with $' })),
+    expectedValue: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Fields shared by create and update, all optional; nullable ones can be cleared with null. */
+const settingsFields = {
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  checkFrequency: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_INTERVAL_MINUTES, description: 'Minutes; fractional values allowed down to the plan minimum' })),
+  checkRegionOverride: Type.Optional(Type.Union([StringEnum(REGIONS), Type.Null()])),
+  httpMethod: Type.Optional(StringEnum(HTTP_METHODS)),
+  expectedStatusCodes: Type.Optional(Type.Array(Type.Integer({ minimum: 100, maximum: 599 }), { minItems: 1, maxItems: 20 })),
+  requestHeaders: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { maxProperties: 20 })),
+  requestBody: Type.Optional(Type.Union([Type.String({ description: 'At most 64 KB; valid JSON (any text for udp datagrams)' }), Type.Null()])),
+  responseValidation: Type.Optional(Type.Union([ResponseValidation, Type.Null()])),
+  cacheControlNoCache: Type.Optional(Type.Boolean()),
+  immediateRecheckEnabled: Type.Optional(Type.Boolean()),
+  responseTimeLimit: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 300000 }), Type.Null()])),
+  downConfirmationAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 99 })),
+  pingPackets: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+  timezone: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+  folder: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
+};
+
+export const CreateCheckBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Required except for heartbeat checks' })),
+    type: Type.Optional(StringEnum(CREATE_TYPES, { default: 'website' })),
+    ...settingsFields,
+  },
+  { additionalProperties: false, $id: 'CreateCheck' },
+);
+export type CreateCheckInput = Static<typeof CreateCheckBody>;
+
+export const UpdateCheckBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    type: Type.Optional(StringEnum(PATCH_TYPES)),
+    ...settingsFields,
+  },
+  { additionalProperties: false, $id: 'UpdateCheck' },
+);
+export type UpdateCheckInput = Static<typeof UpdateCheckBody>;
+
+export const ToggleBody = Type.Object(
+  {
+    disabled: Type.Boolean({ description: 'true pauses, false resumes' }),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const MaintenanceBody = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    until: Type.Optional(Type.Union([IsoDate, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const ListChecksQuery = Type.Object({
+  ...Pagination,
+  status: Type.Optional(StringEnum(['up', 'down', 'paused'] as const)),
+});
+
+const SslSummary = Type.Object({
+  valid: Type.Union([Type.Boolean(), Type.Null()]),
+  issuer: Type.Union([Type.String(), Type.Null()]),
+  expiresAt: Type.Union([IsoDate, Type.Null()]),
+});
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+const listFields = {
+  id: Type.String(),
+  name: Type.String(),
+  url: Type.String(),
+  type: StringEnum(CHECK_TYPES),
+  method: StringEnum(HTTP_METHODS),
+  status: StringEnum(['pending', 'up', 'down', 'paused'] as const),
+  interval: Type.Number({ description: 'Minutes' }),
+  region: Type.String(),
+  expectedStatus: Type.Integer(),
+  lastChecked: Nullable(IsoDate),
+  lastResponseTime: Nullable(Type.Number()),
+  uptime: Type.Number({ description: 'Percentage of successful probes since creation' }),
+  createdAt: IsoDate,
+  folder: Nullable(Type.String()),
+};
+
+export const CheckListItem = Type.Object({ ...listFields, ssl: SslSummary }, { $id: 'CheckListItem' });
+
+export const CheckDetail = Type.Object(
+  {
+    ...listFields,
+    headers: Type.Record(Type.String(), Type.String()),
+    body: Nullable(Type.String()),
+    responseValidation: Nullable(ResponseValidation),
+    consecutiveFailures: Type.Integer(),
+    consecutiveFailureThreshold: Type.Integer(),
+    lastStatusCode: Nullable(Type.Integer()),
+    lastError: Nullable(Type.String()),
+    ssl: Type.Object({
+      valid: Nullable(Type.Boolean()),
+      issuer: Nullable(Type.String()),
+      subject: Nullable(Type.String()),
+      validFrom: Nullable(IsoDate),
+      validTo: Nullable(IsoDate),
+      serialNumber: Nullable(Type.String()),
+      fingerprint: Nullable(Type.String()),
+    }),
+    domain: Type.Object({
+      name: Nullable(Type.String()),
+      registrar: Nullable(Type.String()),
+      expiresAt: Nullable(IsoDate),
+      updatedAt: Nullable(IsoDate),
+    }),
+    updatedAt: IsoDate,
+    expectedStatusCodes: Type.Array(Type.Integer()),
+    cacheControlNoCache: Type.Boolean(),
+    immediateRecheckEnabled: Type.Boolean(),
+    responseTimeLimit: Nullable(Type.Number()),
+    downConfirmationAttempts: Type.Integer(),
+    pingPackets: Type.Integer(),
+    timezone: Nullable(Type.String()),
+    checkRegionOverride: Nullable(Type.String()),
+    disabled: Type.Boolean(),
+    disabledReason: Nullable(Type.String()),
+    maintenanceMode: Type.Boolean(),
+    maintenanceUntil: Nullable(IsoDate),
+  },
+  { $id: 'CheckDetail' },
+);
+
+export const CheckListResponse = Type.Object({ data: Type.Array(CheckListItem), meta: ListMeta });
+export const CheckDetailResponse = Type.Object({ data: CheckDetail });
+export const CreatedResponse = Type.Object({ data: Type.Object({ id: Type.String() }) });
+export const ToggleResponse = Type.Object({
+  data: Type.Object({ success: Type.Boolean(), disabled: Type.Boolean(), message: Type.String() }),
+});
+export const MaintenanceResponse = Type.Object({
+  data: Type.Object({ maintenanceMode: Type.Boolean(), until: Nullable(IsoDate) }),
+});

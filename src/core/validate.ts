@@ -1,0 +1,100 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { Value } from '@sinclair/typebox/value';
+import { SetErrorFunction, DefaultErrorFunction, ValueErrorType } from '@sinclair/typebox/errors';
+
+/**
+ * Validation is declared once per request shape as a TypeBox schema, which gives the JSON
+ * Schema (for OpenAPI), the TypeScript type (Static<>) and, compiled here, the 400 messages.
+ */
+SetErrorFunction((e) => {
+  const s = e.schema as Record<string, unknown>;
+  switch (e.errorType) {
+    case ValueErrorType.String:
+      return 'must be a string';
+    case ValueErrorType.Number:
+      return 'must be a number';
+    case ValueErrorType.Integer:
+      return 'must be an integer';
+    case ValueErrorType.Boolean:
+      return 'must be a boolean';
+    case ValueErrorType.Array:
+      return 'must be an array';
+    case ValueErrorType.Object:
+      return 'must be an object';
+    case ValueErrorType.StringMaxLength:
+      return `must be at most ${s.maxLength} characters`;
+    case ValueErrorType.StringMinLength:
+      return s.minLength === 1 ? 'must not be empty' : `must be at least ${s.minLength} characters`;
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum:
+      return `must be at least ${s.minimum}`;
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum:
+      return `must be at most ${s.maximum}`;
+    case ValueErrorType.NumberExclusiveMinimum:
+    case ValueErrorType.IntegerExclusiveMinimum:
+      return `must be greater than ${s.exclusiveMinimum}`;
+    case ValueErrorType.ArrayMaxItems:
+      return `must have at most ${s.maxItems} items`;
+    case ValueErrorType.ArrayMinItems:
+      return `must have at least ${s.minItems} item${s.minItems === 1 ? '' : 's'}`;
+    case ValueErrorType.ObjectMaxProperties:
+      return `must have at most ${s.maxProperties} entries`;
+    case ValueErrorType.ObjectRequiredProperty:
+      return 'is required';
+    case ValueErrorType.ObjectAdditionalProperties:
+      return 'is not a known field';
+    case ValueErrorType.StringPattern:
+      return typeof s.description === 'string' ? `must be ${s.description}` : 'has an invalid format';
+    case ValueErrorType.Union: {
+      const options = (s.anyOf as Array<Record<string, unknown>> | undefined)?.map((o) => o.const);
+      if (options && options.every((o) => typeof o === 'string')) return `must be one of: ${options.join(', ')}`;
+      return 'has an invalid value';
+    }
+    default:
+      return DefaultErrorFunction(e);
+  }
+});
+
+export interface Validator<T extends TSchema> {
+  schema: T;
+  /** Returns the value typed, or a human message naming the first offending field. */
+  check(value: unknown): { ok: true; value: Static<T> } | { ok: false; message: string };
+}
+
+export function compile<T extends TSchema>(schema: T): Validator<T> {
+  const compiled: TypeCheck<T> = TypeCompiler.Compile(schema);
+  return {
+    schema,
+    check(value) {
+      if (compiled.Check(value)) return { ok: true, value };
+      return { ok: false, message: describeFirstError(compiled, value) };
+    },
+  };
+}
+
+function describeFirstError<T extends TSchema>(compiled: TypeCheck<T>, value: unknown): string {
+  // A missing or extra property is reported before the type errors it causes further down.
+  const all = [...compiled.Errors(value)];
+  const first =
+    all.find((e) => e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties) ??
+    all[0];
+  if (!first) return 'Invalid value';
+  const field = first.path.replace(/^\//, '').replace(/\//g, '.');
+  return field ? `${field} ${first.message}` : `Body ${first.message}`;
+}
+
+/**
+ * Query strings arrive as text: values are converted to the schema's types (numbers, booleans)
+ * before the same compiled check runs, so a query is declared once like a body.
+ */
+export function compileQuery<T extends TSchema>(schema: T): Validator<T> {
+  const validator = compile(schema);
+  return {
+    schema,
+    check(value) {
+      return validator.check(Value.Convert(schema, value));
+    },
+  };
+}

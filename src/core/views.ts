@@ -1,0 +1,115 @@
+import type { Config } from '../config.js';
+import { inMaintenance } from './checks-service.js';
+import { limitsFor } from './plans.js';
+import type { Principal } from './principal.js';
+import type { Check } from './records.js';
+
+/** Output shapes (spec 2.1, 2.2, 2.7), shared by REST and the tool server. */
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function publicStatus(check: Pick<Check, 'disabled' | 'status'>): 'pending' | 'up' | 'down' | 'paused' {
+  return check.disabled ? 'paused' : check.status;
+}
+
+export function checkUrl(check: Pick<Check, 'type' | 'url' | 'heartbeatToken'>, config: Config): string {
+  return check.type === 'heartbeat' ? `${config.heartbeatUrl}/heartbeat/${check.heartbeatToken}` : check.url;
+}
+
+function listFields(check: Check, config: Config) {
+  return {
+    id: check.id,
+    name: check.name,
+    url: checkUrl(check, config),
+    type: check.type,
+    method: check.method,
+    status: publicStatus(check),
+    interval: check.intervalMinutes,
+    region: check.regionOverride ?? config.region,
+    expectedStatus: check.expectedStatusCodes[0] ?? 200,
+    lastChecked: iso(check.lastChecked),
+    lastResponseTime: check.lastResponseTime,
+    uptime: check.probesTotal === 0 ? 100 : (check.probesUp / check.probesTotal) * 100,
+    createdAt: new Date(check.createdAt).toISOString(),
+    folder: check.folder,
+  };
+}
+
+export function checkListItem(check: Check, config: Config) {
+  return {
+    ...listFields(check, config),
+    ssl: { valid: check.ssl?.valid ?? null, issuer: check.ssl?.issuer ?? null, expiresAt: check.ssl?.validTo ?? null },
+  };
+}
+
+export function checkDetail(check: Check, config: Config, now: number) {
+  const ssl = check.ssl;
+  return {
+    ...listFields(check, config),
+    headers: check.headers,
+    body: check.body,
+    responseValidation: check.responseValidation,
+    consecutiveFailures: check.consecutiveFailures,
+    consecutiveFailureThreshold: check.downConfirmationAttempts,
+    lastStatusCode: check.lastStatusCode,
+    lastError: check.status === 'down' ? check.lastError : null,
+    ssl: {
+      valid: ssl?.valid ?? null,
+      issuer: ssl?.issuer ?? null,
+      subject: ssl?.subject ?? null,
+      validFrom: ssl?.validFrom ?? null,
+      validTo: ssl?.validTo ?? null,
+      serialNumber: ssl?.serialNumber ?? null,
+      fingerprint: ssl?.fingerprint ?? null,
+    },
+    domain: {
+      name: check.domain?.name ?? (check.type === 'domain' ? check.url : null),
+      registrar: check.domain?.registrar ?? null,
+      expiresAt: check.domain?.expiresAt ?? null,
+      updatedAt: check.domain?.updatedAt ?? null,
+    },
+    updatedAt: new Date(check.updatedAt).toISOString(),
+    expectedStatusCodes: check.expectedStatusCodes,
+    cacheControlNoCache: check.cacheControlNoCache,
+    immediateRecheckEnabled: check.immediateRecheckEnabled,
+    responseTimeLimit: check.responseTimeLimit,
+    downConfirmationAttempts: check.downConfirmationAttempts,
+    pingPackets: check.pingPackets,
+    timezone: check.timezone,
+    checkRegionOverride: check.regionOverride,
+    disabled: check.disabled,
+    disabledReason: check.disabledReason,
+    maintenanceMode: inMaintenance(check, now),
+    maintenanceUntil: inMaintenance(check, now) ? iso(check.maintenanceUntil) : null,
+  };
+}
+
+/** What the alerts layer reports about an account (spec 2.7 `alerts`, `usage.webhooks`). */
+export interface AlertSummary {
+  emailConfigured: boolean;
+  emailEnabled: boolean;
+  webhookCount: number;
+}
+
+export function accountView(principal: Principal, config: Config, usageChecks: number, alerts: AlertSummary) {
+  const account = principal.account;
+  const limits = limitsFor(config, account);
+  return {
+    tier: account.tier,
+    scopes: principal.scopes,
+    key: principal.key ? { expiresAt: principal.key.expiresAt, access: principal.key.access } : null,
+    limits: {
+      maxChecks: limits.maxChecks,
+      minCheckIntervalMinutes: limits.minCheckIntervalMinutes,
+      maxWebhooks: limits.maxWebhooks,
+      maxApiKeys: limits.maxApiKeys,
+      regionChoice: limits.regionChoice,
+      domainIntel: limits.domainIntel,
+      minHeartbeatIntervalSeconds: limits.minHeartbeatIntervalSeconds,
+    },
+    usage: { checks: usageChecks, webhooks: alerts.webhookCount },
+    alerts,
+    dashboardUrl: config.dashboardUrl,
+    upgradeUrl: account.tier === 'free' ? config.billing.upgradeUrl : null,
+    ...(account.claimed ? {} : { claimed: false, claimHint: 'Ask the account owner to open the claim link emailed at signup; alerts start after the claim.' }),
+  };
+}

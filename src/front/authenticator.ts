@@ -1,0 +1,72 @@
+import type { Clock } from '../core/clock.js';
+import { errors } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
+import { API_KEY_PATTERN, hashSecret } from '../core/secrets.js';
+import type { Store } from '../store/store.js';
+
+/** Turns a bearer token into a principal (the OAuth layer plugs one in), or null if unknown. */
+export interface BearerResolver {
+  resolve(token: string, now: number): Principal | null;
+}
+
+/**
+ * Resolves X-Api-Key or Authorization: Bearer into a principal. Every request reads the key's
+ * current row, so a key revoked or disabled from the CLI fails on the very next request.
+ */
+export class Authenticator {
+  private readonly bearers: BearerResolver[] = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly challenge: string,
+  ) {}
+
+  addBearerResolver(resolver: BearerResolver): void {
+    this.bearers.push(resolver);
+  }
+
+  authenticate(headers: Record<string, string>): Principal {
+    const apiKey = headers['x-api-key'];
+    if (apiKey !== undefined) return this.fromApiKey(apiKey.trim());
+    const authorization = headers['authorization'];
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      if (!match) throw this.fail('Authorization header must be "Bearer <token>"');
+      return this.fromBearer(match[1]!);
+    }
+    throw errors.unauthorized('Missing credentials: send X-Api-Key or Authorization: Bearer', this.challenge);
+  }
+
+  private fromApiKey(secret: string): Principal {
+    if (!API_KEY_PATTERN.test(secret)) throw this.fail('Invalid API key');
+    const key = this.store.keys.byHash(hashSecret(secret));
+    if (!key) throw this.fail('Invalid API key');
+    if (key.revokedAt !== null) throw this.fail('API key has been revoked');
+    if (key.disabled) throw this.fail('API key is disabled');
+    if (key.expiresAt !== null && key.expiresAt <= this.clock.now()) throw this.fail('API key has expired');
+    const account = this.store.accounts.byId(key.accountId);
+    if (!account) throw this.fail('Invalid API key');
+    return {
+      kind: 'api_key',
+      credentialId: key.id,
+      account,
+      scopes: key.scopes,
+      access: key.access,
+      key: { expiresAt: key.expiresAt, access: key.access },
+    };
+  }
+
+  private fromBearer(token: string): Principal {
+    const now = this.clock.now();
+    for (const resolver of this.bearers) {
+      const principal = resolver.resolve(token, now);
+      if (principal) return principal;
+    }
+    throw this.fail('Invalid or expired access token');
+  }
+
+  private fail(message: string) {
+    return errors.unauthorized(message, `${this.challenge}, error="invalid_token"`);
+  }
+}

@@ -1,0 +1,54 @@
+import type { Clock } from '../core/clock.js';
+import { errors } from '../core/errors.js';
+
+export interface RateState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+}
+
+/**
+ * Fixed one-minute windows per bucket: cheap (one Map entry per active bucket) and exact
+ * enough for a per-key budget. Windows are aligned to each bucket's first request.
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  private lastSweep = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly windowMs = 60_000,
+  ) {}
+
+  /** Counts one request; throws 429 (with headers) when the bucket is spent. */
+  take(bucket: string, limit: number): RateState {
+    const now = this.clock.now();
+    this.sweep(now);
+    let w = this.windows.get(bucket);
+    if (!w || now - w.start >= this.windowMs) {
+      w = { start: now, count: 0 };
+      this.windows.set(bucket, w);
+    }
+    const reset = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
+    if (w.count >= limit) {
+      throw errors.rateLimited(reset).withHeaders(headersOf({ limit, remaining: 0, reset }));
+    }
+    w.count++;
+    return { limit, remaining: limit - w.count, reset };
+  }
+
+  private sweep(now: number): void {
+    if (now - this.lastSweep < this.windowMs) return;
+    this.lastSweep = now;
+    for (const [bucket, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(bucket);
+  }
+}
+
+export function headersOf(state: RateState): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(state.limit),
+    'RateLimit-Remaining': String(state.remaining),
+    'RateLimit-Reset': String(state.reset),
+  };
+}

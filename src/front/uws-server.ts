@@ -1,0 +1,148 @@
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, Reply } from './http-types.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const STATUS_TEXT: Record<number, string> = {
+  200: '200 OK', 201: '201 Created', 204: '204 No Content', 302: '302 Found', 303: '303 See Other', 304: '304 Not Modified',
+  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed',
+  409: '409 Conflict', 412: '412 Precondition Failed', 413: '413 Payload Too Large', 422: '422 Unprocessable Entity',
+  429: '429 Too Many Requests', 500: '500 Internal Server Error', 502: '502 Bad Gateway', 503: '503 Service Unavailable',
+};
+const TOO_LARGE = JSON.stringify({ error: { code: 413, message: `Request body is larger than ${MAX_BODY_BYTES} bytes` } });
+
+export type Handle = (req: HttpRequest) => Reply | Promise<Reply>;
+
+export interface RunningServer {
+  port: number;
+  /** Stops accepting connections and resolves once in-flight requests are answered. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * The uWS adapter (DESIGN 1): turns a uWS request into an HttpRequest and a Reply back into
+ * bytes. Headers are read synchronously (uWS invalidates the request object after the first
+ * await), bodies are read with a 1 MiB cap, onAborted is attached once, writes are corked.
+ */
+export function serve(host: string, port: number, handle: Handle): Promise<RunningServer> {
+  const app = uWS.App();
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+
+  app.any('/*', (res, req) => {
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    inFlight++;
+    const finish = (reply: Reply | null) => {
+      inFlight--;
+      if (reply && !aborted) write(res, reply);
+      if (inFlight === 0 && drained) drained();
+    };
+    const dispatch = (body: Buffer) => {
+      const request: HttpRequest = { method, path, query, headers, body, remoteAddress: '' };
+      let result: Reply | Promise<Reply>;
+      try {
+        result = handle(request);
+      } catch {
+        result = { status: 500, body: { error: { code: 500, message: 'Internal server error' } } };
+      }
+      if (result instanceof Promise) {
+        result.then(finish, () => finish({ status: 500, body: { error: { code: 500, message: 'Internal server error' } } }));
+      } else finish(result);
+    };
+
+    const declared = Number(headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      inFlight--;
+      res.cork(() => {
+        res.writeStatus(STATUS_TEXT[413]!).writeHeader('Content-Type', 'application/json').end(TOO_LARGE, true);
+      });
+      return;
+    }
+    if (method === 'GET' || method === 'HEAD' || (!declared && !headers['transfer-encoding'])) {
+      dispatch(Buffer.alloc(0));
+      return;
+    }
+    readBody(res, (body) => {
+      if (body === null) {
+        inFlight--;
+        if (!aborted) {
+          aborted = true;
+          res.cork(() => {
+            res.writeStatus(STATUS_TEXT[413]!).writeHeader('Content-Type', 'application/json').end(TOO_LARGE, true);
+          });
+        }
+        return;
+      }
+      dispatch(body);
+    });
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (!socket) {
+        reject(new Error(`cannot listen on ${host}:${port}`));
+        return;
+      }
+      resolve({
+        port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket),
+        close: (graceMs = 10_000) => {
+          uWS.us_listen_socket_close(socket);
+          if (inFlight === 0) return Promise.resolve();
+          return new Promise<void>((done) => {
+            const timer = setTimeout(done, graceMs);
+            drained = () => {
+              clearTimeout(timer);
+              done();
+            };
+          });
+        },
+      });
+    });
+  });
+}
+
+/** Collects the body; calls back with null once it passes the cap (the rest is discarded). */
+function readBody(res: uWS.HttpResponse, done: (body: Buffer | null) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  res.onData((chunk, isLast) => {
+    if (over) return;
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      over = true;
+      done(null);
+      return;
+    }
+    // uWS reuses the chunk's memory after this callback returns: copy it.
+    chunks.push(Buffer.from(chunk.slice(0)));
+    if (isLast) done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+  });
+}
+
+function write(res: uWS.HttpResponse, reply: Reply): void {
+  const payload = reply.raw
+    ? reply.raw.text
+    : reply.body === undefined
+      ? undefined
+      : JSON.stringify(reply.body);
+  res.cork(() => {
+    res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
+    if (payload !== undefined) {
+      res.writeHeader('Content-Type', reply.raw ? reply.raw.contentType : 'application/json; charset=utf-8');
+    }
+    if (reply.headers) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]!);
+    if (payload === undefined) res.endWithoutBody(0);
+    else res.end(payload);
+  });
+}

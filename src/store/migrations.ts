@@ -1,0 +1,118 @@
+/**
+ * Versioned schema migrations, applied in order inside one transaction each; the database's
+ * `user_version` records the last one applied. Append new versions; never edit a shipped one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, keys, checks, history, idempotency',
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        tier TEXT NOT NULL,
+        max_checks_override INTEGER,
+        claimed INTEGER NOT NULL DEFAULT 1,
+        created_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name TEXT,
+        key_hash BLOB NOT NULL UNIQUE,
+        scopes TEXT NOT NULL,
+        access TEXT,
+        expires_at INTEGER,
+        disabled INTEGER NOT NULL DEFAULT 0,
+        revoked_at INTEGER,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX api_keys_account ON api_keys(account_id);
+
+      CREATE TABLE checks (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        url TEXT NOT NULL,
+        url_key TEXT,
+        type TEXT NOT NULL,
+        folder TEXT,
+        method TEXT NOT NULL,
+        interval_minutes REAL NOT NULL,
+        region_override TEXT,
+        expected_status_codes TEXT NOT NULL,
+        headers TEXT NOT NULL,
+        body TEXT,
+        response_validation TEXT,
+        cache_control_no_cache INTEGER NOT NULL,
+        immediate_recheck INTEGER NOT NULL,
+        response_time_limit REAL,
+        down_confirmation_attempts INTEGER NOT NULL,
+        ping_packets INTEGER NOT NULL,
+        timezone TEXT,
+        disabled INTEGER NOT NULL DEFAULT 0,
+        disabled_reason TEXT,
+        maintenance INTEGER NOT NULL DEFAULT 0,
+        maintenance_until INTEGER,
+        heartbeat_token TEXT,
+        heartbeat_token_hash BLOB UNIQUE,
+        status TEXT NOT NULL DEFAULT 'pending',
+        consecutive_failures INTEGER NOT NULL DEFAULT 0,
+        degraded INTEGER NOT NULL DEFAULT 0,
+        last_checked INTEGER,
+        last_response_time REAL,
+        last_status_code INTEGER,
+        last_error TEXT,
+        last_status_change INTEGER,
+        probes_total INTEGER NOT NULL DEFAULT 0,
+        probes_up INTEGER NOT NULL DEFAULT 0,
+        ssl TEXT,
+        domain TEXT,
+        regions TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX checks_account ON checks(account_id, seq);
+      CREATE UNIQUE INDEX checks_account_url ON checks(account_id, url_key) WHERE url_key IS NOT NULL;
+
+      CREATE TABLE history (
+        id INTEGER PRIMARY KEY,
+        check_seq INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        status_code INTEGER,
+        response_time REAL,
+        dns REAL, connect REAL, tls REAL, ttfb REAL, total REAL,
+        error TEXT,
+        region TEXT,
+        snippet TEXT,
+        meta TEXT
+      );
+      CREATE INDEX history_check_at ON history(check_seq, at, id);
+
+      CREATE TABLE idempotency_keys (
+        account_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        response TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (account_id, key)
+      ) WITHOUT ROWID;
+      CREATE INDEX idempotency_created ON idempotency_keys(created_at);
+
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    `,
+  },
+];

@@ -1,0 +1,180 @@
+import type { CheckType, HttpMethod, ResponseValidation } from '../../core/check-types.js';
+import type { Check, CheckSettings, DomainInfo, MonitorStatus, Regions } from '../../core/records.js';
+import type { SslInfo } from '../../engine/probe-types.js';
+import type { Db } from '../db.js';
+import type { CheckQuery, CheckRepo } from '../store.js';
+import { fromBool, parseJson, StatementCache, toBool, toJson } from './statements.js';
+
+export interface CheckRowDb {
+  seq: number;
+  id: string;
+  account_id: string;
+  name: string;
+  url: string;
+  type: string;
+  folder: string | null;
+  method: string;
+  interval_minutes: number;
+  region_override: string | null;
+  expected_status_codes: string;
+  headers: string;
+  body: string | null;
+  response_validation: string | null;
+  cache_control_no_cache: number;
+  immediate_recheck: number;
+  response_time_limit: number | null;
+  down_confirmation_attempts: number;
+  ping_packets: number;
+  timezone: string | null;
+  disabled: number;
+  disabled_reason: string | null;
+  maintenance: number;
+  maintenance_until: number | null;
+  heartbeat_token: string | null;
+  status: string;
+  consecutive_failures: number;
+  degraded: number;
+  last_checked: number | null;
+  last_response_time: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_status_change: number | null;
+  probes_total: number;
+  probes_up: number;
+  ssl: string | null;
+  domain: string | null;
+  regions: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function rowToCheck(r: CheckRowDb): Check {
+  return {
+    seq: r.seq,
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    url: r.url,
+    type: r.type as CheckType,
+    folder: r.folder,
+    method: r.method as HttpMethod,
+    intervalMinutes: r.interval_minutes,
+    regionOverride: r.region_override,
+    expectedStatusCodes: JSON.parse(r.expected_status_codes) as number[],
+    headers: JSON.parse(r.headers) as Record<string, string>,
+    body: r.body,
+    responseValidation: parseJson<ResponseValidation>(r.response_validation),
+    cacheControlNoCache: toBool(r.cache_control_no_cache),
+    immediateRecheckEnabled: toBool(r.immediate_recheck),
+    responseTimeLimit: r.response_time_limit,
+    downConfirmationAttempts: r.down_confirmation_attempts,
+    pingPackets: r.ping_packets,
+    timezone: r.timezone,
+    disabled: toBool(r.disabled),
+    disabledReason: r.disabled_reason,
+    maintenance: toBool(r.maintenance),
+    maintenanceUntil: r.maintenance_until,
+    heartbeatToken: r.heartbeat_token,
+    status: r.status as MonitorStatus,
+    consecutiveFailures: r.consecutive_failures,
+    degraded: toBool(r.degraded),
+    lastChecked: r.last_checked,
+    lastResponseTime: r.last_response_time,
+    lastStatusCode: r.last_status_code,
+    lastError: r.last_error,
+    lastStatusChange: r.last_status_change,
+    probesTotal: r.probes_total,
+    probesUp: r.probes_up,
+    ssl: parseJson<SslInfo>(r.ssl),
+    domain: parseJson<DomainInfo>(r.domain),
+    regions: parseJson<Regions>(r.regions),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Column values of the settings a user can change, in SETTINGS_COLUMNS order. */
+function settingsValues(s: CheckSettings): unknown[] {
+  return [
+    s.name, s.url, s.type, s.folder, s.method, s.intervalMinutes, s.regionOverride,
+    JSON.stringify(s.expectedStatusCodes), JSON.stringify(s.headers), s.body, toJson(s.responseValidation),
+    fromBool(s.cacheControlNoCache), fromBool(s.immediateRecheckEnabled), s.responseTimeLimit,
+    s.downConfirmationAttempts, s.pingPackets, s.timezone,
+  ];
+}
+const SETTINGS_COLUMNS = [
+  'name', 'url', 'type', 'folder', 'method', 'interval_minutes', 'region_override',
+  'expected_status_codes', 'headers', 'body', 'response_validation',
+  'cache_control_no_cache', 'immediate_recheck', 'response_time_limit',
+  'down_confirmation_attempts', 'ping_packets', 'timezone',
+];
+
+/** WHERE clause and parameters for an account's checks as one credential may see them. */
+function where(q: CheckQuery): { sql: string; params: unknown[] } {
+  const parts = ['account_id = ?'];
+  const params: unknown[] = [q.accountId];
+  if (q.status === 'paused') parts.push('disabled = 1');
+  else if (q.status) {
+    parts.push('disabled = 0 AND status = ?');
+    params.push(q.status);
+  }
+  if (q.access) {
+    const ids = q.access.checkIds;
+    const folders = q.access.folders;
+    const alternatives: string[] = [];
+    if (ids.length) alternatives.push(`id IN (${ids.map(() => '?').join(',')})`);
+    if (folders.length) alternatives.push(`folder IN (${folders.map(() => '?').join(',')})`);
+    parts.push(alternatives.length ? `(${alternatives.join(' OR ')})` : '0');
+    params.push(...ids, ...folders);
+  }
+  return { sql: parts.join(' AND '), params };
+}
+
+export function sqliteChecks(db: Db): CheckRepo {
+  const cache = new StatementCache(db);
+  const insert = db.prepare(
+    `INSERT INTO checks (id, account_id, url_key, heartbeat_token, heartbeat_token_hash, disabled, disabled_reason,
+       maintenance, maintenance_until, status, created_at, updated_at, ${SETTINGS_COLUMNS.join(', ')})
+     VALUES (${Array(12 + SETTINGS_COLUMNS.length).fill('?').join(', ')})`,
+  );
+  const byId = db.prepare('SELECT * FROM checks WHERE id = ?');
+  const countForAccount = db.prepare('SELECT count(*) FROM checks WHERE account_id = ?').pluck();
+  const urlTaken = db.prepare('SELECT 1 FROM checks WHERE account_id = ? AND url_key = ? AND id IS NOT ?').pluck();
+  const updateSettings = db.prepare(
+    `UPDATE checks SET ${SETTINGS_COLUMNS.map((c) => `${c} = ?`).join(', ')}, url_key = ?, updated_at = ? WHERE id = ?`,
+  );
+  const setDisabled = db.prepare('UPDATE checks SET disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?');
+  const setMaintenance = db.prepare('UPDATE checks SET maintenance = ?, maintenance_until = ?, updated_at = ? WHERE id = ?');
+  const del = db.prepare('DELETE FROM checks WHERE id = ?');
+
+  return {
+    insert(c, urlKey, tokenHash) {
+      const info = insert.run(
+        c.id, c.accountId, urlKey, c.heartbeatToken, tokenHash, fromBool(c.disabled), c.disabledReason,
+        fromBool(c.maintenance), c.maintenanceUntil, c.status, c.createdAt, c.updatedAt, ...settingsValues(c),
+      );
+      return Number(info.lastInsertRowid);
+    },
+    byId(id) {
+      const r = byId.get(id) as CheckRowDb | undefined;
+      return r ? rowToCheck(r) : null;
+    },
+    list(q, page) {
+      const w = where(q);
+      const after = page.afterSeq === null ? '' : ' AND seq > ?';
+      const params = page.afterSeq === null ? w.params : [...w.params, page.afterSeq];
+      const stmt = cache.get(`SELECT * FROM checks WHERE ${w.sql}${after} ORDER BY seq LIMIT ? OFFSET ?`);
+      return (stmt.all(...params, page.limit, page.offset) as CheckRowDb[]).map(rowToCheck);
+    },
+    count(q) {
+      const w = where(q);
+      return cache.get(`SELECT count(*) FROM checks WHERE ${w.sql}`).pluck().get(...w.params) as number;
+    },
+    countForAccount: (accountId) => countForAccount.get(accountId) as number,
+    urlTaken: (accountId, urlKey, exceptId) => urlTaken.get(accountId, urlKey, exceptId) !== undefined,
+    updateSettings: (id, s, urlKey, now) => void updateSettings.run(...settingsValues(s), urlKey, now, id),
+    setDisabled: (id, disabled, reason, now) => void setDisabled.run(fromBool(disabled), reason, now, id),
+    setMaintenance: (id, on, until, now) => void setMaintenance.run(fromBool(on), until, now, id),
+    delete: (id) => void del.run(id),
+  };
+}
