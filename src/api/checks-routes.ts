@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { checkDetail, checkListItem } from '../core/views.js';
 import {
   CheckDetailResponse, CheckListResponse, CreateCheckBody, CreatedResponse, ListChecksQuery, MaintenanceBody,
   MaintenanceResponse, ToggleBody, ToggleResponse, UpdateCheckBody,
 } from '../core/schemas/checks.js';
 import { ErrorBody, Success } from '../core/schemas/common.js';
 import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { detailReply, listReply, PageCache } from './check-json.js';
 import type { Services } from './services.js';
 
 const SuccessResponse = Type.Object({ data: Success });
@@ -13,6 +13,7 @@ const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c
 const base = { tag: 'checks', auth: 'credential', allowRestricted: true, rateLimit: 'per-key', errorShape: 'standard' } as const;
 
 export function checkRoutes(s: Services): Route[] {
+  const listPages = new PageCache();
   return [
     defineRoute({
       ...base,
@@ -23,15 +24,16 @@ export function checkRoutes(s: Services): Route[] {
       idempotency: 'none',
       query: ListChecksQuery,
       responses: { 200: CheckListResponse, ...errorsFor(400, 401, 403, 429) },
-      handler: ({ principal, query }) => {
-        const page = s.checks.list(principal, query.status, {
-          limit: query.limit ?? 25,
-          page: query.page ?? 1,
-          cursor: query.cursor,
-          includeTotal: query.includeTotal ?? false,
-        });
-        return ok({ data: page.data.map((c) => checkListItem(c, s.config)), meta: page.meta });
-      },
+      handler: ({ principal, query }) =>
+        listPages.get(principal, query, s.checks.version(), () => {
+          const page = s.checks.list(principal, query.status, {
+            limit: query.limit ?? 25,
+            page: query.page ?? 1,
+            cursor: query.cursor,
+            includeTotal: query.includeTotal ?? false,
+          });
+          return listReply(page.data, page.meta, s.config);
+        }),
     }),
     defineRoute({
       ...base,
@@ -52,7 +54,7 @@ export function checkRoutes(s: Services): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: CheckDetailResponse, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params, now }) => ok({ data: checkDetail(s.checks.get(principal, params.id!), s.config, now) }),
+      handler: ({ principal, params, now }) => detailReply(s.checks.get(principal, params.id!), s.config, now),
     }),
     defineRoute({
       ...base,

@@ -118,6 +118,11 @@ export class ChecksService {
     return pageOf(rows, { limit: page.limit, page: pageNumber }, (c) => c.seq, total);
   }
 
+  /** Moves whenever any check changes (for caches of rendered lists). */
+  version(): number {
+    return this.store.checks.version();
+  }
+
   update(principal: Principal, id: string, input: UpdateCheckInput): void {
     const changed = new Set(Object.keys(input));
     const check = this.store.transaction(() => {

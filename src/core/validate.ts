@@ -48,14 +48,28 @@ SetErrorFunction((e) => {
     case ValueErrorType.StringPattern:
       return typeof s.description === 'string' ? `must be ${s.description}` : 'has an invalid format';
     case ValueErrorType.Union: {
-      const options = (s.anyOf as Array<Record<string, unknown>> | undefined)?.map((o) => o.const);
-      if (options && options.every((o) => typeof o === 'string')) return `must be one of: ${options.join(', ')}`;
-      return 'has an invalid value';
+      const options = enumOptions(s);
+      return options ? `must be one of: ${options.join(', ')}` : 'has an invalid value';
     }
     default:
       return DefaultErrorFunction(e);
   }
 });
+
+/** The string constants of a (possibly nested, possibly nullable) union of literals, else null. */
+function enumOptions(schema: Record<string, unknown>): string[] | null {
+  const out: string[] = [];
+  for (const option of (schema.anyOf as Array<Record<string, unknown>> | undefined) ?? []) {
+    if (typeof option.const === 'string') out.push(option.const);
+    else if (option.type === 'null') continue;
+    else if (option.anyOf) {
+      const nested = enumOptions(option);
+      if (!nested) return null;
+      out.push(...nested);
+    } else return null;
+  }
+  return out.length ? out : null;
+}
 
 export interface Validator<T extends TSchema> {
   schema: T;

@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { errors } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { API_KEY_PATTERN, hashSecret } from '../core/secrets.js';
+import { Lru } from '../util/lru.js';
 import type { Store } from '../store/store.js';
 
 /** Turns a bearer token into a principal (the OAuth layer plugs one in), or null if unknown. */
@@ -15,6 +16,12 @@ export interface BearerResolver {
  */
 export class Authenticator {
   private readonly bearers: BearerResolver[] = [];
+  /**
+   * Valid keys already resolved, dropped whenever any credential changes anywhere (the store's
+   * credentialsVersion covers other processes too), so the CLI's revoke still bites at once.
+   */
+  private readonly cache = new Lru<string, { principal: Principal; expiresAt: number | null }>(10_000);
+  private cacheVersion = '';
 
   constructor(
     private readonly store: Store,
@@ -39,6 +46,22 @@ export class Authenticator {
   }
 
   private fromApiKey(secret: string): Principal {
+    const version = this.store.credentialsVersion();
+    if (version !== this.cacheVersion) {
+      this.cache.clear();
+      this.cacheVersion = version;
+    }
+    const hit = this.cache.get(secret);
+    if (hit) {
+      if (hit.expiresAt !== null && hit.expiresAt <= this.clock.now()) throw this.fail('API key has expired');
+      return hit.principal;
+    }
+    const principal = this.lookupApiKey(secret);
+    this.cache.set(secret, { principal, expiresAt: principal.key!.expiresAt });
+    return principal;
+  }
+
+  private lookupApiKey(secret: string): Principal {
     if (!API_KEY_PATTERN.test(secret)) throw this.fail('Invalid API key');
     const key = this.store.keys.byHash(hashSecret(secret));
     if (!key) throw this.fail('Invalid API key');

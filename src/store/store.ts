@@ -10,6 +10,11 @@ export interface Store {
   checks: CheckRepo;
   history: HistoryRepo;
   idempotency: IdempotencyRepo;
+  /**
+   * Changes whenever an account or API key may have changed, by this process or another one
+   * (the CLI): a cheap validator for caches of credentials.
+   */
+  credentialsVersion(): string;
   /** Runs fn in one transaction; nested calls join the outer one. */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -55,6 +60,8 @@ export interface CheckRepo {
   setDisabled(id: string, disabled: boolean, reason: string | null, now: number): void;
   setMaintenance(id: string, on: boolean, until: number | null, now: number): void;
   delete(id: string): void;
+  /** Moves on every write to any check: a validator for caches of check lists. */
+  version(): number;
 }
 
 export interface HistoryEventInput {

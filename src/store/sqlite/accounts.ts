@@ -22,7 +22,7 @@ const toAccount = (r: AccountRowDb): Account => ({
   createdAt: r.created_at,
 });
 
-export function sqliteAccounts(db: Db): AccountRepo {
+export function sqliteAccounts(db: Db, changed: () => void): AccountRepo {
   const insert = db.prepare(
     'INSERT INTO accounts (id, email, tier, max_checks_override, claimed, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
@@ -30,7 +30,10 @@ export function sqliteAccounts(db: Db): AccountRepo {
   const byEmail = db.prepare('SELECT * FROM accounts WHERE email = ?');
   const count = db.prepare('SELECT count(*) FROM accounts').pluck();
   return {
-    insert: (a) => void insert.run(a.id, a.email, a.tier, a.maxChecksOverride, fromBool(a.claimed), a.createdAt),
+    insert: (a) => {
+      insert.run(a.id, a.email, a.tier, a.maxChecksOverride, fromBool(a.claimed), a.createdAt);
+      changed();
+    },
     byId: (id) => {
       const r = byId.get(id) as AccountRowDb | undefined;
       return r ? toAccount(r) : null;

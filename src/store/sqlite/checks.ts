@@ -3,7 +3,15 @@ import type { Check, CheckSettings, DomainInfo, MonitorStatus, Regions } from '.
 import type { SslInfo } from '../../engine/probe-types.js';
 import type { Db } from '../db.js';
 import type { CheckQuery, CheckRepo } from '../store.js';
+import { Lru } from '../../util/lru.js';
 import { fromBool, parseJson, StatementCache, toBool, toJson } from './statements.js';
+
+/**
+ * Reading a wide row costs about 150 ns per column here, so records are cached (write-through,
+ * bounded) and list queries read only ids. Every write to a check goes through this repository,
+ * which drops or replaces the cached record: records are immutable, a change is a new object.
+ */
+const CACHE_SIZE = 20_000;
 
 export interface CheckRowDb {
   seq: number;
@@ -130,8 +138,10 @@ function where(q: CheckQuery): { sql: string; params: unknown[] } {
   return { sql: parts.join(' AND '), params };
 }
 
-export function sqliteChecks(db: Db): CheckRepo {
+export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
   const cache = new StatementCache(db);
+  const records = new Lru<string, Check>(CACHE_SIZE);
+  let version = 0;
   const insert = db.prepare(
     `INSERT INTO checks (id, account_id, url_key, heartbeat_token, heartbeat_token_hash, disabled, disabled_reason,
        maintenance, maintenance_until, status, created_at, updated_at, ${SETTINGS_COLUMNS.join(', ')})
@@ -153,18 +163,19 @@ export function sqliteChecks(db: Db): CheckRepo {
         c.id, c.accountId, urlKey, c.heartbeatToken, tokenHash, fromBool(c.disabled), c.disabledReason,
         fromBool(c.maintenance), c.maintenanceUntil, c.status, c.createdAt, c.updatedAt, ...settingsValues(c),
       );
+      version++;
       return Number(info.lastInsertRowid);
     },
     byId(id) {
-      const r = byId.get(id) as CheckRowDb | undefined;
-      return r ? rowToCheck(r) : null;
+      return load(id);
     },
     list(q, page) {
       const w = where(q);
       const after = page.afterSeq === null ? '' : ' AND seq > ?';
       const params = page.afterSeq === null ? w.params : [...w.params, page.afterSeq];
-      const stmt = cache.get(`SELECT * FROM checks WHERE ${w.sql}${after} ORDER BY seq LIMIT ? OFFSET ?`);
-      return (stmt.all(...params, page.limit, page.offset) as CheckRowDb[]).map(rowToCheck);
+      const stmt = cache.get(`SELECT id FROM checks WHERE ${w.sql}${after} ORDER BY seq LIMIT ? OFFSET ?`).pluck();
+      const ids = stmt.all(...params, page.limit, page.offset) as string[];
+      return ids.map(load).filter((c): c is Check => c !== null);
     },
     count(q) {
       const w = where(q);
@@ -172,9 +183,30 @@ export function sqliteChecks(db: Db): CheckRepo {
     },
     countForAccount: (accountId) => countForAccount.get(accountId) as number,
     urlTaken: (accountId, urlKey, exceptId) => urlTaken.get(accountId, urlKey, exceptId) !== undefined,
-    updateSettings: (id, s, urlKey, now) => void updateSettings.run(...settingsValues(s), urlKey, now, id),
-    setDisabled: (id, disabled, reason, now) => void setDisabled.run(fromBool(disabled), reason, now, id),
-    setMaintenance: (id, on, until, now) => void setMaintenance.run(fromBool(on), until, now, id),
-    delete: (id) => void del.run(id),
+    updateSettings: (id, s, urlKey, now) => changed(id, updateSettings.run(...settingsValues(s), urlKey, now, id)),
+    setDisabled: (id, disabled, reason, now) => changed(id, setDisabled.run(fromBool(disabled), reason, now, id)),
+    setMaintenance: (id, on, until, now) => changed(id, setMaintenance.run(fromBool(on), until, now, id)),
+    delete: (id) => changed(id, del.run(id)),
+    version: () => version,
+    clearCache: () => {
+      records.clear();
+      version++;
+    },
   };
+
+  function load(id: string): Check | null {
+    const cached = records.get(id);
+    if (cached) return cached;
+    const r = byId.get(id) as CheckRowDb | undefined;
+    if (!r) return null;
+    const check = rowToCheck(r);
+    records.set(id, check);
+    return check;
+  }
+
+  /** Drops the cached record; a rolled-back transaction at worst costs one extra read. */
+  function changed(id: string, _result: unknown): void {
+    records.delete(id);
+    version++;
+  }
 }

@@ -13,14 +13,29 @@ export interface SqliteStore extends Store {
 
 export function openSqliteStore(dataDir: string): SqliteStore {
   const db = openDatabase(dataDir);
+  const checks = sqliteChecks(db);
+  // data_version moves when another connection commits; local writes bump the counter.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let localChanges = 0;
+  const credentialsChanged = () => void localChanges++;
   return {
     db,
-    accounts: sqliteAccounts(db),
-    keys: sqliteKeys(db),
-    checks: sqliteChecks(db),
+    accounts: sqliteAccounts(db, credentialsChanged),
+    keys: sqliteKeys(db, credentialsChanged),
+    checks,
     history: sqliteHistory(db),
     idempotency: sqliteIdempotency(db),
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    credentialsVersion: () => `${dataVersion.get() as number}:${localChanges}`,
+    transaction: <T>(fn: () => T): T => {
+      try {
+        return db.transaction(fn)();
+      } catch (err) {
+        // Records read inside a rolled-back transaction may have been cached.
+        checks.clearCache();
+        credentialsChanged();
+        throw err;
+      }
+    },
     close: () => {
       if (db.open) db.close();
     },

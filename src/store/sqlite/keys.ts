@@ -27,7 +27,7 @@ const toKey = (r: KeyRowDb): ApiKey => ({
   createdAt: r.created_at,
 });
 
-export function sqliteKeys(db: Db): KeyRepo {
+export function sqliteKeys(db: Db, changed: () => void): KeyRepo {
   const insert = db.prepare(
     `INSERT INTO api_keys (id, account_id, name, key_hash, scopes, access, expires_at, disabled, revoked_at, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -39,15 +39,23 @@ export function sqliteKeys(db: Db): KeyRepo {
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const one = (r: unknown) => (r ? toKey(r as KeyRowDb) : null);
   return {
-    insert: (k, hash) =>
-      void insert.run(
+    insert: (k, hash) => {
+      insert.run(
         k.id, k.accountId, k.name, hash, JSON.stringify(k.scopes), toJson(k.access),
         k.expiresAt, fromBool(k.disabled), k.revokedAt, k.createdAt,
-      ),
+      );
+      changed();
+    },
     byHash: (hash) => one(byHash.get(hash)),
     byId: (id) => one(byId.get(id)),
     countLive: (accountId) => countLive.get(accountId) as number,
-    setDisabled: (id, disabled) => void setDisabled.run(fromBool(disabled), id),
-    revoke: (id, at) => void revoke.run(at, id),
+    setDisabled: (id, disabled) => {
+      setDisabled.run(fromBool(disabled), id);
+      changed();
+    },
+    revoke: (id, at) => {
+      revoke.run(at, id);
+      changed();
+    },
   };
 }

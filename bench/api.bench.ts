@@ -1,0 +1,80 @@
+import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, resolveConfig } from '../src/config.js';
+import { AccountsService } from '../src/core/accounts-service.js';
+import { ChecksService } from '../src/core/checks-service.js';
+import { systemClock } from '../src/core/clock.js';
+import type { Principal } from '../src/core/principal.js';
+import { openSqliteStore } from '../src/store/sqlite/index.js';
+import { CLI, fmt, freePort, load, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
+
+/**
+ * Issue 2 target: with 10,000 checks in the database, GET /v1/public/checks?limit=25 at
+ * >= 25% and GET /v1/public/checks/{id} at >= 50% of a uWS hello-world's requests per second.
+ */
+const CHECKS = 10_000;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
+
+function seed(dataDir: string): { key: string; someId: string } {
+  const input = loadConfig({ overrides: { dataDir, logLevel: 'silent' }, warn: () => {} });
+  const config = resolveConfig({ ...input, plans: { ...input.plans, pro: { ...input.plans.pro, maxChecks: CHECKS } } });
+  const store = openSqliteStore(dataDir);
+  const accounts = new AccountsService(store, config, systemClock);
+  const account = accounts.createAccount('bench@example.com', 'pro');
+  const { key } = accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] });
+  const principal: Principal = { kind: 'api_key', credentialId: 'bench', account: { ...account, maxChecksOverride: CHECKS }, scopes: ['checks:write'], access: null, key: null };
+  const checks = new ChecksService(store, config, systemClock);
+  let someId = '';
+  store.transaction(() => {
+    for (let i = 0; i < CHECKS; i++) {
+      const { id } = checks.create(principal, { url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5 });
+      // Paused: this bench measures the API, not probes to hosts that do not exist.
+      store.checks.setDisabled(id, true, 'bench', Date.now());
+      if (i === CHECKS / 2) someId = id;
+    }
+  });
+  store.close();
+  return { key, someId };
+}
+
+export async function runApiBench(): Promise<string> {
+  const dir = tempDir('api');
+  try {
+    const { key, someId } = seed(dir.path);
+    const configFile = join(dir.path, 'bench.json');
+    writeFileSync(configFile, JSON.stringify({ rateLimits: { perKeyPerMinute: 1e9 }, logLevel: 'info' }));
+
+    const helloPort = await freePort();
+    const hello = await spawnUntil([HELLO], { PORT: String(helloPort) }, /listening/);
+    const base = await load(`http://127.0.0.1:${helloPort}/`, { connections: CONNECTIONS, seconds: SECONDS, serverPid: hello.pid });
+    await stop(hello);
+
+    const port = await freePort();
+    const vigil = await spawnUntil([CLI, 'serve', '--config', configFile], { VIGIL_DATA_DIR: dir.path, VIGIL_PORT: String(port) }, /listening on/);
+    const headers = { 'x-api-key': key };
+    const list = await load(`http://127.0.0.1:${port}/v1/public/checks?limit=25`, { connections: CONNECTIONS, seconds: SECONDS, headers, serverPid: vigil.pid });
+    const get = await load(`http://127.0.0.1:${port}/v1/public/checks/${someId}`, { connections: CONNECTIONS, seconds: SECONDS, headers, serverPid: vigil.pid });
+    await stop(vigil);
+
+    const row = (name: string, r: typeof base, target: string) => [
+      name, fmt(r.requestsPerSec), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1), `${fmt((r.requestsPerSec / base.requestsPerSec) * 100, 1)}%`, target,
+      `${fmt(r.serverCpuPct ?? 0)}%`, r.non2xx + r.errors,
+    ];
+    return [
+      `### Checks API (${fmt(CHECKS)} checks in the database, ${CONNECTIONS} connections, ${SECONDS} s each)`,
+      '',
+      table(['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'of baseline', 'target', 'server CPU', 'non-2xx/errors'], [
+        row('uWS hello world (baseline)', base, '-'),
+        row('GET /v1/public/checks?limit=25', list, '>= 25%'),
+        row('GET /v1/public/checks/{id}', get, '>= 50%'),
+      ]),
+    ].join('\n');
+  } finally {
+    dir.remove();
+  }
+}
+
+runIfMain(import.meta.url, runApiBench);

@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function tempDir(tag: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), `vigil-bench-${tag}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Spawns a server process and resolves once its output matches `ready`. */
+export function spawnUntil(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 30_000): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start: ${seen.slice(-2000)}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (ready.test(seen)) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        child.stderr!.resume();
+        resolve(child);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (seen += c.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${seen.slice(-2000)}`));
+    });
+  });
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** CPU seconds a process has used (Linux /proc), to tell a saturated server from a saturated client. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export interface LoadResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+  /** Server CPU use during the run, percent of one core (when a pid was given). */
+  serverCpuPct?: number;
+}
+
+/** One autocannon run (HTTP/1.1 keep-alive, no pipelining). */
+export async function load(
+  url: string,
+  opts: { connections: number; seconds: number; headers?: Record<string, string>; method?: string; body?: string; serverPid?: number },
+): Promise<LoadResult> {
+  const cpuBefore = opts.serverPid ? cpuSeconds(opts.serverPid) : 0;
+  const r = await autocannon({
+    url,
+    connections: opts.connections,
+    duration: opts.seconds,
+    headers: opts.headers,
+    method: (opts.method ?? 'GET') as 'GET',
+    body: opts.body,
+  });
+  return {
+    requestsPerSec: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    total: r.requests.total,
+    serverCpuPct: opts.serverPid ? ((cpuSeconds(opts.serverPid) - cpuBefore) / opts.seconds) * 100 : undefined,
+  };
+}
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export function table(header: string[], rows: Array<Array<string | number>>): string {
+  const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** Runs main() when the file is executed directly (node dist/bench/x.bench.js). */
+export function runIfMain(metaUrl: string, main: () => Promise<string>): void {
+  if (process.argv[1] && fileURLToPath(metaUrl) === process.argv[1]) {
+    main().then(
+      (report) => {
+        process.stdout.write(`${report}\n`);
+        process.exit(0);
+      },
+      (err: unknown) => {
+        process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  }
+}

@@ -1,0 +1,17 @@
+// Runs every compiled *.test.js under dist/test with node's test runner. Listing the files
+// ourselves keeps helper and fixture modules (also under a "test" folder) from being run as tests.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+function find(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? find(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : [],
+  );
+}
+
+const files = find('dist/test').sort();
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...process.argv.slice(2), ...files], {
+  stdio: 'inherit',
+});
+process.exit(result.status ?? 1);

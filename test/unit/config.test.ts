@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, resolveConfig } from '../../src/config.js';
+
+const file = (content: unknown) => {
+  const path = join(mkdtempSync(join(tmpdir(), 'vigil-cfg-')), 'c.json');
+  writeFileSync(path, JSON.stringify(content));
+  return path;
+};
+
+test('defaults match decisions §3', () => {
+  const c = resolveConfig(loadConfig({ env: {}, warn: () => {} }));
+  assert.equal(c.server.host, '127.0.0.1');
+  assert.equal(c.server.port, 8080);
+  assert.equal(c.publicUrl, 'http://localhost:8080');
+  assert.equal(c.heartbeatUrl, c.publicUrl);
+  assert.equal(c.region, 'vps-eu-1');
+  assert.equal(c.smtp.url, null);
+  assert.equal(c.rateLimits.perKeyPerMinute, 300);
+  assert.deepEqual(c.plans.free, {
+    maxChecks: 10, minCheckIntervalMinutes: 5, maxWebhooks: 2, maxApiKeys: 1, regionChoice: false, domainIntel: false, minHeartbeatIntervalSeconds: 300,
+  });
+  assert.equal(c.plans.pro.minCheckIntervalMinutes, 0.5);
+});
+
+test('a config file is deep-merged and env vars override single keys', () => {
+  const c = loadConfig({ file: file({ plans: { free: { maxChecks: 3 } }, region: 'vps-us-1' }), env: { VIGIL_PORT: '9999', VIGIL_REGION: 'x' }, warn: () => {} });
+  assert.equal(c.plans.free.maxChecks, 3);
+  assert.equal(c.plans.free.maxWebhooks, 2, 'siblings keep their defaults');
+  assert.equal(c.server.port, 9999);
+  assert.equal(c.region, 'x');
+  assert.equal(resolveConfig(c, 4321).publicUrl, 'http://localhost:4321', 'port 0 resolves to the bound port');
+});
+
+test('a value of the wrong type names the key; unknown keys only warn', () => {
+  assert.throws(() => loadConfig({ file: file({ plans: { free: { maxChecks: 'ten' } } }), env: {} }), (e: unknown) =>
+    e instanceof ConfigError && e.message === 'plans.free.maxChecks must be a number');
+  assert.throws(() => loadConfig({ env: { VIGIL_PORT: 'eighty' } }), /VIGIL_PORT must be a number/);
+  const warnings: string[] = [];
+  loadConfig({ file: file({ colour: 'blue' }), env: {}, warn: (m) => warnings.push(m) });
+  assert.deepEqual(warnings, ['unknown config key colour (ignored)']);
+});

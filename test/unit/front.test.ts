@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/core/clock.js';
+import { ApiError } from '../../src/core/errors.js';
+import { decodeCursor, encodeCursor, pageOf } from '../../src/core/pagination.js';
+import { canonicalJson, Idempotency } from '../../src/front/idempotency.js';
+import { RateLimiter } from '../../src/front/rate-limiter.js';
+import { Router } from '../../src/front/router.js';
+import type { Route } from '../../src/front/http-types.js';
+import type { IdempotencyRecord, IdempotencyRepo } from '../../src/store/store.js';
+
+test('router prefers static segments and decodes params', () => {
+  const route = (method: Route['method'], path: string) => ({ method, path }) as Route;
+  const byId = route('GET', '/v1/public/checks/:id');
+  const status = route('GET', '/v1/public/checks/status');
+  const router = new Router([byId, status]);
+  assert.equal(router.match('GET', '/v1/public/checks/status')?.route, status);
+  assert.deepEqual(router.match('GET', '/v1/public/checks/chk%5F1')?.params, { id: 'chk_1' });
+  assert.equal(router.match('POST', '/v1/public/checks/status'), null);
+  assert.equal(router.match('GET', '/v1/public/checks/a/b'), null);
+});
+
+test('cursors round-trip and malformed ones are a 400', () => {
+  const isNum = (v: unknown): v is number => typeof v === 'number';
+  assert.deepEqual(decodeCursor(encodeCursor(42, 3), isNum), { key: 42, page: 3 });
+  for (const bad of ['nope', encodeCursor('x', 1), Buffer.from('{"k":1,"p":0}').toString('base64url')]) {
+    assert.throws(() => decodeCursor(bad, isNum), (e: unknown) => e instanceof ApiError && e.status === 400);
+  }
+});
+
+test('pageOf uses the extra row to decide whether a next cursor exists', () => {
+  const last = pageOf([1, 2], { limit: 2, page: 1 }, (n) => n, undefined);
+  assert.equal(last.meta.cursor, null);
+  assert.equal('total' in last.meta, false);
+  const more = pageOf([1, 2, 3], { limit: 2, page: 1 }, (n) => n, 7);
+  assert.deepEqual(more.data, [1, 2]);
+  assert.equal(more.meta.total, 7);
+  assert.deepEqual(decodeCursor(more.meta.cursor!, (v): v is number => typeof v === 'number'), { key: 2, page: 2 });
+});
+
+test('rate limiter: per-bucket window, 429 with Retry-After, reset after a minute', () => {
+  const clock = new ManualClock(0);
+  const limiter = new RateLimiter(clock);
+  assert.deepEqual(limiter.take('a', 2), { limit: 2, remaining: 1, reset: 60 });
+  limiter.take('a', 2);
+  clock.advance(15_000);
+  assert.throws(
+    () => limiter.take('a', 2),
+    (e: unknown) => e instanceof ApiError && e.status === 429 && e.headers['Retry-After'] === '45' && e.headers['RateLimit-Remaining'] === '0',
+  );
+  assert.equal(limiter.take('b', 2).remaining, 1, 'buckets are independent');
+  clock.advance(45_000);
+  assert.equal(limiter.take('a', 2).remaining, 1);
+});
+
+function memoryRepo(): IdempotencyRepo {
+  const rows = new Map<string, IdempotencyRecord>();
+  return {
+    get: (a, k) => rows.get(`${a}/${k}`) ?? null,
+    put: (r) => void rows.set(`${r.accountId}/${r.key}`, r),
+    deleteOlderThan: () => 0,
+  };
+}
+
+test('idempotency replays within 24 h, 422 on a different request, forgets failures', () => {
+  const clock = new ManualClock(0);
+  const idem = new Idempotency(memoryRepo(), clock);
+  const hash = Idempotency.fingerprint({ b: 1, a: [1, { y: 2, x: 1 }] });
+  assert.equal(hash, Idempotency.fingerprint({ a: [1, { x: 1, y: 2 }], b: 1 }), 'key order does not matter');
+  assert.equal(idem.replay('acc', 'k', 'POST', '/p', hash), null);
+  idem.remember('acc', 'k', 'POST', '/p', hash, { status: 201, body: { data: { id: 'x' } } });
+  assert.deepEqual(idem.replay('acc', 'k', 'POST', '/p', hash)?.body, { data: { id: 'x' } });
+  assert.equal(idem.replay('other', 'k', 'POST', '/p', hash), null, 'keys are scoped to the account');
+  assert.throws(() => idem.replay('acc', 'k', 'POST', '/p', 'different'), (e: unknown) => e instanceof ApiError && e.status === 422);
+  assert.throws(() => idem.replay('acc', 'k', 'POST', '/q', hash), (e: unknown) => e instanceof ApiError && e.status === 422);
+  idem.remember('acc', 'bad', 'POST', '/p', hash, { status: 400, body: {} });
+  assert.equal(idem.replay('acc', 'bad', 'POST', '/p', hash), null);
+  clock.advance(24 * 3600_000 + 1);
+  assert.equal(idem.replay('acc', 'k', 'POST', '/p', hash), null, 'expired after 24 h');
+});
+
+test('idempotency key header rules', () => {
+  assert.throws(() => Idempotency.readKey({}, true), (e: unknown) => e instanceof ApiError && e.status === 400);
+  assert.equal(Idempotency.readKey({}, false), null);
+  assert.throws(() => Idempotency.readKey({ 'idempotency-key': 'x'.repeat(257) }, false), /256/);
+  assert.equal(Idempotency.readKey({ 'idempotency-key': 'x'.repeat(256) }, true), 'x'.repeat(256));
+  assert.equal(canonicalJson({ b: [true, null], a: 'x' }), '{"a":"x","b":[true,null]}');
+});
