@@ -1,9 +1,12 @@
 import { resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, type CreatedKey } from './core/accounts-service.js';
 import { ChecksService } from './core/checks-service.js';
+import { HistoryService } from './core/history-service.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { accountRoutes } from './api/account-routes.js';
 import { checkRoutes } from './api/checks-routes.js';
+import { historyRoutes } from './api/history-routes.js';
+import { statusRoutes } from './api/status-routes.js';
 import { metaRoutes } from './api/meta-routes.js';
 import type { Services } from './api/services.js';
 import { Authenticator } from './front/authenticator.js';
@@ -14,10 +17,16 @@ import { RateLimiter } from './front/rate-limiter.js';
 import { serve, type RunningServer } from './front/uws-server.js';
 import { createLogger, type Logger } from './log.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
+import { BatchWriter } from './store/sqlite/batch-writer.js';
+import { PiscinaDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
+import { Engine } from './engine/engine.js';
 
 export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
+  /** Tests substitute probes or drive the wheel by hand. */
+  dispatcher?: ProbeDispatcher;
+  autoTick?: boolean;
 }
 
 const HOUR = 60 * 60 * 1000;
@@ -32,6 +41,8 @@ export class VigilApp {
   readonly log: Logger;
   config!: Config;
   services!: Services;
+  engine!: Engine;
+  readonly writer: BatchWriter;
   private pipeline: Pipeline | null = null;
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
@@ -39,12 +50,13 @@ export class VigilApp {
 
   constructor(
     private readonly input: ConfigInput,
-    opts: AppOptions = {},
+    private readonly opts: AppOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
     this.store = openSqliteStore(input.dataDir);
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
+    this.writer = new BatchWriter(this.store, this.log);
   }
 
   /** First start of an empty data directory: the admin key, returned once to be printed. */
@@ -56,6 +68,18 @@ export class VigilApp {
     this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req));
     this.config = resolveConfig(this.input, this.server.port);
     this.services = this.buildServices();
+    this.engine = new Engine({
+      store: this.store,
+      writer: this.writer,
+      dispatcher: this.opts.dispatcher ?? new PiscinaDispatcher(),
+      clock: this.clock,
+      config: this.config,
+      log: this.log,
+      autoStart: this.opts.autoTick !== false,
+      onEvent: (check, event) => this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event'),
+    });
+    this.services.checks.observe(this.engine);
+    this.engine.start();
     this.pipeline = this.buildPipeline();
     this.every(HOUR, () => this.idempotency.prune());
     const url = `http://${this.input.server.host}:${this.server.port}`;
@@ -73,15 +97,19 @@ export class VigilApp {
     for (const t of this.timers) clearInterval(t);
     await this.server?.close();
     this.server = null;
+    await this.engine?.stop();
+    this.writer.close();
     this.store.close();
   }
 
   private buildServices(): Services {
     const { store, config, clock } = this;
+    const checks = new ChecksService(store, config, clock);
     return {
       config,
       clock,
-      checks: new ChecksService(store, config, clock),
+      checks,
+      history: new HistoryService(store, checks),
       accounts: new AccountsService(store, config, clock),
       alertSummary: () => ({ emailConfigured: false, emailEnabled: false, webhookCount: 0 }),
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
@@ -90,7 +118,13 @@ export class VigilApp {
 
   private buildPipeline(): Pipeline {
     const routes: Route[] = [];
-    routes.push(...checkRoutes(this.services), ...accountRoutes(this.services), ...metaRoutes(() => routes, this.config.publicUrl));
+    routes.push(
+      ...statusRoutes(this.services),
+      ...checkRoutes(this.services),
+      ...historyRoutes(this.services),
+      ...accountRoutes(this.services),
+      ...metaRoutes(() => routes, this.config.publicUrl),
+    );
     const challenge = `Bearer realm="vigil", resource_metadata="${this.config.publicUrl}/.well-known/oauth-protected-resource"`;
     return new Pipeline({
       routes,

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { AccountsService } from '../core/accounts-service.js';
 import type { ChecksService } from '../core/checks-service.js';
 import type { Clock } from '../core/clock.js';
+import type { HistoryService } from '../core/history-service.js';
 import type { AlertSummary } from '../core/views.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
@@ -10,6 +11,7 @@ export interface Services {
   clock: Clock;
   checks: ChecksService;
   accounts: AccountsService;
+  history: HistoryService;
   alertSummary(accountId: string): AlertSummary;
   usage(accountId: string): { checks: number };
 }

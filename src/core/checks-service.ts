@@ -86,6 +86,8 @@ export class ChecksService {
         ssl: null,
         domain: null,
         regions: null,
+        errorAlerted: false,
+        sslAlerts: null,
         createdAt: now,
         updatedAt: now,
       };
@@ -116,6 +118,12 @@ export class ChecksService {
     });
     const total = page.includeTotal ? this.store.checks.count(query) : undefined;
     return pageOf(rows, { limit: page.limit, page: pageNumber }, (c) => c.seq, total);
+  }
+
+  /** Every check the principal may see, in dashboard order (the status overview). */
+  all(principal: Principal): Check[] {
+    const query: CheckQuery = { accountId: principal.account.id, access: principal.access };
+    return this.store.checks.list(query, { limit: -1, offset: 0, afterSeq: null });
   }
 
   /** Moves whenever any check changes (for caches of rendered lists). */

@@ -33,22 +33,15 @@ export interface ApiKey {
   createdAt: number;
 }
 
-/** The probe-side state of a check: `paused` is not a state but `disabled` (see publicStatus). */
-export type MonitorStatus = 'pending' | 'up' | 'down';
+import type { MonitorStatus, Regions } from '../monitor/events.js';
+import type { SslAlertMemory } from '../monitor/state-machine.js';
+export type { MonitorStatus, Regions };
 
 export interface DomainInfo {
   name: string | null;
   registrar: string | null;
   expiresAt: string | null;
   updatedAt: string | null;
-}
-
-export interface Regions {
-  primary: string | null;
-  peer: string | null;
-  regionsTotal: number;
-  regionsDown: number;
-  confirmedDown: boolean;
 }
 
 /** What a user configures: every field the create and update bodies can set. */
@@ -87,6 +80,9 @@ export interface CheckRuntime {
   ssl: SslInfo | null;
   domain: DomainInfo | null;
   regions: Regions | null;
+  /** Which alerts were already sent in the current cycle (state machine memory). */
+  errorAlerted: boolean;
+  sslAlerts: SslAlertMemory | null;
 }
 
 export interface Check extends CheckSettings, CheckRuntime {

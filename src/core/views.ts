@@ -2,7 +2,8 @@ import type { Config } from '../config.js';
 import { inMaintenance } from './checks-service.js';
 import { limitsFor } from './plans.js';
 import type { Principal } from './principal.js';
-import type { Check } from './records.js';
+import type { Check, HistoryRow } from './records.js';
+import { statusEndpointStatus } from '../monitor/state-machine.js';
 
 /** Output shapes (spec 2.1, 2.2, 2.7), shared by REST and the tool server. */
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -111,5 +112,40 @@ export function accountView(principal: Principal, config: Config, usageChecks: n
     dashboardUrl: config.dashboardUrl,
     upgradeUrl: account.tier === 'free' ? config.billing.upgradeUrl : null,
     ...(account.claimed ? {} : { claimed: false, claimHint: 'Ask the account owner to open the claim link emailed at signup; alerts start after the claim.' }),
+  };
+}
+
+const NO_REGIONS = { primary: null, peer: null, regionsTotal: 0, regionsDown: 0, confirmedDown: false };
+
+/** Spec 2.3: nothing in it moves by itself, so its hash is a faithful ETag. */
+export function statusObject(check: Check, now: number) {
+  const status = statusEndpointStatus(check, check.disabled);
+  return {
+    id: check.id,
+    name: check.name || check.url,
+    status,
+    lastStatusChange: check.lastStatusChange,
+    lastError: status === 'offline' ? check.lastError : null,
+    disabled: check.disabled,
+    maintenanceMode: inMaintenance(check, now),
+    regions: check.regions ?? NO_REGIONS,
+  };
+}
+
+/** Spec 2.4; failed results carry null responseTime and timing. */
+export function historyEntry(row: HistoryRow, checkId: string) {
+  const failed = row.kind !== 'event' && row.status !== 'up';
+  return {
+    id: String(row.id),
+    checkId,
+    type: row.kind,
+    status: row.status,
+    statusCode: row.statusCode,
+    responseTime: failed ? null : row.responseTime,
+    region: row.region,
+    timing: failed ? null : row.timing,
+    error: row.error,
+    createdAt: new Date(row.at).toISOString(),
+    details: row.meta,
   };
 }

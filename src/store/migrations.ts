@@ -77,6 +77,9 @@ export const MIGRATIONS: Migration[] = [
         ssl TEXT,
         domain TEXT,
         regions TEXT,
+        error_alerted INTEGER NOT NULL DEFAULT 0,
+        ssl_alerts TEXT,
+        last_synced_at INTEGER,
         created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL
       );

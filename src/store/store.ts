@@ -1,4 +1,4 @@
-import type { Account, ApiKey, Check, CheckSettings, HistoryRow, KeyAccess } from '../core/records.js';
+import type { Account, ApiKey, Check, CheckRuntime, CheckSettings, HistoryRow, KeyAccess } from '../core/records.js';
 
 /**
  * The store is the interface the services call (SQLite now; DESIGN "Scaling past one machine").
@@ -62,7 +62,15 @@ export interface CheckRepo {
   delete(id: string): void;
   /** Moves on every write to any check: a validator for caches of check lists. */
   version(): number;
+  /** Every enabled check, read without filling the record cache (engine start). */
+  allEnabled(): Check[];
+  /** What monitoring learned; `sync` also writes the timing fields (spec 2.2 rule 2). */
+  saveRuntime(id: string, runtime: RuntimeWrite): void;
 }
+
+export type RuntimeWrite = Omit<CheckRuntime, 'lastChecked' | 'lastResponseTime' | 'lastStatusCode'> & {
+  sync: { lastChecked: number; lastResponseTime: number | null; lastStatusCode: number | null } | null;
+};
 
 export interface HistoryEventInput {
   checkSeq: number;
@@ -72,8 +80,38 @@ export interface HistoryEventInput {
   meta: Record<string, unknown>;
 }
 
+/** One probe result or heartbeat ping as history keeps it. */
+export interface HistoryResultInput {
+  checkSeq: number;
+  at: number;
+  kind: 'probe' | 'ping';
+  status: 'up' | 'down';
+  statusCode: number | null;
+  responseTime: number | null;
+  timing: { dns: number; connect: number; tls: number; ttfb: number; total: number } | null;
+  error: string | null;
+  region: string | null;
+  snippet: string | null;
+  meta: Record<string, unknown> | null;
+}
+
+/** History filters (spec 4.2, decisions §5): `from`/`to` inclusive, newest first. */
+export interface HistoryQuery {
+  checkSeq: number;
+  from: number | null;
+  to: number | null;
+  /** up: successful results; down: failed ones; error: failed with no answer at all. */
+  status: 'up' | 'down' | 'error' | null;
+  /** Case-insensitive substring of the error message or response snippet. */
+  q: string | null;
+}
+
 export interface HistoryRepo {
   insertEvent(event: HistoryEventInput): void;
+  insertResult(result: HistoryResultInput): void;
+  /** `before` is the cursor: [at, id] of the last row served. */
+  list(query: HistoryQuery, page: { limit: number; offset: number; before: [number, number] | null }): HistoryRow[];
+  count(query: HistoryQuery): number;
   forCheck(checkSeq: number, limit: number): HistoryRow[];
   deleteForCheck(checkSeq: number): void;
 }

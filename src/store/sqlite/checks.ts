@@ -1,6 +1,7 @@
 import type { CheckType, HttpMethod, ResponseValidation } from '../../core/check-types.js';
 import type { Check, CheckSettings, DomainInfo, MonitorStatus, Regions } from '../../core/records.js';
 import type { SslInfo } from '../../engine/probe-types.js';
+import type { SslAlertMemory } from '../../monitor/state-machine.js';
 import type { Db } from '../db.js';
 import type { CheckQuery, CheckRepo } from '../store.js';
 import { Lru } from '../../util/lru.js';
@@ -52,6 +53,8 @@ export interface CheckRowDb {
   ssl: string | null;
   domain: string | null;
   regions: string | null;
+  error_alerted: number;
+  ssl_alerts: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -96,6 +99,8 @@ export function rowToCheck(r: CheckRowDb): Check {
     ssl: parseJson<SslInfo>(r.ssl),
     domain: parseJson<DomainInfo>(r.domain),
     regions: parseJson<Regions>(r.regions),
+    errorAlerted: toBool(r.error_alerted),
+    sslAlerts: parseJson<SslAlertMemory>(r.ssl_alerts),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -156,6 +161,14 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
   const setDisabled = db.prepare('UPDATE checks SET disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?');
   const setMaintenance = db.prepare('UPDATE checks SET maintenance = ?, maintenance_until = ?, updated_at = ? WHERE id = ?');
   const del = db.prepare('DELETE FROM checks WHERE id = ?');
+  const allEnabled = db.prepare('SELECT * FROM checks WHERE disabled = 0 ORDER BY seq');
+  const saveRuntime = db.prepare(
+    `UPDATE checks SET status = ?, consecutive_failures = ?, degraded = ?, last_error = ?, last_status_change = ?,
+       probes_total = ?, probes_up = ?, ssl = ?, domain = ?, regions = ?, error_alerted = ?, ssl_alerts = ? WHERE id = ?`,
+  );
+  const saveSync = db.prepare(
+    'UPDATE checks SET last_checked = ?, last_response_time = ?, last_status_code = ?, last_synced_at = ? WHERE id = ?',
+  );
 
   return {
     insert(c, urlKey, tokenHash) {
@@ -188,6 +201,16 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     setMaintenance: (id, on, until, now) => changed(id, setMaintenance.run(fromBool(on), until, now, id)),
     delete: (id) => changed(id, del.run(id)),
     version: () => version,
+    allEnabled: () => (allEnabled.all() as CheckRowDb[]).map(rowToCheck),
+    saveRuntime(id, r) {
+      saveRuntime.run(
+        r.status, r.consecutiveFailures, fromBool(r.degraded), r.lastError, r.lastStatusChange,
+        r.probesTotal, r.probesUp, toJson(r.ssl), toJson(r.domain), toJson(r.regions),
+        fromBool(r.errorAlerted), toJson(r.sslAlerts), id,
+      );
+      if (r.sync) saveSync.run(r.sync.lastChecked, r.sync.lastResponseTime, r.sync.lastStatusCode, r.sync.lastChecked, id);
+      changed(id, null);
+    },
     clearCache: () => {
       records.clear();
       version++;

@@ -1,7 +1,31 @@
 import type { HistoryKind, HistoryRow } from '../../core/records.js';
 import type { Db } from '../db.js';
-import type { HistoryRepo } from '../store.js';
-import { parseJson } from './statements.js';
+import type { HistoryQuery, HistoryRepo } from '../store.js';
+import { parseJson, StatementCache } from './statements.js';
+
+const escapeLike = (q: string) => q.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function where(q: HistoryQuery): { sql: string; params: unknown[] } {
+  const parts = ['check_seq = ?'];
+  const params: unknown[] = [q.checkSeq];
+  if (q.from !== null) {
+    parts.push('at >= ?');
+    params.push(q.from);
+  }
+  if (q.to !== null) {
+    parts.push('at <= ?');
+    params.push(q.to);
+  }
+  if (q.status === 'up') parts.push("kind != 'event' AND status = 'up'");
+  else if (q.status === 'down') parts.push("kind != 'event' AND status = 'down'");
+  else if (q.status === 'error') parts.push("kind != 'event' AND status = 'down' AND status_code IS NULL");
+  if (q.q !== null) {
+    parts.push("(error LIKE ? ESCAPE '\\' OR snippet LIKE ? ESCAPE '\\')");
+    const pattern = `%${escapeLike(q.q)}%`;
+    params.push(pattern, pattern);
+  }
+  return { sql: parts.join(' AND '), params };
+}
 
 interface HistoryRowDb {
   id: number;
@@ -43,13 +67,37 @@ export function rowToHistory(r: HistoryRowDb): HistoryRow {
 }
 
 export function sqliteHistory(db: Db): HistoryRepo {
+  const cache = new StatementCache(db);
   const insertEvent = db.prepare(
     "INSERT INTO history (check_seq, at, kind, status, region, meta) VALUES (?, ?, 'event', ?, ?, ?)",
+  );
+  const insertResult = db.prepare(
+    `INSERT INTO history (check_seq, at, kind, status, status_code, response_time, dns, connect, tls, ttfb, total, error, region, snippet, meta)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const forCheck = db.prepare('SELECT * FROM history WHERE check_seq = ? ORDER BY at DESC, id DESC LIMIT ?');
   const deleteForCheck = db.prepare('DELETE FROM history WHERE check_seq = ?');
   return {
     insertEvent: (e) => void insertEvent.run(e.checkSeq, e.at, e.status, e.region, JSON.stringify(e.meta)),
+    insertResult: (r) => {
+      const t = r.timing;
+      insertResult.run(
+        r.checkSeq, r.at, r.kind, r.status, r.statusCode, r.responseTime,
+        t?.dns ?? null, t?.connect ?? null, t?.tls ?? null, t?.ttfb ?? null, t?.total ?? null,
+        r.error, r.region, r.snippet, r.meta === null ? null : JSON.stringify(r.meta),
+      );
+    },
+    list(q, page) {
+      const w = where(q);
+      const before = page.before === null ? '' : ' AND (at < ? OR (at = ? AND id < ?))';
+      const params = page.before === null ? w.params : [...w.params, page.before[0], page.before[0], page.before[1]];
+      const stmt = cache.get(`SELECT * FROM history WHERE ${w.sql}${before} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`);
+      return (stmt.all(...params, page.limit, page.offset) as HistoryRowDb[]).map(rowToHistory);
+    },
+    count(q) {
+      const w = where(q);
+      return cache.get(`SELECT count(*) FROM history WHERE ${w.sql}`).pluck().get(...w.params) as number;
+    },
     forCheck: (seq, limit) => (forCheck.all(seq, limit) as HistoryRowDb[]).map(rowToHistory),
     deleteForCheck: (seq) => void deleteForCheck.run(seq),
   };

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { statusObject } from '../core/views.js';
+import { ErrorBody } from '../core/schemas/common.js';
+import { StatusResponse } from '../core/schemas/status.js';
+import { defineRoute, type Route } from '../front/http-types.js';
+import { jsonReply } from './check-json.js';
+import type { Services } from './services.js';
+
+/** Does If-None-Match name this ETag (a list, weak or strong, or `*`)? */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
+export function statusRoutes(s: Services): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/public/checks/status',
+      summary: 'Every check’s current status in dashboard order (ETag / If-None-Match)',
+      tag: 'status',
+      auth: 'credential',
+      scope: 'checks:read',
+      allowRestricted: true,
+      rateLimit: 'status',
+      idempotency: 'none',
+      errorShape: 'standard',
+      responses: { 200: StatusResponse, 304: null, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+      handler: ({ principal, req, now }) => {
+        const checks = s.checks.all(principal);
+        const text = JSON.stringify({ data: checks.map((c) => statusObject(c, now)), meta: { total: checks.length } });
+        const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+        const headers = { ETag: etag, 'Cache-Control': 'no-cache' };
+        if (etagMatches(req.headers['if-none-match'], etag)) return { status: 304, headers };
+        return { ...jsonReply(text), headers };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,49 @@
+import type { HistoryQuery, Store } from '../store/store.js';
+import type { ChecksService } from './checks-service.js';
+import { errors } from './errors.js';
+import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
+import type { Principal } from './principal.js';
+import type { HistoryRow } from './records.js';
+
+export interface HistoryFilter {
+  from?: string;
+  to?: string;
+  status?: 'up' | 'down' | 'error';
+  q?: string;
+}
+
+const isKey = (v: unknown): v is [number, number] => Array.isArray(v) && v.length === 2 && v.every(Number.isInteger);
+
+/** A check's history, newest first, with the spec's filters (4.2) and both paginations (4.1). */
+export class HistoryService {
+  constructor(
+    private readonly store: Store,
+    private readonly checks: ChecksService,
+  ) {}
+
+  list(principal: Principal, checkId: string, filter: HistoryFilter, page: PageRequest): { checkId: string; data: HistoryRow[]; meta: PageMeta } {
+    const check = this.checks.get(principal, checkId);
+    const from = parseDate('from', filter.from);
+    const to = parseDate('to', filter.to);
+    if (from !== null && to !== null && from > to) throw errors.badRequest('from must not be after to');
+    const query: HistoryQuery = { checkSeq: check.seq, from, to, status: filter.status ?? null, q: filter.q?.length ? filter.q : null };
+    const cursor = page.cursor === undefined ? null : decodeCursor(page.cursor, isKey);
+    const rows = this.store.history.list(query, {
+      limit: page.limit + 1,
+      offset: cursor ? 0 : (page.page - 1) * page.limit,
+      before: cursor?.key ?? null,
+    });
+    const total = page.includeTotal ? this.store.history.count(query) : undefined;
+    return { checkId, ...pageOf(rows, { limit: page.limit, page: cursor?.page ?? page.page }, (r) => [r.at, r.id], total) };
+  }
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** ISO 8601 only: Date.parse alone would take "3" or "March 5" too. */
+export function parseDate(name: string, value: string | undefined): number | null {
+  if (value === undefined || value === '') return null;
+  const ms = ISO.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) throw errors.badRequest(`${name} must be an ISO 8601 date-time, got ${value}`);
+  return ms;
+}

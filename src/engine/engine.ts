@@ -1,0 +1,244 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { CheckObserver } from '../core/checks-service.js';
+import { inMaintenance } from '../core/checks-service.js';
+import type { Clock } from '../core/clock.js';
+import type { Check, DomainInfo } from '../core/records.js';
+import type { MonitorEvent } from '../monitor/events.js';
+import { transition, type MonitorPolicy, type MonitorState } from '../monitor/state-machine.js';
+import type { BatchWriter } from '../store/sqlite/batch-writer.js';
+import type { Store } from '../store/store.js';
+import { intervalMs, isProbeType, monitorState, probeTask } from './check-task.js';
+import type { ProbeDispatcher } from './dispatcher.js';
+import type { ProbeResult, ProbeTask, SslInfo } from './probe-types.js';
+import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId } from './timing-wheel.js';
+import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
+
+/** Where transitions go: the alert pipeline subscribes (a later layer). */
+export type EventSink = (check: { id: string; accountId: string; seq: number }, event: MonitorEvent) => void;
+
+/** Timing fields are synced on status changes and at least this often (spec 2.2 rule 2). */
+const SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
+/** The uptime counters reach the database at least this often even when nothing else changes. */
+const COUNTERS_EVERY_MS = 10 * 60 * 1000;
+
+/** One scheduled check: only what probing and the state machine need, kept small. */
+interface Scheduled {
+  id: string;
+  seq: number;
+  accountId: string;
+  intervalMs: number;
+  task: ProbeTask;
+  policy: Omit<MonitorPolicy, 'maintenance'>;
+  maintenance: boolean;
+  maintenanceUntil: number | null;
+  state: MonitorState;
+  probesTotal: number;
+  probesUp: number;
+  ssl: SslInfo | null;
+  domain: DomainInfo | null;
+  lastSyncedAt: number;
+  countersWrittenAt: number;
+  inFlight: boolean;
+}
+
+export interface EngineDeps {
+  store: Store;
+  writer: BatchWriter;
+  dispatcher: ProbeDispatcher;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+  onEvent?: EventSink;
+  /** Tests drive the wheel themselves; production ticks on real time. */
+  autoStart?: boolean;
+}
+
+/**
+ * Schedules every enabled check on the timing wheel, sends due probes to the dispatcher and
+ * runs each result through the state machine, then hands one write per result to the batched
+ * writer. Nothing here waits on an HTTP client, and no request waits on a probe.
+ */
+export class Engine implements CheckObserver {
+  readonly wheel: TimingWheel;
+  private readonly scheduled = new Map<string, Scheduled>();
+  private driver: WheelDriver | null = null;
+  private readonly region: string;
+
+  constructor(private readonly deps: EngineDeps) {
+    this.wheel = new TimingWheel({ clock: deps.clock, tickMs: 100 });
+    this.region = deps.config.region;
+  }
+
+  /** Loads every enabled check, each at its stable phase: a restart makes no thundering herd. */
+  start(): void {
+    const now = this.deps.clock.now();
+    for (const check of this.deps.store.checks.allEnabled()) this.add(check, false, now);
+    if (this.deps.autoStart !== false) {
+      this.driver = startWheelDriver({
+        wheel: this.wheel,
+        clock: this.deps.clock,
+        fire: (id, dueAt) => this.fire(id, dueAt),
+        onError: (err) => this.deps.log.error({ err }, 'scheduler error'),
+      });
+    }
+  }
+
+  get size(): number {
+    return this.scheduled.size;
+  }
+
+  /** Probes still running (shutdown waits for them, bounded). */
+  get inFlight(): number {
+    return this.deps.dispatcher.inFlight;
+  }
+
+  async stop(graceMs = 5_000): Promise<void> {
+    this.driver?.stop();
+    this.driver = null;
+    const deadline = Date.now() + graceMs;
+    while (this.deps.dispatcher.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await this.deps.dispatcher.close();
+  }
+
+  /** Advances the wheel to the clock (tests with a manual clock call this). */
+  tick(): void {
+    this.wheel.advance(this.deps.clock.now(), (id, dueAt) => this.fire(id, dueAt));
+  }
+
+  checkSaved(check: Check, runNow: boolean): void {
+    if (check.disabled || !isProbeType(check.type)) {
+      this.checkRemoved(check);
+      return;
+    }
+    this.add(check, runNow, this.deps.clock.now());
+  }
+
+  checkRemoved(check: Pick<Check, 'id'>): void {
+    this.scheduled.delete(check.id);
+    this.wheel.cancel(wheelId('probe', check.id));
+  }
+
+  private add(check: Check, runNow: boolean, now: number): void {
+    if (!isProbeType(check.type) || check.disabled) return;
+    const previous = this.scheduled.get(check.id);
+    const entry: Scheduled = {
+      id: check.id,
+      seq: check.seq,
+      accountId: check.accountId,
+      intervalMs: intervalMs(check),
+      task: probeTask(check, this.deps.config),
+      policy: {
+        downConfirmationAttempts: check.downConfirmationAttempts,
+        immediateRecheckEnabled: check.immediateRecheckEnabled,
+        responseTimeLimit: check.responseTimeLimit,
+      },
+      maintenance: check.maintenance,
+      maintenanceUntil: check.maintenanceUntil,
+      // A live entry's state is newer than the stored row (writes are batched).
+      state: previous?.state ?? monitorState(check),
+      probesTotal: previous?.probesTotal ?? check.probesTotal,
+      probesUp: previous?.probesUp ?? check.probesUp,
+      ssl: previous?.ssl ?? check.ssl,
+      domain: previous?.domain ?? check.domain,
+      lastSyncedAt: previous?.lastSyncedAt ?? check.lastChecked ?? 0,
+      countersWrittenAt: now,
+      inFlight: false,
+    };
+    this.scheduled.set(check.id, entry);
+    this.wheel.schedule(wheelId('probe', check.id), runNow ? now : nextDue(check.id, entry.intervalMs, now));
+  }
+
+  private fire(id: string, dueAt: number): void {
+    const parsed = parseWheelId(id);
+    if (!parsed || parsed.kind !== 'probe') return;
+    const entry = this.scheduled.get(parsed.checkId);
+    if (!entry) return;
+    const now = this.deps.clock.now();
+    this.wheel.schedule(id, followingDue(entry.id, entry.intervalMs, dueAt, now));
+    if (entry.inFlight) return; // the previous probe is still running: skip, never pile up
+    entry.inFlight = true;
+    this.deps.dispatcher.run(entry.task).then(
+      (result) => this.record(entry, result),
+      (err: unknown) => this.deps.log.error({ err, checkId: entry.id }, 'probe dispatch failed'),
+    ).finally(() => {
+      entry.inFlight = false;
+    });
+  }
+
+  private record(entry: Scheduled, result: ProbeResult): void {
+    // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
+    if (this.scheduled.get(entry.id) !== entry) return;
+    const now = this.deps.clock.now();
+    const maintenance = entry.maintenance && inMaintenance(entry, now);
+    const before = entry.state;
+    const t = transition(before, { ...entry.policy, maintenance }, { kind: 'probe', result, region: this.region, peer: null }, now);
+    entry.state = t.state;
+    entry.probesTotal++;
+    if (result.ok) entry.probesUp++;
+    const sslChanged = result.ssl !== null && (result.ssl.fingerprint !== entry.ssl?.fingerprint || result.ssl.valid !== entry.ssl?.valid);
+    if (result.ssl) entry.ssl = result.ssl;
+
+    const statusChanged = before.status !== t.state.status;
+    const visibleChanged = statusChanged || sslChanged || stateDiffers(before, t.state);
+    const syncDue = statusChanged || now - entry.lastSyncedAt >= SYNC_EVERY_MS;
+    const countersDue = now - entry.countersWrittenAt >= COUNTERS_EVERY_MS;
+    if (syncDue) entry.lastSyncedAt = now;
+    if (visibleChanged || syncDue || countersDue) entry.countersWrittenAt = now;
+
+    const { store, writer } = this.deps;
+    const runtime = visibleChanged || syncDue || countersDue ? this.runtimeOf(entry, syncDue ? result : null, now) : null;
+    writer.submit(() => {
+      store.history.insertResult({
+        checkSeq: entry.seq,
+        at: result.startedAt,
+        kind: 'probe',
+        status: result.ok ? 'up' : 'down',
+        statusCode: result.statusCode,
+        responseTime: result.responseTime,
+        timing: result.timing,
+        error: result.error,
+        region: this.region,
+        snippet: result.snippet,
+        meta: result.location ? { location: result.location } : null,
+      });
+      if (runtime) store.checks.saveRuntime(entry.id, runtime);
+    });
+
+    for (const event of t.events) this.deps.onEvent?.({ id: entry.id, accountId: entry.accountId, seq: entry.seq }, event);
+    if (t.recheck === 'immediate') this.wheel.schedule(wheelId('probe', entry.id), now);
+  }
+
+  private runtimeOf(entry: Scheduled, synced: ProbeResult | null, now: number) {
+    const s = entry.state;
+    return {
+      status: s.status,
+      consecutiveFailures: s.consecutiveFailures,
+      degraded: s.degraded,
+      lastError: s.lastError,
+      lastStatusChange: s.lastStatusChange,
+      probesTotal: entry.probesTotal,
+      probesUp: entry.probesUp,
+      ssl: entry.ssl,
+      domain: entry.domain,
+      regions: s.regions,
+      errorAlerted: s.errorAlerted,
+      sslAlerts: s.ssl,
+      sync: synced ? { lastChecked: now, lastResponseTime: synced.responseTime, lastStatusCode: synced.statusCode } : null,
+    };
+  }
+}
+
+function stateDiffers(a: MonitorState, b: MonitorState): boolean {
+  return (
+    a.consecutiveFailures !== b.consecutiveFailures ||
+    a.degraded !== b.degraded ||
+    a.lastError !== b.lastError ||
+    a.errorAlerted !== b.errorAlerted ||
+    a.ssl !== b.ssl ||
+    a.regions.primary !== b.regions.primary ||
+    a.regions.regionsTotal !== b.regions.regionsTotal ||
+    a.regions.regionsDown !== b.regions.regionsDown ||
+    a.regions.confirmedDown !== b.regions.confirmedDown
+  );
+}

@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import type { Store } from '../store.js';
+
+interface Pending {
+  write: () => void;
+  done?: { resolve: () => void; reject: (err: unknown) => void };
+}
+
+/**
+ * Group commit (DESIGN 6): writes queue up and are committed together, many per transaction,
+ * a few milliseconds apart. `commit` resolves only after its transaction is durable, which is
+ * what a heartbeat acknowledgement waits for; `submit` is for writes nobody waits on (probe
+ * results). One failing write is reported and skipped; it never sinks the rest of its batch.
+ */
+export class BatchWriter {
+  private queue: Pending[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing = false;
+  private closed = false;
+
+  constructor(
+    private readonly store: Pick<Store, 'transaction'>,
+    private readonly log: Logger,
+    private readonly delayMs = 5,
+    private readonly maxBatch = 2000,
+  ) {}
+
+  submit(write: () => void): void {
+    this.enqueue({ write });
+  }
+
+  commit(write: () => void): Promise<void> {
+    return new Promise((resolve, reject) => this.enqueue({ write, done: { resolve, reject } }));
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Commits everything queued now (shutdown, tests). */
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    while (this.queue.length && !this.flushing) this.flushBatch();
+  }
+
+  close(): void {
+    this.flush();
+    this.closed = true;
+  }
+
+  private enqueue(p: Pending): void {
+    if (this.closed) {
+      p.done?.reject(new Error('writer is closed'));
+      return;
+    }
+    this.queue.push(p);
+    if (this.queue.length >= this.maxBatch) this.flush();
+    else if (!this.timer) this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, this.delayMs);
+  }
+
+  private flushBatch(): void {
+    const batch = this.queue.length > this.maxBatch ? this.queue.splice(0, this.maxBatch) : this.queue.splice(0);
+    const failed = new Map<Pending, unknown>();
+    this.flushing = true;
+    try {
+      this.store.transaction(() => {
+        for (const p of batch) {
+          try {
+            p.write();
+          } catch (err) {
+            failed.set(p, err);
+          }
+        }
+      });
+    } catch (err) {
+      // The commit itself failed (disk full, I/O error): nothing in the batch is durable.
+      this.log.error({ err, writes: batch.length }, 'batch commit failed');
+      for (const p of batch) p.done?.reject(err);
+      return;
+    } finally {
+      this.flushing = false;
+    }
+    for (const p of batch) {
+      const err = failed.get(p);
+      if (err === undefined) p.done?.resolve();
+      else {
+        this.log.error({ err }, 'write failed');
+        p.done?.reject(err);
+      }
+    }
+  }
+}
