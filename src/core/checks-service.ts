@@ -92,6 +92,7 @@ export class ChecksService {
         updatedAt: now,
       };
       const seq = this.store.checks.insert(record, urlKey, token === null ? null : hashSecret(token));
+      this.store.stateChanges.append(seq, now, 'pending');
       return { ...record, seq };
     });
     this.observer.checkSaved(check, true);
@@ -161,6 +162,7 @@ export class ChecksService {
     const check = this.store.transaction(() => {
       const c = this.get(principal, id);
       this.store.history.deleteForCheck(c.seq);
+      this.store.stateChanges.deleteForCheck(c.seq);
       this.store.checks.delete(id);
       return c;
     });
@@ -174,6 +176,8 @@ export class ChecksService {
       if (current.disabled !== disabled) {
         const why = disabled ? reason?.trim() || 'Disabled via API' : reason?.trim() || null;
         this.store.checks.setDisabled(id, disabled, disabled ? why : null, now);
+        // Paused time is neither up nor down; after a resume the state is unknown until a result.
+        this.store.stateChanges.append(current.seq, now, disabled ? 'paused' : 'pending');
         this.store.history.insertEvent({
           checkSeq: current.seq,
           at: now,

@@ -14,6 +14,14 @@ import type { ProbeResult, ProbeTask, SslInfo } from './probe-types.js';
 import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId } from './timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
 
+/**
+ * Sees every recorded result inside the writer's transaction (rollups aggregate here), so a
+ * result and its aggregates commit together.
+ */
+export interface ResultAggregator {
+  add(checkSeq: number, result: ProbeResult): void;
+}
+
 /** Where transitions go: the alert pipeline subscribes (a later layer). */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: MonitorEvent) => void;
 
@@ -50,6 +58,7 @@ export interface EngineDeps {
   config: Config;
   log: Logger;
   onEvent?: EventSink;
+  aggregator?: ResultAggregator;
   /** Tests drive the wheel themselves; production ticks on real time. */
   autoStart?: boolean;
 }
@@ -203,6 +212,8 @@ export class Engine implements CheckObserver {
         meta: result.location ? { location: result.location } : null,
       });
       if (runtime) store.checks.saveRuntime(entry.id, runtime);
+      if (statusChanged) store.stateChanges.append(entry.seq, now, t.state.status);
+      this.deps.aggregator?.add(entry.seq, result);
     });
 
     for (const event of t.events) this.deps.onEvent?.({ id: entry.id, accountId: entry.accountId, seq: entry.seq }, event);

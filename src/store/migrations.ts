@@ -102,6 +102,14 @@ export const MIGRATIONS: Migration[] = [
       );
       CREATE INDEX history_check_at ON history(check_seq, at, id);
 
+      -- Every status a check entered, for durations, incidents, MTBF and MTTR (DESIGN 7).
+      CREATE TABLE state_changes (
+        check_seq INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        status TEXT NOT NULL
+      );
+      CREATE INDEX state_changes_check_at ON state_changes(check_seq, at);
+
       CREATE TABLE idempotency_keys (
         account_id TEXT NOT NULL,
         key TEXT NOT NULL,

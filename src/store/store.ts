@@ -9,6 +9,7 @@ export interface Store {
   keys: KeyRepo;
   checks: CheckRepo;
   history: HistoryRepo;
+  stateChanges: StateChangeRepo;
   idempotency: IdempotencyRepo;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
@@ -131,4 +132,14 @@ export interface IdempotencyRepo {
   get(accountId: string, key: string): IdempotencyRecord | null;
   put(record: IdempotencyRecord): void;
   deleteOlderThan(cutoff: number): number;
+}
+
+/** A status a check entered: up/down from results, paused/pending from pause and resume. */
+export type LoggedStatus = 'up' | 'down' | 'paused' | 'pending';
+
+export interface StateChangeRepo {
+  append(checkSeq: number, at: number, status: LoggedStatus): void;
+  /** Changes in [from, to], plus the last one before `from` (the state in force at `from`). */
+  between(checkSeq: number, from: number, to: number): Array<{ at: number; status: LoggedStatus }>;
+  deleteForCheck(checkSeq: number): void;
 }

@@ -5,6 +5,7 @@ import { sqliteChecks } from './checks.js';
 import { sqliteHistory } from './history.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteKeys } from './keys.js';
+import { sqliteStateChanges } from './state-changes.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle, for the batched writer and rollups that live beside the repositories. */
@@ -24,6 +25,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     keys: sqliteKeys(db, credentialsChanged),
     checks,
     history: sqliteHistory(db),
+    stateChanges: sqliteStateChanges(db),
     idempotency: sqliteIdempotency(db),
     credentialsVersion: () => `${dataVersion.get() as number}:${localChanges}`,
     transaction: <T>(fn: () => T): T => {
