@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { VigilApp } from '../../src/app.js';
 import { deepMerge, loadConfig, type ConfigInput } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
+import type { AppOptions } from '../../src/app.js';
 
 export interface TestServer {
   app: VigilApp;
@@ -12,7 +13,8 @@ export interface TestServer {
   dataDir: string;
   /** fetch against the server with the admin key unless `key` says otherwise (null: no key). */
   request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
-  stop(): Promise<void>;
+  /** Stops the server; the data directory is removed unless keepData. */
+  stop(keepData?: boolean): Promise<void>;
 }
 
 export interface RequestOptions {
@@ -33,25 +35,29 @@ export interface TestResponse {
 let counter = 0;
 
 /** Starts a real Vigil on a free loopback port with a fresh data directory. */
-export async function startServer(overrides: Record<string, unknown> = {}, clock?: Clock): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-test-'));
+export async function startServer(
+  overrides: Record<string, unknown> = {},
+  clock?: Clock,
+  options: Omit<AppOptions, 'clock'> & { dataDir?: string } = {},
+): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'vigil-test-'));
   const input = loadConfig({
     overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 }, dataDir, logLevel: 'silent' }, overrides),
     warn: () => {},
   }) as ConfigInput;
-  const app = new VigilApp(input, { clock });
+  const app = new VigilApp(input, { ...options, clock });
   const admin = app.bootstrapAdmin();
   const { url } = await app.start();
-  const adminKey = admin!.key;
+  const adminKey = admin?.key ?? '';
   return {
     app,
     url,
     adminKey,
     dataDir,
     request: (method, path, opts = {}) => send(url, adminKey, method, path, opts),
-    async stop() {
+    async stop(keepData = false) {
       await app.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,184 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/core/clock.js';
+import { wheelId } from '../../src/engine/timing-wheel.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
+
+const settle = () => new Promise((r) => setTimeout(r, 30)); // probe promise + 5 ms group commit
+
+describe('engine: scheduling, state and the status endpoint', () => {
+  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+  let healthy = true;
+  const dispatcher = new ScriptedDispatcher(() => (healthy ? { ok: true } : { ok: false }), () => clock.now());
+  let srv: TestServer;
+  let id: string;
+
+  before(async () => {
+    srv = await startServer(
+      { plans: { pro: { minCheckIntervalMinutes: 0.05 } }, rateLimits: { statusPerKeyPerMinute: 1000, statusPerAccountPerMinute: 1000 } },
+      clock,
+      { dispatcher, autoTick: false },
+    );
+    const res = await srv.request('POST', '/v1/public/checks', {
+      body: { url: 'http://127.0.0.1:1/', checkFrequency: 0.05, downConfirmationAttempts: 2 },
+    });
+    assert.equal(res.status, 201);
+    id = res.body.data.id;
+  });
+  after(() => srv.stop());
+
+  const tick = async () => {
+    srv.app.engine.tick();
+    await settle();
+  };
+  const get = async () => (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
+  const statusOf = async (etag?: string) =>
+    srv.request('GET', '/v1/public/checks/status', { headers: etag ? { 'if-none-match': etag } : {} });
+
+  test('a new check is probed at once, then at its interval', async () => {
+    await tick();
+    assert.equal(dispatcher.calls.length, 1);
+    assert.equal(dispatcher.calls[0]!.url, 'http://127.0.0.1:1/');
+    assert.equal(dispatcher.calls[0]!.timeoutMs, 3000, 'timeout is the smaller of 30 s and the interval');
+    const check = await get();
+    assert.equal(check.status, 'up');
+    assert.equal(check.lastStatusCode, 200, 'timing fields are synced on a status change');
+    await tick();
+    assert.equal(dispatcher.calls.length, 1, 'nothing more until the interval passes');
+    clock.advance(3000);
+    await tick();
+    assert.equal(dispatcher.calls.length, 2);
+  });
+
+  test('failures below the threshold are re-probed at once, then the check goes down', async () => {
+    const etag = (await statusOf()).headers.get('etag')!;
+    healthy = false;
+    clock.advance(3000);
+    await tick();
+    let check = await get();
+    assert.equal(check.status, 'up', 'one failure of two needed');
+    assert.equal(check.consecutiveFailures, 1);
+    let status = await statusOf();
+    assert.equal(status.body.data[0].status, 'degraded', 'failures started below the threshold');
+    assert.notEqual(status.headers.get('etag'), etag);
+    await tick(); // the immediate recheck was scheduled at "now"
+    check = await get();
+    assert.equal(check.status, 'down');
+    assert.equal(check.consecutiveFailures, 2);
+    assert.equal(check.lastError, 'Expected status 200, got 500');
+    status = await statusOf();
+    assert.deepEqual(
+      { status: status.body.data[0].status, lastError: status.body.data[0].lastError, total: status.body.meta.total },
+      { status: 'offline', lastError: 'Expected status 200, got 500', total: 1 },
+    );
+    assert.equal(status.body.data[0].lastStatusChange, clock.now());
+    assert.deepEqual(status.body.data[0].regions, { primary: 'vps-eu-1', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false });
+  });
+
+  test('the ETag holds while nothing changes and a match is 304 with no body', async () => {
+    const first = await statusOf();
+    const etag = first.headers.get('etag')!;
+    clock.advance(3000);
+    await tick(); // still failing: nothing listed changes
+    const again = await statusOf(etag);
+    assert.equal(again.status, 304);
+    assert.equal(again.text, '');
+    assert.equal(again.headers.get('etag'), etag);
+    assert.equal((await statusOf(`"other", W/${etag}`)).status, 304, 'lists and weak tags match');
+  });
+
+  test('recovery goes up and history agrees with the status endpoint', async () => {
+    healthy = true;
+    clock.advance(3000);
+    await tick();
+    assert.equal((await get()).status, 'up');
+    assert.equal((await statusOf()).body.data[0].status, 'online');
+    const history = await srv.request('GET', `/v1/public/checks/${id}/history?limit=100`);
+    const statuses = history.body.data.map((e: { status: string }) => e.status);
+    assert.deepEqual(statuses, ['up', 'down', 'down', 'down', 'up', 'up'], 'newest first, one row per probe');
+    const down = history.body.data[1];
+    assert.equal(down.responseTime, null, 'failed probes carry null responseTime');
+    assert.equal(down.timing, null);
+    assert.deepEqual(history.body.data[0].timing, { dns: 1, connect: 2, tls: 0, ttfb: 30, total: 42 });
+    const filtered = await srv.request('GET', `/v1/public/checks/${id}/history?status=down&q=EXPECTED&includeTotal=true`);
+    assert.equal(filtered.body.meta.total, 3, 'q is a case-insensitive substring of the error');
+  });
+
+  test('pause stops probing, resume probes at once; a behaviour PATCH runs at once, a rename does not', async () => {
+    const key = wheelId('probe', id);
+    await srv.request('POST', `/v1/public/checks/${id}/toggle`, { body: { disabled: true, reason: 'deploy' } });
+    assert.equal(srv.app.engine.wheel.has(key), false);
+    const calls = dispatcher.calls.length;
+    clock.advance(60_000);
+    await tick();
+    assert.equal(dispatcher.calls.length, calls);
+    assert.equal((await statusOf()).body.data[0].status, 'unknown', 'paused maps to unknown');
+    await srv.request('POST', `/v1/public/checks/${id}/toggle`, { body: { disabled: false } });
+    await tick();
+    assert.equal(dispatcher.calls.length, calls + 1, 'resume runs at once');
+    await srv.request('PATCH', `/v1/public/checks/${id}`, { body: { name: 'renamed' } });
+    await tick();
+    assert.equal(dispatcher.calls.length, calls + 1);
+    await srv.request('PATCH', `/v1/public/checks/${id}`, { body: { requestHeaders: { 'x-probe': '1' } } });
+    await tick();
+    assert.equal(dispatcher.calls.length, calls + 2);
+    assert.deepEqual(dispatcher.calls.at(-1)!.headers, { 'x-probe': '1' });
+  });
+
+  test('maintenance freezes status and delete unschedules', async () => {
+    await srv.request('POST', `/v1/public/checks/${id}/maintenance`, { body: { enabled: true } });
+    healthy = false;
+    clock.advance(3000);
+    await tick();
+    await tick();
+    const check = await get();
+    assert.equal(check.status, 'up', 'status does not change during maintenance');
+    assert.equal(check.maintenanceMode, true);
+    assert.equal((await statusOf()).body.data[0].maintenanceMode, true);
+    await srv.request('DELETE', `/v1/public/checks/${id}`);
+    assert.equal(srv.app.engine.wheel.has(wheelId('probe', id)), false);
+    assert.equal(srv.app.engine.size, 0);
+  });
+});
+
+describe('engine: restart', () => {
+  test('every enabled check is rescheduled from the database at its stable phase', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+    const first = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await first.request('POST', '/v1/public/checks', { body: { url: `https://s${i}.example.com/` } });
+      ids.push(res.body.data.id);
+    }
+    await first.request('POST', `/v1/public/checks/${ids[2]}/toggle`, { body: { disabled: true } });
+    await first.stop(true);
+    const second = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false, dataDir: first.dataDir });
+    try {
+      const wheel = second.app.engine.wheel;
+      assert.equal(wheel.has(wheelId('probe', ids[0]!)), true);
+      assert.equal(wheel.has(wheelId('probe', ids[1]!)), true);
+      assert.equal(wheel.has(wheelId('probe', ids[2]!)), false, 'paused checks stay paused');
+      const due = [ids[0]!, ids[1]!].map((id) => wheel.dueAt(wheelId('probe', id))!);
+      for (const d of due) assert.ok(d >= clock.now() && d < clock.now() + 5 * 60_000, 'within one interval, not all at once');
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('status endpoint limits', () => {
+  test('6 requests a minute per key, then 429 with Retry-After', async () => {
+    const srv = await startServer({}, undefined, { dispatcher: new ScriptedDispatcher(), autoTick: false });
+    try {
+      for (let i = 0; i < 6; i++) assert.equal((await srv.request('GET', '/v1/public/checks/status')).status, 200);
+      const limited = await srv.request('GET', '/v1/public/checks/status');
+      assert.equal(limited.status, 429);
+      assert.ok(Number(limited.headers.get('retry-after')) > 0);
+      assert.equal(limited.headers.get('ratelimit-remaining'), '0');
+      assert.equal((await srv.request('GET', '/v1/public/checks')).status, 200, 'other endpoints keep their own budget');
+    } finally {
+      await srv.stop();
+    }
+  });
+});
