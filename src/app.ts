@@ -16,10 +16,13 @@ import { Pipeline } from './front/pipeline.js';
 import { RateLimiter } from './front/rate-limiter.js';
 import { serve, type RunningServer } from './front/uws-server.js';
 import { createLogger, type Logger } from './log.js';
+import type { MonitorEvent } from './monitor/events.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { BatchWriter } from './store/sqlite/batch-writer.js';
 import { PiscinaDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
+import { HeartbeatMonitor } from './engine/heartbeats.js';
+import { heartbeatRoutes } from './api/heartbeat-routes.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -67,7 +70,6 @@ export class VigilApp {
   async start(): Promise<{ url: string; port: number }> {
     this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req));
     this.config = resolveConfig(this.input, this.server.port);
-    this.services = this.buildServices();
     this.engine = new Engine({
       store: this.store,
       writer: this.writer,
@@ -76,10 +78,17 @@ export class VigilApp {
       config: this.config,
       log: this.log,
       autoStart: this.opts.autoTick !== false,
-      onEvent: (check, event) => this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event'),
+      onEvent: (check, event) => this.onEvent(check, event),
     });
+    const heartbeats = new HeartbeatMonitor({
+      store: this.store, writer: this.writer, engine: this.engine, clock: this.clock, config: this.config, log: this.log,
+      onEvent: (check, event) => this.onEvent(check, event),
+    });
+    this.services = this.buildServices(heartbeats);
     this.services.checks.observe(this.engine);
+    this.services.checks.observe(heartbeats);
     this.engine.start();
+    heartbeats.start();
     this.pipeline = this.buildPipeline();
     this.every(HOUR, () => this.idempotency.prune());
     const url = `http://${this.input.server.host}:${this.server.port}`;
@@ -102,7 +111,11 @@ export class VigilApp {
     this.store.close();
   }
 
-  private buildServices(): Services {
+  private onEvent(check: { id: string }, event: MonitorEvent): void {
+    this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
+  }
+
+  private buildServices(heartbeats: HeartbeatMonitor): Services {
     const { store, config, clock } = this;
     const checks = new ChecksService(store, config, clock);
     return {
@@ -110,6 +123,7 @@ export class VigilApp {
       clock,
       checks,
       history: new HistoryService(store, checks),
+      heartbeats,
       accounts: new AccountsService(store, config, clock),
       alertSummary: () => ({ emailConfigured: false, emailEnabled: false, webhookCount: 0 }),
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
@@ -122,6 +136,7 @@ export class VigilApp {
       ...statusRoutes(this.services),
       ...checkRoutes(this.services),
       ...historyRoutes(this.services),
+      ...heartbeatRoutes(this.services),
       ...accountRoutes(this.services),
       ...metaRoutes(() => routes, this.config.publicUrl),
     );

@@ -5,6 +5,7 @@ import { limitsFor, tierAtLeast } from './plans.js';
 import type { Account, CheckSettings } from './records.js';
 import { MAX_REQUEST_BODY_BYTES, type CreateCheckInput, type UpdateCheckInput } from './schemas/checks.js';
 import { parseTarget } from './target-url.js';
+import { cronProblem } from './cron.js';
 
 /** Domain checks look at registration data, which changes slowly: once a day. */
 export const DOMAIN_INTERVAL_MINUTES = 1440;
@@ -23,6 +24,8 @@ export const DEFAULT_SETTINGS: Omit<CheckSettings, 'name' | 'url' | 'type'> = {
   downConfirmationAttempts: 2,
   pingPackets: 3,
   timezone: null,
+  schedule: null,
+  gracePeriodSeconds: 0,
 };
 
 type Input = CreateCheckInput | UpdateCheckInput;
@@ -47,6 +50,8 @@ export function applyInput(base: CheckSettings, input: Input): CheckSettings {
   if (input.downConfirmationAttempts !== undefined) s.downConfirmationAttempts = input.downConfirmationAttempts;
   if (input.pingPackets !== undefined) s.pingPackets = input.pingPackets;
   if (input.timezone !== undefined) s.timezone = input.timezone;
+  if (input.schedule !== undefined) s.schedule = input.schedule;
+  if (input.gracePeriod !== undefined) s.gracePeriodSeconds = input.gracePeriod;
   if (s.type === 'domain') s.intervalMinutes = DOMAIN_INTERVAL_MINUTES;
   return s;
 }
@@ -86,6 +91,13 @@ export function validateSettings(
   if (changed.has('requestHeaders')) checkHeaders(s.headers);
   if (changed.has('timezone') && s.timezone !== null && !isTimeZone(s.timezone)) {
     throw errors.badRequest(`timezone is not a known IANA time zone: ${s.timezone}`);
+  }
+  if ((changed.has('schedule') || changed.has('gracePeriod')) && s.type !== 'heartbeat' && (s.schedule !== null || s.gracePeriodSeconds !== 0)) {
+    throw errors.badRequest('schedule and gracePeriod apply to heartbeat checks only');
+  }
+  if ((changed.has('schedule') || changed.has('timezone')) && s.schedule !== null) {
+    const problem = cronProblem(s.schedule, s.timezone);
+    if (problem) throw errors.badRequest(`schedule is not a valid cron expression: ${problem}`);
   }
   return urlKey;
 }

@@ -12,12 +12,13 @@ import { hashSecret, newHeartbeatToken, newId } from './secrets.js';
 
 /** What the engine hears about: the service owns mutations, the engine follows them. */
 export interface CheckObserver {
-  /** A check was created or its behaviour changed: (re)schedule it, at once when runNow. */
+  /**
+   * A check was created, changed, paused (`check.disabled`) or resumed: (re)schedule or
+   * unschedule it; run it at once when runNow.
+   */
   checkSaved(check: Check, runNow: boolean): void;
-  checkRemoved(check: Check): void;
+  checkDeleted(check: Check): void;
 }
-
-export const noObserver: CheckObserver = { checkSaved: () => {}, checkRemoved: () => {} };
 
 /** Fields whose change resets the schedule (spec 3: "behavior fields"). */
 const BEHAVIOUR_FIELDS = new Set([
@@ -33,11 +34,16 @@ export class ChecksService {
     private readonly store: Store,
     private readonly config: Config,
     private readonly clock: Clock,
-    private observer: CheckObserver = noObserver,
   ) {}
 
+  private readonly observers: CheckObserver[] = [];
+
   observe(observer: CheckObserver): void {
-    this.observer = observer;
+    this.observers.push(observer);
+  }
+
+  private saved(check: Check, runNow: boolean): void {
+    for (const o of this.observers) o.checkSaved(check, runNow);
   }
 
   create(principal: Principal, input: CreateCheckInput): { id: string } {
@@ -95,7 +101,7 @@ export class ChecksService {
       this.store.stateChanges.append(seq, now, 'pending');
       return { ...record, seq };
     });
-    this.observer.checkSaved(check, true);
+    this.saved(check, true);
     return { id };
   }
 
@@ -119,6 +125,20 @@ export class ChecksService {
     });
     const total = page.includeTotal ? this.store.checks.count(query) : undefined;
     return pageOf(rows, { limit: page.limit, page: pageNumber }, (c) => c.seq, total);
+  }
+
+  /** A new ping URL; the old token is invalid from the next request on (decisions §4). */
+  regenerateToken(principal: Principal, id: string): { check: Check; token: string } {
+    const token = newHeartbeatToken();
+    const check = this.store.transaction(() => {
+      const current = this.get(principal, id);
+      if (current.type !== 'heartbeat') throw errors.badRequest('Only heartbeat checks have a ping URL to regenerate');
+      const now = this.clock.now();
+      this.store.checks.setHeartbeatToken(id, token, hashSecret(token), now);
+      return { ...current, heartbeatToken: token, updatedAt: now };
+    });
+    this.saved(check, false);
+    return { check, token };
   }
 
   /** Every check the principal may see, in dashboard order (the status overview). */
@@ -155,7 +175,7 @@ export class ChecksService {
       return { ...current, ...settings, updatedAt: now };
     });
     const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
-    if (behaviourChanged) this.observer.checkSaved(check, true);
+    if (behaviourChanged) this.saved(check, true);
   }
 
   remove(principal: Principal, id: string): void {
@@ -166,7 +186,7 @@ export class ChecksService {
       this.store.checks.delete(id);
       return c;
     });
-    this.observer.checkRemoved(check);
+    for (const o of this.observers) o.checkDeleted(check);
   }
 
   toggle(principal: Principal, id: string, disabled: boolean, reason: string | undefined) {
@@ -188,8 +208,7 @@ export class ChecksService {
       }
       return { ...current, disabled, updatedAt: now };
     });
-    if (disabled) this.observer.checkRemoved(check);
-    else this.observer.checkSaved(check, true);
+    this.saved(check, !disabled);
     return { success: true, disabled, message: disabled ? 'Check disabled' : 'Check enabled' };
   }
 
@@ -215,7 +234,7 @@ export class ChecksService {
       }
       return { ...current, maintenance: enabled, maintenanceUntil: until };
     });
-    this.observer.checkSaved(check, false);
+    this.saved(check, false);
     return { maintenanceMode: enabled, until: until === null ? null : new Date(until).toISOString() };
   }
 }

@@ -63,6 +63,10 @@ export interface CheckSettings {
   downConfirmationAttempts: number;
   pingPackets: number;
   timezone: string | null;
+  /** Heartbeats: a cron expression (in `timezone`) for when pings are due, instead of the interval. */
+  schedule: string | null;
+  /** Heartbeats: seconds a late ping is forgiven before the check counts as down. */
+  gracePeriodSeconds: number;
 }
 
 /** What monitoring has learned; written by the engine, read by the API. */

@@ -81,6 +81,8 @@ export function checkDetail(check: Check, config: Config, now: number) {
     disabledReason: check.disabledReason,
     maintenanceMode: inMaintenance(check, now),
     maintenanceUntil: inMaintenance(check, now) ? iso(check.maintenanceUntil) : null,
+    schedule: check.schedule,
+    gracePeriod: check.gracePeriodSeconds,
   };
 }
 

@@ -11,7 +11,7 @@ import type { Store } from '../store/store.js';
 import { intervalMs, isProbeType, monitorState, probeTask } from './check-task.js';
 import type { ProbeDispatcher } from './dispatcher.js';
 import type { ProbeResult, ProbeTask, SslInfo } from './probe-types.js';
-import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId } from './timing-wheel.js';
+import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId, type WheelEntryKind } from './timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
 
 /**
@@ -71,6 +71,8 @@ export interface EngineDeps {
 export class Engine implements CheckObserver {
   readonly wheel: TimingWheel;
   private readonly scheduled = new Map<string, Scheduled>();
+  /** Handlers of the wheel's other entry kinds (heartbeat deadlines, domain checks). */
+  private readonly deadlineHandlers = new Map<WheelEntryKind, (checkId: string, dueAt: number) => void>();
   private driver: WheelDriver | null = null;
   private readonly region: string;
 
@@ -87,7 +89,7 @@ export class Engine implements CheckObserver {
       this.driver = startWheelDriver({
         wheel: this.wheel,
         clock: this.deps.clock,
-        fire: (id, dueAt) => this.fire(id, dueAt),
+        fire: (id, dueAt) => this.dispatch(id, dueAt),
         onError: (err) => this.deps.log.error({ err }, 'scheduler error'),
       });
     }
@@ -112,18 +114,23 @@ export class Engine implements CheckObserver {
 
   /** Advances the wheel to the clock (tests with a manual clock call this). */
   tick(): void {
-    this.wheel.advance(this.deps.clock.now(), (id, dueAt) => this.fire(id, dueAt));
+    this.wheel.advance(this.deps.clock.now(), (id, dueAt) => this.dispatch(id, dueAt));
+  }
+
+  /** Routes wheel entries of another kind (e.g. `deadline`) to their owner. */
+  onDeadline(kind: Exclude<WheelEntryKind, 'probe'>, handler: (checkId: string, dueAt: number) => void): void {
+    this.deadlineHandlers.set(kind, handler);
   }
 
   checkSaved(check: Check, runNow: boolean): void {
     if (check.disabled || !isProbeType(check.type)) {
-      this.checkRemoved(check);
+      this.checkDeleted(check);
       return;
     }
     this.add(check, runNow, this.deps.clock.now());
   }
 
-  checkRemoved(check: Pick<Check, 'id'>): void {
+  checkDeleted(check: Pick<Check, 'id'>): void {
     this.scheduled.delete(check.id);
     this.wheel.cancel(wheelId('probe', check.id));
   }
@@ -158,10 +165,15 @@ export class Engine implements CheckObserver {
     this.wheel.schedule(wheelId('probe', check.id), runNow ? now : nextDue(check.id, entry.intervalMs, now));
   }
 
-  private fire(id: string, dueAt: number): void {
+  private dispatch(id: string, dueAt: number): void {
     const parsed = parseWheelId(id);
-    if (!parsed || parsed.kind !== 'probe') return;
-    const entry = this.scheduled.get(parsed.checkId);
+    if (!parsed) return;
+    if (parsed.kind === 'probe') this.fire(id, parsed.checkId, dueAt);
+    else this.deadlineHandlers.get(parsed.kind)?.(parsed.checkId, dueAt);
+  }
+
+  private fire(id: string, checkId: string, dueAt: number): void {
+    const entry = this.scheduled.get(checkId);
     if (!entry) return;
     const now = this.deps.clock.now();
     this.wheel.schedule(id, followingDue(entry.id, entry.intervalMs, dueAt, now));

@@ -58,6 +58,8 @@ export const MIGRATIONS: Migration[] = [
         down_confirmation_attempts INTEGER NOT NULL,
         ping_packets INTEGER NOT NULL,
         timezone TEXT,
+        schedule TEXT,
+        grace_seconds REAL,
         disabled INTEGER NOT NULL DEFAULT 0,
         disabled_reason TEXT,
         maintenance INTEGER NOT NULL DEFAULT 0,

@@ -61,10 +61,13 @@ export interface CheckRepo {
   setDisabled(id: string, disabled: boolean, reason: string | null, now: number): void;
   setMaintenance(id: string, on: boolean, until: number | null, now: number): void;
   delete(id: string): void;
+  setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): void;
   /** Moves on every write to any check: a validator for caches of check lists. */
   version(): number;
   /** Every enabled check, read without filling the record cache (engine start). */
   allEnabled(): Check[];
+  /** Every heartbeat check, paused ones too (their pings are still recorded). */
+  allHeartbeats(): Check[];
   /** What monitoring learned; `sync` also writes the timing fields (spec 2.2 rule 2). */
   saveRuntime(id: string, runtime: RuntimeWrite): void;
 }
@@ -86,7 +89,8 @@ export interface HistoryResultInput {
   checkSeq: number;
   at: number;
   kind: 'probe' | 'ping';
-  status: 'up' | 'down';
+  /** `start`: a heartbeat's /start ping, which is neither success nor failure. */
+  status: 'up' | 'down' | 'start';
   statusCode: number | null;
   responseTime: number | null;
   timing: { dns: number; connect: number; tls: number; ttfb: number; total: number } | null;
@@ -114,6 +118,8 @@ export interface HistoryRepo {
   list(query: HistoryQuery, page: { limit: number; offset: number; before: [number, number] | null }): HistoryRow[];
   count(query: HistoryQuery): number;
   forCheck(checkSeq: number, limit: number): HistoryRow[];
+  /** Time of the newest entry of this kind, or null. */
+  lastAt(checkSeq: number, kind: 'probe' | 'ping'): number | null;
   deleteForCheck(checkSeq: number): void;
 }
 

@@ -36,6 +36,8 @@ const settingsFields = {
   pingPackets: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
   timezone: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
   folder: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
+  schedule: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100, description: 'Heartbeats: cron expression (5 or 6 fields) evaluated in timezone; pings are due at each run' }), Type.Null()])),
+  gracePeriod: Type.Optional(Type.Number({ minimum: 0, maximum: 604800, description: 'Heartbeats: seconds a late ping is forgiven' })),
 };
 
 export const CreateCheckBody = Type.Object(
@@ -144,6 +146,8 @@ export const CheckDetail = Type.Object(
     disabledReason: Nullable(Type.String()),
     maintenanceMode: Type.Boolean(),
     maintenanceUntil: Nullable(IsoDate),
+    schedule: Nullable(Type.String()),
+    gracePeriod: Type.Number(),
   },
   { $id: 'CheckDetail' },
 );

@@ -35,6 +35,8 @@ export interface CheckRowDb {
   down_confirmation_attempts: number;
   ping_packets: number;
   timezone: string | null;
+  schedule: string | null;
+  grace_seconds: number | null;
   disabled: number;
   disabled_reason: string | null;
   maintenance: number;
@@ -81,6 +83,8 @@ export function rowToCheck(r: CheckRowDb): Check {
     downConfirmationAttempts: r.down_confirmation_attempts,
     pingPackets: r.ping_packets,
     timezone: r.timezone,
+    schedule: r.schedule,
+    gracePeriodSeconds: r.grace_seconds ?? 0,
     disabled: toBool(r.disabled),
     disabledReason: r.disabled_reason,
     maintenance: toBool(r.maintenance),
@@ -112,14 +116,14 @@ function settingsValues(s: CheckSettings): unknown[] {
     s.name, s.url, s.type, s.folder, s.method, s.intervalMinutes, s.regionOverride,
     JSON.stringify(s.expectedStatusCodes), JSON.stringify(s.headers), s.body, toJson(s.responseValidation),
     fromBool(s.cacheControlNoCache), fromBool(s.immediateRecheckEnabled), s.responseTimeLimit,
-    s.downConfirmationAttempts, s.pingPackets, s.timezone,
+    s.downConfirmationAttempts, s.pingPackets, s.timezone, s.schedule, s.gracePeriodSeconds,
   ];
 }
 const SETTINGS_COLUMNS = [
   'name', 'url', 'type', 'folder', 'method', 'interval_minutes', 'region_override',
   'expected_status_codes', 'headers', 'body', 'response_validation',
   'cache_control_no_cache', 'immediate_recheck', 'response_time_limit',
-  'down_confirmation_attempts', 'ping_packets', 'timezone',
+  'down_confirmation_attempts', 'ping_packets', 'timezone', 'schedule', 'grace_seconds',
 ];
 
 /** WHERE clause and parameters for an account's checks as one credential may see them. */
@@ -161,6 +165,8 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
   const setDisabled = db.prepare('UPDATE checks SET disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?');
   const setMaintenance = db.prepare('UPDATE checks SET maintenance = ?, maintenance_until = ?, updated_at = ? WHERE id = ?');
   const del = db.prepare('DELETE FROM checks WHERE id = ?');
+  const setToken = db.prepare('UPDATE checks SET heartbeat_token = ?, heartbeat_token_hash = ?, updated_at = ? WHERE id = ?');
+  const allHeartbeats = db.prepare("SELECT * FROM checks WHERE type = 'heartbeat' ORDER BY seq");
   const allEnabled = db.prepare('SELECT * FROM checks WHERE disabled = 0 ORDER BY seq');
   const saveRuntime = db.prepare(
     `UPDATE checks SET status = ?, consecutive_failures = ?, degraded = ?, last_error = ?, last_status_change = ?,
@@ -200,8 +206,10 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     setDisabled: (id, disabled, reason, now) => changed(id, setDisabled.run(fromBool(disabled), reason, now, id)),
     setMaintenance: (id, on, until, now) => changed(id, setMaintenance.run(fromBool(on), until, now, id)),
     delete: (id) => changed(id, del.run(id)),
+    setHeartbeatToken: (id, token, hash, now) => changed(id, setToken.run(token, hash, now, id)),
     version: () => version,
     allEnabled: () => (allEnabled.all() as CheckRowDb[]).map(rowToCheck),
+    allHeartbeats: () => (allHeartbeats.all() as CheckRowDb[]).map(rowToCheck),
     saveRuntime(id, r) {
       saveRuntime.run(
         r.status, r.consecutiveFailures, fromBool(r.degraded), r.lastError, r.lastStatusChange,

@@ -77,6 +77,7 @@ export function sqliteHistory(db: Db): HistoryRepo {
   );
   const forCheck = db.prepare('SELECT * FROM history WHERE check_seq = ? ORDER BY at DESC, id DESC LIMIT ?');
   const deleteForCheck = db.prepare('DELETE FROM history WHERE check_seq = ?');
+  const lastAt = db.prepare('SELECT max(at) FROM history WHERE check_seq = ? AND kind = ?').pluck();
   return {
     insertEvent: (e) => void insertEvent.run(e.checkSeq, e.at, e.status, e.region, JSON.stringify(e.meta)),
     insertResult: (r) => {
@@ -100,5 +101,6 @@ export function sqliteHistory(db: Db): HistoryRepo {
     },
     forCheck: (seq, limit) => (forCheck.all(seq, limit) as HistoryRowDb[]).map(rowToHistory),
     deleteForCheck: (seq) => void deleteForCheck.run(seq),
+    lastAt: (seq, kind) => (lastAt.get(seq, kind) as number | null) ?? null,
   };
 }

@@ -1,0 +1,56 @@
+import { Type } from '@sinclair/typebox';
+import { errors } from '../core/errors.js';
+import { ErrorBody } from '../core/schemas/common.js';
+import { checkUrl } from '../core/views.js';
+import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { pingMetadata, pingSignal } from './ping-metadata.js';
+import type { Services } from './services.js';
+
+const PingOk = Type.Object({ ok: Type.Literal(true) });
+const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal('not_found') });
+
+export function heartbeatRoutes(s: Services): Route[] {
+  const ping = defineRoute({
+    method: 'GET',
+    path: '/heartbeat/:token',
+    summary: 'Heartbeat ping (no authentication: the token is the credential); answered after the ping is committed',
+    tag: 'heartbeats',
+    auth: 'none',
+    allowRestricted: true,
+    rateLimit: 'none',
+    idempotency: 'none',
+    errorShape: 'heartbeat',
+    responses: { 200: PingOk, 404: PingNotFound, 413: ErrorBody },
+    handler: async ({ req, params }) => {
+      const signal = pingSignal(params.action);
+      if (!signal || !(await s.heartbeats.ping(params.token!, signal, pingMetadata(req.body, req.query)))) {
+        throw errors.notFound('Unknown heartbeat token');
+      }
+      return ok({ ok: true });
+    },
+  });
+  const withAction = { ...ping, path: '/heartbeat/:token/:action', summary: 'Heartbeat ping with /start, /fail or /<exit code 0-255>' };
+  return [
+    ping,
+    { ...ping, method: 'POST' },
+    withAction,
+    { ...withAction, method: 'POST' },
+    defineRoute({
+      method: 'POST',
+      path: '/v1/public/checks/:id/regenerate-token',
+      summary: 'Issue a new ping URL for a heartbeat check; the old one stops working at once',
+      tag: 'heartbeats',
+      auth: 'credential',
+      scope: 'checks:write',
+      allowRestricted: true,
+      rateLimit: 'per-key',
+      idempotency: 'optional',
+      errorShape: 'standard',
+      responses: { 200: Type.Object({ data: Type.Object({ pingUrl: Type.String() }) }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
+      handler: ({ principal, params }) => {
+        const { check } = s.checks.regenerateToken(principal, params.id!);
+        return ok({ data: { pingUrl: checkUrl(check, s.config) } });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,35 @@
+import type { PingMetadata, PingSignal } from '../engine/heartbeats.js';
+
+const MAX_STATUS = 200;
+const MAX_MESSAGE = 1000;
+
+/**
+ * Ping metadata (spec 2.10) from a JSON body, or from the query string of a GET. Invalid JSON
+ * and fields of the wrong type are ignored (the ping still counts); long texts are truncated.
+ */
+export function pingMetadata(body: Buffer, query: URLSearchParams): PingMetadata {
+  let source: Record<string, unknown> = Object.fromEntries(query);
+  if (body.length) {
+    try {
+      const parsed: unknown = JSON.parse(body.toString('utf8'));
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) source = parsed as Record<string, unknown>;
+    } catch {
+      // Invalid JSON is ignored; the ping is still recorded.
+    }
+  }
+  const meta: PingMetadata = {};
+  if (typeof source.status === 'string') meta.status = source.status.slice(0, MAX_STATUS);
+  if (typeof source.message === 'string') meta.message = source.message.slice(0, MAX_MESSAGE);
+  const duration = typeof source.duration === 'string' && source.duration.trim() !== '' ? Number(source.duration) : source.duration;
+  if (typeof duration === 'number' && Number.isFinite(duration) && duration >= 0) meta.duration = duration;
+  return meta;
+}
+
+/** `/start`, `/fail` or an exit code 0–255 after the token; anything else is not a ping URL. */
+export function pingSignal(action: string | undefined): PingSignal | null {
+  if (action === undefined) return { kind: 'success' };
+  if (action === 'start') return { kind: 'start' };
+  if (action === 'fail') return { kind: 'fail' };
+  if (/^\d{1,3}$/.test(action) && Number(action) <= 255) return { kind: 'exit', code: Number(action) };
+  return null;
+}

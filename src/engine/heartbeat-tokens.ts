@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+
+const TOKEN = /^[0-9a-f]{64}$/;
+
+/**
+ * Ping tokens by hash -> check id. Kept exact by the heartbeat monitor on every create,
+ * regeneration and delete, so a regenerated or deleted token is 404 on the very next ping.
+ */
+export class HeartbeatTokens {
+  private readonly byHash = new Map<string, string>();
+  private readonly hashOf = new Map<string, string>();
+
+  static hash(token: string): string {
+    return createHash('sha256').update(token).digest('hex');
+  }
+
+  /** The check a ping token belongs to; null for malformed, unknown or invalidated tokens. */
+  lookup(token: string): string | null {
+    if (!TOKEN.test(token)) return null;
+    return this.byHash.get(HeartbeatTokens.hash(token)) ?? null;
+  }
+
+  set(checkId: string, token: string): void {
+    const hash = HeartbeatTokens.hash(token);
+    const old = this.hashOf.get(checkId);
+    if (old === hash) return;
+    if (old) this.byHash.delete(old);
+    this.byHash.set(hash, checkId);
+    this.hashOf.set(checkId, hash);
+  }
+
+  delete(checkId: string): void {
+    const hash = this.hashOf.get(checkId);
+    if (hash) this.byHash.delete(hash);
+    this.hashOf.delete(checkId);
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+}
