@@ -1,0 +1,254 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ManualClock } from '../../src/core/clock.js';
+import { wheelId } from '../../src/engine/timing-wheel.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
+
+const settle = () => new Promise((r) => setTimeout(r, 30));
+const MIN = 60_000;
+
+async function ping(srv: TestServer, pingUrl: string, suffix = '', init: RequestInit = {}) {
+  const path = new URL(pingUrl).pathname + suffix;
+  const res = await fetch(srv.url + path, init);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('heartbeat ingest', () => {
+  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+  let srv: TestServer;
+  let id: string;
+  let pingUrl: string;
+  const get = async () => (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
+  const history = async () => (await srv.request('GET', `/v1/public/checks/${id}/history?limit=100`)).body.data;
+  const tick = async () => {
+    srv.app.engine.tick();
+    await settle();
+  };
+
+  before(async () => {
+    srv = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
+    const created = await srv.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', checkFrequency: 5, gracePeriod: 30 } });
+    assert.equal(created.status, 201);
+    id = created.body.data.id;
+    pingUrl = (await get()).url;
+  });
+  after(() => srv.stop());
+
+  test('a heartbeat needs no url and gets a 64-hex ping URL on heartbeatUrl', async () => {
+    assert.match(pingUrl, new RegExp(`^${srv.app.config.heartbeatUrl}/heartbeat/[0-9a-f]{64}$`));
+    const check = await get();
+    assert.equal(check.status, 'pending');
+    assert.equal(check.type, 'heartbeat');
+  });
+
+  test('pending: no deadline and no alert before the first ping', async () => {
+    assert.equal(srv.app.engine.wheel.has(wheelId('deadline', id)), false);
+    clock.advance(60 * MIN);
+    await tick();
+    assert.equal((await get()).status, 'pending');
+  });
+
+  test('a ping with metadata goes up, truncates long texts and is in history', async () => {
+    const res = await ping(srv, pingUrl, '', {
+      method: 'POST',
+      body: JSON.stringify({ status: 's'.repeat(250), duration: 1234, message: 'm'.repeat(1500) }),
+    });
+    assert.deepEqual(res, { status: 200, body: { ok: true } });
+    assert.equal((await get()).status, 'up');
+    const [entry] = await history();
+    assert.equal(entry.type, 'ping');
+    assert.equal(entry.status, 'up');
+    assert.equal(entry.details.status.length, 200);
+    assert.equal(entry.details.message.length, 1000);
+    assert.equal(entry.details.duration, 1234);
+  });
+
+  test('invalid JSON is ignored but the ping is recorded; GET works too', async () => {
+    const before = (await history()).length;
+    assert.equal((await ping(srv, pingUrl, '', { method: 'POST', body: '{not json' })).status, 200);
+    assert.equal((await ping(srv, pingUrl)).status, 200);
+    assert.equal((await history()).length, before + 2);
+  });
+
+  test('unknown, malformed and wrong-length tokens are 404 {ok:false, error:"not_found"}', async () => {
+    for (const token of ['0'.repeat(64), 'nothex', 'a'.repeat(63), `${new URL(pingUrl).pathname.split('/').pop()}0`]) {
+      const res = await fetch(`${srv.url}/heartbeat/${token}`);
+      assert.equal(res.status, 404);
+      assert.deepEqual(await res.json(), { ok: false, error: 'not_found' });
+    }
+    assert.equal((await ping(srv, pingUrl, '/256')).status, 404, 'exit codes stop at 255');
+    assert.equal((await ping(srv, pingUrl, '/bogus')).status, 404);
+  });
+
+  test('a missed deadline (interval + grace) marks it down; the next ping brings it up', async () => {
+    clock.advance(5 * MIN + 29_000);
+    await tick();
+    assert.equal((await get()).status, 'up', 'still inside the grace period');
+    clock.advance(2_000);
+    await tick();
+    const check = await get();
+    assert.equal(check.status, 'down');
+    assert.equal(check.lastError, 'No ping within 5 min');
+    await ping(srv, pingUrl);
+    assert.equal((await get()).status, 'up');
+  });
+
+  test('/start then a ping records the run duration; /fail and non-zero exit codes go down at once', async () => {
+    await ping(srv, pingUrl, '/start');
+    clock.advance(4_000);
+    await ping(srv, pingUrl, '/0');
+    const [done, started] = await history();
+    assert.equal(started.status, 'start');
+    assert.equal(done.details.duration, 4000);
+    assert.equal(done.details.exitCode, 0);
+    await ping(srv, pingUrl, '/fail');
+    assert.equal((await get()).status, 'down');
+    await ping(srv, pingUrl);
+    await ping(srv, pingUrl, '/3', { method: 'POST', body: JSON.stringify({ message: 'disk full' }) });
+    const check = await get();
+    assert.equal(check.status, 'down');
+    assert.equal(check.lastError, 'disk full');
+    await ping(srv, pingUrl);
+  });
+
+  test('pings to a paused check are recorded but change nothing', async () => {
+    await srv.request('POST', `/v1/public/checks/${id}/toggle`, { body: { disabled: true } });
+    const before = (await history()).length;
+    assert.equal((await ping(srv, pingUrl, '/fail')).status, 200);
+    assert.equal((await history()).length, before + 1);
+    assert.equal((await get()).status, 'paused');
+    clock.advance(60 * MIN);
+    await tick();
+    await srv.request('POST', `/v1/public/checks/${id}/toggle`, { body: { disabled: false } });
+    assert.equal((await get()).status, 'up', 'the failed ping while paused changed nothing');
+  });
+
+  test('regenerate-token: new URL at once, the old token 404 from the next request', async () => {
+    const res = await srv.request('POST', `/v1/public/checks/${id}/regenerate-token`);
+    assert.equal(res.status, 200);
+    const fresh = res.body.data.pingUrl as string;
+    assert.notEqual(fresh, pingUrl);
+    assert.equal((await ping(srv, pingUrl)).status, 404);
+    assert.equal((await ping(srv, fresh)).status, 200);
+    assert.equal((await get()).url, fresh);
+    pingUrl = fresh;
+  });
+
+  test('regenerate-token on a probe check is 400, on an unknown check 404', async () => {
+    const probe = await srv.request('POST', '/v1/public/checks', { body: { url: 'https://example.com/hb-other' } });
+    assert.equal((await srv.request('POST', `/v1/public/checks/${probe.body.data.id}/regenerate-token`)).status, 400);
+    assert.equal((await srv.request('POST', '/v1/public/checks/chk_nope/regenerate-token')).status, 404);
+  });
+
+  test('deleting the check invalidates its token', async () => {
+    await srv.request('DELETE', `/v1/public/checks/${id}`);
+    assert.equal((await ping(srv, pingUrl)).status, 404);
+  });
+});
+
+describe('heartbeat schedules', () => {
+  test('cron in a non-UTC zone across a DST change, with grace', async () => {
+    // Europe/Berlin leaves CET for CEST on 2026-03-29: 02:30 local does not exist that day.
+    const clock = new ManualClock(Date.parse('2026-03-28T01:30:10Z')); // 02:30:10 CET
+    const srv = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
+    try {
+      const created = await srv.request('POST', '/v1/public/checks', {
+        body: { type: 'heartbeat', schedule: '30 2 * * *', timezone: 'Europe/Berlin', gracePeriod: 600 },
+      });
+      assert.equal(created.status, 201);
+      const id = created.body.data.id;
+      const url = (await srv.request('GET', `/v1/public/checks/${id}`)).body.data.url;
+      await ping(srv, url);
+      const due = srv.app.engine.wheel.dueAt(wheelId('deadline', id))!;
+      // croner moves the missing 02:30 to 03:00 CEST = 01:00 UTC; plus 10 minutes of grace.
+      assert.equal(new Date(due).toISOString(), '2026-03-29T01:10:00.000Z');
+      clock.set(due - 1000);
+      srv.app.engine.tick();
+      await settle();
+      assert.equal((await srv.request('GET', `/v1/public/checks/${id}`)).body.data.status, 'up');
+      clock.set(due + 100);
+      srv.app.engine.tick();
+      await settle();
+      assert.equal((await srv.request('GET', `/v1/public/checks/${id}`)).body.data.status, 'down');
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  test('invalid cron and schedule on a probe check are 400; heartbeat interval follows the plan', async () => {
+    const srv = await startServer({}, undefined, { dispatcher: new ScriptedDispatcher(), autoTick: false });
+    try {
+      const bad = await srv.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', schedule: '99 * * *' } });
+      assert.equal(bad.status, 400);
+      assert.match(bad.body.error.message, /schedule is not a valid cron expression/);
+      const probe = await srv.request('POST', '/v1/public/checks', { body: { url: 'https://example.com', schedule: '* * * * *' } });
+      assert.equal(probe.status, 400);
+      const tooFast = await srv.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', checkFrequency: 0.2 } });
+      assert.equal(tooFast.status, 400, 'pro allows 15 s, not 12 s');
+      assert.equal((await srv.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', checkFrequency: 0.25 } })).status, 201);
+    } finally {
+      await srv.stop();
+    }
+  });
+});
+
+describe('durability', () => {
+  test('pings acknowledged before kill -9 are all in history after restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'vigil-crash-'));
+    const cli = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+    const env = { ...process.env, VIGIL_DATA_DIR: dataDir, VIGIL_PORT: '0', VIGIL_CONFIG: '' };
+    const child = spawn(process.execPath, [cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      const started = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 20_000);
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          const url = /listening on (http:\/\/[\d.:]+)/.exec(out)?.[1];
+          const key = /vigil_live_[0-9a-f]{64}/.exec(out)?.[0];
+          if (url && key) {
+            clearTimeout(timer);
+            resolve({ url, key });
+          }
+        });
+      });
+      const headers = { 'x-api-key': started.key, 'idempotency-key': 'crash-1' };
+      const created = await fetch(`${started.url}/v1/public/checks`, { method: 'POST', headers, body: JSON.stringify({ type: 'heartbeat' }) });
+      const { data } = (await created.json()) as { data: { id: string } };
+      const check = (await (await fetch(`${started.url}/v1/public/checks/${data.id}`, { headers })).json()) as { data: { url: string } };
+      const path = new URL(check.data.url).pathname;
+      let acknowledged = 0;
+      const sender = async () => {
+        for (;;) {
+          const res = await fetch(started.url + path, { method: 'POST', body: '{"message":"tick"}' }).catch(() => null);
+          if (!res || res.status !== 200) return;
+          await res.arrayBuffer();
+          acknowledged++;
+        }
+      };
+      const senders = Array.from({ length: 8 }, sender);
+      await new Promise((r) => setTimeout(r, 700));
+      child.kill('SIGKILL');
+      await Promise.all(senders);
+      assert.ok(acknowledged > 0);
+
+      const again = await startServer({}, undefined, { dispatcher: new ScriptedDispatcher(), autoTick: false, dataDir });
+      try {
+        const seq = again.app.store.checks.byId(data.id)!.seq;
+        const stored = again.app.store.history.forCheck(seq, 1_000_000).filter((h) => h.kind === 'ping').length;
+        assert.ok(stored >= acknowledged, `stored ${stored} < acknowledged ${acknowledged}`);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
