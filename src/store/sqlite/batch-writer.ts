@@ -7,22 +7,22 @@ interface Pending {
 }
 
 /**
- * Group commit (DESIGN 6): writes queue up and are committed together, many per transaction,
- * a few milliseconds apart. `commit` resolves only after its transaction is durable, which is
+ * Group commit (DESIGN 6): writes queue up and are committed together, many per transaction.
+ * The batch is flushed once the event loop has handled the I/O already waiting (setImmediate),
+ * so every request that arrived meanwhile joins it and nobody waits on a fixed timer. `commit` resolves only after its transaction is durable, which is
  * what a heartbeat acknowledgement waits for; `submit` is for writes nobody waits on (probe
  * results). One failing write is reported and skipped; it never sinks the rest of its batch.
  */
 export class BatchWriter {
   private queue: Pending[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private scheduled: NodeJS.Immediate | null = null;
   private flushing = false;
   private closed = false;
 
   constructor(
     private readonly store: Pick<Store, 'transaction'>,
     private readonly log: Logger,
-    private readonly delayMs = 5,
-    private readonly maxBatch = 2000,
+    private readonly maxBatch = 5000,
   ) {}
 
   submit(write: () => void): void {
@@ -39,9 +39,9 @@ export class BatchWriter {
 
   /** Commits everything queued now (shutdown, tests). */
   flush(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
+    if (this.scheduled) {
+      clearImmediate(this.scheduled);
+      this.scheduled = null;
     }
     while (this.queue.length && !this.flushing) this.flushBatch();
   }
@@ -58,10 +58,12 @@ export class BatchWriter {
     }
     this.queue.push(p);
     if (this.queue.length >= this.maxBatch) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => {
-      this.timer = null;
-      this.flush();
-    }, this.delayMs);
+    else if (!this.scheduled) {
+      this.scheduled = setImmediate(() => {
+        this.scheduled = null;
+        this.flush();
+      });
+    }
   }
 
   private flushBatch(): void {
