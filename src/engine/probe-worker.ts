@@ -1,0 +1,19 @@
+import type { ProbeResult, ProbeTask } from './probe-types.js';
+import { PROBES } from './probes/index.js';
+import { describeError } from './probes/probe-errors.js';
+import { emptyResult } from './probes/result.js';
+
+/**
+ * The piscina worker entry: runs one probe task. It never throws, so one bad task (or a bug
+ * in a probe) is a failed result, not a broken pool.
+ */
+export default async function runProbe(task: ProbeTask): Promise<ProbeResult> {
+  const startedAt = Date.now();
+  try {
+    const probe = Object.hasOwn(PROBES, task.type) ? PROBES[task.type] : undefined;
+    if (!probe) return { ...emptyResult(startedAt), error: `Unknown probe type: ${String(task.type)}` };
+    return await probe(task);
+  } catch (err) {
+    return { ...emptyResult(startedAt), error: describeError(err) };
+  }
+}
