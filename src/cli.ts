@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { VigilApp } from './app.js';
 import { ConfigError, loadConfig, resolveConfig, type ConfigInput } from './config.js';
-import { AccountsService } from './core/accounts-service.js';
+import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-service.js';
 import { systemClock } from './core/clock.js';
 import { ApiError } from './core/errors.js';
 import { openSqliteStore } from './store/sqlite/index.js';
@@ -22,10 +22,11 @@ class UsageError extends Error {}
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
 
 /** Every option here takes a string value; `--config` is accepted by all commands. */
-function parse(argv: string[], names: string[]): { values: Record<string, string | undefined>; positionals: string[] } {
+function parse(argv: string[], names: string[], maxPositionals = 0): { values: Record<string, string | undefined>; positionals: string[] } {
   const options = Object.fromEntries(['config', ...names].map((n) => [n, { type: 'string' as const }]));
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument: ${positionals[maxPositionals]}`);
     return { values: values as Record<string, string | undefined>, positionals };
   } catch (err) {
     throw new UsageError((err as Error).message.split('\n')[0]);
@@ -43,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
     const { values } = parse(rest, ['email', 'tier']);
     const email = values.email;
     if (!email) throw new UsageError('account create needs --email EMAIL');
+    checkNewAccount(email, values.tier ?? 'free');
     return withAccounts(values.config, (accounts) => {
       const a = accounts.createAccount(email, values.tier ?? 'free');
       return { id: a.id, email: a.email, tier: a.tier };
@@ -52,19 +54,19 @@ async function main(argv: string[]): Promise<number> {
     const { values } = parse(rest, ['account', 'scopes', 'checks', 'folders', 'expires-at', 'name']);
     const account = values.account;
     if (!account) throw new UsageError('key create needs --account ID_OR_EMAIL');
-    return withAccounts(values.config, (accounts) =>
-      accounts.createKey({
-        account,
-        scopes: list(values.scopes),
-        checkIds: list(values.checks),
-        folders: list(values.folders),
-        expiresAt: values['expires-at'],
-        name: values.name,
-      }),
-    );
+    const input = {
+      account,
+      scopes: list(values.scopes),
+      checkIds: list(values.checks),
+      folders: list(values.folders),
+      expiresAt: values['expires-at'],
+      name: values.name,
+    };
+    checkNewKey(input, Date.now());
+    return withAccounts(values.config, (accounts) => accounts.createKey(input));
   }
   if (command === 'key' && (sub === 'revoke' || sub === 'disable' || sub === 'enable')) {
-    const { values, positionals } = parse(rest, []);
+    const { values, positionals } = parse(rest, [], 1);
     if (positionals.length !== 1) throw new UsageError(`key ${sub} needs exactly one KEY_ID`);
     const id = positionals[0]!;
     return withAccounts(values.config, (accounts) => {
@@ -94,8 +96,9 @@ function withAccounts(configFile: string | undefined, run: (accounts: AccountsSe
 
 async function serve(configFile: string | undefined): Promise<number> {
   const app = new VigilApp(readConfig(configFile));
-  const admin = app.bootstrapAdmin();
+  // Bind first: a start that cannot listen must not create (and so lose) the one-time admin key.
   const { url } = await app.start();
+  const admin = app.bootstrapAdmin();
   if (admin) {
     process.stdout.write(
       `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +

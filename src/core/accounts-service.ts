@@ -36,9 +36,7 @@ export class AccountsService {
   ) {}
 
   createAccount(email: string, tier: string = 'free'): Account {
-    const normalised = email.trim().toLowerCase();
-    if (!EMAIL.test(normalised) || normalised.length > 254) throw errors.badRequest(`invalid email address: ${email}`);
-    if (!(TIERS as readonly string[]).includes(tier)) throw errors.badRequest(`tier must be one of ${TIERS.join(', ')}`);
+    const normalised = checkNewAccount(email, tier);
     if (this.store.accounts.byEmail(normalised)) throw errors.conflict(`an account with email ${normalised} already exists`);
     const account: Account = {
       id: newId('acc'),
@@ -59,12 +57,7 @@ export class AccountsService {
   }
 
   createKey(input: NewKeyInput): CreatedKey {
-    const scopes = parseScopes(input.scopes);
-    const expiresAt = parseExpiry(input.expiresAt, this.clock.now());
-    const checkIds = unique(input.checkIds ?? []);
-    const folders = unique(input.folders ?? []);
-    const access = checkIds.length || folders.length ? { checkIds, folders } : null;
-    if (input.name !== undefined && input.name.length > 100) throw errors.badRequest('key name must be at most 100 characters');
+    const { scopes, expiresAt, access } = checkNewKey(input, this.clock.now());
 
     return this.store.transaction(() => {
       const account = this.findAccount(input.account);
@@ -117,6 +110,28 @@ export class AccountsService {
     if (key.revokedAt !== null) throw errors.conflict(`API key ${id} is revoked; revocation is final`);
     return key;
   }
+}
+
+/** Input rules of a new account, checked before anything is opened or written. Returns the normalised email. */
+export function checkNewAccount(email: string, tier: string): string {
+  const normalised = email.trim().toLowerCase();
+  if (!EMAIL.test(normalised) || normalised.length > 254) throw errors.badRequest(`invalid email address: ${email}`);
+  if (!(TIERS as readonly string[]).includes(tier)) throw errors.badRequest(`tier must be one of ${TIERS.join(', ')}`);
+  return normalised;
+}
+
+/** Input rules of a new key, checked before anything is opened or written. */
+export function checkNewKey(input: Omit<NewKeyInput, 'account'>, now: number) {
+  const scopes = parseScopes(input.scopes);
+  const expiresAt = parseExpiry(input.expiresAt, now);
+  // An empty restriction must not silently become "unrestricted".
+  if (input.checkIds !== undefined && unique(input.checkIds).length === 0) throw errors.badRequest('checks needs at least one check id');
+  if (input.folders !== undefined && unique(input.folders).length === 0) throw errors.badRequest('folders needs at least one folder name');
+  const checkIds = unique(input.checkIds ?? []);
+  const folders = unique(input.folders ?? []);
+  const access: KeyAccess | null = checkIds.length || folders.length ? { checkIds, folders } : null;
+  if (input.name !== undefined && input.name.length > 100) throw errors.badRequest('key name must be at most 100 characters');
+  return { scopes, expiresAt, access };
 }
 
 function parseScopes(raw: string[] | undefined): Scope[] {

@@ -57,6 +57,8 @@ export function applyInput(base: CheckSettings, input: Input): CheckSettings {
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Framing and connection headers belong to the probe's own HTTP client. */
+const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer']);
 
 /**
  * The rules a schema cannot express: URL form per type, plan limits, JSON bodies, header and
@@ -123,6 +125,7 @@ function checkBody(type: CheckType, body: string): void {
 function checkHeaders(headers: Record<string, string>): void {
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) throw errors.badRequest(`requestHeaders has an invalid header name: ${name}`);
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw errors.badRequest(`requestHeaders must not set ${name}; the probe sets it`);
     if (/[\r\n\0]/.test(value)) throw errors.badRequest(`requestHeaders.${name} must not contain line breaks`);
   }
 }

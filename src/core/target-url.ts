@@ -36,6 +36,7 @@ const invalid = (type: CheckType, example: string): TargetResult => ({
 
 export function parseTarget(type: CheckType, raw: string): TargetResult {
   const url = raw.trim();
+  if (/[\u0000-\u001f\u007f]/.test(url)) return { ok: false, message: 'url must not contain control characters' };
   switch (type) {
     case 'heartbeat':
       return { ok: false, message: 'heartbeat checks have no target url' };
@@ -70,6 +71,7 @@ function parseSchemeTarget(type: CheckType, raw: string): TargetResult {
   const host = u.hostname.toLowerCase();
   if (!isHostName(host)) return invalid(type, examples);
   const defaultPort = schemes[scheme];
+  if (u.port === '0') return { ok: false, message: 'url port must be between 1 and 65535' };
   if (defaultPort === null && !u.port) return { ok: false, message: `url needs a port for ${type} checks (${examples})` };
   const port = u.port && Number(u.port) !== defaultPort ? `:${u.port}` : '';
   const rest = type === 'tcp' || type === 'udp' || SCHEMES.smtp === schemes || SCHEMES.pop3 === schemes || SCHEMES.imap === schemes

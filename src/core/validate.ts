@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { Value } from '@sinclair/typebox/value';
-import { SetErrorFunction, DefaultErrorFunction, ValueErrorType } from '@sinclair/typebox/errors';
+import { FormatRegistry } from '@sinclair/typebox';
+import { SetErrorFunction, DefaultErrorFunction, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 
 /**
  * Validation is declared once per request shape as a TypeBox schema, which gives the JSON
@@ -71,6 +71,9 @@ function enumOptions(schema: Record<string, unknown>): string[] | null {
   return out.length ? out : null;
 }
 
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+FormatRegistry.Set('date-time', (v) => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+
 export interface Validator<T extends TSchema> {
   schema: T;
   /** Returns the value typed, or a human message naming the first offending field. */
@@ -83,14 +86,26 @@ export function compile<T extends TSchema>(schema: T): Validator<T> {
     schema,
     check(value) {
       if (compiled.Check(value)) return { ok: true, value };
-      return { ok: false, message: describeFirstError(compiled, value) };
+      const problems = realErrors(compiled, value);
+      if (problems.length === 0) return { ok: true, value };
+      return { ok: false, message: describeFirstError(problems) };
     },
   };
 }
 
-function describeFirstError<T extends TSchema>(compiled: TypeCheck<T>, value: unknown): string {
+/**
+ * JSON Schema counts string length in characters (code points); TypeBox counts UTF-16 units,
+ * which would refuse 150 emoji as longer than 200. Length errors that hold in code points go.
+ */
+function realErrors<T extends TSchema>(compiled: TypeCheck<T>, value: unknown): ValueError[] {
+  return [...compiled.Errors(value)].filter(
+    (e) =>
+      !(e.type === ValueErrorType.StringMaxLength && typeof e.value === 'string' && [...e.value].length <= (e.schema as unknown as { maxLength: number }).maxLength),
+  );
+}
+
+function describeFirstError(all: ValueError[]): string {
   // A missing or extra property is reported before the type errors it causes further down.
-  const all = [...compiled.Errors(value)];
   const first =
     all.find((e) => e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties) ??
     all[0];
@@ -101,14 +116,23 @@ function describeFirstError<T extends TSchema>(compiled: TypeCheck<T>, value: un
 
 /**
  * Query strings arrive as text: values are converted to the schema's types (numbers, booleans)
- * before the same compiled check runs, so a query is declared once like a body.
+ * before the same compiled check runs, so a query is declared once like a body. Conversion is
+ * strict: "2.5" stays 2.5 (and fails an integer), "yes" stays a string (and fails a boolean).
  */
 export function compileQuery<T extends TSchema>(schema: T): Validator<T> {
   const validator = compile(schema);
+  const properties = (schema as unknown as { properties: Record<string, { type?: string }> }).properties;
   return {
     schema,
     check(value) {
-      return validator.check(Value.Convert(schema, value));
+      const converted: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+      for (const [name, text] of Object.entries(converted)) {
+        const type = properties[name]?.type;
+        if (typeof text !== 'string') continue;
+        if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) converted[name] = Number(text);
+        else if (type === 'boolean' && (text === 'true' || text === 'false')) converted[name] = text === 'true';
+      }
+      return validator.check(converted);
     },
   };
 }

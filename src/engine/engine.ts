@@ -13,6 +13,7 @@ import type { ProbeDispatcher } from './dispatcher.js';
 import type { ProbeResult, ProbeTask, SslInfo } from './probe-types.js';
 import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId, type WheelEntryKind } from './timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
+import { Histogram } from '../stats/histogram.js';
 
 /**
  * Sees every recorded result inside the writer's transaction (rollups aggregate here), so a
@@ -74,6 +75,8 @@ export class Engine implements CheckObserver {
   /** Handlers of the wheel's other entry kinds (heartbeat deadlines, domain checks). */
   private readonly deadlineHandlers = new Map<WheelEntryKind, (checkId: string, dueAt: number) => void>();
   private driver: WheelDriver | null = null;
+  /** Counters and schedule lag since start, for benchmarks and operators. */
+  readonly metrics = { fired: 0, skippedInFlight: 0, completed: 0, lag: new Histogram() };
   private readonly region: string;
 
   constructor(private readonly deps: EngineDeps) {
@@ -177,7 +180,12 @@ export class Engine implements CheckObserver {
     if (!entry) return;
     const now = this.deps.clock.now();
     this.wheel.schedule(id, followingDue(entry.id, entry.intervalMs, dueAt, now));
-    if (entry.inFlight) return; // the previous probe is still running: skip, never pile up
+    this.metrics.fired++;
+    this.metrics.lag.record(Math.max(0, now - dueAt));
+    if (entry.inFlight) {
+      this.metrics.skippedInFlight++; // the previous probe is still running: skip, never pile up
+      return;
+    }
     entry.inFlight = true;
     this.deps.dispatcher.run(entry.task).then(
       (result) => this.record(entry, result),
@@ -189,6 +197,7 @@ export class Engine implements CheckObserver {
 
   private record(entry: Scheduled, result: ProbeResult): void {
     // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
+    this.metrics.completed++;
     if (this.scheduled.get(entry.id) !== entry) return;
     const now = this.deps.clock.now();
     const maintenance = entry.maintenance && inMaintenance(entry, now);

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Route } from './http-types.js';
+import { ErrorBody } from '../core/schemas/common.js';
 
 type Json = Record<string, unknown>;
 
@@ -55,12 +56,15 @@ function operation(route: Route, components: Record<string, Json>): Json {
       description: 'Replays the original answer for 24 hours; a different request with the same key is 422',
     });
   }
+  const responses: Record<number, TSchema | null> = { ...route.responses };
+  // Every route that reads a body can answer 400 (malformed) and 413 (over 1 MiB): the pipeline says so.
+  if (route.body && route.errorShape === 'standard') for (const status of [400, 413]) responses[status] ??= ErrorBody;
   const op: Json = {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^a-zA-Z0-9]+(\w)?/g, (_, c?: string) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,
     tags: [route.tag],
     responses: Object.fromEntries(
-      Object.entries(route.responses).map(([status, schema]) => [
+      Object.entries(responses).map(([status, schema]) => [
         status,
         schema === null
           ? { description: description(Number(status)) }

@@ -2,6 +2,7 @@ import uWS from 'uWebSockets.js';
 import type { HttpRequest, Reply } from './http-types.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 204: '204 No Content', 302: '302 Found', 303: '303 See Other', 304: '304 Not Modified',
@@ -88,7 +89,9 @@ export function serve(host: string, port: number, handle: Handle): Promise<Runni
   });
 
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (socket) => {
+    // Exclusive: uWS would otherwise share the port (SO_REUSEPORT) with a second Vigil.
+    const listen = app.listen as unknown as (h: string, p: number, options: number, cb: (s: uWS.us_listen_socket | false) => void) => void;
+    listen.call(app, host, port, EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
         reject(new Error(`cannot listen on ${host}:${port}`));
         return;

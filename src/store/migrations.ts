@@ -18,6 +18,7 @@ export const MIGRATIONS: Migration[] = [
         email TEXT NOT NULL UNIQUE COLLATE NOCASE,
         tier TEXT NOT NULL,
         max_checks_override INTEGER,
+        check_count INTEGER NOT NULL DEFAULT 0,
         claimed INTEGER NOT NULL DEFAULT 1,
         created_at INTEGER NOT NULL
       );
@@ -37,7 +38,8 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX api_keys_account ON api_keys(account_id);
 
       CREATE TABLE checks (
-        seq INTEGER PRIMARY KEY,
+        -- AUTOINCREMENT: a sequence number is never reused, so cursors and logs keyed by it stay right.
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
         id TEXT NOT NULL UNIQUE,
         account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
         name TEXT NOT NULL,
@@ -86,6 +88,13 @@ export const MIGRATIONS: Migration[] = [
         updated_at INTEGER NOT NULL
       );
       CREATE INDEX checks_account ON checks(account_id, seq);
+      -- usage.checks and the maxChecks limit read this instead of counting rows.
+      CREATE TRIGGER checks_count_insert AFTER INSERT ON checks BEGIN
+        UPDATE accounts SET check_count = check_count + 1 WHERE id = NEW.account_id;
+      END;
+      CREATE TRIGGER checks_count_delete AFTER DELETE ON checks BEGIN
+        UPDATE accounts SET check_count = check_count - 1 WHERE id = OLD.account_id;
+      END;
       CREATE UNIQUE INDEX checks_account_url ON checks(account_id, url_key) WHERE url_key IS NOT NULL;
 
       CREATE TABLE history (

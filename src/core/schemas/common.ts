@@ -23,7 +23,7 @@ export const Success = Type.Object({ success: Type.Literal(true) });
 
 export const Pagination = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'meta.cursor of the previous page; wins over page' })),
   includeTotal: Type.Optional(Type.Boolean({ default: false })),
 };

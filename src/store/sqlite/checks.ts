@@ -157,7 +157,7 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
      VALUES (${Array(12 + SETTINGS_COLUMNS.length).fill('?').join(', ')})`,
   );
   const byId = db.prepare('SELECT * FROM checks WHERE id = ?');
-  const countForAccount = db.prepare('SELECT count(*) FROM checks WHERE account_id = ?').pluck();
+  const countForAccount = db.prepare('SELECT check_count FROM accounts WHERE id = ?').pluck();
   const urlTaken = db.prepare('SELECT 1 FROM checks WHERE account_id = ? AND url_key = ? AND id IS NOT ?').pluck();
   const updateSettings = db.prepare(
     `UPDATE checks SET ${SETTINGS_COLUMNS.map((c) => `${c} = ?`).join(', ')}, url_key = ?, updated_at = ? WHERE id = ?`,
@@ -200,7 +200,7 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
       const w = where(q);
       return cache.get(`SELECT count(*) FROM checks WHERE ${w.sql}`).pluck().get(...w.params) as number;
     },
-    countForAccount: (accountId) => countForAccount.get(accountId) as number,
+    countForAccount: (accountId) => (countForAccount.get(accountId) as number | undefined) ?? 0,
     urlTaken: (accountId, urlKey, exceptId) => urlTaken.get(accountId, urlKey, exceptId) !== undefined,
     updateSettings: (id, s, urlKey, now) => changed(id, updateSettings.run(...settingsValues(s), urlKey, now, id)),
     setDisabled: (id, disabled, reason, now) => changed(id, setDisabled.run(fromBool(disabled), reason, now, id)),

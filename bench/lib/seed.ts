@@ -1,0 +1,37 @@
+import { loadConfig, resolveConfig, type Config } from '../../src/config.js';
+import { AccountsService } from '../../src/core/accounts-service.js';
+import { ChecksService } from '../../src/core/checks-service.js';
+import { systemClock } from '../../src/core/clock.js';
+import type { Principal } from '../../src/core/principal.js';
+import type { CreateCheckInput } from '../../src/core/schemas/checks.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
+
+/** A bench config: no plan limit in the way, probes every 30 s allowed, quiet logs. */
+export function benchConfig(dataDir: string, extra: Record<string, unknown> = {}): Config {
+  return resolveConfig(
+    loadConfig({
+      overrides: { dataDir, logLevel: 'warn', plans: { pro: { maxChecks: 1e7, minCheckIntervalMinutes: 0.05 } }, rateLimits: { perKeyPerMinute: 1e9 }, ...extra },
+      warn: () => {},
+    }),
+  );
+}
+
+/** Creates an account and `count` checks through the real service, in one transaction. */
+export function seedChecks(dataDir: string, count: number, input: (i: number) => CreateCheckInput): { key: string; ids: string[] } {
+  const config = benchConfig(dataDir);
+  const store = openSqliteStore(dataDir);
+  try {
+    const accounts = new AccountsService(store, config, systemClock);
+    const account = accounts.createAccount(`bench-${Date.now()}@example.com`, 'pro');
+    const { key } = accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] });
+    const principal: Principal = { kind: 'api_key', credentialId: 'bench', account, scopes: ['checks:write'], access: null, key: null };
+    const checks = new ChecksService(store, config, systemClock);
+    const ids: string[] = [];
+    store.transaction(() => {
+      for (let i = 0; i < count; i++) ids.push(checks.create(principal, input(i)).id);
+    });
+    return { key, ids };
+  } finally {
+    store.close();
+  }
+}

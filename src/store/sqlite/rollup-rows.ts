@@ -1,0 +1,142 @@
+import type { Timing } from '../../core/check-types.js';
+import { isRecordable } from '../../stats/histogram.js';
+import type { Interval } from '../../stats/ranges.js';
+import { PHASES, type RollupRow, type RollupSample } from '../../stats/rollup.js';
+import type { Db } from '../db.js';
+import { sumTotals, type Horizons, type OpenBuckets, type RollupLevel, type RollupTotals } from '../rollup-store.js';
+
+/** SQLite rows of rollup_minute and rollup_hour (migrations-rollups.ts), and raw history read as samples. */
+
+const TABLE: Record<RollupLevel, string> = { minute: 'rollup_minute', hour: 'rollup_hour' };
+
+/** Column name and RollupRow field, in table order after (check_seq, at). */
+const COLUMNS: Array<[column: string, field: keyof RollupRow]> = [
+  ['total', 'total'],
+  ['success', 'success'],
+  ['failure', 'failure'],
+  ['rt_count', 'rtCount'],
+  ['rt_sum', 'rtSum'],
+  ['rt_min', 'rtMin'],
+  ['rt_max', 'rtMax'],
+  ['rt_hist', 'rtHist'],
+  ...PHASES.flatMap((p): Array<[string, keyof RollupRow]> => [
+    [`${p}_count`, `${p}Count`],
+    [`${p}_sum`, `${p}Sum`],
+    [`${p}_hist`, `${p}Hist`],
+  ]),
+];
+const SELECT_ROW = COLUMNS.map(([column, field]) => `${column} AS ${field}`).join(', ');
+const SELECT_TOTALS = `coalesce(sum(total), 0) AS total, coalesce(sum(success), 0) AS success,
+  coalesce(sum(failure), 0) AS failure, coalesce(sum(rt_count), 0) AS rtCount,
+  coalesce(sum(rt_sum), 0) AS rtSum, min(rt_min) AS rtMin, max(rt_max) AS rtMax`;
+
+const OPEN_KEY: Record<RollupLevel, string> = { minute: 'rollups.openMinuteFrom', hour: 'rollups.openHourFrom' };
+
+export interface RollupRows {
+  get(level: RollupLevel, checkSeq: number, at: number): RollupRow | undefined;
+  /** Writes the row unless the check no longer exists (a bucket buffered across its deletion). */
+  put(level: RollupLevel, checkSeq: number, at: number, row: RollupRow): void;
+  rows(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupRow[];
+  totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupTotals;
+  deleteFrom(level: RollupLevel, at: number): void;
+  rawSamples(checkSeq: number, intervals: readonly Interval[]): RollupSample[];
+  /** [at, sample] of every result at or after `from`, in time order. */
+  rawSamplesSince(checkSeq: number, from: number): Array<[number, RollupSample]>;
+  horizons(checkSeq: number): Horizons;
+  checkSeqs(): number[];
+  openBuckets(): OpenBuckets;
+  setOpenFrom(level: RollupLevel, at: number | null): void;
+}
+
+export function sqliteRollupRows(db: Db): RollupRows {
+  const perLevel = (level: RollupLevel) => {
+    const table = TABLE[level];
+    const names = COLUMNS.map(([column]) => column);
+    return {
+      get: db.prepare(`SELECT ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at = ?`),
+      put: db.prepare(
+        `INSERT OR REPLACE INTO ${table} (check_seq, at, ${names.join(', ')})
+         SELECT ?, ?, ${names.map(() => '?').join(', ')} WHERE EXISTS (SELECT 1 FROM checks WHERE seq = ?)`,
+      ),
+      rows: db.prepare(`SELECT ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
+      totals: db.prepare(`SELECT ${SELECT_TOTALS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
+      deleteFrom: db.prepare(`DELETE FROM ${table} WHERE at >= ?`),
+    };
+  };
+  const stmts = { minute: perLevel('minute'), hour: perLevel('hour') };
+  const raw = db
+    .prepare(
+      `SELECT status, response_time, total, dns, connect, tls, ttfb FROM history
+       WHERE check_seq = ? AND at >= ? AND at < ? AND kind != 'event'`,
+    )
+    .raw();
+  const rawSince = db
+    .prepare(
+      `SELECT status, response_time, total, dns, connect, tls, ttfb, at FROM history
+       WHERE check_seq = ? AND at >= ? AND kind != 'event' ORDER BY at, id`,
+    )
+    .raw();
+  const horizons = db.prepare('SELECT raw_from AS rawFrom, minutes_from AS minutesFrom FROM retention_horizons WHERE check_seq = ?');
+  const checkSeqs = db.prepare('SELECT seq FROM checks').pluck();
+  const getOpen = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+  const setOpen = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  const clearOpen = db.prepare('DELETE FROM meta WHERE key = ?');
+  const readOpen = (level: RollupLevel): number | null => {
+    const value = getOpen.get(OPEN_KEY[level]) as string | undefined;
+    return value === undefined ? null : Number(value);
+  };
+
+  return {
+    get: (level, seq, at) => stmts[level].get.get(seq, at) as RollupRow | undefined,
+    put(level, seq, at, row) {
+      stmts[level].put.run(seq, at, ...COLUMNS.map(([, field]) => row[field]), seq);
+    },
+    rows(seq, level, intervals) {
+      const out: RollupRow[] = [];
+      for (const [start, end] of intervals) out.push(...(stmts[level].rows.all(seq, start, end) as RollupRow[]));
+      return out;
+    },
+    totals(seq, level, intervals) {
+      return sumTotals(intervals.map(([start, end]) => stmts[level].totals.get(seq, start, end) as RollupTotals));
+    },
+    deleteFrom: (level, at) => void stmts[level].deleteFrom.run(at),
+    rawSamples(seq, intervals) {
+      const out: RollupSample[] = [];
+      for (const [start, end] of intervals) {
+        for (const r of raw.all(seq, start, end) as RawRow[]) out.push(sampleOfRaw(r));
+      }
+      return out;
+    },
+    rawSamplesSince(seq, from) {
+      return (rawSince.all(seq, from) as Array<[...RawRow, number]>).map((r) => [r[7], sampleOfRaw(r)]);
+    },
+    horizons: (seq) => (horizons.get(seq) as Horizons | undefined) ?? { rawFrom: null, minutesFrom: null },
+    checkSeqs: () => checkSeqs.all() as number[],
+    openBuckets: () => ({ minuteFrom: readOpen('minute'), hourFrom: readOpen('hour') }),
+    setOpenFrom(level, at) {
+      if (at === null) clearOpen.run(OPEN_KEY[level]);
+      else setOpen.run(OPEN_KEY[level], String(at));
+    },
+  };
+}
+
+type RawRow = [status: string, responseTime: number | null, total: number | null, dns: number | null, connect: number | null, tls: number | null, ttfb: number | null];
+
+function sampleOfRaw([status, responseTime, total, dns, connect, tls, ttfb]: RawRow | [...RawRow, number]): RollupSample {
+  // Read back the way history.ts writes it: a null total means the probe had no timing.
+  const timing = total === null ? null : { dns: dns ?? 0, connect: connect ?? 0, tls: tls ?? 0, ttfb: ttfb ?? 0, total };
+  return sampleOf(status === 'up', responseTime, timing);
+}
+
+/**
+ * The sample a result feeds a rollup. A time no histogram can hold (negative, NaN, infinite)
+ * is dropped rather than thrown, identically for live results and raw rows read back, so a
+ * bad probe reading can neither lose its result nor make the two paths disagree.
+ */
+export function sampleOf(ok: boolean, responseTime: number | null, timing: Timing | null): RollupSample {
+  return {
+    ok,
+    responseTime: responseTime !== null && isRecordable(responseTime) ? responseTime : null,
+    timing: timing !== null && PHASES.every((p) => isRecordable(timing[p])) ? timing : null,
+  };
+}

@@ -1,0 +1,467 @@
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/core/clock.js';
+import { runCli } from '../helpers/cli.js';
+import { startServer, type TestResponse, type TestServer } from '../helpers/server.js';
+import { assertError, assertStatus, createCheck, newAccount, newKey, NO_PROBES, uniqueEmail, type Actor } from './util.js';
+
+/** Authentication, scopes, restricted keys, the account endpoint and rate limits (spec 2.7, 5, 7, 8; decisions §2, §7). */
+
+let server: TestServer;
+const clock = new ManualClock(Date.UTC(2026, 4, 1, 8, 0, 0));
+const UPGRADE_URL = 'https://billing.example.com/upgrade';
+const ALL_SCOPES = ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'];
+
+before(async () => {
+  server = await startServer(
+    {
+      billing: { upgradeUrl: UPGRADE_URL },
+      plans: { pro: { maxChecks: 777, maxWebhooks: 44 } },
+    },
+    clock,
+    NO_PROBES,
+  );
+});
+after(async () => {
+  await server.stop();
+});
+beforeEach(() => clock.advance(61_000));
+
+function cli(args: string[]) {
+  return runCli(args, server.dataDir);
+}
+
+/** `vigil key create …` through the CLI, parsed. */
+function cliKey(args: string[]): { id: string; key: string; scopes: string[]; expiresAt: number | null; access: unknown } {
+  const r = cli(['key', 'create', ...args]);
+  assert.equal(r.status, 0, `key create failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as { id: string; key: string; scopes: string[]; expiresAt: number | null; access: unknown };
+}
+
+function cliAccount(tier = 'free'): { id: string; email: string; tier: string } {
+  const r = cli(['account', 'create', '--email', uniqueEmail('cli'), '--tier', tier]);
+  assert.equal(r.status, 0, `account create failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as { id: string; email: string; tier: string };
+}
+
+function assert401(res: TestResponse): void {
+  assertError(res, 401);
+  const challenge = res.headers.get('www-authenticate');
+  assert.ok(challenge && challenge.length > 0, '401 carries WWW-Authenticate');
+  assert.match(challenge!, /^Bearer\b/i);
+}
+
+describe('401 with WWW-Authenticate', () => {
+  const wellFormedUnknown = `vigil_live_${'ab'.repeat(32)}`;
+  const cases: Array<[string, Record<string, string>]> = [
+    ['no credential', {}],
+    ['malformed X-Api-Key', { 'x-api-key': 'not-a-key' }],
+    ['X-Api-Key with the svc_ prefix', { 'x-api-key': `svc_live_${'ab'.repeat(32)}` }],
+    ['X-Api-Key one hex short', { 'x-api-key': `vigil_live_${'a'.repeat(63)}` }],
+    ['X-Api-Key with upper-case hex', { 'x-api-key': `vigil_live_${'AB'.repeat(32)}` }],
+    ['well-formed unknown X-Api-Key', { 'x-api-key': wellFormedUnknown }],
+    ['empty X-Api-Key', { 'x-api-key': '' }],
+    ['unknown Bearer token', { authorization: 'Bearer vigil_at_doesnotexist' }],
+    ['Basic authorization', { authorization: 'Basic dXNlcjpwYXNz' }],
+    ['Bearer without a token', { authorization: 'Bearer ' }],
+  ];
+  for (const [what, headers] of cases) {
+    test(what, async () => {
+      for (const [method, path, body] of [
+        ['GET', '/v1/public/checks', undefined],
+        ['GET', '/v1/public/account', undefined],
+        ['POST', '/v1/public/checks', { url: 'https://unauth.example.com' }],
+        ['GET', '/v1/public/checks/chk_00000000000000000000', undefined],
+      ] as const) {
+        const res = await server.request(method, path, { key: null, headers, body });
+        assert401(res);
+      }
+    });
+  }
+
+  test('an unknown route is 404 even without a credential', async () => {
+    assertError(await server.request('GET', '/v1/public/nothing-here', { key: null }), 404);
+  });
+
+  test('authentication comes before body validation', async () => {
+    const res = await server.request('POST', '/v1/public/checks', { key: null, rawBody: '{broken', headers: { 'content-type': 'application/json' } });
+    assert401(res);
+  });
+
+  test('a key expires at its expiresAt', async () => {
+    const actor = newAccount(server, { tier: 'pro', expiresAt: new Date(clock.now() + 60 * 60_000).toISOString() });
+    assertStatus(await server.request('GET', '/v1/public/account', { key: actor.key }), 200);
+    clock.advance(60 * 60_000 + 1_000);
+    assert401(await server.request('GET', '/v1/public/account', { key: actor.key }));
+    assert401(await server.request('GET', '/v1/public/checks', { key: actor.key }));
+  });
+});
+
+describe('key revoke, disable, enable from the CLI while the server runs', () => {
+  test('revoke: the very next request is 401, and enable does not undo it', async () => {
+    const account = cliAccount('indie');
+    const key = cliKey(['--account', account.id, '--scopes', 'checks:read,checks:write']);
+    assertStatus(await server.request('GET', '/v1/public/checks', { key: key.key }), 200);
+
+    const revoked = cli(['key', 'revoke', key.id]);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    assert401(await server.request('GET', '/v1/public/checks', { key: key.key }));
+
+    const enabled = cli(['key', 'enable', key.id]);
+    assert.equal(enabled.status, 2, 'enable of a revoked key is refused');
+    assert.equal(enabled.stderr.trim().split('\n').length, 1, 'one line on stderr');
+    assert401(await server.request('GET', '/v1/public/checks', { key: key.key }));
+  });
+
+  test('disable: the very next request is 401; enable restores the key', async () => {
+    const account = cliAccount('indie');
+    const key = cliKey(['--account', account.email]);
+    assertStatus(await server.request('GET', '/v1/public/account', { key: key.key }), 200);
+
+    assert.equal(cli(['key', 'disable', key.id]).status, 0);
+    assert401(await server.request('GET', '/v1/public/account', { key: key.key }));
+
+    assert.equal(cli(['key', 'enable', key.id]).status, 0);
+    assertStatus(await server.request('GET', '/v1/public/account', { key: key.key }), 200);
+  });
+
+  test('a revoked key no longer counts against maxApiKeys (free: 1)', async () => {
+    const account = cliAccount('free');
+    const first = cliKey(['--account', account.id]);
+    const refused = cli(['key', 'create', '--account', account.id]);
+    assert.equal(refused.status, 2, 'a second key on the free plan is refused');
+    assert.equal(refused.stdout, '', 'nothing printed on stdout');
+    assert.equal(refused.stderr.trim().split('\n').length, 1);
+    assert.equal(server.app.store.keys.countLive(account.id), 1, 'nothing written');
+    assertStatus(await server.request('GET', '/v1/public/account', { key: first.key }), 200);
+
+    assert.equal(cli(['key', 'revoke', first.id]).status, 0);
+    const second = cliKey(['--account', account.id]);
+    assertStatus(await server.request('GET', '/v1/public/account', { key: second.key }), 200);
+  });
+
+  test('the CLI takes maxApiKeys from --config (indie overridden to 2)', async () => {
+    const config = join(server.dataDir, 'indie-two-keys.json');
+    writeFileSync(config, JSON.stringify({ plans: { indie: { maxApiKeys: 2 } } }));
+    const account = cliAccount('indie');
+    cliKey(['--account', account.id, '--config', config]);
+    cliKey(['--account', account.id, '--config', config]);
+    const third = cli(['key', 'create', '--account', account.id, '--config', config]);
+    assert.equal(third.status, 2, 'the third key is refused under the overridden allowance');
+    assert.equal(server.app.store.keys.countLive(account.id), 2);
+    // Without the override the default indie allowance (3) applies.
+    cliKey(['--account', account.id]);
+  });
+});
+
+describe('scopes', () => {
+  let owner: Actor;
+  let checkId: string;
+  before(async () => {
+    owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    checkId = await createCheck(server, { url: 'https://scoped.example.com', name: 'scoped' }, owner.key);
+  });
+
+  test('checks:read only: reads work; create, update, toggle, maintenance and delete are 403 and change nothing', async () => {
+    const reader = newKey(server, owner.accountId, { scopes: ['checks:read'] });
+    assertStatus(await server.request('GET', '/v1/public/checks', { key: reader.key }), 200);
+    assertStatus(await server.request('GET', `/v1/public/checks/${checkId}`, { key: reader.key }), 200);
+    assertStatus(await server.request('GET', '/v1/public/account', { key: reader.key }), 200);
+
+    const before = (await server.request('GET', `/v1/public/checks/${checkId}`, { key: owner.key })).body.data;
+    assertError(await server.request('POST', '/v1/public/checks', { key: reader.key, body: { url: 'https://reader.example.com' } }), 403);
+    assertError(await server.request('PATCH', `/v1/public/checks/${checkId}`, { key: reader.key, body: { name: 'changed' } }), 403);
+    assertError(await server.request('POST', `/v1/public/checks/${checkId}/toggle`, { key: reader.key, body: { disabled: true } }), 403);
+    assertError(await server.request('POST', `/v1/public/checks/${checkId}/maintenance`, { key: reader.key, body: { enabled: true } }), 403);
+    assertError(await server.request('DELETE', `/v1/public/checks/${checkId}`, { key: reader.key }), 403);
+    const after = (await server.request('GET', `/v1/public/checks/${checkId}`, { key: owner.key })).body.data;
+    assert.deepEqual(after, before);
+    const list = await server.request('GET', '/v1/public/checks?includeTotal=true', { key: owner.key });
+    assert.equal(list.body.meta.total, 1, 'no check was created');
+  });
+
+  test('checks:write without checks:delete: writes work, DELETE is 403', async () => {
+    const writer = newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write'] });
+    const id = await createCheck(server, { url: 'https://writer.example.com' }, writer.key);
+    assertStatus(await server.request('PATCH', `/v1/public/checks/${id}`, { key: writer.key, body: { name: 'w' } }), 200);
+    assertStatus(await server.request('POST', `/v1/public/checks/${id}/toggle`, { key: writer.key, body: { disabled: true } }), 200);
+    assertStatus(await server.request('POST', `/v1/public/checks/${id}/maintenance`, { key: writer.key, body: { enabled: true } }), 200);
+    assertError(await server.request('DELETE', `/v1/public/checks/${id}`, { key: writer.key }), 403);
+    assertStatus(await server.request('GET', `/v1/public/checks/${id}`, { key: writer.key }), 200);
+    assertStatus(await server.request('DELETE', `/v1/public/checks/${id}`, { key: owner.key }), 200);
+  });
+
+  test('checks:delete without checks:read: DELETE works; reads and the account are 403', async () => {
+    const deleter = newKey(server, owner.accountId, { scopes: ['checks:delete'] });
+    const id = await createCheck(server, { url: 'https://deleter.example.com' }, owner.key);
+    assertError(await server.request('GET', `/v1/public/checks/${id}`, { key: deleter.key }), 403);
+    assertError(await server.request('GET', '/v1/public/checks', { key: deleter.key }), 403);
+    assertError(await server.request('GET', '/v1/public/account', { key: deleter.key }), 403);
+    assertStatus(await server.request('DELETE', `/v1/public/checks/${id}`, { key: deleter.key }), 200);
+  });
+
+  test('a key created without scopes reports ["checks:read"] and cannot write', async () => {
+    const k = newKey(server, owner.accountId);
+    const account = await server.request('GET', '/v1/public/account', { key: k.key });
+    assertStatus(account, 200);
+    assert.deepEqual(account.body.data.scopes, ['checks:read']);
+    assertError(await server.request('POST', '/v1/public/checks', { key: k.key, body: { url: 'https://noscope.example.com' } }), 403);
+  });
+});
+
+describe('restricted keys', () => {
+  let owner: Actor;
+  let c1: string, c2: string, c3: string;
+  let byCheck: { id: string; key: string };
+  let byFolder: { id: string; key: string };
+  before(async () => {
+    owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    c1 = await createCheck(server, { url: 'https://c1.restricted.example.com' }, owner.key);
+    c2 = await createCheck(server, { url: 'https://c2.restricted.example.com' }, owner.key);
+    c3 = await createCheck(server, { url: 'https://c3.restricted.example.com', folder: 'ops' }, owner.key);
+    byCheck = cliKey(['--account', owner.accountId, '--scopes', 'checks:read,checks:write,checks:delete', '--checks', c1]);
+    byFolder = cliKey(['--account', owner.accountId, '--scopes', 'checks:read,checks:write,checks:delete', '--folders', 'ops']);
+  });
+
+  const ids = (res: TestResponse) => res.body.data.map((c: { id: string }) => c.id) as string[];
+
+  test('--checks: lists only its checks; every other check of the account is 403', async () => {
+    const list = await server.request('GET', '/v1/public/checks?includeTotal=true', { key: byCheck.key });
+    assertStatus(list, 200);
+    assert.deepEqual(ids(list), [c1]);
+    assert.equal(list.body.meta.total, 1);
+    assertStatus(await server.request('GET', `/v1/public/checks/${c1}`, { key: byCheck.key }), 200);
+    assertStatus(await server.request('PATCH', `/v1/public/checks/${c1}`, { key: byCheck.key, body: { name: 'mine' } }), 200);
+
+    assertStatus(await server.request('GET', `/v1/public/checks/${c1}/history`, { key: byCheck.key }), 200);
+    for (const other of [c2, c3]) {
+      assertError(await server.request('GET', `/v1/public/checks/${other}`, { key: byCheck.key }), 403);
+      assertError(await server.request('GET', `/v1/public/checks/${other}/history`, { key: byCheck.key }), 403);
+      assertError(await server.request('PATCH', `/v1/public/checks/${other}`, { key: byCheck.key, body: { name: 'x' } }), 403);
+      assertError(await server.request('POST', `/v1/public/checks/${other}/toggle`, { key: byCheck.key, body: { disabled: true } }), 403);
+      assertError(await server.request('POST', `/v1/public/checks/${other}/maintenance`, { key: byCheck.key, body: { enabled: true } }), 403);
+      assertError(await server.request('DELETE', `/v1/public/checks/${other}`, { key: byCheck.key }), 403);
+    }
+    const c2Now = (await server.request('GET', `/v1/public/checks/${c2}`, { key: owner.key })).body.data;
+    assert.equal(c2Now.status, 'pending');
+    assert.equal(c2Now.name, 'https://c2.restricted.example.com');
+  });
+
+  test('--folders: lists only the folder; checks outside it are 403', async () => {
+    const list = await server.request('GET', '/v1/public/checks', { key: byFolder.key });
+    assert.deepEqual(ids(list), [c3]);
+    assertStatus(await server.request('GET', `/v1/public/checks/${c3}`, { key: byFolder.key }), 200);
+    assertError(await server.request('GET', `/v1/public/checks/${c1}`, { key: byFolder.key }), 403);
+    assertError(await server.request('DELETE', `/v1/public/checks/${c2}`, { key: byFolder.key }), 403);
+  });
+
+  test('a folder key may create inside its folder (and then sees it), not outside', async () => {
+    const id = await createCheck(server, { url: 'https://new.restricted.example.com', folder: 'ops' }, byFolder.key);
+    const list = await server.request('GET', '/v1/public/checks', { key: byFolder.key });
+    assert.deepEqual(ids(list), [c3, id]);
+    assertError(await server.request('POST', '/v1/public/checks', { key: byFolder.key, body: { url: 'https://outside.restricted.example.com' } }), 403);
+    assertError(
+      await server.request('POST', '/v1/public/checks', { key: byFolder.key, body: { url: 'https://other.restricted.example.com', folder: 'dev' } }),
+      403,
+    );
+    assertError(await server.request('PATCH', `/v1/public/checks/${id}`, { key: byFolder.key, body: { folder: 'dev' } }), 403);
+  });
+
+  test('the status filter never widens a restricted view', async () => {
+    assertStatus(await server.request('POST', `/v1/public/checks/${c2}/toggle`, { key: owner.key, body: { disabled: true } }), 200);
+    const paused = await server.request('GET', '/v1/public/checks?status=paused', { key: byCheck.key });
+    assert.deepEqual(ids(paused), []);
+    assertStatus(await server.request('POST', `/v1/public/checks/${c2}/toggle`, { key: owner.key, body: { disabled: false } }), 200);
+  });
+
+  test('the account response shows the restriction, and usage counts the whole account', async () => {
+    const res = await server.request('GET', '/v1/public/account', { key: byCheck.key });
+    assertStatus(res, 200);
+    assert.deepEqual(res.body.data.key, { expiresAt: null, access: { checkIds: [c1], folders: [] } });
+    const all = await server.request('GET', '/v1/public/checks?includeTotal=true', { key: owner.key });
+    assert.equal(res.body.data.usage.checks, all.body.meta.total);
+    const folder = await server.request('GET', '/v1/public/account', { key: byFolder.key });
+    assert.deepEqual(folder.body.data.key.access, { checkIds: [], folders: ['ops'] });
+  });
+});
+
+describe('GET /v1/public/account (spec 2.7)', () => {
+  test('the admin account: every field, limits from the config', async () => {
+    const res = await server.request('GET', '/v1/public/account');
+    assertStatus(res, 200);
+    const a = res.body.data;
+    assert.equal(a.tier, 'pro');
+    assert.deepEqual([...a.scopes].sort(), [...ALL_SCOPES].sort());
+    assert.deepEqual(a.key, { expiresAt: null, access: null });
+    const plan = server.app.config.plans.pro;
+    assert.equal(a.limits.maxChecks, 777, 'maxChecks comes from the config override');
+    assert.equal(a.limits.maxWebhooks, 44, 'maxWebhooks comes from the config override');
+    assert.equal(a.limits.minCheckIntervalMinutes, plan.minCheckIntervalMinutes);
+    assert.equal(a.limits.maxApiKeys, plan.maxApiKeys);
+    assert.equal(a.limits.regionChoice, true);
+    assert.equal(a.limits.domainIntel, true);
+    assert.equal(typeof a.usage.checks, 'number');
+    assert.equal(a.usage.webhooks, 0);
+    assert.deepEqual(a.alerts, { emailConfigured: false, emailEnabled: false, webhookCount: 0 });
+    assert.equal(typeof a.dashboardUrl, 'string');
+    assert.ok(URL.canParse(a.dashboardUrl), 'dashboardUrl is a URL');
+    assert.equal(a.upgradeUrl, null, 'upgradeUrl is null off the free plan');
+    assert.ok(!('claimed' in a) && !('claimHint' in a), 'a claimed account has neither claimed nor claimHint');
+  });
+
+  test('a free account: free limits and the billing upgradeUrl', async () => {
+    const free = newAccount(server, { tier: 'free' });
+    const a = (await server.request('GET', '/v1/public/account', { key: free.key })).body.data;
+    assert.equal(a.tier, 'free');
+    const plan = server.app.config.plans.free;
+    assert.deepEqual(
+      { maxChecks: a.limits.maxChecks, minCheckIntervalMinutes: a.limits.minCheckIntervalMinutes, maxWebhooks: a.limits.maxWebhooks,
+        maxApiKeys: a.limits.maxApiKeys, regionChoice: a.limits.regionChoice, domainIntel: a.limits.domainIntel },
+      { maxChecks: plan.maxChecks, minCheckIntervalMinutes: plan.minCheckIntervalMinutes, maxWebhooks: plan.maxWebhooks,
+        maxApiKeys: plan.maxApiKeys, regionChoice: plan.regionChoice, domainIntel: plan.domainIntel },
+    );
+    assert.equal(a.limits.maxApiKeys, 1);
+    assert.equal(a.upgradeUrl, UPGRADE_URL);
+  });
+
+  test('usage.checks is live: it follows creates and deletes', async () => {
+    const actor = newAccount(server, { tier: 'nano' });
+    const usage = async () => (await server.request('GET', '/v1/public/account', { key: actor.key })).body.data.usage.checks as number;
+    assert.equal(await usage(), 0);
+    const a = await createCheck(server, { url: 'https://usage-a.example.com' }, actor.key);
+    await createCheck(server, { type: 'heartbeat', checkFrequency: 1 }, actor.key);
+    assert.equal(await usage(), 2);
+    assertStatus(await server.request('DELETE', `/v1/public/checks/${a}`, { key: actor.key }), 200);
+    assert.equal(await usage(), 1);
+  });
+
+  test('key.expiresAt is the epoch milliseconds of the key expiry', async () => {
+    const expires = clock.now() + 7 * 24 * 60 * 60_000;
+    const actor = newAccount(server, { tier: 'pro', scopes: ['checks:read'], expiresAt: new Date(expires).toISOString() });
+    const a = (await server.request('GET', '/v1/public/account', { key: actor.key })).body.data;
+    assert.deepEqual(a.key, { expiresAt: expires, access: null });
+    assert.deepEqual(a.scopes, ['checks:read']);
+  });
+});
+
+describe('rate-limit headers on every authenticated answer', () => {
+  test('2xx and 4xx answers carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset', async () => {
+    const actor = newAccount(server, { tier: 'pro' });
+    const answers = [
+      await server.request('GET', '/v1/public/account', { key: actor.key }),
+      await server.request('POST', '/v1/public/checks', { key: actor.key, body: { url: 'https://rl.example.com' } }),
+      await server.request('POST', '/v1/public/checks', { key: actor.key, body: { url: 'bad' } }),
+      await server.request('GET', '/v1/public/checks/chk_cccccccccccccccccccc', { key: actor.key }),
+      await server.request('DELETE', '/v1/public/checks/chk_cccccccccccccccccccc', { key: actor.key, headers: {} }),
+    ];
+    assert.deepEqual(answers.map((r) => r.status), [200, 201, 400, 404, 404]);
+    let previous = Infinity;
+    for (const r of answers) {
+      assert.equal(r.headers.get('ratelimit-limit'), '300');
+      const remaining = Number(r.headers.get('ratelimit-remaining'));
+      assert.ok(Number.isInteger(remaining) && remaining < previous, 'remaining counts down');
+      previous = remaining;
+      const reset = Number(r.headers.get('ratelimit-reset'));
+      assert.ok(Number.isInteger(reset) && reset >= 1 && reset <= 60, `reset in seconds: ${reset}`);
+    }
+    assert.equal(previous, 295);
+  });
+});
+
+describe('rate limiting (perKeyPerMinute: 3)', () => {
+  let limited: TestServer;
+  const rlClock = new ManualClock(Date.UTC(2026, 5, 1, 0, 0, 0));
+  before(async () => {
+    limited = await startServer({ rateLimits: { perKeyPerMinute: 3 } }, rlClock, NO_PROBES);
+  });
+  after(async () => {
+    await limited.stop();
+  });
+
+  test('the fourth request in a minute is 429 with Retry-After; other keys are independent; the window resets', async () => {
+    const actor = newAccount(limited, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const other = newKey(limited, actor.accountId, { scopes: ['checks:read', 'checks:write'] });
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await limited.request('GET', '/v1/public/checks', { key: actor.key });
+      assertStatus(r, 200);
+      assert.equal(r.headers.get('ratelimit-limit'), '3');
+      remaining.push(r.headers.get('ratelimit-remaining')!);
+      rlClock.advance(10_000);
+    }
+    assert.deepEqual(remaining, ['2', '1', '0']);
+
+    const refused = await limited.request('GET', '/v1/public/checks', { key: actor.key });
+    assertError(refused, 429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After in seconds: ${refused.headers.get('retry-after')}`);
+    assert.equal(refused.headers.get('ratelimit-limit'), '3');
+    assert.equal(refused.headers.get('ratelimit-remaining'), '0');
+    assert.equal(refused.headers.get('ratelimit-reset'), String(retryAfter));
+
+    // Writes are limited too, and a refused create creates nothing.
+    const create = await limited.request('POST', '/v1/public/checks', { key: actor.key, body: { url: 'https://limited.example.com' } });
+    assertError(create, 429);
+
+    // Each key has its own budget.
+    const r = await limited.request('GET', '/v1/public/checks?includeTotal=true', { key: other.key });
+    assertStatus(r, 200);
+    assert.equal(r.body.meta.total, 0, 'the refused create created nothing');
+
+    // Retry-After tells the truth: a second early is still refused, on time is served.
+    rlClock.advance((retryAfter - 1) * 1000);
+    assertError(await limited.request('GET', '/v1/public/checks', { key: actor.key }), 429);
+    rlClock.advance(1000);
+    assertStatus(await limited.request('GET', '/v1/public/checks', { key: actor.key }), 200);
+  });
+
+  test('the admin key is limited like any other key', async () => {
+    rlClock.advance(120_000);
+    for (let i = 0; i < 3; i++) assertStatus(await limited.request('GET', '/v1/public/account'), 200);
+    const res = await limited.request('GET', '/v1/public/account');
+    assertError(res, 429);
+    assert.ok(Number(res.headers.get('retry-after')) >= 1);
+  });
+});
+
+describe('the HTTP front', () => {
+  test('unknown routes and methods are 404 in the standard error shape', async () => {
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['GET', '/v1/nope'],
+      ['GET', '/v2/public/checks'],
+      ['PUT', '/v1/public/checks'],
+      ['DELETE', '/v1/public/checks'],
+      ['POST', '/v1/public/account'],
+      ['GET', '/v1/public/checks/x/y/z'],
+    ] as const) {
+      assertError(await server.request(method, path), 404);
+    }
+  });
+
+  test('the body limit is exactly 1 MiB: 1,048,576 bytes are read (and validated), one byte more is 413', async () => {
+    const sized = (bytes: number) => {
+      const skeleton = JSON.stringify({ url: 'https://exact.example.com', name: '' });
+      return JSON.stringify({ url: 'https://exact.example.com', name: 'x'.repeat(bytes - skeleton.length) });
+    };
+    const atLimit = sized(1024 * 1024);
+    assert.equal(Buffer.byteLength(atLimit), 1024 * 1024);
+    const res = await server.request('POST', '/v1/public/checks', { rawBody: atLimit, headers: { 'content-type': 'application/json' } });
+    assertError(res, 400, 'name');
+    const over = await server.request('POST', '/v1/public/checks', { rawBody: sized(1024 * 1024 + 1), headers: { 'content-type': 'application/json' } });
+    assertError(over, 413);
+  });
+
+  test('PATCH and toggle bodies over 1 MiB are 413; malformed JSON is 400', async () => {
+    const id = await createCheck(server, { url: 'https://front.example.com' });
+    const huge = { name: 'x'.repeat(1024 * 1024 + 1) };
+    assertError(await server.request('PATCH', `/v1/public/checks/${id}`, { body: huge }), 413);
+    assertError(await server.request('POST', `/v1/public/checks/${id}/toggle`, { body: { disabled: true, reason: 'x'.repeat(1024 * 1024 + 1) } }), 413);
+    assertError(await server.request('POST', `/v1/public/checks/${id}/toggle`, { rawBody: '{"disabled": tru', headers: { 'content-type': 'application/json' } }), 400);
+    const c = (await server.request('GET', `/v1/public/checks/${id}`)).body.data;
+    assert.equal(c.name, 'https://front.example.com');
+    assert.equal(c.status, 'pending');
+  });
+});
