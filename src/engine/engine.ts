@@ -8,7 +8,7 @@ import type { MonitorEvent } from '../monitor/events.js';
 import { transition, type MonitorPolicy, type MonitorState } from '../monitor/state-machine.js';
 import type { BatchWriter } from '../store/sqlite/batch-writer.js';
 import type { Store } from '../store/store.js';
-import { intervalMs, isProbeType, monitorState, probeTask } from './check-task.js';
+import { intern, intervalMs, isProbeType, monitorState, probeTask } from './check-task.js';
 import type { ProbeDispatcher } from './dispatcher.js';
 import type { ProbeResult, ProbeTask, SslInfo } from './probe-types.js';
 import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId, type WheelEntryKind } from './timing-wheel.js';
@@ -87,7 +87,7 @@ export class Engine implements CheckObserver {
   /** Loads every enabled check, each at its stable phase: a restart makes no thundering herd. */
   start(): void {
     const now = this.deps.clock.now();
-    for (const check of this.deps.store.checks.allEnabled()) this.add(check, false, now);
+    this.deps.store.checks.forEachEnabled((check) => this.add(check, false, now));
     if (this.deps.autoStart !== false) {
       this.driver = startWheelDriver({
         wheel: this.wheel,
@@ -144,7 +144,7 @@ export class Engine implements CheckObserver {
     const entry: Scheduled = {
       id: check.id,
       seq: check.seq,
-      accountId: check.accountId,
+      accountId: intern(check.accountId),
       intervalMs: intervalMs(check),
       task: probeTask(check, this.deps.config),
       policy: {

@@ -64,8 +64,8 @@ export interface CheckRepo {
   setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): void;
   /** Moves on every write to any check: a validator for caches of check lists. */
   version(): number;
-  /** Every enabled check, read without filling the record cache (engine start). */
-  allEnabled(): Check[];
+  /** Every enabled check, streamed without filling the record cache (engine start). */
+  forEachEnabled(visit: (check: Check) => void): void;
   /** Every heartbeat check, paused ones too (their pings are still recorded). */
   allHeartbeats(): Check[];
   /** What monitoring learned; `sync` also writes the timing fields (spec 2.2 rule 2). */

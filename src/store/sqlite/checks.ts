@@ -208,7 +208,10 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     delete: (id) => changed(id, del.run(id)),
     setHeartbeatToken: (id, token, hash, now) => changed(id, setToken.run(token, hash, now, id)),
     version: () => version,
-    allEnabled: () => (allEnabled.all() as CheckRowDb[]).map(rowToCheck),
+    forEachEnabled(visit) {
+      // Streamed: 100,000 rows and records alive at once would set the process's high-water mark.
+      for (const row of allEnabled.iterate() as IterableIterator<CheckRowDb>) visit(rowToCheck(row));
+    },
     allHeartbeats: () => (allHeartbeats.all() as CheckRowDb[]).map(rowToCheck),
     saveRuntime(id, r) {
       saveRuntime.run(
