@@ -1,11 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, resolveConfig } from '../src/config.js';
-import { AccountsService } from '../src/core/accounts-service.js';
-import { ChecksService } from '../src/core/checks-service.js';
-import { systemClock } from '../src/core/clock.js';
-import type { Principal } from '../src/core/principal.js';
+import { seedChecks } from './lib/seed.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
 import { CLI, fmt, freePort, load, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
 
@@ -19,25 +15,12 @@ const CONNECTIONS = 50;
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 
 function seed(dataDir: string): { key: string; someId: string } {
-  const input = loadConfig({ overrides: { dataDir, logLevel: 'silent' }, warn: () => {} });
-  const config = resolveConfig({ ...input, plans: { ...input.plans, pro: { ...input.plans.pro, maxChecks: CHECKS } } });
+  // Paused: this bench measures the API, not probes to hosts that do not exist.
+  const { key, ids } = seedChecks(dataDir, CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5 }));
   const store = openSqliteStore(dataDir);
-  const accounts = new AccountsService(store, config, systemClock);
-  const account = accounts.createAccount('bench@example.com', 'pro');
-  const { key } = accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] });
-  const principal: Principal = { kind: 'api_key', credentialId: 'bench', account: { ...account, maxChecksOverride: CHECKS }, scopes: ['checks:write'], access: null, key: null };
-  const checks = new ChecksService(store, config, systemClock);
-  let someId = '';
-  store.transaction(() => {
-    for (let i = 0; i < CHECKS; i++) {
-      const { id } = checks.create(principal, { url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5 });
-      // Paused: this bench measures the API, not probes to hosts that do not exist.
-      store.checks.setDisabled(id, true, 'bench', Date.now());
-      if (i === CHECKS / 2) someId = id;
-    }
-  });
+  store.transaction(() => ids.forEach((id) => store.checks.setDisabled(id, true, 'bench', Date.now())));
   store.close();
-  return { key, someId };
+  return { key, someId: ids[CHECKS / 2]! };
 }
 
 export async function runApiBench(): Promise<string> {

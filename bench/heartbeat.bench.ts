@@ -2,11 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { loadConfig, resolveConfig } from '../src/config.js';
-import { AccountsService } from '../src/core/accounts-service.js';
-import { ChecksService } from '../src/core/checks-service.js';
-import { systemClock } from '../src/core/clock.js';
-import type { Principal } from '../src/core/principal.js';
+import { seedChecks } from './lib/seed.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
 import { CLI, cpuSeconds, fmt, freePort, load, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
 
@@ -20,16 +16,9 @@ const CHECKS = 200;
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 
 function seed(dataDir: string): string[] {
-  const config = resolveConfig(loadConfig({ overrides: { dataDir, logLevel: 'silent' }, warn: () => {} }));
+  const { ids } = seedChecks(dataDir, CHECKS, () => ({ type: 'heartbeat', checkFrequency: 60 }));
   const store = openSqliteStore(dataDir);
-  const account = new AccountsService(store, config, systemClock).createAccount('bench@example.com', 'pro');
-  const principal: Principal = { kind: 'api_key', credentialId: 'bench', account, scopes: ['checks:write'], access: null, key: null };
-  const checks = new ChecksService(store, config, systemClock);
-  const paths: string[] = [];
-  for (let i = 0; i < CHECKS; i++) {
-    const { id } = checks.create(principal, { type: 'heartbeat', checkFrequency: 60 });
-    paths.push(`/heartbeat/${store.checks.byId(id)!.heartbeatToken}`);
-  }
+  const paths = ids.map((id) => `/heartbeat/${store.checks.byId(id)!.heartbeatToken}`);
   store.close();
   return paths;
 }

@@ -1,7 +1,7 @@
-import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Bench } from 'tinybench';
+import { runIfMain, table } from './lib/harness.js';
 import { ManualClock } from '../src/core/clock.js';
 import { TimingWheel, followingDue, nextDue, type FireFn } from '../src/engine/timing-wheel.js';
 
@@ -338,25 +338,17 @@ function measureMemory(ids: string[], due: Float64Array): Record<Impl, number> &
 export function formatWheelBench(result: WheelBenchResult): string {
   const ns = (v: number | null): string => (v === null ? 'n/a' : v.toFixed(1));
   const ratio = (v: number | null, w: number): string => (v === null ? 'n/a' : `${(v / w).toFixed(1)}x`);
-  const lines = [
-    `Timing wheel vs baselines at ${result.entries.toLocaleString('en')} entries (ns per operation; ratio = baseline / wheel)`,
+  return [
+    `### Timing wheel at ${result.entries.toLocaleString('en')} entries (ns per operation; ratio = baseline / wheel)`,
     '',
-    pad(['operation', 'wheel', 'heap', 'setTimeout', 'heap/wheel', 'setTimeout/wheel']),
-    ...result.rows.map((r) => pad([r.op, ns(r.wheel), ns(r.heap), ns(r.setTimeout), ratio(r.heap, r.wheel), ratio(r.setTimeout, r.wheel)])),
+    table(
+      ['operation', 'wheel', 'binary heap', 'setTimeout + Map', 'heap / wheel', 'setTimeout / wheel'],
+      result.rows.map((r) => [r.op, ns(r.wheel), ns(r.heap), ns(r.setTimeout), ratio(r.heap, r.wheel), ratio(r.setTimeout, r.wheel)]),
+    ),
     '',
-    `Memory per scheduled entry${result.gcExact ? '' : ' (no gc available: rough)'}, id strings excluded:`,
-    pad(['', 'wheel', 'heap', 'setTimeout+Map']),
-    pad(['bytes', ...[result.memory.wheel, result.memory.heap, result.memory.setTimeout].map((b) => `${b.toFixed(0)} B`)]),
-  ];
-  return lines.join('\n');
+    `Memory per scheduled entry${result.gcExact ? '' : ' (no gc available: rough)'}, id strings excluded: wheel ` +
+      `${result.memory.wheel.toFixed(0)} B, heap ${result.memory.heap.toFixed(0)} B, setTimeout + Map ${result.memory.setTimeout.toFixed(0)} B.`,
+  ].join('\n');
 }
 
-function pad(cells: string[]): string {
-  return cells.map((c, i) => (i === 0 ? c.padEnd(12) : c.padStart(18))).join('');
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await runWheelBench();
-  console.log(formatWheelBench(result));
-}
-
+runIfMain(import.meta.url, async () => formatWheelBench(await runWheelBench()));
