@@ -7,7 +7,7 @@ import { ValueErrorType } from '@sinclair/typebox/errors';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-const Plan = Type.Object({
+export const Plan = Type.Object({
   maxChecks: Type.Number(),
   minCheckIntervalMinutes: Type.Number(),
   maxWebhooks: Type.Number(),

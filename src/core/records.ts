@@ -1,5 +1,5 @@
 import type { Tier } from '../config.js';
-import type { CheckType, HttpMethod, ResponseValidation } from './check-types.js';
+import type { CheckType, HttpMethod, ResponseValidation, Timing } from './check-types.js';
 import type { SslInfo } from '../engine/probe-types.js';
 
 export type Scope = 'checks:read' | 'checks:write' | 'checks:delete' | 'alerts:read' | 'alerts:write';
@@ -113,7 +113,7 @@ export interface HistoryRow {
   status: string;
   statusCode: number | null;
   responseTime: number | null;
-  timing: { dns: number; connect: number; tls: number; ttfb: number; total: number } | null;
+  timing: Timing | null;
   error: string | null;
   region: string | null;
   snippet: string | null;

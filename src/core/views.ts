@@ -95,20 +95,12 @@ export interface AlertSummary {
 
 export function accountView(principal: Principal, config: Config, usageChecks: number, alerts: AlertSummary) {
   const account = principal.account;
-  const limits = limitsFor(config, account);
+  const limits = { ...limitsFor(config, account) };
   return {
     tier: account.tier,
     scopes: principal.scopes,
     key: principal.key ? { expiresAt: principal.key.expiresAt, access: principal.key.access } : null,
-    limits: {
-      maxChecks: limits.maxChecks,
-      minCheckIntervalMinutes: limits.minCheckIntervalMinutes,
-      maxWebhooks: limits.maxWebhooks,
-      maxApiKeys: limits.maxApiKeys,
-      regionChoice: limits.regionChoice,
-      domainIntel: limits.domainIntel,
-      minHeartbeatIntervalSeconds: limits.minHeartbeatIntervalSeconds,
-    },
+    limits,
     usage: { checks: usageChecks, webhooks: alerts.webhookCount },
     alerts,
     dashboardUrl: config.dashboardUrl,

@@ -85,19 +85,10 @@ export interface HistoryEventInput {
 }
 
 /** One probe result or heartbeat ping as history keeps it. */
-export interface HistoryResultInput {
-  checkSeq: number;
-  at: number;
+export interface HistoryResultInput extends Omit<HistoryRow, 'id' | 'kind' | 'status'> {
   kind: 'probe' | 'ping';
   /** `start`: a heartbeat's /start ping, which is neither success nor failure. */
   status: 'up' | 'down' | 'start';
-  statusCode: number | null;
-  responseTime: number | null;
-  timing: { dns: number; connect: number; tls: number; ttfb: number; total: number } | null;
-  error: string | null;
-  region: string | null;
-  snippet: string | null;
-  meta: Record<string, unknown> | null;
 }
 
 /** History filters (spec 4.2, decisions §5): `from`/`to` inclusive, newest first. */

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { TIERS } from '../../config.js';
+import { Plan, TIERS } from '../../config.js';
 import { SCOPES } from '../records.js';
 import { StringEnum } from './common.js';
 
@@ -14,15 +14,7 @@ export const AccountResponse = Type.Object({
         Type.Object({ expiresAt: Type.Union([Type.Number(), Type.Null()]), access: Type.Union([Access, Type.Null()]) }),
         Type.Null(),
       ]),
-      limits: Type.Object({
-        maxChecks: Type.Number(),
-        minCheckIntervalMinutes: Type.Number(),
-        maxWebhooks: Type.Number(),
-        maxApiKeys: Type.Number(),
-        regionChoice: Type.Boolean(),
-        domainIntel: Type.Boolean(),
-        minHeartbeatIntervalSeconds: Type.Number(),
-      }),
+      limits: Plan,
       usage: Type.Object({ checks: Type.Number(), webhooks: Type.Number() }),
       alerts: Type.Object({ emailConfigured: Type.Boolean(), emailEnabled: Type.Boolean(), webhookCount: Type.Number() }),
       dashboardUrl: Type.String(),
