@@ -20,6 +20,8 @@ const GUARD_MS = 5_000;
 export interface PoolOptions {
   threads?: number;
   concurrentTasksPerWorker?: number;
+  /** The worker module (tests substitute one). */
+  filename?: string;
 }
 
 export class PiscinaDispatcher implements ProbeDispatcher {
@@ -29,7 +31,7 @@ export class PiscinaDispatcher implements ProbeDispatcher {
   constructor(opts: PoolOptions = {}) {
     const threads = opts.threads ?? Math.max(1, Math.min(2, availableParallelism() - 1));
     this.pool = new Piscina({
-      filename: WORKER,
+      filename: opts.filename ?? WORKER,
       minThreads: threads,
       maxThreads: threads,
       // Probes are I/O: each worker keeps hundreds in flight on its own event loop.

@@ -5,6 +5,7 @@ import { inMaintenance } from '../core/checks-service.js';
 import type { Clock } from '../core/clock.js';
 import type { Check, DomainInfo } from '../core/records.js';
 import type { MonitorEvent } from '../monitor/events.js';
+import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import { transition, type MonitorPolicy, type MonitorState } from '../monitor/state-machine.js';
 import type { BatchWriter } from '../store/sqlite/batch-writer.js';
 import type { Store } from '../store/store.js';
@@ -60,6 +61,8 @@ export interface EngineDeps {
   log: Logger;
   onEvent?: EventSink;
   aggregator?: ResultAggregator;
+  /** A second region that re-checks failures before they count (none on a single node). */
+  peer?: PeerRechecker;
   /** Tests drive the wheel themselves; production ticks on real time. */
   autoStart?: boolean;
 }
@@ -78,10 +81,12 @@ export class Engine implements CheckObserver {
   /** Counters and schedule lag since start, for benchmarks and operators. */
   readonly metrics = { fired: 0, skippedInFlight: 0, completed: 0, lag: new Histogram() };
   private readonly region: string;
+  private readonly peer: PeerRechecker;
 
   constructor(private readonly deps: EngineDeps) {
     this.wheel = new TimingWheel({ clock: deps.clock, tickMs: 100 });
     this.region = deps.config.region;
+    this.peer = deps.peer ?? new NoPeer();
   }
 
   /** Loads every enabled check, each at its stable phase: a restart makes no thundering herd. */
@@ -188,21 +193,21 @@ export class Engine implements CheckObserver {
     }
     entry.inFlight = true;
     this.deps.dispatcher.run(entry.task).then(
-      (result) => this.record(entry, result),
+      async (result) => this.record(entry, result, result.ok ? null : await this.peer.recheck(entry.task)),
       (err: unknown) => this.deps.log.error({ err, checkId: entry.id }, 'probe dispatch failed'),
     ).finally(() => {
       entry.inFlight = false;
     });
   }
 
-  private record(entry: Scheduled, result: ProbeResult): void {
+  private record(entry: Scheduled, result: ProbeResult, peer: PeerVerdict | null): void {
     // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
     this.metrics.completed++;
     if (this.scheduled.get(entry.id) !== entry) return;
     const now = this.deps.clock.now();
     const maintenance = entry.maintenance && inMaintenance(entry, now);
     const before = entry.state;
-    const t = transition(before, { ...entry.policy, maintenance }, { kind: 'probe', result, region: this.region, peer: null }, now);
+    const t = transition(before, { ...entry.policy, maintenance }, { kind: 'probe', result, region: this.region, peer }, now);
     entry.state = t.state;
     entry.probesTotal++;
     if (result.ok) entry.probesUp++;
