@@ -25,9 +25,10 @@ import { fmt, runIfMain, table, tempDir } from './lib/harness.js';
  * bytes per result (raw row plus its share of rollups, from SQLite's dbstat).
  *
  * Results go through the real write path (history insert and rollup aggregator in one
- * transaction per batch, open buckets flushed each simulated minute). The big check is
- * written first and alone, so its raw rows are contiguous on disk: that favours the raw-scan
- * baseline, never the rollups.
+ * transaction per batch, open buckets flushed each simulated minute). The big check's first
+ * 88 days are written alone, so most of its raw rows are contiguous on disk: that favours the
+ * raw-scan baseline, never the rollups. The other checks report every 5 minutes over the last
+ * 2 days, interleaved in time with the big one.
  */
 
 const DAY = 86_400_000;
@@ -43,7 +44,7 @@ export interface StatsBenchReport {
   setupSeconds: number;
   single: Latencies;
   multi: Latencies;
-  storage: { rawBytes: number; minuteBytes: number; hourBytes: number; perResult: number };
+  storage: { rawBytes: number; minuteBytes: number; hourBytes: number; dayBytes: number; perResult: number };
   maxPercentileErrorPct: number;
 }
 
@@ -156,25 +157,35 @@ function build(dir: string): World {
   // Single failures (1%) stay up, as with downConfirmationAttempts 2; an outage every ~2 days.
   let down = false;
   let status: 'up' | 'down' | null = null;
-  for (let i = 0; i < BIG_RESULTS; i++) {
-    const at = TO - (BIG_RESULTS - i) * 30_000 + 7_000;
+  const writeBig = (i: number) => {
     if (down ? rand() < 0.05 : rand() < 1 / 5760) down = !down;
     const ok = !down && rand() >= 0.01;
     const state = down ? 'down' : 'up';
-    writer.write(bigSeq, probe(rand, at, ok), state === status ? null : state);
+    writer.write(bigSeq, probe(rand, bigAt(i), ok), state === status ? null : state);
     status = state;
-  }
-  writer.flush();
-  rollups.flushOpen(TO);
-  const storage = measureStorage(store.db, BIG_RESULTS);
+  };
+  const bigAt = (i: number) => TO - (BIG_RESULTS - i) * 30_000 + 7_000;
+  const othersFrom = TO - OTHER_DAYS * DAY;
 
+  // 88 days of the big check alone: its storage per result, free of the others' rows.
+  let i = 0;
+  for (; bigAt(i) < othersFrom; i++) writeBig(i);
+  writer.flush();
+  rollups.flushOpen(othersFrom);
+  const storage = measureStorage(store.db, i);
+
+  // The last 2 days with every check, in time order, open buckets flushed each minute.
   const others: number[] = [];
   for (let c = 0; c < OTHER_CHECKS; c++) {
     const { id } = checks.create(principal, { url: `https://other-${c}.example.com/`, checkFrequency: 5 });
     others.push(store.checks.byId(id)!.seq);
   }
-  for (let at = TO - OTHER_DAYS * DAY; at < TO; at += OTHER_INTERVAL) {
-    for (const seq of others) writer.write(seq, probe(rand, at + (seq % 300) * 1000, rand() >= 0.01), null);
+  let nextOthers = othersFrom;
+  for (; i < BIG_RESULTS; i++) {
+    for (; nextOthers <= bigAt(i); nextOthers += OTHER_INTERVAL) {
+      for (const seq of others) writer.write(seq, probe(rand, nextOthers + (seq % 30) * 1000, rand() >= 0.01), null);
+    }
+    writeBig(i);
   }
   writer.flush();
   // Live state at TO: the current minute and hour are still open, as in a running server.
@@ -189,7 +200,8 @@ function measureStorage(db: Db, results: number): StatsBenchReport['storage'] {
   const rawBytes = bytes(['history', 'history_check_at']) / results;
   const minuteBytes = bytes(['rollup_minute']) / results;
   const hourBytes = bytes(['rollup_hour']) / results;
-  return { rawBytes, minuteBytes, hourBytes, perResult: rawBytes + minuteBytes + hourBytes };
+  const dayBytes = bytes(['rollup_day']) / results;
+  return { rawBytes, minuteBytes, hourBytes, dayBytes, perResult: rawBytes + minuteBytes + hourBytes + dayBytes };
 }
 
 type Row = [status: string, rt: number | null, dns: number | null, connect: number | null, tls: number | null, ttfb: number | null, total: number | null, at: number];
@@ -396,6 +408,7 @@ export function statsMarkdown(r: StatsBenchReport): string {
         ['raw history row (table + index)', fmt(r.storage.rawBytes, 1)],
         ['minute rollups, its share', fmt(r.storage.minuteBytes, 1)],
         ['hour rollups, its share', fmt(r.storage.hourBytes, 1)],
+        ['day rollups, its share', fmt(r.storage.dayBytes, 2)],
         ['total', fmt(r.storage.perResult, 1)],
       ],
     ),

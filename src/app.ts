@@ -23,6 +23,12 @@ import { PiscinaDispatcher, type ProbeDispatcher } from './engine/dispatcher.js'
 import { Engine } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { heartbeatRoutes } from './api/heartbeat-routes.js';
+import { statsRoutes } from './api/stats-routes.js';
+import { RawRetention } from './stats/retention.js';
+import { StatsService } from './stats/stats-service.js';
+import type { RollupStore } from './store/rollup-store.js';
+import { sqliteRetention } from './store/sqlite/raw-retention.js';
+import { sqliteRollups } from './store/sqlite/rollups.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -46,6 +52,8 @@ export class VigilApp {
   services!: Services;
   engine!: Engine;
   readonly writer: BatchWriter;
+  /** Created right after the store: opening it rebuilds rollups a crash left short. */
+  readonly rollups: RollupStore;
   private pipeline: Pipeline | null = null;
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
@@ -60,6 +68,7 @@ export class VigilApp {
     this.store = openSqliteStore(input.dataDir);
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
     this.writer = new BatchWriter(this.store, this.log);
+    this.rollups = sqliteRollups(this.store.db);
   }
 
   /** First start of an empty data directory: the admin key, returned once to be printed. */
@@ -79,9 +88,11 @@ export class VigilApp {
       log: this.log,
       autoStart: this.opts.autoTick !== false,
       onEvent: (check, event) => this.onEvent(check, event),
+      aggregator: this.rollups,
     });
     const heartbeats = new HeartbeatMonitor({
       store: this.store, writer: this.writer, engine: this.engine, clock: this.clock, config: this.config, log: this.log,
+      aggregator: this.rollups,
       onEvent: (check, event) => this.onEvent(check, event),
     });
     this.services = this.buildServices(heartbeats);
@@ -91,6 +102,9 @@ export class VigilApp {
     heartbeats.start();
     this.pipeline = this.buildPipeline();
     this.every(HOUR, () => this.idempotency.prune());
+    this.every(60_000, () => this.rollups.flushOpen(this.clock.now()));
+    const retention = new RawRetention(sqliteRetention(this.store.db), this.clock, { rawDays: this.config.retention.rawDays });
+    this.every(HOUR, () => void retention.prune().catch((err: unknown) => this.log.error({ err }, 'retention failed')));
     const url = `http://${this.input.server.host}:${this.server.port}`;
     this.log.info({ url, publicUrl: this.config.publicUrl }, `Vigil listening on ${url}`);
     return { url, port: this.server.port };
@@ -108,6 +122,7 @@ export class VigilApp {
     this.server = null;
     await this.engine?.stop();
     this.writer.close();
+    this.rollups.close();
     this.store.close();
   }
 
@@ -123,6 +138,7 @@ export class VigilApp {
       clock,
       checks,
       history: new HistoryService(store, checks),
+      stats: new StatsService({ stateChanges: store.stateChanges, rollups: this.rollups }, checks, clock),
       heartbeats,
       accounts: new AccountsService(store, config, clock),
       alertSummary: () => ({ emailConfigured: false, emailEnabled: false, webhookCount: 0 }),
@@ -136,6 +152,7 @@ export class VigilApp {
       ...statusRoutes(this.services),
       ...checkRoutes(this.services),
       ...historyRoutes(this.services),
+      ...statsRoutes(this.services),
       ...heartbeatRoutes(this.services),
       ...accountRoutes(this.services),
       ...metaRoutes(() => routes, this.config.publicUrl),

@@ -38,6 +38,10 @@ const ConfigSchema = Type.Object({
   }),
   probes: Type.Object({ blockPrivateAddresses: Type.Boolean() }),
   plans: Type.Object({ free: Plan, indie: Plan, nano: Plan, pro: Plan }),
+  /** Days of raw history kept per plan; rollups and state changes outlive it. */
+  retention: Type.Object({
+    rawDays: Type.Object({ free: Type.Number(), indie: Type.Number(), nano: Type.Number(), pro: Type.Number() }),
+  }),
 });
 
 export type PlanLimits = Static<typeof Plan>;

@@ -3,6 +3,7 @@ import type { AccountsService } from '../core/accounts-service.js';
 import type { ChecksService } from '../core/checks-service.js';
 import type { Clock } from '../core/clock.js';
 import type { HistoryService } from '../core/history-service.js';
+import type { StatsService } from '../stats/stats-service.js';
 import type { HeartbeatMonitor } from '../engine/heartbeats.js';
 import type { AlertSummary } from '../core/views.js';
 
@@ -13,6 +14,7 @@ export interface Services {
   checks: ChecksService;
   accounts: AccountsService;
   history: HistoryService;
+  stats: StatsService;
   heartbeats: HeartbeatMonitor;
   alertSummary(accountId: string): AlertSummary;
   usage(accountId: string): { checks: number };

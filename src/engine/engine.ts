@@ -50,6 +50,8 @@ interface Scheduled {
   lastSyncedAt: number;
   countersWrittenAt: number;
   inFlight: boolean;
+  /** The state-change log may not know the current status yet (fresh start, resume after 'pending'). */
+  verifyLog: boolean;
 }
 
 export interface EngineDeps {
@@ -168,6 +170,7 @@ export class Engine implements CheckObserver {
       lastSyncedAt: previous?.lastSyncedAt ?? check.lastChecked ?? 0,
       countersWrittenAt: now,
       inFlight: false,
+      verifyLog: previous === undefined,
     };
     this.scheduled.set(check.id, entry);
     this.wheel.schedule(wheelId('probe', check.id), runNow ? now : nextDue(check.id, entry.intervalMs, now));
@@ -222,6 +225,8 @@ export class Engine implements CheckObserver {
     if (visibleChanged || syncDue || countersDue) entry.countersWrittenAt = now;
 
     const { store, writer } = this.deps;
+    const verifyLog = entry.verifyLog;
+    entry.verifyLog = false;
     const runtime = visibleChanged || syncDue || countersDue ? this.runtimeOf(entry, syncDue ? result : null, now) : null;
     writer.submit(() => {
       store.history.insertResult({
@@ -238,7 +243,9 @@ export class Engine implements CheckObserver {
         meta: result.location ? { location: result.location } : null,
       });
       if (runtime) store.checks.saveRuntime(entry.id, runtime);
-      if (statusChanged) store.stateChanges.append(entry.seq, now, t.state.status);
+      if (statusChanged || (verifyLog && store.stateChanges.between(entry.seq, now, now)[0]?.status !== t.state.status)) {
+        store.stateChanges.append(entry.seq, now, t.state.status);
+      }
       this.deps.aggregator?.add(entry.seq, result);
     });
 

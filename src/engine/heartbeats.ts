@@ -13,6 +13,7 @@ import { intervalMs, monitorState } from './check-task.js';
 import type { Engine, EventSink } from './engine.js';
 import { HeartbeatTokens } from './heartbeat-tokens.js';
 import { wheelId } from './timing-wheel.js';
+import type { RollupStore } from '../store/rollup-store.js';
 
 /** What a ping said: a plain ping is success; `/start`, `/fail` and `/<exit code>` say more. */
 export type PingSignal = { kind: 'success' } | { kind: 'start' } | { kind: 'fail' } | { kind: 'exit'; code: number };
@@ -47,6 +48,8 @@ export interface HeartbeatDeps {
   config: Config;
   log: Logger;
   onEvent?: EventSink;
+  /** Rollups: every up/down ping is a result, as a probe is. */
+  aggregator?: Pick<RollupStore, 'addSample'>;
 }
 
 /**
@@ -178,6 +181,7 @@ export class HeartbeatMonitor implements CheckObserver {
         responseTime: null, timing: null, error, region: this.deps.config.region, snippet: null, meta: details,
       });
       if (stateful && before) this.saveState(w, before, now);
+      if (status !== 'start') this.deps.aggregator?.addSample(w.seq, now, { ok: status === 'up', responseTime: null, timing: null });
     });
   }
 

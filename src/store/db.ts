@@ -27,7 +27,8 @@ export function openDatabase(dataDir: string): Db {
 
 function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  for (const m of MIGRATIONS) {
+  // Version order, not array order: migrations written side by side may be appended out of order.
+  for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
     if (m.version <= current) continue;
     db.transaction(() => {
       db.exec(m.sql);

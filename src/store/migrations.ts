@@ -1,3 +1,5 @@
+import { ROLLUPS_MIGRATION } from './migrations-rollups.js';
+
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
  * `user_version` records the last one applied. Append new versions; never edit a shipped one.
@@ -137,4 +139,5 @@ export const MIGRATIONS: Migration[] = [
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     `,
   },
+  ROLLUPS_MIGRATION,
 ];

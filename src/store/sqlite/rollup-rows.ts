@@ -1,13 +1,13 @@
 import type { Timing } from '../../core/check-types.js';
-import { isRecordable } from '../../stats/histogram.js';
+import { Histogram, isRecordable } from '../../stats/histogram.js';
 import type { Interval } from '../../stats/ranges.js';
-import { PHASES, type RollupRow, type RollupSample } from '../../stats/rollup.js';
+import { PHASES, Rollup, type RollupRow, type RollupSample } from '../../stats/rollup.js';
 import type { Db } from '../db.js';
 import { sumTotals, type Horizons, type OpenBuckets, type RollupLevel, type RollupTotals } from '../rollup-store.js';
 
-/** SQLite rows of rollup_minute and rollup_hour (migrations-rollups.ts), and raw history read as samples. */
+/** SQLite rows of the rollup tables (migrations-rollups.ts), and raw history read as samples. */
 
-const TABLE: Record<RollupLevel, string> = { minute: 'rollup_minute', hour: 'rollup_hour' };
+const TABLE: Record<RollupLevel, string> = { minute: 'rollup_minute', hour: 'rollup_hour', day: 'rollup_day' };
 
 /** Column name and RollupRow field, in table order after (check_seq, at). */
 const COLUMNS: Array<[column: string, field: keyof RollupRow]> = [
@@ -26,17 +26,28 @@ const COLUMNS: Array<[column: string, field: keyof RollupRow]> = [
   ]),
 ];
 const SELECT_ROW = COLUMNS.map(([column, field]) => `${column} AS ${field}`).join(', ');
+// Numbers are summed by SQLite and only the histogram blobs cross into JavaScript: reading a
+// row as an object costs more than merging its histograms.
+const SELECT_SUMS = `coalesce(sum(total), 0), coalesce(sum(success), 0), coalesce(sum(failure), 0),
+  coalesce(sum(rt_count), 0), coalesce(sum(rt_sum), 0), min(rt_min), max(rt_max),
+  ${PHASES.map((p) => `coalesce(sum(${p}_count), 0), coalesce(sum(${p}_sum), 0)`).join(', ')}`;
+const SELECT_HISTS = ['rt_hist', ...PHASES.map((p) => `${p}_hist`)].join(', ');
 const SELECT_TOTALS = `coalesce(sum(total), 0) AS total, coalesce(sum(success), 0) AS success,
   coalesce(sum(failure), 0) AS failure, coalesce(sum(rt_count), 0) AS rtCount,
   coalesce(sum(rt_sum), 0) AS rtSum, min(rt_min) AS rtMin, max(rt_max) AS rtMax`;
 
-const OPEN_KEY: Record<RollupLevel, string> = { minute: 'rollups.openMinuteFrom', hour: 'rollups.openHourFrom' };
+const OPEN_KEY: Record<RollupLevel, string> = {
+  minute: 'rollups.openMinuteFrom',
+  hour: 'rollups.openHourFrom',
+  day: 'rollups.openDayFrom',
+};
 
 export interface RollupRows {
   get(level: RollupLevel, checkSeq: number, at: number): RollupRow | undefined;
   /** Writes the row unless the check no longer exists (a bucket buffered across its deletion). */
   put(level: RollupLevel, checkSeq: number, at: number, row: RollupRow): void;
   rows(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupRow[];
+  rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Rollup;
   totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupTotals;
   deleteFrom(level: RollupLevel, at: number): void;
   rawSamples(checkSeq: number, intervals: readonly Interval[]): RollupSample[];
@@ -59,21 +70,23 @@ export function sqliteRollupRows(db: Db): RollupRows {
          SELECT ?, ?, ${names.map(() => '?').join(', ')} WHERE EXISTS (SELECT 1 FROM checks WHERE seq = ?)`,
       ),
       rows: db.prepare(`SELECT ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
+      sums: db.prepare(`SELECT ${SELECT_SUMS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
+      hists: db.prepare(`SELECT ${SELECT_HISTS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       totals: db.prepare(`SELECT ${SELECT_TOTALS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
       deleteFrom: db.prepare(`DELETE FROM ${table} WHERE at >= ?`),
     };
   };
-  const stmts = { minute: perLevel('minute'), hour: perLevel('hour') };
+  const stmts = { minute: perLevel('minute'), hour: perLevel('hour'), day: perLevel('day') };
   const raw = db
     .prepare(
       `SELECT status, response_time, total, dns, connect, tls, ttfb FROM history
-       WHERE check_seq = ? AND at >= ? AND at < ? AND kind != 'event'`,
+       WHERE check_seq = ? AND at >= ? AND at < ? AND kind != 'event' AND status IN ('up', 'down')`,
     )
     .raw();
   const rawSince = db
     .prepare(
       `SELECT status, response_time, total, dns, connect, tls, ttfb, at FROM history
-       WHERE check_seq = ? AND at >= ? AND kind != 'event' ORDER BY at, id`,
+       WHERE check_seq = ? AND at >= ? AND kind != 'event' AND status IN ('up', 'down') ORDER BY at, id`,
     )
     .raw();
   const horizons = db.prepare('SELECT raw_from AS rawFrom, minutes_from AS minutesFrom FROM retention_horizons WHERE check_seq = ?');
@@ -96,6 +109,19 @@ export function sqliteRollupRows(db: Db): RollupRows {
       for (const [start, end] of intervals) out.push(...(stmts[level].rows.all(seq, start, end) as RollupRow[]));
       return out;
     },
+    rollup(seq, level, intervals) {
+      const r = new Rollup();
+      const blobs: Uint8Array[][] = [[], ...PHASES.map(() => [])];
+      for (const [start, end] of intervals) {
+        addSums(r, stmts[level].sums.get(seq, start, end) as number[]);
+        for (const row of stmts[level].hists.iterate(seq, start, end) as Iterable<Uint8Array[]>) {
+          for (let k = 0; k < blobs.length; k++) (blobs[k] as Uint8Array[]).push(row[k] as Uint8Array);
+        }
+      }
+      r.rt = Histogram.mergeSerialized(blobs[0] as Uint8Array[]);
+      PHASES.forEach((p, k) => (r.phases[p].hist = Histogram.mergeSerialized(blobs[k + 1] as Uint8Array[])));
+      return r;
+    },
     totals(seq, level, intervals) {
       return sumTotals(intervals.map(([start, end]) => stmts[level].totals.get(seq, start, end) as RollupTotals));
     },
@@ -112,12 +138,28 @@ export function sqliteRollupRows(db: Db): RollupRows {
     },
     horizons: (seq) => (horizons.get(seq) as Horizons | undefined) ?? { rawFrom: null, minutesFrom: null },
     checkSeqs: () => checkSeqs.all() as number[],
-    openBuckets: () => ({ minuteFrom: readOpen('minute'), hourFrom: readOpen('hour') }),
+    openBuckets: () => ({ minuteFrom: readOpen('minute'), hourFrom: readOpen('hour'), dayFrom: readOpen('day') }),
     setOpenFrom(level, at) {
       if (at === null) clearOpen.run(OPEN_KEY[level]);
       else setOpen.run(OPEN_KEY[level], String(at));
     },
   };
+}
+
+/** Adds one SELECT_SUMS row (counts and sums; histograms are merged apart). */
+function addSums(r: Rollup, sums: number[]): void {
+  const [total, success, failure, rtCount, rtSum, rtMin, rtMax] = sums as [number, number, number, number, number, number | null, number | null];
+  r.total += total;
+  r.success += success;
+  r.failure += failure;
+  r.rtCount += rtCount;
+  r.rtSum += rtSum;
+  if (rtMin !== null && (r.rtMin === null || rtMin < r.rtMin)) r.rtMin = rtMin;
+  if (rtMax !== null && (r.rtMax === null || rtMax > r.rtMax)) r.rtMax = rtMax;
+  PHASES.forEach((p, k) => {
+    r.phases[p].count += sums[7 + 2 * k] as number;
+    r.phases[p].sum += sums[8 + 2 * k] as number;
+  });
 }
 
 type RawRow = [status: string, responseTime: number | null, total: number | null, dns: number | null, connect: number | null, tls: number | null, ttfb: number | null];

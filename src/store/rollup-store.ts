@@ -1,0 +1,96 @@
+import type { Tier } from '../config.js';
+import type { ResultAggregator } from '../engine/engine.js';
+import type { Interval } from '../stats/ranges.js';
+import type { Rollup, RollupRow, RollupSample } from '../stats/rollup.js';
+
+/**
+ * Rollups beside the store (DESIGN 7): the aggregator the engine feeds inside the writer's
+ * transaction, and what statistics read back. SQLite now, like the rest of the store.
+ */
+
+export type RollupLevel = 'minute' | 'hour' | 'day';
+
+/** The sums of a stretch of rollups, without histograms (multi-range statistics). */
+export interface RollupTotals {
+  total: number;
+  success: number;
+  failure: number;
+  rtCount: number;
+  rtSum: number;
+  rtMin: number | null;
+  rtMax: number | null;
+}
+
+export function sumTotals(parts: readonly RollupTotals[]): RollupTotals {
+  const out: RollupTotals = { total: 0, success: 0, failure: 0, rtCount: 0, rtSum: 0, rtMin: null, rtMax: null };
+  for (const t of parts) {
+    out.total += t.total;
+    out.success += t.success;
+    out.failure += t.failure;
+    out.rtCount += t.rtCount;
+    out.rtSum += t.rtSum;
+    if (t.rtMin !== null && (out.rtMin === null || t.rtMin < out.rtMin)) out.rtMin = t.rtMin;
+    if (t.rtMax !== null && (out.rtMax === null || t.rtMax > out.rtMax)) out.rtMax = t.rtMax;
+  }
+  return out;
+}
+
+/**
+ * Rollup rows at or after these bucket starts may still lack results that are buffered in
+ * memory (or were, when the process died); null when no bucket of that level is open. The
+ * next finer source answers those stretches instead (raw history last), so statistics stay exact.
+ */
+export interface OpenBuckets {
+  minuteFrom: number | null;
+  hourFrom: number | null;
+  dayFrom: number | null;
+}
+
+/** How far back the finer sources of one check still reach; null: nothing was pruned. */
+export interface Horizons {
+  rawFrom: number | null;
+  minutesFrom: number | null;
+}
+
+export interface RollupReads {
+  openBuckets(): OpenBuckets;
+  horizons(checkSeq: number): Horizons;
+  /** Rows whose bucket start lies in one of the half-open intervals. */
+  rows(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupRow[];
+  /** The rows of the intervals summed into one Rollup, histograms merged (single-range statistics). */
+  rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Rollup;
+  totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupTotals;
+  /**
+   * Results whose time lies in one of the intervals: history rows that are not events, with
+   * status up or down (a heartbeat's job-start ping is not a result). Whatever writes such a
+   * row must hand the same result to the aggregator, or rollups and raw edges disagree.
+   */
+  rawSamples(checkSeq: number, intervals: readonly Interval[]): RollupSample[];
+}
+
+/**
+ * Created at start, before results flow: creating it first rebuilds, from raw history, any
+ * rollup rows a crashed process left short.
+ */
+export interface RollupStore extends ResultAggregator, RollupReads {
+  /** A result that is not a probe (a heartbeat ping, up or down); `add` is this with the probe's start time. */
+  addSample(checkSeq: number, at: number, sample: RollupSample): void;
+  /** Writes every buffered bucket older than the current minute, hour and day. Call about once a minute. */
+  flushOpen(now: number): void;
+  /** Writes every buffered bucket, the current ones too (shutdown, after the writer's last flush). */
+  close(): void;
+}
+
+/** What raw-history retention needs from the store. */
+export interface RetentionStore {
+  transaction<T>(fn: () => T): T;
+  openBuckets(): OpenBuckets;
+  checkTiers(): Array<{ seq: number; tier: Tier }>;
+  /**
+   * Deletes up to `limit` of the check's raw history rows older than `before`, oldest first, and
+   * raises its raw horizon to `before` when it deletes any. Returns the number deleted.
+   */
+  pruneRaw(checkSeq: number, before: number, limit: number): number;
+  /** The same for minute rollups (hour and day rollups are kept for good). */
+  pruneMinutes(checkSeq: number, before: number, limit: number): number;
+}

@@ -1,0 +1,131 @@
+import type { ProbeResult } from '../../engine/probe-types.js';
+import { dayKey } from '../../stats/cover.js';
+import { hourKey, minuteKey, Rollup, type RollupSample } from '../../stats/rollup.js';
+import type { Db } from '../db.js';
+import type { RollupLevel, RollupStore } from '../rollup-store.js';
+import { sampleOf, sqliteRollupRows, type RollupRows } from './rollup-rows.js';
+
+/**
+ * The rollup aggregator (DESIGN 7). Results are summed per check into in-memory minute, hour and
+ * day buckets; a bucket is written when it closes (a result in a newer bucket of the same check,
+ * flushOpen for buckets older than the current minute, hour or day, close at shutdown). Writing
+ * into a row that exists merges, so a bucket reopened by a late result or a restart is fine.
+ *
+ * Exactness across a crash: the meta table keeps, per level, a start no open bucket is older
+ * than ("open from"). It is lowered, in the writer's transaction, before a bucket that would
+ * break it takes its first result, and raised only by a flush. So rows older than it are
+ * complete; statistics read the next finer source from it on (raw history for minutes), and
+ * opening the store after a crash rebuilds the rows from it on out of raw history.
+ */
+export function sqliteRollups(db: Db): RollupStore {
+  const rows = sqliteRollupRows(db);
+  const levels = [new OpenLevel('minute', rows), new OpenLevel('hour', rows), new OpenLevel('day', rows)];
+  const flushBefore = (now: number) =>
+    db.transaction(() => {
+      for (const level of levels) level.flushBefore(now);
+    })();
+  const addSample = (seq: number, at: number, sample: RollupSample) => {
+    for (const level of levels) level.add(seq, at, sample);
+  };
+
+  // Before any result can be buffered: rows from the persisted "open from" on may lack results a
+  // crashed process held in memory; raw history still has them all.
+  db.transaction(() => {
+    for (const level of levels) {
+      const from = level.openFrom;
+      if (from === null) continue;
+      rows.deleteFrom(level.level, from);
+      for (const seq of rows.checkSeqs()) {
+        for (const [at, sample] of rows.rawSamplesSince(seq, from)) level.add(seq, at, sample);
+      }
+      level.flushBefore(Number.POSITIVE_INFINITY);
+    }
+  })();
+
+  return {
+    add: (seq: number, result: ProbeResult) => addSample(seq, result.startedAt, sampleOf(result.ok, result.responseTime, result.timing)),
+    addSample: (seq, at, sample) => addSample(seq, at, sampleOf(sample.ok, sample.responseTime, sample.timing)),
+    flushOpen: (now) => flushBefore(now),
+    close: () => flushBefore(Number.POSITIVE_INFINITY),
+    openBuckets: () => rows.openBuckets(),
+    horizons: (seq) => rows.horizons(seq),
+    rows: (seq, level, intervals) => rows.rows(seq, level, intervals),
+    rollup: (seq, level, intervals) => rows.rollup(seq, level, intervals),
+    totals: (seq, level, intervals) => rows.totals(seq, level, intervals),
+    rawSamples: (seq, intervals) => rows.rawSamples(seq, intervals),
+  };
+}
+
+const KEY_OF: Record<RollupLevel, (t: number) => number> = { minute: minuteKey, hour: hourKey, day: dayKey };
+
+/** The open buckets of one level, per check and bucket start. */
+class OpenLevel {
+  private readonly open = new Map<number, Map<number, Rollup>>();
+  private readonly keyOf: (t: number) => number;
+  /** Mirrors the persisted "open from": at or below every open bucket's start. */
+  private mark: number | null;
+
+  constructor(
+    readonly level: RollupLevel,
+    private readonly rows: RollupRows,
+  ) {
+    this.keyOf = KEY_OF[level];
+    const persisted = rows.openBuckets();
+    this.mark = level === 'minute' ? persisted.minuteFrom : level === 'hour' ? persisted.hourFrom : persisted.dayFrom;
+  }
+
+  get openFrom(): number | null {
+    return this.mark;
+  }
+
+  add(seq: number, at: number, sample: RollupSample): void {
+    const key = this.keyOf(at);
+    let buckets = this.open.get(seq);
+    if (buckets === undefined) {
+      buckets = new Map();
+      this.open.set(seq, buckets);
+    }
+    // One check's results arrive in start order, so an older bucket of it has closed.
+    for (const [older, rollup] of buckets) {
+      if (older < key) {
+        this.write(seq, older, rollup);
+        buckets.delete(older);
+      }
+    }
+    let bucket = buckets.get(key);
+    if (bucket === undefined) {
+      if (this.mark === null || key < this.mark) this.setMark(key);
+      bucket = new Rollup();
+      buckets.set(key, bucket);
+    }
+    bucket.add(sample);
+  }
+
+  /** Writes the buckets older than the one holding `now` (all of them for +Infinity). */
+  flushBefore(now: number): void {
+    const cutoff = now === Number.POSITIVE_INFINITY ? now : this.keyOf(now);
+    let oldestLeft = Number.POSITIVE_INFINITY;
+    for (const [seq, buckets] of this.open) {
+      for (const [key, rollup] of buckets) {
+        if (key < cutoff) {
+          this.write(seq, key, rollup);
+          buckets.delete(key);
+        } else oldestLeft = Math.min(oldestLeft, key);
+      }
+      if (buckets.size === 0) this.open.delete(seq);
+    }
+    const openFrom = oldestLeft === Number.POSITIVE_INFINITY ? null : oldestLeft;
+    if (openFrom !== this.mark) this.setMark(openFrom);
+  }
+
+  private write(seq: number, key: number, rollup: Rollup): void {
+    const existing = this.rows.get(this.level, seq, key);
+    const merged = existing === undefined ? rollup : Rollup.fromRow(existing).merge(rollup);
+    this.rows.put(this.level, seq, key, merged.toRow());
+  }
+
+  private setMark(at: number | null): void {
+    this.rows.setOpenFrom(this.level, at);
+    this.mark = at;
+  }
+}

@@ -1,0 +1,344 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Timing } from '../../src/core/check-types.js';
+import { Value } from '@sinclair/typebox/value';
+import { StatsResponse, type RangeStats, type SingleRangeStats } from '../../src/core/schemas/stats.js';
+import { RawRetention } from '../../src/stats/retention.js';
+import { HOUR_MS, MINUTE_MS } from '../../src/stats/rollup.js';
+import { sqliteRetention } from '../../src/store/sqlite/raw-retention.js';
+import { exactStats, openStatsWorld, prng, Recorder, type Sample, type StatsWorld } from '../helpers/stats-world.js';
+
+const B = Date.UTC(2026, 2, 10, 10); // 10:00:00Z
+const at = (hh: number, mm: number, ss = 0) => Date.UTC(2026, 2, 10, hh, mm, ss);
+const iso = (t: number) => new Date(t).toISOString();
+const S = 30_000;
+
+function okSample(t: number, i: number): Sample {
+  const responseTime = 80 + ((i * 37) % 120) + 0.25;
+  const dns = 2 + (i % 3);
+  const tls = i % 4 === 0 ? 0 : 20;
+  const timing: Timing = { dns, connect: 10, tls, ttfb: responseTime - dns - 10 - tls - 1, total: responseTime };
+  return { at: t, ok: true, responseTime, timing };
+}
+const failed = (t: number): Sample => ({ at: t, ok: false, responseTime: null, timing: null });
+
+function assertClose(actual: number | null, expected: number | null, relative: number, what: string): void {
+  if (expected === null) return assert.equal(actual, null, what);
+  assert.ok(actual !== null, `${what}: got null, expected ${expected}`);
+  const error = expected === 0 ? Math.abs(actual) : Math.abs(actual - expected) / Math.abs(expected);
+  assert.ok(error <= relative, `${what}: ${actual} vs exact ${expected} (relative error ${error})`);
+}
+
+/** Single-range stats against the samples: counts exact, averages to float noise, percentiles within 1%. */
+function assertMatches(stats: SingleRangeStats, samples: readonly Sample[], from: number, to: number): void {
+  const exact = exactStats(samples, from, to);
+  const where = `[${iso(from)}, ${iso(to)}]`;
+  assert.deepEqual(
+    [stats.uptime.totalChecks, stats.uptime.successfulChecks, stats.uptime.failedChecks],
+    [exact.total, exact.success, exact.failure],
+    `counts in ${where}`,
+  );
+  assert.equal(stats.responseTime.min, exact.min, `min in ${where}`);
+  assert.equal(stats.responseTime.max, exact.max, `max in ${where}`);
+  assertClose(stats.responseTime.average, exact.average, 1e-9, `average in ${where}`);
+  for (const p of [50, 90, 95, 99] as const) assertClose(stats.responseTime[`p${p}`], exact.percentile(p), 0.01, `p${p} in ${where}`);
+  for (const phase of ['dns', 'connect', 'tls', 'ttfb'] as const) {
+    assertClose(stats.timing[phase].average, exact.phaseAverage(phase), 1e-9, `${phase} average in ${where}`);
+    assertClose(stats.timing[phase].p95, exact.phaseP95(phase), 0.01, `${phase} p95 in ${where}`);
+  }
+}
+
+describe('stats: hand-computed fixtures through a manual clock', () => {
+  let world: StatsWorld;
+  let recorder: Recorder;
+  let key: string;
+  let restrictedKey: string;
+  let checkId: string;
+  let otherId: string;
+
+  before(() => {
+    world = openStatsWorld(B - MINUTE_MS);
+    const account = world.accounts.createAccount('stats@example.com', 'pro');
+    key = world.accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] }).key;
+    const principal = world.principal(key);
+    checkId = world.checks.create(principal, { url: 'https://a.example.com/', checkFrequency: 0.5 }).id;
+    otherId = world.checks.create(principal, { url: 'https://b.example.com/', checkFrequency: 0.5 }).id;
+    restrictedKey = world.accounts.createKey({ account: account.id, checkIds: [checkId] }).key;
+    recorder = new Recorder(world, world.store.checks.byId(checkId)!.seq);
+
+    // 10:00-10:49:30 up, 10:50-11:09:30 down, 11:10-11:19:30 up, paused 11:20-11:40,
+    // then up again from 11:40:30 to 12:00:00; results every 30 s.
+    let i = 0;
+    for (let t = at(10, 0); t < at(10, 50); t += S) recorder.record(okSample(t, i++));
+    for (let t = at(10, 50); t < at(11, 10); t += S) recorder.record(failed(t));
+    for (let t = at(11, 10); t < at(11, 20); t += S) recorder.record(okSample(t, i++));
+    world.clock.set(at(11, 20));
+    world.checks.toggle(principal, checkId, true, 'deploy');
+    world.clock.set(at(11, 40));
+    world.checks.toggle(principal, checkId, false, undefined);
+    recorder.resumed();
+    for (let t = at(11, 40, 30); t <= at(12, 0); t += S) recorder.record(okSample(t, i++));
+    world.clock.set(at(12, 0, 10));
+  });
+  after(() => world.close());
+
+  const single = (from: number, to: number) => world.stats.singleRange(world.principal(key), checkId, iso(from), iso(to));
+  const multi = (ranges: string, to: number) => world.stats.multiRange(world.principal(key), checkId, ranges, iso(to));
+
+  test('an outage across the range start, and a pause inside the range', () => {
+    const stats = single(at(11, 0), at(12, 0));
+    assert.deepEqual(stats.period, { from: '2026-03-10T11:00:00.000Z', to: '2026-03-10T12:00:00.000Z' });
+    // 11:00-11:19:30: 20 down + 20 up; 11:40:30-12:00:00: 40 up. Events (pause, resume) are not checks.
+    assert.deepEqual(stats.uptime, { percentage: 75, totalChecks: 80, successfulChecks: 60, failedChecks: 20 });
+    // Down 11:00-11:10 inside the range; up 11:10-11:20 and 11:40:30-12:00; paused and the 30 s
+    // after the resume before a result are neither.
+    assert.deepEqual(stats.incidents, { count: 1, totalDowntime: 600, mttr: 600, mtbf: 1770 });
+    assertMatches(stats, recorder.samples, at(11, 0), at(12, 0));
+  });
+
+  test('an outage across the range end', () => {
+    const stats = single(at(10, 0), at(11, 0));
+    assert.deepEqual(stats.uptime, { percentage: (100 / 121) * 100, totalChecks: 121, successfulChecks: 100, failedChecks: 21 });
+    assert.deepEqual(stats.incidents, { count: 1, totalDowntime: 600, mttr: 600, mtbf: 3000 });
+  });
+
+  test('a range with no data: zero counts, null times, no incidents', () => {
+    const stats = single(at(8, 0), at(9, 0));
+    assert.deepEqual(stats.uptime, { percentage: null, totalChecks: 0, successfulChecks: 0, failedChecks: 0 });
+    assert.deepEqual(stats.responseTime, { average: null, min: null, max: null, p50: null, p90: null, p95: null, p99: null });
+    assert.deepEqual(stats.timing.dns, { average: null, p95: null });
+    assert.deepEqual(stats.incidents, { count: 0, totalDowntime: 0, mttr: 0, mtbf: 0 });
+    const ranges = multi('1h', at(9, 0));
+    assert.deepEqual(ranges['1h'], {
+      totalChecks: 0,
+      onlineChecks: 0,
+      offlineChecks: 0,
+      uptimePercentage: null,
+      totalDurationMs: HOUR_MS,
+      onlineDurationMs: 0,
+      offlineDurationMs: 0,
+      responseSampleCount: 0,
+      avgResponseTime: null,
+      minResponseTime: null,
+      maxResponseTime: null,
+    });
+  });
+
+  test('a window reaching past now counts what exists so far, the open minute and hour included', () => {
+    const stats = single(at(11, 0), at(14, 0));
+    assert.deepEqual(stats.uptime, { percentage: 75, totalChecks: 80, successfulChecks: 60, failedChecks: 20 });
+    assert.deepEqual(stats.incidents, { count: 1, totalDowntime: 600, mttr: 600, mtbf: 1780 }, 'up until now (12:00:10), not until `to`');
+  });
+
+  test('defaults: the 24 hours up to now', () => {
+    const stats = world.stats.singleRange(world.principal(key), checkId);
+    assert.deepEqual(stats.period, { from: iso(at(12, 0, 10) - 24 * HOUR_MS), to: iso(at(12, 0, 10)) });
+    assert.equal(stats.uptime.totalChecks, 200);
+    assert.equal(stats.incidents.count, 1);
+  });
+
+  test('multi-range: windows end at `to`, durations follow the state of the earlier result', () => {
+    const data = multi('1h,6h', at(12, 0));
+    assert.deepEqual(Object.keys(data), ['1h', '6h'], 'in request order');
+    const exact1h = exactStats(recorder.samples, at(11, 0), at(12, 0));
+    assert.deepEqual(data['1h'], {
+      totalChecks: 80,
+      onlineChecks: 60,
+      offlineChecks: 20,
+      uptimePercentage: (1770 / 2370) * 100,
+      totalDurationMs: HOUR_MS,
+      onlineDurationMs: 1_770_000,
+      offlineDurationMs: 600_000,
+      responseSampleCount: 60,
+      avgResponseTime: data['1h']!.avgResponseTime,
+      minResponseTime: exact1h.min,
+      maxResponseTime: exact1h.max,
+    } satisfies RangeStats);
+    assertClose(data['1h']!.avgResponseTime, exact1h.average, 1e-9, '1h average');
+    // 6h reaches back before the check existed: that time is neither online nor offline.
+    const sixHours = data['6h']!;
+    assert.deepEqual(
+      [sixHours.totalChecks, sixHours.onlineChecks, sixHours.offlineChecks, sixHours.onlineDurationMs, sixHours.offlineDurationMs],
+      [200, 160, 40, 4_770_000, 1_200_000],
+    );
+    assert.equal(sixHours.totalDurationMs, 6 * HOUR_MS);
+    assert.equal(sixHours.uptimePercentage, (4770 / 5970) * 100);
+  });
+
+  test('windows starting and ending mid-minute count exactly what the raw rows hold, reading few of them', () => {
+    const rand = prng(7);
+    for (let n = 0; n < 60; n++) {
+      // Some windows reach past now, over the minute and hour still open.
+      const from = at(9, 58) + Math.floor(rand() * 125 * MINUTE_MS);
+      const to = from + Math.floor(rand() * (at(12, 10) - from));
+      world.rawRowsRead.count = 0;
+      assertMatches(single(from, to), recorder.samples, from, to);
+      // Two partial edge minutes and the open minute, 30 s apart: never the range itself.
+      assert.ok(world.rawRowsRead.count <= 6, `read ${world.rawRowsRead.count} raw rows for [${iso(from)}, ${iso(to)}]`);
+    }
+    const edge = single(at(10, 49, 59) + 999, at(11, 9, 30));
+    assert.equal(edge.uptime.failedChecks, 40, 'both bounds are inclusive, to the millisecond');
+  });
+
+  test('over HTTP: restricted keys see their checks only; errors in their documented shapes', async () => {
+    const path = (query: string, id = checkId) => `/v1/public/checks/${id}/stats${query}`;
+    const okReply = await world.get(path(`?from=${iso(at(11, 0))}&to=${iso(at(12, 0))}`), restrictedKey);
+    assert.equal(okReply.status, 200);
+    assert.equal((okReply.body as { data: SingleRangeStats }).data.uptime.totalChecks, 80);
+    assert.ok(Value.Check(StatsResponse, okReply.body), 'single-range answer fits its documented schema');
+    const multiReply = await world.get(path(`?ranges=1h,90d&to=${iso(at(12, 0))}`), restrictedKey);
+    assert.equal(multiReply.status, 200);
+    assert.ok(Value.Check(StatsResponse, multiReply.body), 'multi-range answer fits its documented schema');
+    const emptyReply = await world.get(path(`?from=${iso(at(8, 0))}&to=${iso(at(9, 0))}`), key);
+    assert.ok(Value.Check(StatsResponse, emptyReply.body), 'nulls are documented');
+    assert.equal((await world.get(path('', otherId), restrictedKey)).status, 403);
+    const missing = await world.get(path('', 'chk_missing'), key);
+    assert.deepEqual([missing.status, missing.body], [404, { error: { code: 404, message: 'Check chk_missing not found' } }]);
+
+    const invalid = await world.get(path('?ranges=2h,1d,1w'), key);
+    assert.equal(invalid.status, 400);
+    assert.deepEqual(invalid.body, { error: 'Invalid range value(s): 2h, 1w. Allowed: 1h, 6h, 1d, 7d, 30d, 60d, 90d' });
+    const tooMany = await world.get(path('?ranges=1h,6h,1d,7d,30d,60d'), key);
+    assert.deepEqual([tooMany.status, tooMany.body], [400, { error: 'Maximum 5 ranges per request' }]);
+    const empty = await world.get(path('?ranges='), key);
+    assert.deepEqual([empty.status, empty.body], [400, { error: 'No range value given. Allowed: 1h, 6h, 1d, 7d, 30d, 60d, 90d' }]);
+
+    const badDate = await world.get(path('?from=yesterday'), key);
+    assert.deepEqual([badDate.status, badDate.body], [400, { error: { code: 400, message: 'from must be an ISO 8601 date-time, got yesterday' } }]);
+    const reversed = await world.get(path(`?from=${iso(at(12, 0))}&to=${iso(at(11, 0))}`), key);
+    assert.deepEqual([reversed.status, reversed.body], [400, { error: { code: 400, message: 'from must not be after to' } }]);
+    const ignoredFrom = await world.get(path(`?ranges=1h&from=nonsense&to=${iso(at(12, 0))}`), key);
+    assert.equal(ignoredFrom.status, 200, 'from is ignored in multi-range mode');
+    assert.equal((ignoredFrom.body as { data: Record<string, RangeStats> }).data['1h']!.totalChecks, 80);
+    const badTo = await world.get(path('?ranges=1h&to=nonsense'), key);
+    assert.deepEqual([badTo.status, badTo.body], [400, { error: { code: 400, message: 'to must be an ISO 8601 date-time, got nonsense' } }]);
+  });
+});
+
+describe('stats: percentiles and exactness through the whole store path', () => {
+  let world: StatsWorld;
+  let recorder: Recorder;
+  let key: string;
+  let checkId: string;
+  const start = Date.UTC(2026, 4, 1, 6, 17, 23, 456);
+
+  before(() => {
+    world = openStatsWorld(start);
+    const account = world.accounts.createAccount('random@example.com', 'pro');
+    key = world.accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] }).key;
+    checkId = world.checks.create(world.principal(key), { url: 'https://r.example.com/', checkFrequency: 0.5 }).id;
+    recorder = new Recorder(world, world.store.checks.byId(checkId)!.seq);
+  });
+  after(() => world.close());
+
+  const record = (rand: () => number, from: number, to: number) => {
+    for (let t = from; t < to; t += 5_000 + Math.floor(rand() * 10_000)) {
+      if (rand() < 0.03) {
+        recorder.record({ at: t, ok: false, responseTime: null, timing: null });
+        continue;
+      }
+      const z = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+      const rt = rand() < 0.02 ? 2000 + rand() * 20_000 : 150 * Math.exp(0.6 * z);
+      const timing = rand() < 0.1 ? null : { dns: rand() * 30, connect: rand() * 50, tls: rand() < 0.2 ? 0 : rand() * 80, ttfb: rand() * rt, total: rt };
+      recorder.record({ at: t, ok: true, responseTime: rt, timing });
+    }
+  };
+  const check = (rand: () => number, lo: number, hi: number, windows: number) => {
+    for (let n = 0; n < windows; n++) {
+      const from = lo + Math.floor(rand() * (hi - lo));
+      const to = from + Math.floor(rand() * (hi - from));
+      assertMatches(world.stats.singleRange(world.principal(key), checkId, iso(from), iso(to)), recorder.samples, from, to);
+    }
+  };
+
+  test('random data over 7 hours: every window within 1% of the exact percentiles', () => {
+    const rand = prng(2026);
+    record(rand, start, start + 7 * HOUR_MS);
+    world.clock.set(start + 7 * HOUR_MS);
+    check(rand, start - HOUR_MS, start + 7 * HOUR_MS + 10 * MINUTE_MS, 40);
+  });
+
+  test('a crash loses the open buckets from memory, never from the answer', () => {
+    const rand = prng(99);
+    const t0 = start + 7 * HOUR_MS;
+    record(rand, t0, t0 + 25 * MINUTE_MS);
+    assert.notEqual(world.rollups.openBuckets().minuteFrom, null, 'buckets are open when the process dies');
+    world.crashAndReopen();
+    assert.deepEqual(world.rollups.openBuckets(), { minuteFrom: null, hourFrom: null, dayFrom: null }, 'opening rebuilt the short rows');
+    check(rand, start, t0 + 35 * MINUTE_MS, 20);
+    // Results keep coming into the minute that was open when it died, then a clean restart.
+    record(rand, t0 + 25 * MINUTE_MS, t0 + 50 * MINUTE_MS);
+    world.restart();
+    record(rand, t0 + 50 * MINUTE_MS, t0 + 80 * MINUTE_MS);
+    world.clock.set(t0 + 80 * MINUTE_MS);
+    check(rand, start, t0 + 90 * MINUTE_MS, 20);
+  });
+
+  test('deleting a check deletes its rollups', () => {
+    const seq = recorder.checkSeq;
+    world.checks.remove(world.principal(key), checkId);
+    world.rollups.flushOpen(world.clock.now() + HOUR_MS);
+    const count = (table: string) => world.store.db.prepare(`SELECT count(*) FROM ${table} WHERE check_seq = ?`).pluck().get(seq);
+    assert.deepEqual([count('rollup_minute'), count('rollup_hour'), count('rollup_day')], [0, 0, 0]);
+  });
+});
+
+describe('stats: retention prunes raw history per plan; rollups answer what it took', () => {
+  const DAY = 24 * HOUR_MS;
+  const now = Date.UTC(2026, 9, 20);
+  let world: StatsWorld;
+  const checks: Record<'free' | 'pro', { id: string; key: string; recorder: Recorder }> = {} as never;
+
+  before(() => {
+    world = openStatsWorld(now - 10 * DAY - MINUTE_MS);
+    for (const tier of ['free', 'pro'] as const) {
+      const account = world.accounts.createAccount(`${tier}@example.com`, tier);
+      const key = world.accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] }).key;
+      const id = world.checks.create(world.principal(key), { url: `https://${tier}.example.com/`, checkFrequency: 10 }).id;
+      checks[tier] = { id, key, recorder: new Recorder(world, world.store.checks.byId(id)!.seq) };
+    }
+    for (let t = now - 10 * DAY, i = 0; t < now; t += 10 * MINUTE_MS, i++) {
+      for (const tier of ['free', 'pro'] as const) checks[tier].recorder.record(i % 50 === 7 ? failed(t) : okSample(t, i));
+    }
+    world.clock.set(now);
+  });
+  after(() => world.close());
+
+  const rawCount = (tier: 'free' | 'pro') => world.store.db.prepare('SELECT count(*) FROM history WHERE check_seq = ?').pluck().get(checks[tier].recorder.checkSeq);
+  const stats = (tier: 'free' | 'pro', from: number, to: number) =>
+    world.stats.singleRange(world.principal(checks[tier].key), checks[tier].id, iso(from), iso(to));
+
+  test('small transactions delete what the plan no longer keeps, and raise the horizons first', async () => {
+    const retention = new RawRetention(sqliteRetention(world.store.db), world.clock, {
+      rawDays: world.config.retention.rawDays,
+      batchSize: 100,
+      minuteRollupDays: 8,
+    });
+    const report = await retention.prune();
+    assert.equal(report.rawDeleted, 3 * 144, 'the free check loses its 3 oldest days (one row every 10 minutes)');
+    assert.ok(report.transactions >= (report.rawDeleted + report.minuteRowsDeleted) / 100);
+    assert.deepEqual([rawCount('free'), rawCount('pro')], [7 * 144, 10 * 144]);
+    assert.deepEqual(world.rollups.horizons(checks.free.recorder.checkSeq), { rawFrom: now - 7 * DAY, minutesFrom: now - 8 * DAY });
+    assert.deepEqual(world.rollups.horizons(checks.pro.recorder.checkSeq), { rawFrom: null, minutesFrom: now - 8 * DAY });
+  });
+
+  test('rollups outlive the raw rows: the whole 10 days is still exact', () => {
+    for (const tier of ['free', 'pro'] as const) assertMatches(stats(tier, now - 10 * DAY, now), checks[tier].recorder.samples, now - 10 * DAY, now);
+    assertMatches(stats('free', now - 7 * DAY + 45_000, now - DAY), checks.free.recorder.samples, now - 7 * DAY + 45_000, now - DAY);
+    // Past now: the day, hour and minute still open are read from finer sources.
+    const from = now - 3 * DAY - 1234;
+    assertMatches(stats('pro', from, now + 2 * DAY), checks.pro.recorder.samples, from, now + 2 * DAY);
+  });
+
+  test('a window starting mid-minute where raw rows are gone starts on the minute, where minute rows are gone on the hour', () => {
+    const count = (tier: 'free' | 'pro', from: number) => stats(tier, from, now).uptime.totalChecks;
+    const exact = (from: number) => exactStats(checks.free.recorder.samples, from, now).total;
+    // Results fall on every tenth minute, so each rounded start picks up exactly one more.
+    const rawGone = now - 7.5 * DAY + 30_000;
+    assert.equal(count('free', rawGone), exact(rawGone) + 1, 'free: the result at the minute start is counted');
+    assert.equal(count('pro', rawGone), exact(rawGone), 'pro still has the raw rows: exact');
+    const minutesGone = now - 9 * DAY + 30_000;
+    assert.equal(count('free', minutesGone), exact(minutesGone) + 1);
+    assert.equal(count('pro', minutesGone), exact(minutesGone) + 1, 'raw rows are no use without the minutes around them');
+  });
+});

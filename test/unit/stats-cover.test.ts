@@ -1,0 +1,116 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { planExactCover, type SourceLimits } from '../../src/stats/cover.js';
+import type { ExactCover } from '../../src/stats/cover.js';
+import type { Interval } from '../../src/stats/ranges.js';
+import { HOUR_MS, MINUTE_MS } from '../../src/stats/rollup.js';
+
+const T = Date.UTC(2026, 0, 10);
+const DAY = 24 * HOUR_MS;
+const NONE: SourceLimits = { openMinuteFrom: null, openHourFrom: null, openDayFrom: null, rawFrom: null, minutesFrom: null };
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function assertTiles(plan: ExactCover): void {
+  const all: Array<[number, number, string]> = [
+    ...plan.raw.map(([s, e]): [number, number, string] => [s, e, 'raw']),
+    ...plan.minutes.map(([s, e]): [number, number, string] => [s, e, 'minutes']),
+    ...plan.hours.map(([s, e]): [number, number, string] => [s, e, 'hours']),
+    ...plan.days.map(([s, e]): [number, number, string] => [s, e, 'days']),
+  ].sort((a, b) => a[0] - b[0]);
+  let cursor = plan.from;
+  for (const [start, end] of all) {
+    assert.equal(start, cursor, 'no gap and no overlap');
+    assert.ok(start < end, 'no empty piece');
+    cursor = end;
+  }
+  assert.equal(cursor, plan.to);
+}
+
+const within = (pieces: Interval[], unit: number) => pieces.every(([s, e]) => s % unit === 0 && e % unit === 0);
+
+test('without open buckets or pruning it is planCover: hours inside, minutes around, raw at the edges', () => {
+  const plan = planExactCover(T + 25_500, T + 5 * HOUR_MS + 7 * MINUTE_MS + 1, NONE);
+  assert.deepEqual(plan, {
+    from: T + 25_500,
+    to: T + 5 * HOUR_MS + 7 * MINUTE_MS + 1,
+    raw: [
+      [T + 25_500, T + MINUTE_MS],
+      [T + 5 * HOUR_MS + 7 * MINUTE_MS, T + 5 * HOUR_MS + 7 * MINUTE_MS + 1],
+    ],
+    minutes: [
+      [T + MINUTE_MS, T + HOUR_MS],
+      [T + 5 * HOUR_MS, T + 5 * HOUR_MS + 7 * MINUTE_MS],
+    ],
+    hours: [[T + HOUR_MS, T + 5 * HOUR_MS]],
+    days: [],
+  });
+});
+
+test('whole UTC days come from day rows, the hours around them from hour rows', () => {
+  const plan = planExactCover(T - 2 * HOUR_MS, T + 3 * DAY + 5 * HOUR_MS, NONE);
+  assertTiles(plan);
+  assert.deepEqual(plan.days, [[T, T + 3 * DAY]]);
+  assert.deepEqual(plan.hours, [[T - 2 * HOUR_MS, T], [T + 3 * DAY, T + 3 * DAY + 5 * HOUR_MS]]);
+  const open = planExactCover(T, T + 3 * DAY + HOUR_MS, { ...NONE, openDayFrom: T + 2 * DAY, openHourFrom: T + 3 * DAY });
+  assert.deepEqual(open.days, [[T, T + 2 * DAY]], 'the open day from hour rows');
+  assert.deepEqual(open.hours, [[T + 2 * DAY, T + 3 * DAY]]);
+  assert.deepEqual(open.minutes, [[T + 3 * DAY, T + 3 * DAY + HOUR_MS]]);
+});
+
+test('rows at or after an open bucket are not used: the open hour from minutes, the open minute from raw', () => {
+  const now = T + 5 * HOUR_MS + 7 * MINUTE_MS + 12_000;
+  const plan = planExactCover(T, now + 2 * HOUR_MS, {
+    ...NONE,
+    openHourFrom: T + 5 * HOUR_MS,
+    openMinuteFrom: T + 5 * HOUR_MS + 7 * MINUTE_MS,
+  });
+  assertTiles(plan);
+  assert.deepEqual(plan.hours, [[T, T + 5 * HOUR_MS]]);
+  assert.deepEqual(plan.minutes, [[T + 5 * HOUR_MS, T + 5 * HOUR_MS + 7 * MINUTE_MS]]);
+  assert.deepEqual(plan.raw, [[T + 5 * HOUR_MS + 7 * MINUTE_MS, now + 2 * HOUR_MS]]);
+});
+
+test('pruned sources widen the window outward to the next coarser boundary', () => {
+  const plan = planExactCover(T + 90 * MINUTE_MS + 30_000, T + 10 * HOUR_MS, {
+    ...NONE,
+    rawFrom: T + 3 * HOUR_MS,
+    minutesFrom: T + 2 * HOUR_MS,
+  });
+  assertTiles(plan);
+  assert.equal(plan.from, T + HOUR_MS, 'raw and minutes gone at the start: the whole hour');
+  assert.deepEqual(plan.raw, []);
+});
+
+test('property: random windows and limits always tile, and no source is read where it is incomplete', () => {
+  const rand = prng(11);
+  for (let n = 0; n < 2000; n++) {
+    const from = T + Math.floor(rand() * 96 * HOUR_MS);
+    const to = from + Math.floor(rand() * (rand() < 0.5 ? 3 * HOUR_MS : 80 * HOUR_MS));
+    const openMinuteFrom = rand() < 0.3 ? null : Math.floor((from + rand() * (to - from + 2 * HOUR_MS)) / MINUTE_MS) * MINUTE_MS;
+    const openHourFrom =
+      openMinuteFrom === null || rand() < 0.2 ? null : Math.floor((openMinuteFrom - rand() * HOUR_MS) / HOUR_MS) * HOUR_MS;
+    const openDayFrom = openHourFrom === null || rand() < 0.2 ? null : Math.floor((openHourFrom - rand() * DAY) / DAY) * DAY;
+    const plan = planExactCover(from, to, { ...NONE, openMinuteFrom, openHourFrom, openDayFrom });
+    assertTiles(plan);
+    assert.equal(plan.from, from);
+    assert.equal(plan.to, to);
+    assert.ok(within(plan.minutes, MINUTE_MS) && within(plan.hours, HOUR_MS) && within(plan.days, DAY), 'rollup pieces are aligned');
+    if (openDayFrom !== null) assert.ok(plan.days.every(([, e]) => e <= openDayFrom), 'no open day row read');
+    if (openHourFrom !== null) assert.ok(plan.hours.every(([, e]) => e <= openHourFrom), 'no open hour row read');
+    if (openMinuteFrom !== null) assert.ok(plan.minutes.every(([, e]) => e <= openMinuteFrom), 'no open minute row read');
+    assert.ok(
+      plan.raw.every(([s, e]) => Math.ceil(s / MINUTE_MS) * MINUTE_MS + MINUTE_MS > Math.min(e, openMinuteFrom ?? e)),
+      'raw rows hold no whole minute that is closed',
+    );
+  }
+});
