@@ -1,6 +1,7 @@
 import { Bench } from 'tinybench';
 import { Histogram, exactPercentile } from '../src/stats/histogram.js';
 import { fmt, runIfMain, table } from './lib/harness.js';
+import { prng } from '../test/helpers/prng.js';
 
 /**
  * What 90 days of hourly rollups cost to read, against the baseline of keeping raw values
@@ -32,16 +33,6 @@ const HOURS = 90 * 24;
 const PER_HOUR = 60;
 const PS = [50, 90, 95, 99];
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function responseTimes(count: number, rand: () => number): Float64Array {
   const out = new Float64Array(count);

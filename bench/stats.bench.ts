@@ -17,6 +17,7 @@ import type { RollupStore } from '../src/store/rollup-store.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
 import { sqliteRollups } from '../src/store/sqlite/rollups.js';
 import { fmt, runIfMain, table, tempDir } from './lib/harness.js';
+import { prng } from '../test/helpers/prng.js';
 
 /**
  * Issue 4 target: one check with 90 days of results at a 30 s interval (259,200 results) among
@@ -56,16 +57,6 @@ interface Latencies {
   speedup: number;
 }
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Log-normal around 180 ms with 1% slow outliers, split into phases. */
 function probe(rand: () => number, at: number, ok: boolean): ProbeResult {

@@ -21,6 +21,8 @@ import { StatsService } from '../../src/stats/stats-service.js';
 import type { RollupStore } from '../../src/store/rollup-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { sqliteRollups } from '../../src/store/sqlite/rollups.js';
+import { prng } from './prng.js';
+export { prng };
 
 /**
  * A real SQLite store with the stats pieces wired the way the app wires them, a manual clock,
@@ -217,14 +219,3 @@ export function exactStats(samples: readonly Sample[], from: number, to: number)
   };
 }
 
-/** mulberry32: seeded, so every run sees the same data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -2,18 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { computeDurations, type MonitorStatus, type StateChange } from '../../src/stats/durations.js';
 import { parseRanges, rangeWindow, RANGE_MS } from '../../src/stats/ranges.js';
+import { prng } from '../helpers/prng.js';
 
-/** mulberry32: a seeded PRNG so every run sees the same data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const T0 = Date.UTC(2026, 0, 1);
 const MIN = 60_000;

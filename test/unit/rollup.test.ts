@@ -12,18 +12,8 @@ import {
   type RollupSample,
 } from '../../src/stats/rollup.js';
 import { planCover, type CoverPlan, type Interval } from '../../src/stats/ranges.js';
+import { prng } from '../helpers/prng.js';
 
-/** mulberry32: a seeded PRNG so every run sees the same data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function timing(dns: number, connect: number, tls: number, ttfb: number): Timing {
   return { dns, connect, tls, ttfb, total: dns + connect + tls + ttfb };

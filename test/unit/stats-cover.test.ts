@@ -4,21 +4,12 @@ import { planExactCover, type SourceLimits } from '../../src/stats/cover.js';
 import type { ExactCover } from '../../src/stats/cover.js';
 import type { Interval } from '../../src/stats/ranges.js';
 import { HOUR_MS, MINUTE_MS } from '../../src/stats/rollup.js';
+import { prng } from '../helpers/prng.js';
 
 const T = Date.UTC(2026, 0, 10);
 const DAY = 24 * HOUR_MS;
 const NONE: SourceLimits = { openMinuteFrom: null, openHourFrom: null, openDayFrom: null, rawFrom: null, minutesFrom: null };
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function assertTiles(plan: ExactCover): void {
   const all: Array<[number, number, string]> = [
