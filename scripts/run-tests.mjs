@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 function find(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -11,7 +12,11 @@ function find(dir) {
 }
 
 const files = find('dist/test').sort();
+// Webhook tests deliver to a local HTTPS receiver whose certificate this committed test CA
+// signed; Node reads NODE_EXTRA_CA_CERTS only at process start, so it is set for every test process.
+const env = { ...process.env, NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('../test/helpers/fixtures/tls/ca.pem', import.meta.url)) };
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...process.argv.slice(2), ...files], {
   stdio: 'inherit',
+  env,
 });
 process.exit(result.status ?? 1);

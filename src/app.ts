@@ -16,7 +16,9 @@ import { Pipeline } from './front/pipeline.js';
 import { RateLimiter } from './front/rate-limiter.js';
 import { serve, type RunningServer } from './front/uws-server.js';
 import { createLogger, type Logger } from './log.js';
-import type { MonitorEvent } from './monitor/events.js';
+import type { AlertEvent } from './alerts/alert-content.js';
+import { AlertsModule } from './alerts/alerts-module.js';
+import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { BatchWriter } from './store/sqlite/batch-writer.js';
 import { PiscinaDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
@@ -29,6 +31,12 @@ import { StatsService } from './stats/stats-service.js';
 import type { RollupStore } from './store/rollup-store.js';
 import { sqliteRetention } from './store/sqlite/raw-retention.js';
 import { sqliteRollups } from './store/sqlite/rollups.js';
+import { Mailer } from './core/mailer.js';
+import { oauthRoutes } from './api/oauth-routes.js';
+import { mcpRoutes } from './api/mcp-routes.js';
+import type { MailDomainResolver } from './oauth/email-domain.js';
+import { buildOAuth } from './oauth/oauth-services.js';
+import { sqliteOAuth } from './store/sqlite/oauth.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -36,9 +44,12 @@ export interface AppOptions {
   /** Tests substitute probes or drive the wheel by hand. */
   dispatcher?: ProbeDispatcher;
   autoTick?: boolean;
+  /** Answers the signup's "can this domain receive mail" lookups (tests); the system resolver otherwise. */
+  mailDomainResolver?: MailDomainResolver;
 }
 
 const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
 
 /**
  * One Vigil node: store, services, the HTTP front and (later) the engine, wired together.
@@ -51,9 +62,12 @@ export class VigilApp {
   config!: Config;
   services!: Services;
   engine!: Engine;
+  /** Email and webhook settings, the delivery queue and sender, the domain monitor. */
+  alerts!: AlertsModule;
   readonly writer: BatchWriter;
   /** Created right after the store: opening it rebuilds rollups a crash left short. */
   readonly rollups: RollupStore;
+  readonly mailer: Mailer;
   private pipeline: Pipeline | null = null;
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
@@ -69,6 +83,7 @@ export class VigilApp {
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
     this.writer = new BatchWriter(this.store, this.log);
     this.rollups = sqliteRollups(this.store.db);
+    this.mailer = new Mailer(input);
   }
 
   /** First start of an empty data directory: the admin key, returned once to be printed. */
@@ -95,18 +110,26 @@ export class VigilApp {
       aggregator: this.rollups,
       onEvent: (check, event) => this.onEvent(check, event),
     });
+    this.alerts = new AlertsModule({
+      store: this.store, writer: this.writer, engine: this.engine, mailer: this.mailer, clock: this.clock, config: this.config, log: this.log,
+      onEvent: (check, event) => this.onEvent(check, event),
+    });
     this.services = this.buildServices(heartbeats);
     this.services.checks.observe(this.engine);
     this.services.checks.observe(heartbeats);
+    this.services.checks.observe(this.alerts.domains);
     this.engine.start();
     heartbeats.start();
+    this.alerts.start();
     this.pipeline = this.buildPipeline();
     this.every(HOUR, () => this.idempotency.prune());
     this.every(60_000, () => this.rollups.flushOpen(this.clock.now()));
     const retention = new RawRetention(sqliteRetention(this.store.db), this.clock, { rawDays: this.config.retention.rawDays });
     this.every(HOUR, () => void retention.prune().catch((err: unknown) => this.log.error({ err }, 'retention failed')));
+    // Daily, and once now: a node restarted more often than daily would otherwise never run it.
+    this.every(DAY, () => this.services.oauth.lifecycle.run());
+    this.services.oauth.lifecycle.run();
     const url = `http://${this.input.server.host}:${this.server.port}`;
-    this.log.info({ url, publicUrl: this.config.publicUrl }, `Vigil listening on ${url}`);
     return { url, port: this.server.port };
   }
 
@@ -120,14 +143,17 @@ export class VigilApp {
     for (const t of this.timers) clearInterval(t);
     await this.server?.close();
     this.server = null;
+    await this.alerts?.stop();
     await this.engine?.stop();
     this.writer.close();
     this.rollups.close();
+    this.mailer.close();
     this.store.close();
   }
 
-  private onEvent(check: { id: string }, event: MonitorEvent): void {
+  private onEvent(check: { id: string; accountId: string }, event: AlertEvent): void {
     this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
+    this.alerts.handle(check, event);
   }
 
   private buildServices(heartbeats: HeartbeatMonitor): Services {
@@ -141,8 +167,14 @@ export class VigilApp {
       stats: new StatsService({ stateChanges: store.stateChanges, rollups: this.rollups }, checks, clock),
       heartbeats,
       accounts: new AccountsService(store, config, clock),
-      alertSummary: () => ({ emailConfigured: false, emailEnabled: false, webhookCount: 0 }),
+      alertSummary: (accountId) => this.alerts.summary(accountId),
+      emailAlerts: this.alerts.email,
+      webhooks: this.alerts.webhooks,
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
+      oauth: buildOAuth({
+        store, repo: sqliteOAuth(store.db, () => store.credentialsChanged()), checks, mailer: this.mailer,
+        config, clock, log: this.log, mailDomainResolver: this.opts.mailDomainResolver,
+      }),
     };
   }
 
@@ -155,12 +187,17 @@ export class VigilApp {
       ...statsRoutes(this.services),
       ...heartbeatRoutes(this.services),
       ...accountRoutes(this.services),
+      ...alertsRoutes(this.services),
+      ...oauthRoutes(this.services),
       ...metaRoutes(() => routes, this.config.publicUrl),
+      ...mcpRoutes({ routes: () => routes, dispatch: async (req) => this.handle(req), publicUrl: this.config.publicUrl }),
     );
     const challenge = `Bearer realm="vigil", resource_metadata="${this.config.publicUrl}/.well-known/oauth-protected-resource"`;
+    const auth = new Authenticator(this.store, this.clock, challenge);
+    auth.addBearerResolver(this.services.oauth.bearer);
     return new Pipeline({
       routes,
-      auth: new Authenticator(this.store, this.clock, challenge),
+      auth,
       rateLimiter: new RateLimiter(this.clock),
       idempotency: this.idempotency,
       store: this.store,

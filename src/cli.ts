@@ -1,10 +1,13 @@
 import { parseArgs } from 'node:util';
 import { VigilApp } from './app.js';
-import { ConfigError, loadConfig, resolveConfig, type ConfigInput } from './config.js';
+import { ConfigError, loadConfig, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-service.js';
 import { systemClock } from './core/clock.js';
 import { ApiError } from './core/errors.js';
-import { openSqliteStore } from './store/sqlite/index.js';
+import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
+import { sqliteOAuth } from './store/sqlite/oauth.js';
+import { ChecksService } from './core/checks-service.js';
+import { ClaimService } from './oauth/claim-service.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -12,6 +15,7 @@ const USAGE = `Usage: vigil <command> [options]
   account create --email EMAIL [--tier TIER]         create an account (free|indie|nano|pro)
   key create --account ID_OR_EMAIL [--scopes s1,s2] [--checks id1,id2] [--folders f1,f2]
              [--expires-at ISO8601] [--name NAME]    create an API key (printed once)
+  account claim ID_OR_EMAIL                          claim an agent-created account (when no claim email could be sent)
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
@@ -50,6 +54,19 @@ async function main(argv: string[]): Promise<number> {
       return { id: a.id, email: a.email, tier: a.tier };
     });
   }
+  if (command === 'account' && sub === 'claim') {
+    const { values, positionals } = parse(rest, [], 1);
+    if (positionals.length !== 1) throw new UsageError('account claim needs exactly one ID_OR_EMAIL');
+    return withStore(values.config, (store, config) => {
+      const accounts = new AccountsService(store, config, systemClock);
+      const account = accounts.findAccount(positionals[0]!);
+      if (account.claimed) throw new UsageError(`account ${account.email} is already claimed`);
+      const checks = new ChecksService(store, config, systemClock);
+      const claims = new ClaimService(store, sqliteOAuth(store.db, () => store.credentialsChanged()), checks, systemClock);
+      // A running server sees the claim at once; checks resumed here start probing at its next start.
+      return { id: account.id, email: account.email, claimed: true, resumedChecks: claims.claimAccount(account.id) };
+    });
+  }
   if (command === 'key' && sub === 'create') {
     const { values } = parse(rest, ['account', 'scopes', 'checks', 'folders', 'expires-at', 'name']);
     const account = values.account;
@@ -83,10 +100,14 @@ function readConfig(file: string | undefined): ConfigInput {
 }
 
 function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): number {
+  return withStore(configFile, (store, config) => run(new AccountsService(store, config, systemClock)));
+}
+
+function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): number {
   const input = readConfig(configFile);
   const store = openSqliteStore(input.dataDir);
   try {
-    const result = run(new AccountsService(store, resolveConfig(input), systemClock));
+    const result = run(store, resolveConfig(input));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
@@ -96,8 +117,31 @@ function withAccounts(configFile: string | undefined, run: (accounts: AccountsSe
 
 async function serve(configFile: string | undefined): Promise<number> {
   const app = new VigilApp(readConfig(configFile));
+  // Handlers first: a signal that arrives while starting still shuts down cleanly.
+  let starting: Promise<unknown> = Promise.resolve();
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    starting
+      .catch(() => {})
+      .then(() => app.stop())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          app.log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
+
   // Bind first: a start that cannot listen must not create (and so lose) the one-time admin key.
-  const { url } = await app.start();
+  starting = app.start();
+  const { url } = (await starting) as { url: string };
   const admin = app.bootstrapAdmin();
   if (admin) {
     process.stdout.write(
@@ -106,22 +150,8 @@ async function serve(configFile: string | undefined): Promise<number> {
         `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n\n`,
     );
   }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    app.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        app.log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
+  // Logged last: whoever waits for this line finds the admin key already printed.
+  app.log.info({ url, publicUrl: app.config.publicUrl }, `Vigil listening on ${url}`);
   return new Promise<number>(() => {});
 }
 

@@ -37,6 +37,20 @@ const ConfigSchema = Type.Object({
     statusPerAccountPerMinute: Type.Number(),
   }),
   probes: Type.Object({ blockPrivateAddresses: Type.Boolean() }),
+  /** Delivery queue: first retry delay (the second waits 4x longer), per-request timeout, parallelism. */
+  alerts: Type.Object({
+    retryBaseMs: Type.Number(),
+    timeoutMs: Type.Number(),
+    concurrency: Type.Number(),
+    perTargetConcurrency: Type.Number(),
+    keepDays: Type.Number(),
+  }),
+  /** Domain expiry lookups: IANA bootstrap refresh (null: shipped copy only); `servers` (tld -> base URL) wins over it. */
+  rdap: Type.Object({
+    bootstrapUrl: Nullable(Type.String()),
+    servers: Type.Record(Type.String(), Type.String()),
+    timeoutMs: Type.Number(),
+  }),
   plans: Type.Object({ free: Plan, indie: Plan, nano: Plan, pro: Plan }),
   /** Days of raw history kept per plan; rollups and state changes outlive it. */
   retention: Type.Object({

@@ -3,6 +3,7 @@ import { AccountResponse } from '../core/schemas/account.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { defineRoute, ok, type Route } from '../front/http-types.js';
 import type { Services } from './services.js';
+import { publicApi } from './route-presets.js';
 
 export function accountRoutes(s: Services): Route[] {
   return [
@@ -11,12 +12,9 @@ export function accountRoutes(s: Services): Route[] {
       path: '/v1/public/account',
       summary: 'The account, its limits and usage, and the calling credential',
       tag: 'account',
-      auth: 'credential',
+      ...publicApi,
       scope: 'checks:read',
-      allowRestricted: true,
-      rateLimit: 'per-key',
       idempotency: 'none',
-      errorShape: 'standard',
       responses: { 200: AccountResponse, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       handler: ({ principal }) => {
         const id = principal.account.id;

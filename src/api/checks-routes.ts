@@ -7,10 +7,11 @@ import { ErrorBody, Success } from '../core/schemas/common.js';
 import { defineRoute, ok, type Route } from '../front/http-types.js';
 import { detailReply, listReply, PageCache } from './check-json.js';
 import type { Services } from './services.js';
+import { publicApi } from './route-presets.js';
 
 const SuccessResponse = Type.Object({ data: Success });
 const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
-const base = { tag: 'checks', auth: 'credential', allowRestricted: true, rateLimit: 'per-key', errorShape: 'standard' } as const;
+const base = { ...publicApi, tag: 'checks' } as const;
 
 export function checkRoutes(s: Services): Route[] {
   const listPages = new PageCache();

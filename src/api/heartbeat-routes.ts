@@ -5,6 +5,7 @@ import { checkUrl } from '../core/views.js';
 import { defineRoute, ok, type Route } from '../front/http-types.js';
 import { pingMetadata, pingSignal } from './ping-metadata.js';
 import type { Services } from './services.js';
+import { publicApi } from './route-presets.js';
 
 const PingOk = Type.Object({ ok: Type.Literal(true) });
 const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal('not_found') });
@@ -40,12 +41,9 @@ export function heartbeatRoutes(s: Services): Route[] {
       path: '/v1/public/checks/:id/regenerate-token',
       summary: 'Issue a new ping URL for a heartbeat check; the old one stops working at once',
       tag: 'heartbeats',
-      auth: 'credential',
+      ...publicApi,
       scope: 'checks:write',
-      allowRestricted: true,
-      rateLimit: 'per-key',
       idempotency: 'optional',
-      errorShape: 'standard',
       responses: { 200: Type.Object({ data: Type.Object({ pingUrl: Type.String() }) }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
       handler: ({ principal, params }) => {
         const { check } = s.checks.regenerateToken(principal, params.id!);

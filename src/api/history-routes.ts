@@ -3,6 +3,7 @@ import { ErrorBody } from '../core/schemas/common.js';
 import { HistoryQuerySchema, HistoryResponse } from '../core/schemas/history.js';
 import { defineRoute, ok, type Route } from '../front/http-types.js';
 import type { Services } from './services.js';
+import { publicApi } from './route-presets.js';
 
 export function historyRoutes(s: Services): Route[] {
   return [
@@ -11,12 +12,9 @@ export function historyRoutes(s: Services): Route[] {
       path: '/v1/public/checks/:id/history',
       summary: 'Probe results, heartbeat pings and events of a check, newest first',
       tag: 'history',
-      auth: 'credential',
+      ...publicApi,
       scope: 'checks:read',
-      allowRestricted: true,
-      rateLimit: 'per-key',
       idempotency: 'none',
-      errorShape: 'standard',
       query: HistoryQuerySchema,
       responses: { 200: HistoryResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
       handler: ({ principal, params, query }) => {

@@ -6,6 +6,9 @@ import type { HistoryService } from '../core/history-service.js';
 import type { StatsService } from '../stats/stats-service.js';
 import type { HeartbeatMonitor } from '../engine/heartbeats.js';
 import type { AlertSummary } from '../core/views.js';
+import type { EmailAlertsService } from '../alerts/email-settings-service.js';
+import type { WebhookService } from '../alerts/webhook-service.js';
+import type { OAuthServices } from '../oauth/oauth-services.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
 export interface Services {
@@ -17,5 +20,11 @@ export interface Services {
   stats: StatsService;
   heartbeats: HeartbeatMonitor;
   alertSummary(accountId: string): AlertSummary;
+  /** Email alert settings and the test send (spec 4.8). */
+  emailAlerts: EmailAlertsService;
+  /** Webhooks and their test (spec 4.9). */
+  webhooks: WebhookService;
   usage(accountId: string): { checks: number };
+  /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
+  oauth: OAuthServices;
 }

@@ -3,6 +3,7 @@ import { ErrorBody } from '../core/schemas/common.js';
 import { RangeErrorBody, StatsQuerySchema, StatsResponse } from '../core/schemas/stats.js';
 import { defineRoute, ok, type Route } from '../front/http-types.js';
 import type { StatsService } from '../stats/stats-service.js';
+import { publicApi } from './route-presets.js';
 
 export function statsRoutes(services: { stats: StatsService }): Route[] {
   return [
@@ -11,12 +12,9 @@ export function statsRoutes(services: { stats: StatsService }): Route[] {
       path: '/v1/public/checks/:id/stats',
       summary: 'Uptime, response times, phase timings and incidents of a check over one range, or over several named ranges',
       tag: 'stats',
-      auth: 'credential',
+      ...publicApi,
       scope: 'checks:read',
-      allowRestricted: true,
-      rateLimit: 'per-key',
       idempotency: 'none',
-      errorShape: 'standard',
       query: StatsQuerySchema,
       responses: {
         200: StatsResponse,

@@ -5,6 +5,7 @@ import { StatusResponse } from '../core/schemas/status.js';
 import { defineRoute, type Route } from '../front/http-types.js';
 import { jsonReply } from './check-json.js';
 import type { Services } from './services.js';
+import { publicApi } from './route-presets.js';
 
 /** Does If-None-Match name this ETag (a list, weak or strong, or `*`)? */
 export function etagMatches(header: string | undefined, etag: string): boolean {
@@ -22,12 +23,10 @@ export function statusRoutes(s: Services): Route[] {
       path: '/v1/public/checks/status',
       summary: 'Every check’s current status in dashboard order (ETag / If-None-Match)',
       tag: 'status',
-      auth: 'credential',
+      ...publicApi,
       scope: 'checks:read',
-      allowRestricted: true,
       rateLimit: 'status',
       idempotency: 'none',
-      errorShape: 'standard',
       responses: { 200: StatusResponse, 304: null, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       handler: ({ principal, req, now }) => {
         const checks = s.checks.all(principal);

@@ -194,17 +194,7 @@ export class ChecksService {
       const current = this.get(principal, id);
       const now = this.clock.now();
       if (current.disabled !== disabled) {
-        const why = disabled ? reason?.trim() || 'Disabled via API' : reason?.trim() || null;
-        this.store.checks.setDisabled(id, disabled, disabled ? why : null, now);
-        // Paused time is neither up nor down; after a resume the state is unknown until a result.
-        this.store.stateChanges.append(current.seq, now, disabled ? 'paused' : 'pending');
-        this.store.history.insertEvent({
-          checkSeq: current.seq,
-          at: now,
-          status: disabled ? 'paused' : 'resumed',
-          region: null,
-          meta: { event: disabled ? 'disabled' : 'enabled', reason: why },
-        });
+        this.writePaused(current, disabled, disabled ? reason?.trim() || 'Disabled via API' : reason?.trim() || null, now);
       }
       return { ...current, disabled, updatedAt: now };
     });
@@ -236,6 +226,56 @@ export class ChecksService {
     });
     this.saved(check, false);
     return { maintenanceMode: enabled, until: until === null ? null : new Date(until).toISOString() };
+  }
+
+  /** Pauses every running check of an account, as a toggle would (an unclaimed account after 7 days). Returns how many. */
+  pauseAccount(accountId: string, reason: string): number {
+    return this.setAccountPaused(accountId, true, (c) => !c.disabled, reason);
+  }
+
+  /** Resumes the account's checks paused with exactly `pausedReason` (not those a user paused). Returns how many. */
+  resumeAccount(accountId: string, pausedReason: string, reason: string): number {
+    return this.setAccountPaused(accountId, false, (c) => c.disabled && c.disabledReason === pausedReason, reason);
+  }
+
+  /** Deletes every check of an account with its history (account deletion); observers let go of each. */
+  removeAccountChecks(accountId: string): number {
+    const removed = this.store.transaction(() => {
+      const all = this.store.checks.list({ accountId, access: null }, { limit: -1, offset: 0, afterSeq: null });
+      for (const c of all) {
+        this.store.history.deleteForCheck(c.seq);
+        this.store.stateChanges.deleteForCheck(c.seq);
+        this.store.checks.delete(c.id);
+      }
+      return all;
+    });
+    for (const check of removed) for (const o of this.observers) o.checkDeleted(check);
+    return removed.length;
+  }
+
+  /** Pause or resume: the flag, the status log and the history event, in the caller's transaction. */
+  private writePaused(check: Check, disabled: boolean, reason: string | null, now: number): void {
+    this.store.checks.setDisabled(check.id, disabled, disabled ? reason : null, now);
+    // Paused time is neither up nor down; after a resume the state is unknown until a result.
+    this.store.stateChanges.append(check.seq, now, disabled ? 'paused' : 'pending');
+    this.store.history.insertEvent({
+      checkSeq: check.seq,
+      at: now,
+      status: disabled ? 'paused' : 'resumed',
+      region: null,
+      meta: { event: disabled ? 'disabled' : 'enabled', reason },
+    });
+  }
+
+  private setAccountPaused(accountId: string, disabled: boolean, applies: (c: Check) => boolean, reason: string): number {
+    const changed = this.store.transaction(() => {
+      const now = this.clock.now();
+      const targets = this.store.checks.list({ accountId, access: null }, { limit: -1, offset: 0, afterSeq: null }).filter(applies);
+      for (const current of targets) this.writePaused(current, disabled, reason, now);
+      return targets.map((c) => ({ ...c, disabled, disabledReason: disabled ? reason : null, updatedAt: now }));
+    });
+    for (const check of changed) this.saved(check, !disabled);
+    return changed.length;
   }
 }
 

@@ -21,12 +21,14 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
     /** Overrides the route's shape (e.g. stats range errors inside a standard-shaped route). */
     readonly shape?: ErrorShape,
+    /** Extra fields of the standard error object, e.g. `delivered` of a failed email test (spec 4.8). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
 
   withHeaders(headers: Record<string, string>): ApiError {
-    return new ApiError(this.status, this.code, this.message, { ...this.headers, ...headers }, this.shape);
+    return new ApiError(this.status, this.code, this.message, { ...this.headers, ...headers }, this.shape, this.details);
   }
 }
 
@@ -53,6 +55,8 @@ export const errors = {
     }),
   internal: () => new ApiError(500, 'internal', 'Internal server error'),
   badGateway: (message: string) => new ApiError(502, 'bad_gateway', message),
+  emailTestFailed: (message: string, delivered: string[]) =>
+    new ApiError(502, 'email_test_failed', message, {}, undefined, { delivered }),
   unavailable: (message: string) => new ApiError(503, 'unavailable', message),
 } as const;
 
@@ -61,15 +65,25 @@ export function oauthError(status: number, code: string, description: string): A
   return new ApiError(status, code, description, {}, 'oauth');
 }
 
+/** The front's own errors (validation, JSON, limits, crashes) on an OAuth route, in RFC 6749's words. */
+const OAUTH_CODES: Record<string, string> = {
+  bad_request: 'invalid_request',
+  invalid_json: 'invalid_request',
+  payload_too_large: 'invalid_request',
+  rate_limited: 'temporarily_unavailable',
+  unavailable: 'temporarily_unavailable',
+  internal: 'server_error',
+};
+
 export function errorBody(err: ApiError, routeShape: ErrorShape): unknown {
   switch (err.shape ?? routeShape) {
     case 'plain':
       return { error: err.message };
     case 'oauth':
-      return { error: err.code, error_description: err.message };
+      return { error: OAUTH_CODES[err.code] ?? err.code, error_description: err.message };
     case 'heartbeat':
       return { ok: false, error: err.code };
     case 'standard':
-      return { error: { code: err.status, message: err.message } };
+      return { error: { code: err.status, message: err.message, ...err.details } };
   }
 }

@@ -33,19 +33,19 @@ export class Authenticator {
     this.bearers.push(resolver);
   }
 
-  authenticate(headers: Record<string, string>): Principal {
+  authenticate(headers: Record<string, string>, challenge = this.challenge): Principal {
     const apiKey = headers['x-api-key'];
-    if (apiKey !== undefined) return this.fromApiKey(apiKey.trim());
+    if (apiKey !== undefined) return this.fromApiKey(apiKey.trim(), challenge);
     const authorization = headers['authorization'];
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      if (!match) throw this.fail('Authorization header must be "Bearer <token>"');
-      return this.fromBearer(match[1]!);
+      if (!match) throw this.fail('Authorization header must be "Bearer <token>"', challenge);
+      return this.fromBearer(match[1]!, challenge);
     }
-    throw errors.unauthorized('Missing credentials: send X-Api-Key or Authorization: Bearer', this.challenge);
+    throw errors.unauthorized('Missing credentials: send X-Api-Key or Authorization: Bearer', challenge);
   }
 
-  private fromApiKey(secret: string): Principal {
+  private fromApiKey(secret: string, challenge: string): Principal {
     const version = this.store.credentialsVersion();
     if (version !== this.cacheVersion) {
       this.cache.clear();
@@ -53,23 +53,23 @@ export class Authenticator {
     }
     const hit = this.cache.get(secret);
     if (hit) {
-      if (hit.expiresAt !== null && hit.expiresAt <= this.clock.now()) throw this.fail('API key has expired');
+      if (hit.expiresAt !== null && hit.expiresAt <= this.clock.now()) throw this.fail('API key has expired', challenge);
       return hit.principal;
     }
-    const principal = this.lookupApiKey(secret);
+    const principal = this.lookupApiKey(secret, challenge);
     this.cache.set(secret, { principal, expiresAt: principal.key!.expiresAt });
     return principal;
   }
 
-  private lookupApiKey(secret: string): Principal {
-    if (!API_KEY_PATTERN.test(secret)) throw this.fail('Invalid API key');
+  private lookupApiKey(secret: string, challenge: string): Principal {
+    if (!API_KEY_PATTERN.test(secret)) throw this.fail('Invalid API key', challenge);
     const key = this.store.keys.byHash(hashSecret(secret));
-    if (!key) throw this.fail('Invalid API key');
-    if (key.revokedAt !== null) throw this.fail('API key has been revoked');
-    if (key.disabled) throw this.fail('API key is disabled');
-    if (key.expiresAt !== null && key.expiresAt <= this.clock.now()) throw this.fail('API key has expired');
+    if (!key) throw this.fail('Invalid API key', challenge);
+    if (key.revokedAt !== null) throw this.fail('API key has been revoked', challenge);
+    if (key.disabled) throw this.fail('API key is disabled', challenge);
+    if (key.expiresAt !== null && key.expiresAt <= this.clock.now()) throw this.fail('API key has expired', challenge);
     const account = this.store.accounts.byId(key.accountId);
-    if (!account) throw this.fail('Invalid API key');
+    if (!account) throw this.fail('Invalid API key', challenge);
     return {
       kind: 'api_key',
       credentialId: key.id,
@@ -80,16 +80,16 @@ export class Authenticator {
     };
   }
 
-  private fromBearer(token: string): Principal {
+  private fromBearer(token: string, challenge: string): Principal {
     const now = this.clock.now();
     for (const resolver of this.bearers) {
       const principal = resolver.resolve(token, now);
       if (principal) return principal;
     }
-    throw this.fail('Invalid or expired access token');
+    throw this.fail('Invalid or expired access token', challenge);
   }
 
-  private fail(message: string) {
-    return errors.unauthorized(message, `${this.challenge}, error="invalid_token"`);
+  private fail(message: string, challenge: string) {
+    return errors.unauthorized(message, `${challenge}, error="invalid_token"`);
   }
 }

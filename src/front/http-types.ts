@@ -57,6 +57,8 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
   responses: Record<number, TSchema | null>;
   /** Included in the OpenAPI document (false for HTML pages). */
   documented?: boolean;
+  /** WWW-Authenticate of this route's 401s when it is its own protected resource (RFC 9728); the API's otherwise. */
+  challenge?: string;
   handler: (ctx: HandlerContext<Static<B>, Static<Q>>) => Reply | Promise<Reply>;
 }
 

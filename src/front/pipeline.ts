@@ -60,7 +60,7 @@ export class Pipeline {
     const prepared = this.prepared.get(match.route)!;
     let rate: RateState | null = null;
     try {
-      const principal = match.route.auth === 'credential' ? this.deps.auth.authenticate(req.headers) : null;
+      const principal = match.route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, match.route.challenge) : null;
       if (principal) rate = this.limit(match.route, principal);
       const reply = await this.run(prepared, req, match.params, principal);
       if (rate) reply.headers = { ...headersOf(rate), ...reply.headers };

@@ -5,9 +5,10 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
 
 const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK', 201: '201 Created', 204: '204 No Content', 302: '302 Found', 303: '303 See Other', 304: '304 Not Modified',
-  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed',
-  409: '409 Conflict', 412: '412 Precondition Failed', 413: '413 Payload Too Large', 422: '422 Unprocessable Entity',
+  200: '200 OK', 201: '201 Created', 202: '202 Accepted', 204: '204 No Content', 302: '302 Found', 303: '303 See Other', 304: '304 Not Modified',
+  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed', 406: '406 Not Acceptable',
+  409: '409 Conflict', 412: '412 Precondition Failed', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type',
+  422: '422 Unprocessable Entity',
   429: '429 Too Many Requests', 500: '500 Internal Server Error', 502: '502 Bad Gateway', 503: '503 Service Unavailable',
 };
 const TOO_LARGE = JSON.stringify({ error: { code: 413, message: `Request body is larger than ${MAX_BODY_BYTES} bytes` } });

@@ -1,4 +1,6 @@
 import { ROLLUPS_MIGRATION } from './migrations-rollups.js';
+import { ALERTS_MIGRATION } from './migrations-alerts.js';
+import { OAUTH_MIGRATION } from './migrations-oauth.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -140,4 +142,6 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   ROLLUPS_MIGRATION,
+  ALERTS_MIGRATION,
+  OAUTH_MIGRATION,
 ];

@@ -11,15 +11,7 @@ import type { Rollup, RollupRow, RollupSample } from '../stats/rollup.js';
 export type RollupLevel = 'minute' | 'hour' | 'day';
 
 /** The sums of a stretch of rollups, without histograms (multi-range statistics). */
-export interface RollupTotals {
-  total: number;
-  success: number;
-  failure: number;
-  rtCount: number;
-  rtSum: number;
-  rtMin: number | null;
-  rtMax: number | null;
-}
+export type RollupTotals = Pick<RollupRow, 'total' | 'success' | 'failure' | 'rtCount' | 'rtSum' | 'rtMin' | 'rtMax'>;
 
 export function sumTotals(parts: readonly RollupTotals[]): RollupTotals {
   const out: RollupTotals = { total: 0, success: 0, failure: 0, rtCount: 0, rtSum: 0, rtMin: null, rtMax: null };

@@ -1,4 +1,4 @@
-import type { Account, ApiKey, Check, CheckRuntime, CheckSettings, HistoryRow, KeyAccess } from '../core/records.js';
+import type { Account, ApiKey, Check, CheckRuntime, CheckSettings, DomainInfo, HistoryRow, KeyAccess } from '../core/records.js';
 
 /**
  * The store is the interface the services call (SQLite now; DESIGN "Scaling past one machine").
@@ -26,6 +26,16 @@ export interface AccountRepo {
   byId(id: string): Account | null;
   byEmail(email: string): Account | null;
   count(): number;
+  /** Marks an agent-created account claimed (spec 3); credential caches see the change. */
+  setClaimed(id: string): void;
+  /** Unclaimed accounts created at or before `cutoff`, oldest first (the claim lifecycle). */
+  unclaimedCreatedBefore(cutoff: number): Account[];
+  /**
+   * Deletes the account with every row kept by account (keys, alert settings and deliveries,
+   * OAuth grants and tokens, idempotency records). Its checks must be removed first (through
+   * ChecksService, so their history goes and the engine lets go of them).
+   */
+  delete(id: string): void;
 }
 
 /** A key found by its hash, with what authentication needs to decide. */
@@ -70,9 +80,13 @@ export interface CheckRepo {
   allHeartbeats(): Check[];
   /** What monitoring learned; `sync` also writes the timing fields (spec 2.2 rule 2). */
   saveRuntime(id: string, runtime: RuntimeWrite): void;
+  /** What the domain monitor learned (spec 2.2 `domain`); the one writer of that field. */
+  saveDomain(id: string, domain: DomainInfo | null): void;
 }
 
-export type RuntimeWrite = Omit<CheckRuntime, 'lastChecked' | 'lastResponseTime' | 'lastStatusCode'> & {
+export type RuntimeWrite = Omit<CheckRuntime, 'lastChecked' | 'lastResponseTime' | 'lastStatusCode' | 'domain'> & {
+  /** Not written by saveRuntime: the domain monitor owns it (saveDomain), so a probe's stale copy cannot overwrite it. */
+  domain?: DomainInfo | null;
   sync: { lastChecked: number; lastResponseTime: number | null; lastStatusCode: number | null } | null;
 };
 

@@ -29,6 +29,12 @@ export function sqliteAccounts(db: Db, changed: () => void): AccountRepo {
   const byId = db.prepare('SELECT * FROM accounts WHERE id = ?');
   const byEmail = db.prepare('SELECT * FROM accounts WHERE email = ?');
   const count = db.prepare('SELECT count(*) FROM accounts').pluck();
+  const setClaimed = db.prepare('UPDATE accounts SET claimed = 1 WHERE id = ?');
+  const unclaimed = db.prepare('SELECT * FROM accounts WHERE claimed = 0 AND created_at <= ? ORDER BY created_at');
+  const checkCount = db.prepare('SELECT check_count FROM accounts WHERE id = ?').pluck();
+  // Idempotency records have no foreign key; every other table kept by account cascades.
+  const deleteIdempotency = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ?');
+  const deleteAccount = db.prepare('DELETE FROM accounts WHERE id = ?');
   return {
     insert: (a) => {
       insert.run(a.id, a.email, a.tier, a.maxChecksOverride, fromBool(a.claimed), a.createdAt);
@@ -43,5 +49,17 @@ export function sqliteAccounts(db: Db, changed: () => void): AccountRepo {
       return r ? toAccount(r) : null;
     },
     count: () => count.get() as number,
+    setClaimed: (id) => {
+      setClaimed.run(id);
+      changed();
+    },
+    unclaimedCreatedBefore: (cutoff) => (unclaimed.all(cutoff) as AccountRowDb[]).map(toAccount),
+    delete: (id) => {
+      // A cascade would take the checks without their history (kept by check_seq) or the engine knowing.
+      if (((checkCount.get(id) as number | undefined) ?? 0) > 0) throw new Error(`account ${id} still has checks`);
+      deleteIdempotency.run(id);
+      deleteAccount.run(id);
+      changed();
+    },
   };
 }

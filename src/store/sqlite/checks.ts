@@ -170,8 +170,9 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
   const allEnabled = db.prepare('SELECT * FROM checks WHERE disabled = 0 ORDER BY seq');
   const saveRuntime = db.prepare(
     `UPDATE checks SET status = ?, consecutive_failures = ?, degraded = ?, last_error = ?, last_status_change = ?,
-       probes_total = ?, probes_up = ?, ssl = ?, domain = ?, regions = ?, error_alerted = ?, ssl_alerts = ? WHERE id = ?`,
+       probes_total = ?, probes_up = ?, ssl = ?, regions = ?, error_alerted = ?, ssl_alerts = ? WHERE id = ?`,
   );
+  const saveDomain = db.prepare('UPDATE checks SET domain = ? WHERE id = ?');
   const saveSync = db.prepare(
     'UPDATE checks SET last_checked = ?, last_response_time = ?, last_status_code = ?, last_synced_at = ? WHERE id = ?',
   );
@@ -216,12 +217,13 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     saveRuntime(id, r) {
       saveRuntime.run(
         r.status, r.consecutiveFailures, fromBool(r.degraded), r.lastError, r.lastStatusChange,
-        r.probesTotal, r.probesUp, toJson(r.ssl), toJson(r.domain), toJson(r.regions),
+        r.probesTotal, r.probesUp, toJson(r.ssl), toJson(r.regions),
         fromBool(r.errorAlerted), toJson(r.sslAlerts), id,
       );
       if (r.sync) saveSync.run(r.sync.lastChecked, r.sync.lastResponseTime, r.sync.lastStatusCode, r.sync.lastChecked, id);
       changed(id, null);
     },
+    saveDomain: (id, domain) => changed(id, saveDomain.run(toJson(domain), id)),
     clearCache: () => {
       records.clear();
       version++;

@@ -10,6 +10,8 @@ import { sqliteStateChanges } from './state-changes.js';
 export interface SqliteStore extends Store {
   /** The raw handle, for the batched writer and rollups that live beside the repositories. */
   db: Db;
+  /** Moves credentialsVersion after a local write to credentials kept beside the store (OAuth tokens). */
+  credentialsChanged(): void;
 }
 
 export function openSqliteStore(dataDir: string): SqliteStore {
@@ -28,6 +30,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     stateChanges: sqliteStateChanges(db),
     idempotency: sqliteIdempotency(db),
     credentialsVersion: () => `${dataVersion.get() as number}:${localChanges}`,
+    credentialsChanged,
     transaction: <T>(fn: () => T): T => {
       try {
         return db.transaction(fn)();

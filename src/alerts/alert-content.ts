@@ -1,0 +1,81 @@
+import type { Config } from '../config.js';
+import { checkUrl } from '../core/views.js';
+import type { Check, DomainInfo } from '../core/records.js';
+import type { AlertEventType, MonitorEvent, Regions } from '../monitor/events.js';
+
+/** Any alert-worthy transition: the state machine's (probes, heartbeats) or the domain monitor's. */
+export interface AlertEvent extends Omit<MonitorEvent, 'type'> {
+  type: AlertEventType;
+  /** For domain_* events: what the lookup found. */
+  domain?: DomainInfo | null;
+}
+
+/**
+ * What one alert says, whatever the channel: built once when the event happens and stored with
+ * each delivery, so a retry after a restart sends what was true at the time.
+ */
+export interface AlertContent {
+  event: AlertEventType;
+  test: boolean;
+  /** Epoch ms of the transition. */
+  at: number;
+  check: { id: string; name: string; url: string; type: string; status: string };
+  previousStatus: string | null;
+  details: {
+    statusCode: number | null;
+    responseTime: number | null;
+    error: string | null;
+    region: string | null;
+    regions: Regions | null;
+  };
+  ssl: { issuer: string; subject: string; validTo: string; fingerprint: string } | null;
+  domain: DomainInfo | null;
+}
+
+/**
+ * A heartbeat's ping URL is its credential: alerts leave the site other channels (Slack, a
+ * vendor), so they name it without the token.
+ */
+function alertUrl(check: Check, config: Config): string {
+  if (check.type !== 'heartbeat') return checkUrl(check, config);
+  return `${config.heartbeatUrl}/heartbeat/${(check.heartbeatToken ?? '').slice(0, 6)}…`;
+}
+
+export function alertContent(check: Check, event: AlertEvent, config: Config): AlertContent {
+  return {
+    event: event.type,
+    test: false,
+    at: event.at,
+    check: { id: check.id, name: check.name, url: alertUrl(check, config), type: check.type, status: event.status },
+    previousStatus: event.previousStatus,
+    details: {
+      statusCode: event.statusCode,
+      responseTime: event.responseTime,
+      error: event.error,
+      region: event.regions.primary,
+      regions: event.regions,
+    },
+    ssl: event.ssl ? { issuer: event.ssl.issuer, subject: event.ssl.subject, validTo: event.ssl.validTo, fingerprint: event.ssl.fingerprint } : null,
+    domain: event.domain ?? null,
+  };
+}
+
+/** The sample every test delivery carries: a `website_down` with `test: true` (decisions §8). */
+export function testContent(now: number, config: Config): AlertContent {
+  return {
+    event: 'website_down',
+    test: true,
+    at: now,
+    check: { id: 'chk_00000000000000000000', name: 'Vigil test check', url: 'https://example.com', type: 'website', status: 'down' },
+    previousStatus: 'up',
+    details: {
+      statusCode: 503,
+      responseTime: null,
+      error: 'This is a test alert from Vigil',
+      region: config.region,
+      regions: { primary: config.region, peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false },
+    },
+    ssl: null,
+    domain: null,
+  };
+}

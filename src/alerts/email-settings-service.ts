@@ -1,0 +1,100 @@
+import type { Config } from '../config.js';
+import type { Clock } from '../core/clock.js';
+import { errors } from '../core/errors.js';
+import type { Mailer } from '../core/mailer.js';
+import type { Account } from '../core/records.js';
+import { testContent } from './alert-content.js';
+import { DEFAULT_EVENTS, normalizeEvents } from './alert-events.js';
+import type { AlertRouting } from './alert-routing.js';
+import type { EmailFormat, EmailSettings, EmailSettingsRepo } from './alert-store.js';
+import { alertMail } from './email-format.js';
+
+export interface EmailSettingsPatch {
+  recipients?: string[];
+  events?: string[];
+  enabled?: boolean;
+  emailFormat?: EmailFormat;
+}
+
+const MAX_RECIPIENTS = 10;
+const MAX_ADDRESS_LENGTH = 254;
+// One address, nothing that could smuggle a second one or a header into the mail (, ; < > quotes).
+const ADDRESS = /^[^\s@<>,;:"()[\]\\]+@[^\s@<>,;:"()[\]\\]+$/;
+
+/** Spec 4.8: the account's email alert settings, and the test send. */
+export class EmailAlertsService {
+  constructor(
+    private readonly repo: EmailSettingsRepo,
+    private readonly routing: AlertRouting,
+    private readonly mailer: Mailer,
+    private readonly clock: Clock,
+    private readonly config: Config,
+  ) {}
+
+  get(accountId: string): EmailSettings | null {
+    return this.repo.get(accountId);
+  }
+
+  /** Only the fields sent change; the first call needs `recipients` and gets the defaults. */
+  update(accountId: string, patch: EmailSettingsPatch): EmailSettings {
+    const current = this.repo.get(accountId);
+    if (!current && patch.recipients === undefined) {
+      throw errors.badRequest('recipients is required when email alerts are set up for the first time');
+    }
+    const next: EmailSettings = {
+      accountId,
+      enabled: patch.enabled ?? current?.enabled ?? true,
+      recipients: patch.recipients !== undefined ? normalizeRecipients(patch.recipients) : current!.recipients,
+      events: patch.events !== undefined ? normalizeEvents(patch.events) : (current?.events ?? [...DEFAULT_EVENTS]),
+      emailFormat: patch.emailFormat ?? current?.emailFormat ?? 'html',
+      updatedAt: this.clock.now(),
+    };
+    this.repo.put(next);
+    this.routing.invalidate(accountId);
+    return next;
+  }
+
+  /** Sends the sample alert to every recipient; a partial failure is a 502 listing who got it. */
+  async test(account: Account): Promise<{ delivered: string[]; message: string }> {
+    if (!account.claimed) throw errors.accountUnclaimed();
+    const settings = this.repo.get(account.id);
+    if (!settings || settings.recipients.length === 0) {
+      throw errors.preconditionFailed('Email alerts have no recipients yet: PATCH /v1/public/alerts/email with recipients first');
+    }
+    if (!this.mailer.configured) throw errors.unavailable('Email delivery is not configured on this server (smtp.url)');
+    const content = testContent(this.clock.now(), this.config);
+    const delivered: string[] = [];
+    for (const to of settings.recipients) {
+      try {
+        await this.mailer.send(alertMail(to, content, settings.emailFormat));
+        delivered.push(to);
+      } catch {
+        // The others are still tried: `delivered` tells the caller exactly who has it.
+      }
+    }
+    const total = settings.recipients.length;
+    if (delivered.length < total) {
+      throw errors.emailTestFailed(`Sending the test email failed for ${total - delivered.length} of ${total} recipients`, delivered);
+    }
+    return { delivered, message: `Test email sent to ${total} recipient${total === 1 ? '' : 's'}` };
+  }
+}
+
+/** 1 to 10 valid addresses once duplicates (compared case-insensitively) are removed. */
+export function normalizeRecipients(values: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of values) {
+    const address = raw.trim();
+    if (address.length > MAX_ADDRESS_LENGTH || !ADDRESS.test(address)) {
+      throw errors.badRequest(`recipients contains an invalid email address: ${JSON.stringify(raw.slice(0, 100))}`);
+    }
+    const key = address.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(address);
+  }
+  if (out.length === 0) throw errors.badRequest('recipients must list at least one email address');
+  if (out.length > MAX_RECIPIENTS) throw errors.badRequest(`recipients must list at most ${MAX_RECIPIENTS} email addresses`);
+  return out;
+}

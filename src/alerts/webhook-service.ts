@@ -1,0 +1,131 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Clock } from '../core/clock.js';
+import { errors } from '../core/errors.js';
+import type { Account } from '../core/records.js';
+import { newId } from '../core/secrets.js';
+import type { Store } from '../store/store.js';
+import { testContent } from './alert-content.js';
+import { DEFAULT_EVENTS, normalizeEvents } from './alert-events.js';
+import type { AlertRouting } from './alert-routing.js';
+import type { DeliveryQueue, Webhook, WebhookRepo, WebhookType } from './alert-store.js';
+import { DASHBOARD_TEST_ONLY } from './formats/index.js';
+import { MisconfiguredWebhook } from './formats/vendor-request.js';
+import { WebhookUnreachable } from './webhook-client.js';
+import type { WebhookPoster } from './webhook-poster.js';
+import { detectWebhookType } from './webhook-type.js';
+import { assertPublicHost, cutUrl, parseWebhookUrl, webhookUrlKey } from './webhook-url.js';
+import { limitsFor } from '../core/plans.js';
+
+export interface CreateWebhookInput {
+  url: string;
+  name: string;
+  events?: string[];
+  webhookType?: WebhookType;
+  secret?: string;
+}
+
+const WEBHOOK_ID = /^whk_[0-9a-f]{20}$/;
+
+export interface WebhookServiceDeps {
+  repo: WebhookRepo;
+  queue: DeliveryQueue;
+  routing: AlertRouting;
+  client: WebhookPoster;
+  store: Pick<Store, 'transaction'>;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+}
+
+/** Spec 4.9: webhooks are account-wide and receive alerts for every check. */
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  list(accountId: string): Webhook[] {
+    return this.deps.repo.list(accountId);
+  }
+
+  count(accountId: string): number {
+    return this.deps.repo.count(accountId);
+  }
+
+  async create(account: Account, input: CreateWebhookInput): Promise<Webhook> {
+    const { repo, config, clock } = this.deps;
+    const url = parseWebhookUrl(input.url);
+    const name = input.name.trim();
+    if (!name) throw errors.badRequest('name must not be empty');
+    const events = input.events === undefined ? [...DEFAULT_EVENTS] : normalizeEvents(input.events);
+    if (config.probes.blockPrivateAddresses) await assertPublicHost(url);
+    const urlKey = webhookUrlKey(url);
+    const hook: Webhook = {
+      id: newId('whk'),
+      accountId: account.id,
+      name,
+      url: url.href,
+      urlKey,
+      webhookType: input.webhookType ?? detectWebhookType(url),
+      events,
+      enabled: true,
+      secret: input.secret ?? null,
+      createdAt: clock.now(),
+    };
+    this.deps.store.transaction(() => {
+      const max = limitsFor(config, account).maxWebhooks;
+      if (repo.count(account.id) >= max) throw errors.conflict(`The account has reached its plan limit of ${max} webhooks`);
+      if (repo.urlTaken(account.id, urlKey)) throw errors.conflict('A webhook with this URL already exists');
+      repo.insert(hook);
+    });
+    this.deps.routing.invalidate(account.id);
+    this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url), webhookType: hook.webhookType }, 'webhook created');
+    return hook;
+  }
+
+  /** 400 for a malformed id, 404 for none, 403 for another account's. */
+  get(account: Account, id: string): Webhook {
+    if (!WEBHOOK_ID.test(id)) throw errors.badRequest(`Invalid webhook id: ${JSON.stringify(id.slice(0, 60))}`);
+    const hook = this.deps.repo.byId(id);
+    if (!hook) throw errors.notFound(`Webhook ${id} not found`);
+    if (hook.accountId !== account.id) throw errors.forbidden('This webhook belongs to another account');
+    return hook;
+  }
+
+  /** Pending deliveries to it are cancelled with it. */
+  delete(account: Account, id: string): { id: string; deleted: true } {
+    const hook = this.get(account, id);
+    this.deps.store.transaction(() => {
+      this.deps.repo.delete(hook.id);
+      this.deps.queue.cancelTarget('webhook', hook.id, this.deps.clock.now());
+    });
+    this.deps.routing.invalidate(account.id);
+    this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url) }, 'webhook deleted');
+    return { id: hook.id, deleted: true };
+  }
+
+  /**
+   * Sends the test message now (not through the queue): 200 with the receiver's 2xx status,
+   * 502 for any other answer, no answer, or a type only the dashboard can test.
+   */
+  async test(account: Account, id: string): Promise<{ message: string; status: number }> {
+    if (!account.claimed) throw errors.accountUnclaimed();
+    const hook = this.get(account, id);
+    const where = cutUrl(hook.url);
+    if (DASHBOARD_TEST_ONLY.has(hook.webhookType)) {
+      throw errors.badGateway(`Webhooks of type ${hook.webhookType} can be tested only in the dashboard`);
+    }
+    const sample = JSON.stringify(testContent(this.deps.clock.now(), this.deps.config));
+    let status: number;
+    try {
+      status = await this.deps.client.send(hook, sample, newId('dlv'));
+    } catch (err) {
+      if (err instanceof MisconfiguredWebhook) throw errors.badGateway(`Webhook ${where} is misconfigured: ${err.message}`);
+      if (!(err instanceof WebhookUnreachable)) throw err;
+      this.deps.log.warn({ webhookId: hook.id, url: where, error: err.message }, 'webhook test failed');
+      throw errors.badGateway(`Webhook ${where} could not be reached: ${err.message}`);
+    }
+    const delivered = status >= 200 && status < 300;
+    this.deps.log.info({ webhookId: hook.id, url: where, status }, delivered ? 'webhook test delivered' : 'webhook test failed');
+    if (!delivered) throw errors.badGateway(`Webhook ${where} answered ${status}`);
+    return { message: `Test alert delivered to ${where}`, status };
+  }
+}

@@ -1,0 +1,67 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { isPrivateAddress } from '../engine/probes/address-policy.js';
+import { errors } from '../core/errors.js';
+
+/**
+ * Webhook URLs act like passwords (spec 2.9): stored whole, shown and logged cut to scheme and
+ * host. Decisions §3: with `probes.blockPrivateAddresses` on, webhooks may not reach private
+ * or loopback addresses either (checked here at create time and again at every delivery).
+ */
+
+const MAX_URL_LENGTH = 2048;
+
+/** The only form a webhook URL ever leaves the alerts layer in: `https://hooks.slack.com`. */
+export function cutUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** The URL a create body gave, as an https URL, or the 400 that says why not. */
+export function parseWebhookUrl(raw: string): URL {
+  const text = raw.trim();
+  if (text.length === 0) throw errors.badRequest('url is required');
+  if (text.length > MAX_URL_LENGTH) throw errors.badRequest(`url must be at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw errors.badRequest('url is not a valid URL');
+  }
+  if (url.protocol !== 'https:') throw errors.badRequest('url must be an https URL');
+  if (!url.hostname) throw errors.badRequest('url has no host');
+  return url;
+}
+
+/** Duplicate detection: scheme and host lower-cased and default port dropped (URL does both), fragment ignored. */
+export function webhookUrlKey(url: URL): string {
+  const u = new URL(url.href);
+  u.hash = '';
+  return u.href;
+}
+
+const bare = (host: string): string => host.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * Refuses a webhook whose host is, or resolves to, a private address. A name that does not
+ * resolve now is accepted: every delivery checks again at connect time.
+ */
+export async function assertPublicHost(url: URL): Promise<void> {
+  const host = bare(url.hostname);
+  let addresses: string[];
+  if (isIP(host) !== 0) addresses = [host];
+  else {
+    try {
+      addresses = (await lookup(host, { all: true })).map((a) => a.address);
+    } catch {
+      return;
+    }
+  }
+  if (addresses.some(isPrivateAddress)) {
+    throw errors.badRequest('url resolves to a private address (blocked by probes.blockPrivateAddresses)');
+  }
+}

@@ -1,0 +1,93 @@
+import {
+  CreateWebhookBody, EmailSettingsPatchBody, EmailSettingsResponse, EmailSettingsUpdateResponse, EmailTestFailedBody,
+  EmailTestResponse, WebhookCreatedResponse, WebhookDeletedResponse, WebhookListResponse, WebhookTestResponse,
+} from '../core/schemas/alerts.js';
+import { ErrorBody } from '../core/schemas/common.js';
+import { emailSettingsUpdateView, emailSettingsView, webhookListItem, webhookView } from '../alerts/alert-views.js';
+import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { publicApi } from './route-presets.js';
+import type { Services } from './services.js';
+
+const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
+// Spec 4.8, 4.9: every alert endpoint needs an unrestricted key (403 for a restricted one).
+const base = { ...publicApi, tag: 'alerts', allowRestricted: false } as const;
+
+export function alertsRoutes(s: Services): Route[] {
+  return [
+    defineRoute({
+      ...base,
+      method: 'GET',
+      path: '/v1/public/alerts/email',
+      summary: 'Email alert settings; data is null until they are set up',
+      scope: 'alerts:read',
+      idempotency: 'none',
+      responses: { 200: EmailSettingsResponse, ...errorsFor(401, 403, 429) },
+      handler: ({ principal }) => {
+        const settings = s.emailAlerts.get(principal.account.id);
+        return ok({ data: settings ? emailSettingsView(settings) : null });
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'PATCH',
+      path: '/v1/public/alerts/email',
+      summary: 'Change email alert settings; only fields sent change (the first call needs recipients)',
+      scope: 'alerts:write',
+      idempotency: 'none',
+      body: EmailSettingsPatchBody,
+      responses: { 200: EmailSettingsUpdateResponse, ...errorsFor(400, 401, 403, 413, 429) },
+      handler: ({ principal, body }) => ok({ data: emailSettingsUpdateView(s.emailAlerts.update(principal.account.id, body)) }),
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      path: '/v1/public/alerts/email/test',
+      summary: 'Send a test alert email to every recipient (502 lists who received it when some sends fail)',
+      scope: 'alerts:write',
+      idempotency: 'optional',
+      responses: { 200: EmailTestResponse, ...errorsFor(401, 403, 412, 429, 503), 502: EmailTestFailedBody },
+      handler: async ({ principal }) => ok({ data: await s.emailAlerts.test(principal.account) }),
+    }),
+    defineRoute({
+      ...base,
+      method: 'GET',
+      path: '/v1/public/alerts/webhooks',
+      summary: 'List webhooks (URLs cut to scheme and host)',
+      scope: 'alerts:read',
+      idempotency: 'none',
+      responses: { 200: WebhookListResponse, ...errorsFor(401, 403, 429) },
+      handler: ({ principal }) => ok({ data: s.webhooks.list(principal.account.id).map(webhookListItem) }),
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      path: '/v1/public/alerts/webhooks',
+      summary: 'Create a webhook for every check of the account',
+      scope: 'alerts:write',
+      idempotency: 'optional',
+      body: CreateWebhookBody,
+      responses: { 201: WebhookCreatedResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
+      handler: async ({ principal, body }) => ok({ data: webhookView(await s.webhooks.create(principal.account, body)) }, 201),
+    }),
+    defineRoute({
+      ...base,
+      method: 'POST',
+      path: '/v1/public/alerts/webhooks/:id/test',
+      summary: "Send a test message in the webhook's own format; 502 when it fails or only the dashboard can test the type",
+      scope: 'alerts:write',
+      idempotency: 'optional',
+      responses: { 200: WebhookTestResponse, ...errorsFor(400, 401, 403, 404, 429, 502) },
+      handler: async ({ principal, params }) => ok({ data: await s.webhooks.test(principal.account, params.id!) }),
+    }),
+    defineRoute({
+      ...base,
+      method: 'DELETE',
+      path: '/v1/public/alerts/webhooks/:id',
+      summary: 'Delete a webhook; its pending deliveries are cancelled',
+      scope: 'alerts:write',
+      idempotency: 'none',
+      responses: { 200: WebhookDeletedResponse, ...errorsFor(400, 401, 403, 404, 429) },
+      handler: ({ principal, params }) => ok({ data: s.webhooks.delete(principal.account, params.id!) }),
+    }),
+  ];
+}

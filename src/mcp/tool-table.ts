@@ -1,0 +1,64 @@
+import type { Route } from '../front/http-types.js';
+
+/**
+ * One MCP tool = one REST route. The route table already holds the scope, restriction rule,
+ * validation schema and handler; a tool adds only its name, a note for agents and the hints
+ * the route table cannot express.
+ */
+export interface ToolSpec {
+  name: string;
+  method: Route['method'];
+  path: string;
+  title: string;
+  /** Appended to the route's summary: what an agent needs that REST documents elsewhere. */
+  note?: string;
+  /** Descriptions of the path parameters. */
+  params?: Record<string, string>;
+  destructive?: boolean;
+  idempotent?: boolean;
+  /** Reaches outside Vigil (sends an email, calls a webhook). */
+  openWorld?: boolean;
+}
+
+const CHECK_ID = { id: 'Check id (from list_checks or create_check)' };
+const WEBHOOK_ID = { id: 'Webhook id (from list_webhooks or create_webhook)' };
+const CHECKS = '/v1/public/checks';
+const WEBHOOKS = '/v1/public/alerts/webhooks';
+
+export const TOOL_SPECS: readonly ToolSpec[] = [
+  { name: 'list_checks', method: 'GET', path: CHECKS, title: 'List checks', note: 'Paginate with meta.cursor.' },
+  { name: 'get_check', method: 'GET', path: `${CHECKS}/:id`, title: 'Get a check', params: CHECK_ID },
+  {
+    name: 'create_check', method: 'POST', path: CHECKS, title: 'Create a check', idempotent: true,
+    note: 'Pass it as idempotencyKey: a unique string per new check, the same one again when retrying, so no duplicate is created.',
+  },
+  { name: 'update_check', method: 'PATCH', path: `${CHECKS}/:id`, title: 'Update a check', params: CHECK_ID, idempotent: true },
+  {
+    name: 'delete_check', method: 'DELETE', path: `${CHECKS}/:id`, title: 'Delete a check', params: CHECK_ID,
+    destructive: true, idempotent: true, note: 'It cannot be undone.',
+  },
+  { name: 'toggle_check', method: 'POST', path: `${CHECKS}/:id/toggle`, title: 'Pause or resume a check', params: CHECK_ID, idempotent: true },
+  { name: 'set_maintenance', method: 'POST', path: `${CHECKS}/:id/maintenance`, title: 'Set maintenance mode', params: CHECK_ID, idempotent: true },
+  { name: 'get_history', method: 'GET', path: `${CHECKS}/:id/history`, title: 'Check history', params: CHECK_ID, note: 'Paginate with meta.cursor.' },
+  {
+    name: 'get_stats', method: 'GET', path: `${CHECKS}/:id/stats`, title: 'Check statistics', params: CHECK_ID,
+    note: 'Single range with from/to, or several named ranges with ranges (e.g. "1d,7d,30d").',
+  },
+  { name: 'get_status_overview', method: 'GET', path: `${CHECKS}/status`, title: 'Status of every check', note: 'Rate-limited like the REST endpoint (a few calls per minute).' },
+  { name: 'get_account', method: 'GET', path: '/v1/public/account', title: 'Account, limits and usage' },
+  { name: 'get_email_alerts', method: 'GET', path: '/v1/public/alerts/email', title: 'Email alert settings' },
+  { name: 'update_email_alerts', method: 'PATCH', path: '/v1/public/alerts/email', title: 'Change email alert settings', idempotent: true },
+  { name: 'test_email_alerts', method: 'POST', path: '/v1/public/alerts/email/test', title: 'Send a test alert email', openWorld: true },
+  { name: 'list_webhooks', method: 'GET', path: WEBHOOKS, title: 'List webhooks' },
+  { name: 'create_webhook', method: 'POST', path: WEBHOOKS, title: 'Create a webhook' },
+  { name: 'test_webhook', method: 'POST', path: `${WEBHOOKS}/:id/test`, title: 'Send a test webhook message', params: WEBHOOK_ID, openWorld: true },
+  {
+    name: 'delete_webhook', method: 'DELETE', path: `${WEBHOOKS}/:id`, title: 'Delete a webhook', params: WEBHOOK_ID,
+    destructive: true, idempotent: true,
+  },
+  {
+    // Destructive: the old ping URL stops working at once, so jobs still using it look down.
+    name: 'regenerate_heartbeat_token', method: 'POST', path: `${CHECKS}/:id/regenerate-token`, title: 'New heartbeat ping URL',
+    params: CHECK_ID, destructive: true, note: 'The old ping URL stops working at once; update the job that pings it.',
+  },
+];

@@ -1,0 +1,48 @@
+import type { Clock } from '../core/clock.js';
+import type { Principal } from '../core/principal.js';
+import type { BearerResolver } from '../front/authenticator.js';
+import type { Store } from '../store/store.js';
+import { Lru } from '../util/lru.js';
+import type { TokenService } from './token-service.js';
+
+/**
+ * Turns a `vigil_at_` access token into a bearer principal (spec 5.9): the token's scopes, no
+ * restriction, `key: null`, and its grant as the rate-limit bucket (so refreshing does not
+ * reset the limit). Like API keys, resolved tokens are cached until any credential changes
+ * anywhere (a claim, a revocation, a deleted account, a CLI write).
+ */
+export class OAuthBearerResolver implements BearerResolver {
+  private readonly cache = new Lru<string, { principal: Principal; expiresAt: number }>(10_000);
+  private cacheVersion = '';
+
+  constructor(
+    private readonly store: Store,
+    private readonly tokens: TokenService,
+    private readonly clock: Clock,
+  ) {}
+
+  resolve(token: string, now: number = this.clock.now()): Principal | null {
+    const version = this.store.credentialsVersion();
+    if (version !== this.cacheVersion) {
+      this.cache.clear();
+      this.cacheVersion = version;
+    }
+    const hit = this.cache.get(token);
+    if (hit) return hit.expiresAt > now ? hit.principal : null;
+
+    const access = this.tokens.authenticate(token);
+    if (!access) return null;
+    const account = this.store.accounts.byId(access.accountId);
+    if (!account) return null;
+    const principal: Principal = {
+      kind: 'bearer',
+      credentialId: access.grantId,
+      account,
+      scopes: access.scopes,
+      access: null,
+      key: null,
+    };
+    this.cache.set(token, { principal, expiresAt: access.expiresAt });
+    return principal;
+  }
+}

@@ -1,0 +1,74 @@
+import type { ChecksService } from '../core/checks-service.js';
+import type { Clock } from '../core/clock.js';
+import { hashSecret } from '../core/secrets.js';
+import type { Store } from '../store/store.js';
+import type { OAuthRepo } from './oauth-repo.js';
+import { CLAIM_TOKEN_PATTERN } from './tokens.js';
+
+/** The checks an unclaimed account's pause (after 7 days) stopped carry this reason. */
+export const UNCLAIMED_PAUSE_REASON = 'Paused: the account was not claimed within 7 days of its agent signup';
+const CLAIM_RESUME_REASON = 'Resumed: the account was claimed';
+
+/** Where a claim link stands: `open` shows the button, `claimed` was used, `invalid` is unknown or expired. */
+export type ClaimView =
+  | { state: 'open'; email: string; agentName: string | null }
+  | { state: 'done'; email: string; resumedChecks: number }
+  | { state: 'claimed'; email: string }
+  | { state: 'invalid' };
+
+/**
+ * The claim of an agent-created account (spec 3, decisions §9): the link from the claim email
+ * works once and until the account would be deleted. Claiming makes alerts deliverable and
+ * resumes the checks the 7-day pause stopped (not those a user paused).
+ */
+export class ClaimService {
+  constructor(
+    private readonly store: Store,
+    private readonly repo: OAuthRepo,
+    private readonly checks: ChecksService,
+    private readonly clock: Clock,
+  ) {}
+
+  inspect(token: string): ClaimView {
+    return this.find(token).view;
+  }
+
+  claim(token: string): ClaimView {
+    const claimed = this.store.transaction(() => {
+      const { view, accountId } = this.find(token);
+      if (view.state !== 'open' || accountId === null) return { view, accountId: null };
+      if (!this.repo.markClaimed(accountId, this.clock.now())) return { view: { state: 'claimed', email: view.email } as ClaimView, accountId: null };
+      this.store.accounts.setClaimed(accountId);
+      return { view, accountId };
+    });
+    if (claimed.accountId === null || claimed.view.state !== 'open') return claimed.view;
+    const resumedChecks = this.checks.resumeAccount(claimed.accountId, UNCLAIMED_PAUSE_REASON, CLAIM_RESUME_REASON);
+    return { state: 'done', email: claimed.view.email, resumedChecks };
+  }
+
+  /**
+   * The operator's claim (`vigil account claim`), for servers without SMTP where no claim email
+   * can reach the user. Returns how many checks the 7-day pause had stopped and were resumed.
+   */
+  claimAccount(accountId: string): number {
+    const changed = this.store.transaction(() => {
+      const account = this.store.accounts.byId(accountId);
+      if (!account || account.claimed) return false;
+      this.repo.markClaimed(accountId, this.clock.now());
+      this.store.accounts.setClaimed(accountId);
+      return true;
+    });
+    return changed ? this.checks.resumeAccount(accountId, UNCLAIMED_PAUSE_REASON, CLAIM_RESUME_REASON) : 0;
+  }
+
+  private find(token: string): { view: ClaimView; accountId: string | null } {
+    const invalid = { view: { state: 'invalid' } as ClaimView, accountId: null };
+    if (!CLAIM_TOKEN_PATTERN.test(token)) return invalid;
+    const signup = this.repo.signupByClaimHash(hashSecret(token));
+    const account = signup ? this.store.accounts.byId(signup.accountId) : null;
+    if (!signup || !account) return invalid;
+    if (signup.claimedAt !== null || account.claimed) return { view: { state: 'claimed', email: account.email }, accountId: null };
+    if (signup.claimExpiresAt <= this.clock.now()) return invalid;
+    return { view: { state: 'open', email: account.email, agentName: signup.agentName }, accountId: account.id };
+  }
+}
