@@ -72,7 +72,7 @@ async function measure(): Promise<string> {
   const origin = `https://127.0.0.1:${receiverPort}`;
   const dir = tempDir('alerts');
   try {
-    const config = benchConfig(dir.path, { rdap: { bootstrapUrl: null }, ...(process.env.BENCH_PER_TARGET ? { alerts: { perTargetConcurrency: Number(process.env.BENCH_PER_TARGET) } } : {}) });
+    const config = benchConfig(dir.path, { rdap: { bootstrapUrl: null } });
     const perTarget = config.alerts.perTargetConcurrency;
     const inFlight = Math.min(config.alerts.concurrency, perTarget * WEBHOOKS.length);
     const total = CHECKS * WEBHOOKS.length;

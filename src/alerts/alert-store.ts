@@ -1,5 +1,4 @@
 import type { AlertEventType } from '../monitor/events.js';
-import type { AlertContent } from './alert-content.js';
 
 /** Records and repositories of the alerts layer; SQLite implementations live in ./sqlite/. */
 
@@ -62,7 +61,8 @@ export interface NewAlert {
   accountId: string;
   checkId: string;
   event: AlertEventType;
-  content: AlertContent;
+  /** JSON of the AlertContent, made while routing so the group commit only inserts. */
+  contentJson: string;
   createdAt: number;
   deliveries: Array<Pick<Delivery, 'id' | 'channel' | 'target'>>;
 }

@@ -107,6 +107,10 @@ export class DomainMonitor implements CheckObserver {
   private follow(check: Check, websiteAllowed: boolean, memory: DomainMemory | null, runNow: boolean, now: number): void {
     const eligible = !check.disabled && (check.type === 'domain' || (check.type === 'website' && websiteAllowed));
     const domain = eligible ? domainOfCheck(check) : null;
+    // What was learned about another domain (or for a check no longer watched) is not this check's.
+    if (check.domain !== null && check.domain.name !== domain && !check.disabled) {
+      this.deps.writer.submit(() => this.deps.store.checks.saveDomain(check.id, null));
+    }
     if (domain === null) {
       this.checkDeleted(check);
       return;

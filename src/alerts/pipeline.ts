@@ -110,7 +110,7 @@ export class AlertPipeline {
       accountId: ref.accountId,
       checkId: ref.id,
       event: event.type,
-      content: alertContent(check, event, config),
+      contentJson: JSON.stringify(alertContent(check, event, config)),
       createdAt: now,
       deliveries: [
         ...recipients.map((to) => ({ id: newId('dlv'), channel: 'email' as const, target: to })),

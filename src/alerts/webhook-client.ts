@@ -15,8 +15,6 @@ export interface WebhookClientOptions {
 /** A delivery attempt that reached no answer (or was refused before leaving). */
 export class WebhookUnreachable extends Error {}
 
-
-
 const bare = (host: string): string => host.replace(/^\[(.*)\]$/, '$1');
 
 /**

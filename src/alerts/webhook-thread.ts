@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { MisconfiguredWebhook } from './formats/vendor-request.js';
 import { WebhookUnreachable, type WebhookClientOptions } from './webhook-client.js';
 import type { HookTarget, WebhookPoster } from './webhook-poster.js';
-import type { WorkerReply, WorkerRequest } from './webhook-worker.js';
+import type { SendRequest, WorkerReply, WorkerRequest } from './webhook-worker.js';
 
 interface Waiting {
   resolve: (status: number) => void;
@@ -10,14 +10,16 @@ interface Waiting {
 }
 
 /**
- * The main thread's side of the delivery worker (webhook-worker.ts): the stored alert goes over
- * as a message, unparsed, and the receiver's status comes back. A worker that dies fails what it held (the sender retries)
- * and is started again on the next request.
+ * The main thread's side of the delivery worker (webhook-worker.ts): stored alerts go over
+ * unparsed, a turn's worth per message, and the receivers' statuses come back the same way.
+ * A worker that dies fails what it held (the sender retries) and starts again on the next send.
  */
 export class WebhookThread implements WebhookPoster {
   private worker: Worker | null = null;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
+  /** Sends of this turn, posted together in one message. */
+  private outbox: SendRequest[] = [];
 
   constructor(private readonly options: WebhookClientOptions) {}
 
@@ -30,13 +32,37 @@ export class WebhookThread implements WebhookPoster {
     if (signal?.aborted) return Promise.reject(new WebhookUnreachable('aborted'));
     const worker = this.start();
     const id = this.nextId++;
-    const onAbort = () => worker.postMessage({ kind: 'abort', id } satisfies WorkerRequest);
+    const onAbort = () => {
+      const queued = this.outbox.findIndex((s) => s.id === id);
+      if (queued === -1) worker.postMessage({ kind: 'abort', id } satisfies WorkerRequest);
+      else {
+        this.outbox.splice(queued, 1);
+        this.settle({ id, error: 'aborted', misconfigured: false });
+      }
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
     return new Promise<number>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       const target: HookTarget = { url: hook.url, webhookType: hook.webhookType, secret: hook.secret };
-      worker.postMessage({ kind: 'send', id, hook: target, contentJson, deliveryId } satisfies WorkerRequest);
+      if (this.outbox.length === 0) setImmediate(() => this.flush());
+      this.outbox.push({ id, hook: target, contentJson, deliveryId });
     }).finally(() => signal?.removeEventListener('abort', onAbort));
+  }
+
+  private flush(): void {
+    const batch = this.outbox;
+    this.outbox = [];
+    if (batch.length === 0) return;
+    if (this.worker) this.worker.postMessage({ kind: 'send', batch } satisfies WorkerRequest);
+    else for (const s of batch) this.settle({ id: s.id, error: 'the delivery worker stopped', misconfigured: false });
+  }
+
+  private settle(m: WorkerReply): void {
+    const w = this.waiting.get(m.id);
+    if (!w) return;
+    this.waiting.delete(m.id);
+    if ('status' in m) w.resolve(m.status);
+    else w.reject(m.misconfigured ? new MisconfiguredWebhook(m.error) : new WebhookUnreachable(m.error));
   }
 
   async close(): Promise<void> {
@@ -53,12 +79,8 @@ export class WebhookThread implements WebhookPoster {
     if (this.worker) return this.worker;
     const worker = new Worker(new URL('./webhook-worker.js', import.meta.url), { workerData: this.options });
     worker.unref();
-    worker.on('message', (m: WorkerReply) => {
-      const w = this.waiting.get(m.id);
-      if (!w) return;
-      this.waiting.delete(m.id);
-      if ('status' in m) w.resolve(m.status);
-      else w.reject(m.misconfigured ? new MisconfiguredWebhook(m.error) : new WebhookUnreachable(m.error));
+    worker.on('message', (replies: WorkerReply[]) => {
+      for (const m of replies) this.settle(m);
     });
     const lost = () => {
       if (this.worker === worker) this.worker = null;

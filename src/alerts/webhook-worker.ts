@@ -10,18 +10,29 @@ import { webhookRequest } from './webhook-request.js';
  * the connection pool) run here, so a burst of deliveries takes next to no time from the
  * main thread, where the wheel fires probes (DESIGN: I/O off the main thread).
  */
-export type WorkerRequest =
-  | { kind: 'send'; id: number; hook: HookTarget; contentJson: string; deliveryId: string }
-  | { kind: 'abort'; id: number }
-  | { kind: 'close' };
+export interface SendRequest {
+  id: number;
+  hook: HookTarget;
+  contentJson: string;
+  deliveryId: string;
+}
+
+/** Sends travel in batches, one message per turn of the sending thread's event loop. */
+export type WorkerRequest = { kind: 'send'; batch: SendRequest[] } | { kind: 'abort'; id: number } | { kind: 'close' };
 
 export type WorkerReply = { id: number; status: number } | { id: number; error: string; misconfigured: boolean };
 
 const client = new WebhookClient(workerData as WebhookClientOptions);
 const running = new Map<number, AbortController>();
 const port = parentPort!;
+let replies: WorkerReply[] = [];
 
-async function send(m: Extract<WorkerRequest, { kind: 'send' }>, signal: AbortSignal): Promise<WorkerReply> {
+function reply(r: WorkerReply): void {
+  if (replies.length === 0) setImmediate(() => port.postMessage(replies.splice(0)));
+  replies.push(r);
+}
+
+async function send(m: SendRequest, signal: AbortSignal): Promise<WorkerReply> {
   try {
     const req = webhookRequest(m.hook, JSON.parse(m.contentJson) as AlertContent, m.deliveryId);
     return { id: m.id, status: await client.post(req, signal) };
@@ -38,10 +49,12 @@ port.on('message', (m: WorkerRequest) => {
     void client.close().finally(() => port.close());
     return;
   }
-  const controller = new AbortController();
-  running.set(m.id, controller);
-  void send(m, controller.signal).then((reply) => {
-    running.delete(m.id);
-    port.postMessage(reply);
-  });
+  for (const s of m.batch) {
+    const controller = new AbortController();
+    running.set(s.id, controller);
+    void send(s, controller.signal).then((r) => {
+      running.delete(s.id);
+      reply(r);
+    });
+  }
 });

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { CheckObserver } from '../core/checks-service.js';
 import { inMaintenance } from '../core/checks-service.js';
 import type { Clock } from '../core/clock.js';
-import type { Check, DomainInfo } from '../core/records.js';
+import type { Check } from '../core/records.js';
 import type { MonitorEvent } from '../monitor/events.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import { transition, type MonitorPolicy, type MonitorState } from '../monitor/state-machine.js';
@@ -46,7 +46,6 @@ interface Scheduled {
   probesTotal: number;
   probesUp: number;
   ssl: SslInfo | null;
-  domain: DomainInfo | null;
   lastSyncedAt: number;
   countersWrittenAt: number;
   inFlight: boolean;
@@ -166,7 +165,6 @@ export class Engine implements CheckObserver {
       probesTotal: previous?.probesTotal ?? check.probesTotal,
       probesUp: previous?.probesUp ?? check.probesUp,
       ssl: previous?.ssl ?? check.ssl,
-      domain: previous?.domain ?? check.domain,
       lastSyncedAt: previous?.lastSyncedAt ?? check.lastChecked ?? 0,
       countersWrittenAt: now,
       inFlight: false,
@@ -264,7 +262,6 @@ export class Engine implements CheckObserver {
       probesTotal: entry.probesTotal,
       probesUp: entry.probesUp,
       ssl: entry.ssl,
-      domain: entry.domain,
       regions: s.regions,
       errorAlerted: s.errorAlerted,
       sslAlerts: s.ssl,

@@ -202,7 +202,6 @@ export class HeartbeatMonitor implements CheckObserver {
       probesTotal: current.probesTotal,
       probesUp: current.probesUp,
       ssl: null,
-      domain: null,
       regions: s.regions,
       errorAlerted: s.errorAlerted,
       sslAlerts: null,

@@ -84,9 +84,8 @@ export interface CheckRepo {
   saveDomain(id: string, domain: DomainInfo | null): void;
 }
 
+/** Everything but `domain`: the domain monitor owns that field (saveDomain). */
 export type RuntimeWrite = Omit<CheckRuntime, 'lastChecked' | 'lastResponseTime' | 'lastStatusCode' | 'domain'> & {
-  /** Not written by saveRuntime: the domain monitor owns it (saveDomain), so a probe's stale copy cannot overwrite it. */
-  domain?: DomainInfo | null;
   sync: { lastChecked: number; lastResponseTime: number | null; lastStatusCode: number | null } | null;
 };
 

@@ -2,7 +2,6 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ManualClock } from '../../src/core/clock.js';
-import type { AlertContent } from '../../src/alerts/alert-content.js';
 import type { Delivery, NewAlert } from '../../src/alerts/alert-store.js';
 import type { AlertChannel, AttemptOutcome } from '../../src/alerts/channel.js';
 import { backoffMs, DeliverySender, MAX_ATTEMPTS } from '../../src/alerts/sender.js';
@@ -27,7 +26,7 @@ function rows(count: number, target = 'whk_a'): NewAlert[] {
     accountId: 'acc_1',
     checkId: 'chk_1',
     event: 'website_down' as const,
-    content: { event: 'website_down' } as AlertContent,
+    contentJson: JSON.stringify({ event: 'website_down' }),
     createdAt: T0,
     deliveries: [{ id: `dlv_${String(++n).padStart(20, '0')}`, channel: 'webhook' as const, target }],
   }));

@@ -5,6 +5,9 @@ import { detectWebhookType } from '../../src/alerts/webhook-type.js';
 import { cutUrl, parseWebhookUrl, webhookUrlKey } from '../../src/alerts/webhook-url.js';
 import { normalizeEvents } from '../../src/alerts/alert-events.js';
 import { normalizeRecipients } from '../../src/alerts/email-settings-service.js';
+import { WebhookClient, WebhookUnreachable } from '../../src/alerts/webhook-client.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const type = (url: string) => detectWebhookType(new URL(url));
 const status400 = (fn: () => unknown, message: RegExp) =>
@@ -62,6 +65,28 @@ describe('events and recipients', () => {
     assert.equal(normalizeRecipients([...Array.from({ length: 10 }, (_, i) => `u${i}@example.com`), 'U0@example.com']).length, 10);
     for (const bad of ['plain', 'a@b@c', 'a b@example.com', 'a@example.com, b@example.com', 'x@example.com\r\nBcc: y@example.com', '<a@example.com>']) {
       status400(() => normalizeRecipients([bad]), /invalid email address/);
+    }
+  });
+});
+
+describe('delivery-time address policy (decisions §3)', () => {
+  test('with blockPrivateAddresses, a delivery never connects to a private or loopback address', async () => {
+    let connections = 0;
+    const server = createServer((_q, r) => r.end()).on('connection', () => connections++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as AddressInfo).port;
+    const client = new WebhookClient({ timeoutMs: 2000, blockPrivateAddresses: true, connectionsPerOrigin: 1 });
+    try {
+      for (const url of [`https://127.0.0.1:${port}/x`, `https://localhost:${port}/x`]) {
+        await assert.rejects(
+          client.post({ url, headers: {}, body: '{}' }),
+          (err: unknown) => err instanceof WebhookUnreachable && /private address/.test(err.message),
+        );
+      }
+      assert.equal(connections, 0);
+    } finally {
+      await client.close();
+      server.close();
     }
   });
 });

@@ -150,7 +150,7 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
   return {
     enqueue: db.transaction((alerts, now: number) => {
       for (const a of alerts) {
-        const seq = Number(insertAlert.run(a.accountId, a.checkId, a.event, JSON.stringify(a.content), a.createdAt).lastInsertRowid);
+        const seq = Number(insertAlert.run(a.accountId, a.checkId, a.event, a.contentJson, a.createdAt).lastInsertRowid);
         for (const d of a.deliveries) insertDelivery.run(d.id, seq, d.channel, d.target, now);
       }
     }) as DeliveryQueue['enqueue'],
