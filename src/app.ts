@@ -97,7 +97,7 @@ export class VigilApp {
     this.engine = new Engine({
       store: this.store,
       writer: this.writer,
-      dispatcher: this.opts.dispatcher ?? new PiscinaDispatcher(),
+      dispatcher: this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads }),
       clock: this.clock,
       config: this.config,
       log: this.log,
@@ -143,8 +143,10 @@ export class VigilApp {
     for (const t of this.timers) clearInterval(t);
     await this.server?.close();
     this.server = null;
-    await this.alerts?.stop();
+    // The engine first: probes still in flight finish and their events reach a running alert
+    // pipeline, which then drains into its queue before the writers and the store close.
     await this.engine?.stop();
+    await this.alerts?.stop();
     this.writer.close();
     this.rollups.close();
     this.mailer.close();

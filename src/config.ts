@@ -36,7 +36,8 @@ const ConfigSchema = Type.Object({
     statusPerKeyPerMinute: Type.Number(),
     statusPerAccountPerMinute: Type.Number(),
   }),
-  probes: Type.Object({ blockPrivateAddresses: Type.Boolean() }),
+  /** `threads`: probe worker threads; 0 = one less than the cores, at most 2 (a core stays free for the API). */
+  probes: Type.Object({ blockPrivateAddresses: Type.Boolean(), threads: Type.Number() }),
   /** Delivery queue: first retry delay (the second waits 4x longer), per-request timeout, parallelism. */
   alerts: Type.Object({
     retryBaseMs: Type.Number(),

@@ -29,7 +29,7 @@ export class PiscinaDispatcher implements ProbeDispatcher {
   private running = 0;
 
   constructor(opts: PoolOptions = {}) {
-    const threads = opts.threads ?? Math.max(1, Math.min(2, availableParallelism() - 1));
+    const threads = opts.threads || Math.max(1, Math.min(2, availableParallelism() - 1));
     this.pool = new Piscina({
       filename: opts.filename ?? WORKER,
       minThreads: threads,

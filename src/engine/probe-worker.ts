@@ -1,4 +1,10 @@
+import { isMainThread } from 'node:worker_threads';
 import type { ProbeResult, ProbeTask } from './probe-types.js';
+
+// Probe errors are reported by message only; capturing stack traces (undici and net create an
+// error on most connection teardowns) cost about a quarter of a probe. Worker threads only:
+// the main thread, which tests and tools share, keeps its stacks.
+if (!isMainThread) Error.stackTraceLimit = 0;
 import { PROBES } from './probes/index.js';
 import { describeError } from './probes/probe-errors.js';
 import { emptyResult } from './probes/result.js';
