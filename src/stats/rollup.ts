@@ -59,6 +59,20 @@ export interface RollupRow {
   ttfbHist: Uint8Array;
 }
 
+/** The count and response-time sums every rollup level carries (no histograms). */
+export type RollupTotals = Pick<RollupRow, 'total' | 'success' | 'failure' | 'rtCount' | 'rtSum' | 'rtMin' | 'rtMax'>;
+
+/** Adds `from`'s counts and sums into `into` (min and max merged; null means none). */
+export function addTotals(into: RollupTotals, from: RollupTotals): void {
+  into.total += from.total;
+  into.success += from.success;
+  into.failure += from.failure;
+  into.rtCount += from.rtCount;
+  into.rtSum += from.rtSum;
+  into.rtMin = minOf(into.rtMin, from.rtMin);
+  into.rtMax = maxOf(into.rtMax, from.rtMax);
+}
+
 export class Rollup {
   total = 0;
   success = 0;
@@ -106,13 +120,7 @@ export class Rollup {
   }
 
   merge(other: Rollup): this {
-    this.total += other.total;
-    this.success += other.success;
-    this.failure += other.failure;
-    this.rtCount += other.rtCount;
-    this.rtSum += other.rtSum;
-    this.rtMin = minOf(this.rtMin, other.rtMin);
-    this.rtMax = maxOf(this.rtMax, other.rtMax);
+    addTotals(this, other);
     this.rt.merge(other.rt);
     for (const phase of PHASES) {
       const mine = this.phases[phase];
@@ -159,13 +167,7 @@ export class Rollup {
     const list = [...rows];
     const r = new Rollup();
     for (const row of list) {
-      r.total += row.total;
-      r.success += row.success;
-      r.failure += row.failure;
-      r.rtCount += row.rtCount;
-      r.rtSum += row.rtSum;
-      r.rtMin = minOf(r.rtMin, row.rtMin);
-      r.rtMax = maxOf(r.rtMax, row.rtMax);
+      addTotals(r, row);
       r.phases.dns.count += row.dnsCount;
       r.phases.dns.sum += row.dnsSum;
       r.phases.connect.count += row.connectCount;

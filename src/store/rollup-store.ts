@@ -1,7 +1,7 @@
 import type { Tier } from '../config.js';
 import type { ResultAggregator } from '../engine/engine.js';
 import type { Interval } from '../stats/ranges.js';
-import type { Rollup, RollupRow, RollupSample } from '../stats/rollup.js';
+import { addTotals, type Rollup, type RollupRow, type RollupSample, type RollupTotals } from '../stats/rollup.js';
 
 /**
  * Rollups beside the store (DESIGN 7): the aggregator the engine feeds inside the writer's
@@ -11,19 +11,11 @@ import type { Rollup, RollupRow, RollupSample } from '../stats/rollup.js';
 export type RollupLevel = 'minute' | 'hour' | 'day';
 
 /** The sums of a stretch of rollups, without histograms (multi-range statistics). */
-export type RollupTotals = Pick<RollupRow, 'total' | 'success' | 'failure' | 'rtCount' | 'rtSum' | 'rtMin' | 'rtMax'>;
+export type { RollupTotals };
 
 export function sumTotals(parts: readonly RollupTotals[]): RollupTotals {
   const out: RollupTotals = { total: 0, success: 0, failure: 0, rtCount: 0, rtSum: 0, rtMin: null, rtMax: null };
-  for (const t of parts) {
-    out.total += t.total;
-    out.success += t.success;
-    out.failure += t.failure;
-    out.rtCount += t.rtCount;
-    out.rtSum += t.rtSum;
-    if (t.rtMin !== null && (out.rtMin === null || t.rtMin < out.rtMin)) out.rtMin = t.rtMin;
-    if (t.rtMax !== null && (out.rtMax === null || t.rtMax > out.rtMax)) out.rtMax = t.rtMax;
-  }
+  for (const t of parts) addTotals(out, t);
   return out;
 }
 
