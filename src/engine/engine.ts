@@ -79,6 +79,8 @@ export class Engine implements CheckObserver {
   /** Handlers of the wheel's other entry kinds (heartbeat deadlines, domain checks). */
   private readonly deadlineHandlers = new Map<WheelEntryKind, (checkId: string, dueAt: number) => void>();
   private driver: WheelDriver | null = null;
+  /** Set once shutdown stops waiting: results the closing pool fails are not the targets' fault. */
+  private closing = false;
   /** Counters and schedule lag since start, for benchmarks and operators. */
   readonly metrics = { fired: 0, skippedInFlight: 0, completed: 0, lag: new Histogram() };
   private readonly region: string;
@@ -118,6 +120,7 @@ export class Engine implements CheckObserver {
     this.driver = null;
     const deadline = Date.now() + graceMs;
     while (this.deps.dispatcher.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    this.closing = true;
     await this.deps.dispatcher.close();
   }
 
@@ -204,7 +207,7 @@ export class Engine implements CheckObserver {
   private record(entry: Scheduled, result: ProbeResult, peer: PeerVerdict | null): void {
     // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
     this.metrics.completed++;
-    if (this.scheduled.get(entry.id) !== entry) return;
+    if (this.closing || this.scheduled.get(entry.id) !== entry) return;
     const now = this.deps.clock.now();
     const maintenance = entry.maintenance && inMaintenance(entry, now);
     const before = entry.state;

@@ -5,6 +5,7 @@ import type { ProbeResult, ProbeTask } from '../../src/engine/probe-types.js';
 export class ScriptedDispatcher implements ProbeDispatcher {
   readonly calls: ProbeTask[] = [];
   inFlight = 0;
+  readonly queued = 0;
   constructor(
     public answer: (task: ProbeTask) => Partial<ProbeResult> = () => ({ ok: true }),
     private readonly now: () => number = Date.now,

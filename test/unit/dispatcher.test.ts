@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { PiscinaDispatcher } from '../../src/engine/dispatcher.js';
+import { PiscinaDispatcher, type PoolOptions } from '../../src/engine/dispatcher.js';
 import type { ProbeTask } from '../../src/engine/probe-types.js';
 
 const task = (url: string, timeoutMs = 2000): ProbeTask => ({
@@ -9,11 +9,12 @@ const task = (url: string, timeoutMs = 2000): ProbeTask => ({
   cacheControlNoCache: false, pingPackets: 1, timeoutMs, blockPrivateAddresses: false,
 });
 
+function scriptedPool(opts: PoolOptions = {}): PiscinaDispatcher {
+  return new PiscinaDispatcher({ threads: 1, filename: fileURLToPath(new URL('../helpers/fixtures/scripted-worker.js', import.meta.url)), ...opts });
+}
+
 test('a worker crash fails its own probes as errors, never the process, and the pool recovers', async () => {
-  const dispatcher = new PiscinaDispatcher({
-    threads: 1,
-    filename: fileURLToPath(new URL('../helpers/fixtures/crashing-worker.js', import.meta.url)),
-  });
+  const dispatcher = scriptedPool();
   try {
     const crashed = await dispatcher.run(task('http://127.0.0.1/crash'));
     assert.equal(crashed.ok, false);
@@ -25,4 +26,54 @@ test('a worker crash fails its own probes as errors, never the process, and the 
   } finally {
     await dispatcher.close();
   }
+});
+
+test('one worker runs many probes at once', async () => {
+  const dispatcher = scriptedPool();
+  try {
+    const results = await Promise.all(Array.from({ length: 20 }, () => dispatcher.run(task('http://127.0.0.1/sleep'))));
+    const concurrency = Math.max(...results.map((r) => Number(r.snippet)));
+    assert.ok(concurrency > 1, `the worker only ever ran ${concurrency} probe at a time`);
+  } finally {
+    await dispatcher.close();
+  }
+});
+
+test('beyond its capacity the pool queues, and a queued probe is not failed for waiting', async () => {
+  const dispatcher = scriptedPool({ concurrentTasksPerWorker: 2, guardMs: 1 });
+  try {
+    // Each probe's guard (its 100 ms timeout + 1 ms) is far shorter than the whole queue takes.
+    const runs = Array.from({ length: 8 }, () => dispatcher.run(task('http://127.0.0.1/sleep', 100)));
+    assert.equal(dispatcher.inFlight, 2);
+    assert.equal(dispatcher.queued, 6);
+    const results = await Promise.all(runs);
+    assert.deepEqual(results.map((r) => r.ok), Array(8).fill(true));
+    assert.ok(results.every((r) => Number(r.snippet) <= 2), 'never more than concurrentTasksPerWorker at once');
+    assert.equal(dispatcher.queued, 0);
+  } finally {
+    await dispatcher.close();
+  }
+});
+
+test('a worker whose event loop is stuck is replaced; its probes fail, later probes run', async () => {
+  const dispatcher = scriptedPool({ guardMs: 200 });
+  try {
+    const stuck = await dispatcher.run(task('http://127.0.0.1/wedge', 100));
+    assert.equal(stuck.ok, false);
+    assert.equal(stuck.error, 'Probe did not finish within 300 ms');
+    const after = await dispatcher.run(task('http://127.0.0.1/fine'));
+    assert.equal(after.ok, true, after.error ?? '');
+  } finally {
+    await dispatcher.close();
+  }
+});
+
+test('closing drops queued probes as failed and settles every run', async () => {
+  const dispatcher = scriptedPool({ concurrentTasksPerWorker: 1 });
+  await dispatcher.run(task('http://127.0.0.1/fine')); // the worker is up
+  const runs = Array.from({ length: 3 }, () => dispatcher.run(task('http://127.0.0.1/sleep')));
+  await dispatcher.close();
+  const results = await Promise.all(runs);
+  assert.equal(results.filter((r) => r.error === 'Probe pool is closed').length >= 2, true);
+  assert.deepEqual(await dispatcher.run(task('http://127.0.0.1/fine')).then((r) => r.error), 'Probe pool is closed');
 });

@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Piscina } from 'piscina';
-import type { ProbeResult, ProbeTask } from '../../src/engine/probe-types.js';
+import { PiscinaDispatcher } from '../../src/engine/dispatcher.js';
+import type { ProbeTask } from '../../src/engine/probe-types.js';
 import { startHttpFixture, type HttpFixture } from '../helpers/fixtures/http-server.js';
 import { probeTask } from '../helpers/fixtures/probe-task.js';
 
-describe('probe worker (in a piscina pool)', () => {
-  let pool: Piscina<ProbeTask, ProbeResult>;
+describe('probe worker (in the piscina dispatcher)', () => {
+  let pool: PiscinaDispatcher;
   let server: HttpFixture;
   before(async () => {
     server = await startHttpFixture();
-    pool = new Piscina({
-      filename: new URL('../../src/engine/probe-worker.js', import.meta.url).href,
-      minThreads: 2,
-      maxThreads: 2,
-      concurrentTasksPerWorker: 8,
-    });
+    pool = new PiscinaDispatcher({ threads: 2, concurrentTasksPerWorker: 8 });
   });
   after(async () => {
-    await pool.destroy();
+    await pool.close();
     await server.close();
   });
 
