@@ -89,16 +89,20 @@ export class AlertsModule {
     this.sender.start();
   }
 
-  /** Before the engine and the writer stop: attempts in flight finish or go back to pending. */
+  /**
+   * After the engine and before the writer stop: events already raised become durable
+   * deliveries, and attempts in flight finish or go back to pending.
+   */
   async stop(): Promise<void> {
     this.domains.stop();
+    await this.pipeline.settled();
     await this.sender.stop();
     await this.client.close();
   }
 
   /** Resolves once every event so far is delivered or waiting for a later retry (tests, benchmarks). */
   async idle(): Promise<void> {
-    while (this.pipeline.pending > 0) await new Promise((r) => setImmediate(r));
+    await this.pipeline.settled();
     await this.sender.idle();
   }
 

@@ -60,6 +60,11 @@ export class AlertPipeline {
     return this.buffer.length + this.committing;
   }
 
+  /** Resolves once every event handed in so far is routed and its deliveries are durable. */
+  async settled(): Promise<void> {
+    while (this.pending > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+
   private drain(): void {
     this.scheduled = null;
     const now = this.deps.clock.now();

@@ -79,6 +79,8 @@ export class Engine implements CheckObserver {
   /** Handlers of the wheel's other entry kinds (heartbeat deadlines, domain checks). */
   private readonly deadlineHandlers = new Map<WheelEntryKind, (checkId: string, dueAt: number) => void>();
   private driver: WheelDriver | null = null;
+  /** Probes dispatched whose results are not recorded yet. */
+  private probing = 0;
   /** Set once shutdown stops waiting: results the closing pool fails are not the targets' fault. */
   private closing = false;
   /** Counters and schedule lag since start, for benchmarks and operators. */
@@ -110,16 +112,17 @@ export class Engine implements CheckObserver {
     return this.scheduled.size;
   }
 
-  /** Probes still running (shutdown waits for them, bounded). */
+  /** Probes whose results are not recorded yet (shutdown waits for them, bounded). */
   get inFlight(): number {
-    return this.deps.dispatcher.inFlight;
+    return this.probing;
   }
 
   async stop(graceMs = 5_000): Promise<void> {
     this.driver?.stop();
     this.driver = null;
     const deadline = Date.now() + graceMs;
-    while (this.deps.dispatcher.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // Running probes finish and are recorded; queued ones are dropped by close().
+    while (this.probing > this.deps.dispatcher.queued && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     this.closing = true;
     await this.deps.dispatcher.close();
   }
@@ -196,11 +199,13 @@ export class Engine implements CheckObserver {
       return;
     }
     entry.inFlight = true;
+    this.probing++;
     this.deps.dispatcher.run(entry.task).then(
       async (result) => this.record(entry, result, result.ok ? null : await this.peer.recheck(entry.task)),
       (err: unknown) => this.deps.log.error({ err, checkId: entry.id }, 'probe dispatch failed'),
     ).finally(() => {
       entry.inFlight = false;
+      this.probing--;
     });
   }
 

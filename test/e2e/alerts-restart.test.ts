@@ -91,6 +91,40 @@ describe('restart, in process', () => {
   });
 });
 
+describe('graceful stop with alerts just raised', () => {
+  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+  const servers: TestServer[] = [];
+  after(async () => {
+    for (const s of servers) await s.app.stop().catch(() => {});
+    if (servers[0]) rmSync(servers[0].dataDir, { recursive: true, force: true });
+  });
+
+  test('every event handed to the pipeline before a stop is a durable delivery after it', async () => {
+    const first = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
+    servers.push(first);
+    const a = newAccount(first, { tier: 'pro', scopes: ALL });
+    // Nothing listens on port 1: every attempt fails and the deliveries stay pending.
+    assertStatus(await first.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'r', url: 'https://127.0.0.1:1/hook' } }), 201);
+    const created = await first.request('POST', '/v1/public/checks', { key: a.key, body: { url: 'http://127.0.0.1:1/' } });
+    assertStatus(created, 201);
+    const ref = { id: created.body.data.id as string, accountId: a.accountId };
+    // A burst the pipeline routes over many turns of the event loop; the stop comes first.
+    const burst = 20_000;
+    for (let i = 0; i < burst; i++) {
+      first.app.alerts.handle(ref, {
+        type: 'website_down', at: clock.now(), previousStatus: 'up', status: 'down', error: 'HTTP 500', statusCode: 500,
+        responseTime: 12, regions: { primary: 'local', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false }, ssl: null,
+      });
+    }
+    await first.stop(true);
+
+    const second = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false, dataDir: first.dataDir });
+    servers.push(second);
+    const counts = second.app.alerts.repos.deliveries.countByStatus();
+    assert.equal(counts.pending + counts.delivered + counts.failed, burst, 'no event lost in the stop');
+  });
+});
+
 // The real server process
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
