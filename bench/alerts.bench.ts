@@ -22,7 +22,7 @@ import { fmt, freePort, runIfMain, spawnUntil, stop, table, tempDir } from './li
 const CHECKS = Number(process.env.BENCH_ALERT_CHECKS ?? 1000);
 const WEBHOOKS = ['generic', 'slack', 'discord'] as const;
 const NORMAL_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CA = fileURLToPath(new URL('../../test/helpers/fixtures/tls/ca.pem', import.meta.url));
 const TARGET = fileURLToPath(new URL('./fixtures/http-target.js', import.meta.url));
 const RECEIVER = fileURLToPath(new URL('./fixtures/webhook-receiver.js', import.meta.url));
@@ -91,9 +91,11 @@ async function measure(): Promise<string> {
 
       await sleep(5_000); // past the first phase spread: every check probed at its interval
       app.engine.metrics.lag = new Histogram();
+      app.engine.metrics.tickDelay = new Histogram();
       const probesBefore = app.engine.metrics.completed;
       await sleep(NORMAL_SECONDS * 1000);
       const normal = app.engine.metrics.lag;
+      const normalTicks = app.engine.metrics.tickDelay;
       const normalProbes = (app.engine.metrics.completed - probesBefore) / NORMAL_SECONDS;
 
       const acknowledgedBefore = await receiverCount(origin);
@@ -101,12 +103,14 @@ async function measure(): Promise<string> {
       await bareUndici(origin, sample, 300, inFlight); // warm-up: JIT
       const rounds: Array<{ base: number; burst: number; burstMs: number; sinkMs: number }> = [];
       const burstLag = new Histogram();
+      const burstTicks = new Histogram();
       for (let round = 0; round < ROUNDS; round++) {
         // The baseline runs in the same process, under the same probing load as the burst after it.
         const base = await bareUndici(origin, sample, total, inFlight);
         await sleep(1_000);
         const deliveredBefore = app.alerts.sender.metrics.delivered;
         app.engine.metrics.lag = new Histogram();
+        app.engine.metrics.tickDelay = new Histogram();
         const now = app.clock.now();
         const started = performance.now();
         for (const id of ids) {
@@ -120,6 +124,7 @@ async function measure(): Promise<string> {
         while (app.alerts.sender.metrics.delivered - deliveredBefore < total) await sleep(2);
         const burstMs = performance.now() - started;
         burstLag.merge(app.engine.metrics.lag);
+        burstTicks.merge(app.engine.metrics.tickDelay);
         rounds.push({ base: base.rate, burst: total / (burstMs / 1000), burstMs, sinkMs });
         await sleep(1_000);
       }
@@ -131,6 +136,7 @@ async function measure(): Promise<string> {
       const sinkMs = median(rounds.map((r) => r.sinkMs));
       const normalP99 = normal.percentile(99) ?? 0;
       const burstP99 = burstLag.percentile(99) ?? 0;
+      const ticks = (h: Histogram) => `p99 ${fmt(h.percentile(99) ?? 0, 1)} ms, max ${fmt(h.percentile(100) ?? 0, 1)} ms (${fmt(h.count)} ticks)`;
       return [
         `### Alert deliveries (${fmt(CHECKS)} checks down at once x ${WEBHOOKS.length} webhooks = ${fmt(total)} deliveries per burst, local HTTPS receiver in its own process)`,
         '',
@@ -148,6 +154,8 @@ async function measure(): Promise<string> {
           ['the event sink (enqueue only), per event', `${fmt((sinkMs / CHECKS) * 1000, 1)} µs`, '-'],
           [`probing lag p99, normal (${NORMAL_SECONDS} s)`, `${fmt(normalP99, 1)} ms (p50 ${fmt(normal.percentile(50) ?? 0, 1)} ms)`, '-'],
           [`probing lag p99 during the bursts (${fmt(burstLag.count)} probes)`, `${fmt(burstP99, 1)} ms (p50 ${fmt(burstLag.percentile(50) ?? 0, 1)} ms)`, `<= normal p99: ${burstP99 <= normalP99 ? 'met' : 'not met'}`],
+          ['of which event-loop delay: each wheel tick after its boundary, normal', ticks(normalTicks), '-'],
+          ['the same during the bursts', ticks(burstTicks), '-'],
           ['acknowledged by the receiver / recorded delivered', `${fmt(acknowledged)} / ${fmt(queue.delivered)} (failed ${queue.failed}, pending ${queue.pending + queue.sending})`, `${fmt(ROUNDS * total)} each, none twice`],
         ]),
       ].join('\n');

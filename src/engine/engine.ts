@@ -83,8 +83,12 @@ export class Engine implements CheckObserver {
   private probing = 0;
   /** Set once shutdown stops waiting: results the closing pool fails are not the targets' fault. */
   private closing = false;
-  /** Counters and schedule lag since start, for benchmarks and operators. */
-  readonly metrics = { fired: 0, skippedInFlight: 0, completed: 0, lag: new Histogram() };
+  /**
+   * Counters since start, for benchmarks and operators: `lag` is how late each probe was sent
+   * (under one tick by design, plus event-loop delay); `tickDelay` is the event-loop delay
+   * alone, how late each tick ran after its boundary.
+   */
+  readonly metrics = { fired: 0, skippedInFlight: 0, completed: 0, lag: new Histogram(), tickDelay: new Histogram() };
   private readonly region: string;
   private readonly peer: PeerRechecker;
 
@@ -104,6 +108,7 @@ export class Engine implements CheckObserver {
         clock: this.deps.clock,
         fire: (id, dueAt) => this.dispatch(id, dueAt),
         onError: (err) => this.deps.log.error({ err }, 'scheduler error'),
+        onTick: (lateMs) => this.metrics.tickDelay.record(lateMs),
       });
     }
   }

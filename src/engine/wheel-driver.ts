@@ -18,6 +18,8 @@ export interface WheelDriverOptions {
   fire: FireFn;
   /** An error thrown by `fire` is reported here and the tick goes on. Default: console.error. */
   onError?: (error: unknown) => void;
+  /** Told how many ms after its boundary each tick ran (the event loop's delay, not the wheel's resolution). */
+  onTick?: (lateMs: number) => void;
   timers?: DriverTimers;
 }
 
@@ -47,16 +49,20 @@ export function startWheelDriver(options: WheelDriverOptions): WheelDriver {
   };
   let handle: unknown = null;
   let running = true;
+  let boundary = 0;
 
   const arm = (): void => {
     const now = clock.now();
-    handle = timers.setTimeout(tick, tickMs - (now % tickMs));
+    boundary = now - (now % tickMs) + tickMs;
+    handle = timers.setTimeout(tick, boundary - now);
   };
   const tick = (): void => {
     handle = null;
     if (!running) return;
+    const now = clock.now();
+    options.onTick?.(Math.max(0, now - boundary));
     try {
-      wheel.advance(clock.now(), fire);
+      wheel.advance(now, fire);
     } finally {
       // Re-checked: `fire` may have stopped the driver.
       if (running) arm();

@@ -403,6 +403,20 @@ describe('wheel driver', () => {
     assert.equal(queue.length, 0);
   });
 
+  test('reports how late each tick ran after its boundary', () => {
+    const clock = new ManualClock(T0 + 37);
+    const wheel = new TimingWheel({ clock, tickMs: TICK, slots: 64 });
+    const { timers, runNext } = fakeTimers(clock);
+    const late: number[] = [];
+    const driver = startWheelDriver({ wheel, clock, timers, fire: () => {}, onTick: (ms) => late.push(ms) });
+    runNext();
+    runNext(7);
+    runNext(250); // two boundaries missed: late by 250 ms after the one it was armed for
+    runNext();
+    assert.deepEqual(late, [0, 7, 250, 0]);
+    driver.stop();
+  });
+
   test('a throwing fire is reported and the tick goes on', () => {
     const clock = new ManualClock(T0);
     const wheel = new TimingWheel({ clock, tickMs: TICK, slots: 64 });
