@@ -1,12 +1,15 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, resolveConfig } from '../../src/config.js';
 
+const dir = mkdtempSync(join(tmpdir(), 'vigil-cfg-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
 const file = (content: unknown) => {
-  const path = join(mkdtempSync(join(tmpdir(), 'vigil-cfg-')), 'c.json');
+  const path = join(dir, `c${files++}.json`);
   writeFileSync(path, JSON.stringify(content));
   return path;
 };
