@@ -24,12 +24,18 @@ describe('address policy', () => {
       ['::ffff:10.0.0.1', 'private'],
       ['::ffff:127.0.0.1', 'loopback'],
       ['[::1]', 'loopback'],
+      // Translated IPv6 reaches the IPv4 address it carries.
+      ['64:ff9b::7f00:1', 'loopback'],
+      ['64:ff9b::10.0.0.1', 'private'],
+      ['64:ff9b:1::a9fe:a9fe', 'link-local'],
+      ['2002:c0a8:101::1', 'private'],
+      ['2002:7f00:1:0:0:0:0:1', 'loopback'],
     ];
     for (const [address, kind] of cases) assert.equal(classifyAddress(address), kind, address);
   });
 
   it('leaves public addresses, including the neighbours of private ranges, alone', () => {
-    for (const address of ['8.8.8.8', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '192.169.0.1', '11.0.0.1', '2606:4700::1111', 'fec0::1']) {
+    for (const address of ['8.8.8.8', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '192.169.0.1', '11.0.0.1', '2606:4700::1111', 'fec0::1', '64:ff9b::8.8.8.8', '2002:808:808::1', '64:ff9b:2::a00:1']) {
       assert.equal(isPrivateAddress(address), false, address);
     }
   });
