@@ -77,10 +77,11 @@ export class Pipeline {
     const limits = this.deps.config.rateLimits;
     if (route.rateLimit === 'per-key') return this.deps.rateLimiter.take(`key:${principal.credentialId}`, limits.perKeyPerMinute);
     if (route.rateLimit === 'status') {
-      // The account-wide budget is checked first so one key cannot spend it by itself.
-      const account = this.deps.rateLimiter.take(`status-account:${principal.account.id}`, limits.statusPerAccountPerMinute);
-      const key = this.deps.rateLimiter.take(`status-key:${principal.credentialId}`, limits.statusPerKeyPerMinute);
-      return key.remaining <= account.remaining ? key : account;
+      const [account, key] = this.deps.rateLimiter.takeAll([
+        [`status-account:${principal.account.id}`, limits.statusPerAccountPerMinute],
+        [`status-key:${principal.credentialId}`, limits.statusPerKeyPerMinute],
+      ]);
+      return key!.remaining <= account!.remaining ? key! : account!;
     }
     return null;
   }

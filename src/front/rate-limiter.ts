@@ -23,19 +23,30 @@ export class RateLimiter {
 
   /** Counts one request; throws 429 (with headers) when the bucket is spent. */
   take(bucket: string, limit: number): RateState {
+    return this.takeAll([[bucket, limit]])[0]!;
+  }
+
+  /**
+   * Counts one request against every bucket, or against none when any is spent: a refused
+   * request costs nothing, so a key retrying after its 429 cannot use up a shared budget.
+   */
+  takeAll(buckets: ReadonlyArray<readonly [bucket: string, limit: number]>): RateState[] {
     const now = this.clock.now();
     this.sweep(now);
-    let w = this.windows.get(bucket);
-    if (!w || now - w.start >= this.windowMs) {
-      w = { start: now, count: 0 };
-      this.windows.set(bucket, w);
-    }
-    const reset = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
-    if (w.count >= limit) {
-      throw errors.rateLimited(reset).withHeaders(headersOf({ limit, remaining: 0, reset }));
-    }
-    w.count++;
-    return { limit, remaining: limit - w.count, reset };
+    const windows = buckets.map(([bucket, limit]) => {
+      let w = this.windows.get(bucket);
+      if (!w || now - w.start >= this.windowMs) {
+        w = { start: now, count: 0 };
+        this.windows.set(bucket, w);
+      }
+      const reset = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
+      if (w.count >= limit) throw errors.rateLimited(reset).withHeaders(headersOf({ limit, remaining: 0, reset }));
+      return { w, limit, reset };
+    });
+    return windows.map(({ w, limit, reset }) => {
+      w.count++;
+      return { limit, remaining: limit - w.count, reset };
+    });
   }
 
   private sweep(now: number): void {

@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { wheelId } from '../../src/engine/timing-wheel.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
+import { newAccount, newKey } from './util.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 30)); // probe promise + 5 ms group commit
 
@@ -177,6 +178,24 @@ describe('status endpoint limits', () => {
       assert.ok(Number(limited.headers.get('retry-after')) > 0);
       assert.equal(limited.headers.get('ratelimit-remaining'), '0');
       assert.equal((await srv.request('GET', '/v1/public/checks')).status, 200, 'other endpoints keep their own budget');
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  test('12 a minute per account across keys; a refused request spends neither budget', async () => {
+    const srv = await startServer({}, undefined, { dispatcher: new ScriptedDispatcher(), autoTick: false });
+    try {
+      const a = newAccount(srv, { tier: 'pro', scopes: ['checks:read'] });
+      const keys = [a.key, newKey(srv, a.accountId, { scopes: ['checks:read'] }).key, newKey(srv, a.accountId, { scopes: ['checks:read'] }).key];
+      const status = async (key: string) => (await srv.request('GET', '/v1/public/checks/status', { key })).status;
+      const first: number[] = [];
+      for (let i = 0; i < 9; i++) first.push(await status(keys[0]!)); // six served, three refused by the key's own limit
+      assert.deepEqual(first, [200, 200, 200, 200, 200, 200, 429, 429, 429]);
+      const second: number[] = [];
+      for (let i = 0; i < 7; i++) second.push(await status(keys[1]!));
+      assert.deepEqual(second, [200, 200, 200, 200, 200, 200, 429], 'the account still had six of its twelve');
+      assert.equal(await status(keys[2]!), 429, 'twelve served: the account budget is spent for every key');
     } finally {
       await srv.stop();
     }
