@@ -1,7 +1,5 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { isPrivateAddress } from '../engine/probes/address-policy.js';
 import { errors } from '../core/errors.js';
+import { resolvesToPrivate } from '../core/private-target.js';
 
 /**
  * Webhook URLs act like passwords (spec 2.9): stored whole, shown and logged cut to scheme and
@@ -44,24 +42,9 @@ export function webhookUrlKey(url: URL): string {
   return u.href;
 }
 
-const bare = (host: string): string => host.replace(/^\[(.*)\]$/, '$1');
-
-/**
- * Refuses a webhook whose host is, or resolves to, a private address. A name that does not
- * resolve now is accepted: every delivery checks again at connect time.
- */
+/** Refuses a webhook whose host is, or resolves to, a private address. */
 export async function assertPublicHost(url: URL): Promise<void> {
-  const host = bare(url.hostname);
-  let addresses: string[];
-  if (isIP(host) !== 0) addresses = [host];
-  else {
-    try {
-      addresses = (await lookup(host, { all: true })).map((a) => a.address);
-    } catch {
-      return;
-    }
-  }
-  if (addresses.some(isPrivateAddress)) {
+  if (await resolvesToPrivate(url.hostname)) {
     throw errors.badRequest('url resolves to a private address (blocked by probes.blockPrivateAddresses)');
   }
 }

@@ -45,6 +45,7 @@ export function checkRoutes(s: Services): Route[] {
       idempotency: 'required',
       body: CreateCheckBody,
       responses: { 201: CreatedResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
+      precheck: ({ principal, body }) => s.checks.checkTarget(principal, null, body),
       handler: ({ principal, body }) => ok({ data: s.checks.create(principal, body) }, 201),
     }),
     defineRoute({
@@ -66,6 +67,7 @@ export function checkRoutes(s: Services): Route[] {
       idempotency: 'none',
       body: UpdateCheckBody,
       responses: { 200: SuccessResponse, ...errorsFor(400, 401, 403, 404, 409, 429) },
+      precheck: ({ principal, params, body }) => s.checks.checkTarget(principal, params.id!, body),
       handler: ({ principal, params, body }) => {
         s.checks.update(principal, params.id!, body);
         return ok({ data: { success: true } });

@@ -1,14 +1,17 @@
 import type { Config } from '../config.js';
 import type { CheckQuery, ListStatus, Store } from '../store/store.js';
 import { applyInput, DEFAULT_SETTINGS, validateSettings } from './check-settings.js';
+import type { CheckType } from './check-types.js';
 import type { Clock } from './clock.js';
 import { errors } from './errors.js';
 import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
 import { limitsFor } from './plans.js';
 import { accessAllows, type Principal } from './principal.js';
+import { resolvesToPrivate } from './private-target.js';
 import type { Check, CheckSettings } from './records.js';
 import type { CreateCheckInput, UpdateCheckInput } from './schemas/checks.js';
 import { hashSecret, newHeartbeatToken, newId } from './secrets.js';
+import { parseTarget } from './target-url.js';
 
 /** What the engine hears about: the service owns mutations, the engine follows them. */
 export interface CheckObserver {
@@ -150,6 +153,24 @@ export class ChecksService {
   /** Moves whenever any check changes (for caches of rendered lists). */
   version(): number {
     return this.store.checks.version();
+  }
+
+  /**
+   * Decisions §3: with `probes.blockPrivateAddresses` on, a create (id null) or update whose
+   * target is, or resolves to, a private address is a 400. Resolving is I/O, so the route runs
+   * this before its transaction; undefined when there is nothing to resolve.
+   */
+  checkTarget(principal: Principal, id: string | null, input: { type?: CheckType; url?: string }): Promise<void> | undefined {
+    if (!this.config.probes.blockPrivateAddresses || (input.url === undefined && input.type === undefined)) return undefined;
+    const current = id === null ? null : this.get(principal, id);
+    const type = input.type ?? current?.type ?? 'website';
+    const url = input.url ?? current?.url;
+    if (url === undefined || type === 'heartbeat' || type === 'domain') return undefined;
+    const target = parseTarget(type, url);
+    if (!target.ok) return undefined; // the handler's validation says why
+    return resolvesToPrivate(target.host).then((blocked) => {
+      if (blocked) throw errors.badRequest('url resolves to a private address (blocked by probes.blockPrivateAddresses)');
+    });
   }
 
   update(principal: Principal, id: string, input: UpdateCheckInput): void {

@@ -59,6 +59,11 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
   documented?: boolean;
   /** WWW-Authenticate of this route's 401s when it is its own protected resource (RFC 9728); the API's otherwise. */
   challenge?: string;
+  /**
+   * Checks that need I/O (DNS) before a synchronous handler runs in its transaction; they may
+   * throw an ApiError. Return undefined when there is nothing to wait for.
+   */
+  precheck?: (ctx: HandlerContext<Static<B>, Static<Q>>) => Promise<void> | undefined;
   handler: (ctx: HandlerContext<Static<B>, Static<Q>>) => Reply | Promise<Reply>;
 }
 

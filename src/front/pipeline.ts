@@ -97,22 +97,29 @@ export class Pipeline {
     const query = p.query ? validated(p.query, Object.fromEntries(req.query)) : undefined;
     const ctx: HandlerContext<unknown, unknown> = { req, params, body, query, principal: principal!, now: this.deps.clock.now() };
 
-    if (idemKey === null || principal === null) return route.handler(ctx);
+    if (idemKey === null || principal === null) {
+      await route.precheck?.(ctx);
+      return route.handler(ctx);
+    }
 
     const { idempotency, store } = this.deps;
     const accountId = principal.account.id;
     const hash = Idempotency.fingerprint(body ?? null);
     const replay = idempotency.replay(accountId, idemKey, req.method, req.path, hash);
     if (replay) return replay;
-    if (p.atomic) {
-      return store.transaction(() => {
+    const pending = route.precheck?.(ctx);
+    const atomically = (): Reply =>
+      store.transaction(() => {
         const reply = route.handler(ctx) as Reply;
         idempotency.remember(accountId, idemKey, req.method, req.path, hash, reply);
         return reply;
       });
-    }
+    if (p.atomic && pending === undefined) return atomically();
+    // Between the replay check and the record there is a wait: a duplicate arriving meanwhile is a 409.
     const done = idempotency.begin(accountId, idemKey);
     try {
+      await pending;
+      if (p.atomic) return atomically();
       const reply = await route.handler(ctx);
       idempotency.remember(accountId, idemKey, req.method, req.path, hash, reply);
       return reply;

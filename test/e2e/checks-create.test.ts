@@ -572,3 +572,53 @@ describe('create: ping URLs follow the configured addresses', () => {
     }
   });
 });
+
+describe('probes.blockPrivateAddresses (decisions §3: refused at create, update and probe time)', () => {
+  let strict: TestServer;
+  before(async () => {
+    strict = await startServer({ probes: { blockPrivateAddresses: true } }, undefined, NO_PROBES);
+  });
+  after(() => strict.stop());
+
+  test('a target on, or resolving to, a private address is a 400 and creates nothing', async () => {
+    const a = newAccount(strict, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const targets = [
+      { url: 'http://127.0.0.1:8080/' },
+      { url: 'http://localhost/' },
+      { url: 'https://10.0.0.1/' },
+      { url: 'http://[::1]:9000/' },
+      { url: 'http://[::ffff:192.168.1.1]/' },
+      { url: 'tcp://127.0.0.1:5432', type: 'tcp' },
+      { url: '127.0.0.1', type: 'ping' },
+      { url: 'dns://127.0.0.1/example.com', type: 'dns' },
+    ];
+    for (const body of targets) {
+      assertError(await strict.request('POST', CREATE, { key: a.key, body }), 400, /private address/);
+    }
+    const list = await strict.request('GET', '/v1/public/checks', { key: a.key });
+    assert.equal(list.body.data.length, 0);
+  });
+
+  test('public targets and heartbeats are created; an update to a private target is refused and changes nothing', async () => {
+    const a = newAccount(strict, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const created = await strict.request('POST', CREATE, { key: a.key, body: { url: 'https://93.184.215.14/' } });
+    assertStatus(created, 201);
+    assertStatus(await strict.request('POST', CREATE, { key: a.key, body: { type: 'heartbeat' } }), 201);
+    const id = created.body.data.id as string;
+    assertError(await strict.request('PATCH', `/v1/public/checks/${id}`, { key: a.key, body: { url: 'http://169.254.169.254/latest/meta-data' } }), 400, /private address/);
+    assertError(await strict.request('PATCH', `/v1/public/checks/${id}`, { key: a.key, body: { type: 'tcp', url: 'tcp://10.1.1.1:22' } }), 400, /private address/);
+    const after = await strict.request('GET', `/v1/public/checks/${id}`, { key: a.key });
+    assert.equal(after.body.data.url, 'https://93.184.215.14/');
+    assertStatus(await strict.request('PATCH', `/v1/public/checks/${id}`, { key: a.key, body: { name: 'renamed' } }), 200);
+  });
+
+  test('an idempotent create retried with the same key replays its answer', async () => {
+    const a = newAccount(strict, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const headers = { 'Idempotency-Key': 'private-target-retry' };
+    const first = await strict.request('POST', CREATE, { key: a.key, body: { url: 'https://93.184.215.15/' }, headers });
+    assertStatus(first, 201);
+    const again = await strict.request('POST', CREATE, { key: a.key, body: { url: 'https://93.184.215.15/' }, headers });
+    assertStatus(again, 201);
+    assert.equal(again.body.data.id, first.body.data.id);
+  });
+});
