@@ -6,6 +6,7 @@ import type { Account, CheckSettings } from './records.js';
 import { MAX_REQUEST_BODY_BYTES, type CreateCheckInput, type UpdateCheckInput } from './schemas/checks.js';
 import { parseTarget } from './target-url.js';
 import { cronProblem } from './cron.js';
+import { jsonPathProblem } from './json-path.js';
 
 /** Domain checks look at registration data, which changes slowly: once a day. */
 export const DOMAIN_INTERVAL_MINUTES = 1440;
@@ -91,6 +92,11 @@ export function validateSettings(
   }
   if (changed.has('requestBody') && s.body !== null) checkBody(s.type, s.body);
   if (changed.has('requestHeaders')) checkHeaders(s.headers);
+  const jsonPath = changed.has('responseValidation') ? s.responseValidation?.jsonPath : undefined;
+  if (jsonPath) {
+    const problem = jsonPathProblem(jsonPath);
+    if (problem !== null) throw errors.badRequest(`responseValidation.jsonPath is not a valid JSONPath: ${problem}`);
+  }
   if (changed.has('timezone') && s.timezone !== null && !isTimeZone(s.timezone)) {
     throw errors.badRequest(`timezone is not a known IANA time zone: ${s.timezone}`);
   }

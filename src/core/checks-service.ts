@@ -217,7 +217,7 @@ export class ChecksService {
       if (current.disabled !== disabled) {
         this.writePaused(current, disabled, disabled ? reason?.trim() || 'Disabled via API' : reason?.trim() || null, now);
       }
-      return { ...current, disabled, updatedAt: now };
+      return current.disabled === disabled ? current : { ...current, disabled, updatedAt: now, lastStatusChange: now };
     });
     this.saved(check, !disabled);
     return { success: true, disabled, message: disabled ? 'Check disabled' : 'Check enabled' };
@@ -293,7 +293,7 @@ export class ChecksService {
       const now = this.clock.now();
       const targets = this.store.checks.list({ accountId, access: null }, { limit: -1, offset: 0, afterSeq: null }).filter(applies);
       for (const current of targets) this.writePaused(current, disabled, reason, now);
-      return targets.map((c) => ({ ...c, disabled, disabledReason: disabled ? reason : null, updatedAt: now }));
+      return targets.map((c) => ({ ...c, disabled, disabledReason: disabled ? reason : null, updatedAt: now, lastStatusChange: now }));
     });
     for (const check of changed) this.saved(check, !disabled);
     return changed.length;

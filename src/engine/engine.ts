@@ -238,7 +238,7 @@ export class Engine implements CheckObserver {
     const { store, writer } = this.deps;
     const verifyLog = entry.verifyLog;
     entry.verifyLog = false;
-    const runtime = visibleChanged || syncDue || countersDue ? this.runtimeOf(entry, syncDue ? result : null, now) : null;
+    const runtime = visibleChanged || syncDue || countersDue ? this.runtimeOf(entry, syncDue ? result : null) : null;
     writer.submit(() => {
       store.history.insertResult({
         checkSeq: entry.seq,
@@ -264,7 +264,7 @@ export class Engine implements CheckObserver {
     if (t.recheck === 'immediate') this.wheel.schedule(wheelId('probe', entry.id), now);
   }
 
-  private runtimeOf(entry: Scheduled, synced: ProbeResult | null, now: number) {
+  private runtimeOf(entry: Scheduled, synced: ProbeResult | null) {
     const s = entry.state;
     return {
       status: s.status,
@@ -278,7 +278,8 @@ export class Engine implements CheckObserver {
       regions: s.regions,
       errorAlerted: s.errorAlerted,
       sslAlerts: s.ssl,
-      sync: synced ? { lastChecked: now, lastResponseTime: synced.responseTime, lastStatusCode: synced.statusCode } : null,
+      // The probe's start, as its history entry's createdAt, so the two can be matched.
+      sync: synced ? { lastChecked: synced.startedAt, lastResponseTime: synced.responseTime, lastStatusCode: synced.statusCode } : null,
     };
   }
 }

@@ -573,6 +573,23 @@ describe('create: ping URLs follow the configured addresses', () => {
   });
 });
 
+describe('responseValidation.jsonPath', () => {
+  test('a path that cannot be evaluated is a 400 at create and update; filters and slices are accepted', async () => {
+    const a = newAccount(server, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    for (const jsonPath of ['$[[[(', '$.items[?(@.price>)]', '$.items[?(@.x', '$.a[(@.length-)]']) {
+      const res = await server.request('POST', CREATE, { key: a.key, body: { url: 'https://jp.example.com/', responseValidation: { jsonPath, expectedValue: 'x' } } });
+      assertError(res, 400, /responseValidation\.jsonPath is not a valid JSONPath/);
+    }
+    let n = 0;
+    for (const jsonPath of ['$.status', '$..id', "$.items[?(@.name=='x')].id", '$.items[(@.length-1)]', '$.items[0:2]', '$.items[*].price']) {
+      assertStatus(await server.request('POST', CREATE, { key: a.key, body: { url: `https://jp${n++}.example.com/`, responseValidation: { jsonPath } } }), 201);
+    }
+    const id = (await server.request('GET', '/v1/public/checks', { key: a.key })).body.data[0].id as string;
+    assertError(await server.request('PATCH', `${CREATE}/${id}`, { key: a.key, body: { responseValidation: { jsonPath: '$[?(@.a ==' } } }), 400, /not a valid JSONPath/);
+    assert.equal((await server.request('GET', `${CREATE}/${id}`, { key: a.key })).body.data.responseValidation.jsonPath, '$.status');
+  });
+});
+
 describe('probes.blockPrivateAddresses (decisions §3: refused at create, update and probe time)', () => {
   let strict: TestServer;
   before(async () => {

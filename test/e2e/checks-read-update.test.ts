@@ -554,6 +554,25 @@ describe('toggle', () => {
     assert.equal(after.length, 2, 'resuming records an event too');
   });
 
+  test('pausing and resuming are status changes on the status endpoint (lastStatusChange moves)', async () => {
+    const id = await createCheck(server, { url: 'https://moves.toggle.example.com' }, actor.key);
+    setMonitorStatus(server, id, 'down');
+    const statusOf = async () => {
+      const res = await server.request('GET', '/v1/public/checks/status', { key: actor.key });
+      assertStatus(res, 200);
+      return (res.body.data as Array<{ id: string; status: string; lastStatusChange: number | null }>).find((c) => c.id === id)!;
+    };
+    clock.advance(5_000);
+    assertStatus(await toggle(id, { disabled: true }), 200);
+    assert.deepEqual(await statusOf().then((c) => [c.status, c.lastStatusChange]), ['unknown', clock.now()]);
+    clock.advance(5_000);
+    assertStatus(await toggle(id, { disabled: false }), 200);
+    assert.deepEqual(await statusOf().then((c) => [c.status, c.lastStatusChange]), ['offline', clock.now()]);
+    clock.advance(5_000);
+    assertStatus(await toggle(id, { disabled: false }), 200);
+    assert.equal((await statusOf()).lastStatusChange, clock.now() - 5_000, 'enabling an enabled check changes nothing');
+  });
+
   test('without a reason the event still carries a default reason', async () => {
     const id = await createCheck(server, { url: 'https://default.toggle.example.com' }, actor.key);
     assertStatus(await toggle(id, { disabled: true }), 200);

@@ -162,7 +162,8 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
   const updateSettings = db.prepare(
     `UPDATE checks SET ${SETTINGS_COLUMNS.map((c) => `${c} = ?`).join(', ')}, url_key = ?, updated_at = ? WHERE id = ?`,
   );
-  const setDisabled = db.prepare('UPDATE checks SET disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?');
+  // A pause shows as `unknown` on the status endpoint and a resume brings the status back: both change it.
+  const setDisabled = db.prepare('UPDATE checks SET disabled = ?, disabled_reason = ?, updated_at = ?, last_status_change = ? WHERE id = ?');
   const setMaintenance = db.prepare('UPDATE checks SET maintenance = ?, maintenance_until = ?, updated_at = ? WHERE id = ?');
   const del = db.prepare('DELETE FROM checks WHERE id = ?');
   const setToken = db.prepare('UPDATE checks SET heartbeat_token = ?, heartbeat_token_hash = ?, updated_at = ? WHERE id = ?');
@@ -204,7 +205,7 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     countForAccount: (accountId) => (countForAccount.get(accountId) as number | undefined) ?? 0,
     urlTaken: (accountId, urlKey, exceptId) => urlTaken.get(accountId, urlKey, exceptId) !== undefined,
     updateSettings: (id, s, urlKey, now) => changed(id, updateSettings.run(...settingsValues(s), urlKey, now, id)),
-    setDisabled: (id, disabled, reason, now) => changed(id, setDisabled.run(fromBool(disabled), reason, now, id)),
+    setDisabled: (id, disabled, reason, now) => changed(id, setDisabled.run(fromBool(disabled), reason, now, now, id)),
     setMaintenance: (id, on, until, now) => changed(id, setMaintenance.run(fromBool(on), until, now, id)),
     delete: (id) => changed(id, del.run(id)),
     setHeartbeatToken: (id, token, hash, now) => changed(id, setToken.run(token, hash, now, id)),
