@@ -36,7 +36,11 @@ export function applyInput(base: CheckSettings, input: Input): CheckSettings {
   const s: CheckSettings = { ...base };
   if (input.url !== undefined) s.url = input.url.trim();
   if (input.type !== undefined) s.type = input.type;
-  if (input.name !== undefined) s.name = input.name.trim() || s.name;
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    if (name === '') throw errors.badRequest('name must not be empty');
+    s.name = name;
+  }
   if (input.folder !== undefined) s.folder = input.folder;
   if (input.httpMethod !== undefined) s.method = input.httpMethod;
   if (input.checkFrequency !== undefined) s.intervalMinutes = input.checkFrequency;

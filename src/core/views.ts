@@ -52,7 +52,7 @@ export function checkDetail(check: Check, config: Config, now: number) {
     consecutiveFailures: check.consecutiveFailures,
     consecutiveFailureThreshold: check.downConfirmationAttempts,
     lastStatusCode: check.lastStatusCode,
-    lastError: check.status === 'down' ? check.lastError : null,
+    lastError: publicStatus(check) === 'down' ? check.lastError : null,
     ssl: {
       valid: ssl?.valid ?? null,
       issuer: ssl?.issuer ?? null,

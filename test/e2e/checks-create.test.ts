@@ -283,6 +283,7 @@ describe('create: body validation', () => {
     ['unknown type', { type: 'gopher' }],
     ['name over 200 characters', { name: 'n'.repeat(201) }],
     ['empty name', { name: '' }],
+    ['blank name', { name: ' \t ' }],
     ['checkFrequency not a number', { checkFrequency: 'five' }],
     ['checkFrequency zero', { checkFrequency: 0 }],
     ['checkRegionOverride not vps-eu-1', { checkRegionOverride: 'vps-us-1' }],

@@ -557,6 +557,9 @@ describe('toggle', () => {
   test('pausing and resuming are status changes on the status endpoint (lastStatusChange moves)', async () => {
     const id = await createCheck(server, { url: 'https://moves.toggle.example.com' }, actor.key);
     setMonitorStatus(server, id, 'down');
+    const repo = server.app.store.checks as unknown as { saveRuntime(id: string, runtime: Record<string, unknown>): void };
+    repo.saveRuntime(id, { ...server.app.store.checks.byId(id)!, lastError: 'HTTP 503', sync: null });
+    assert.equal((await getCheck(id, actor.key)).lastError, 'HTTP 503');
     const statusOf = async () => {
       const res = await server.request('GET', '/v1/public/checks/status', { key: actor.key });
       assertStatus(res, 200);
@@ -565,6 +568,7 @@ describe('toggle', () => {
     clock.advance(5_000);
     assertStatus(await toggle(id, { disabled: true }), 200);
     assert.deepEqual(await statusOf().then((c) => [c.status, c.lastStatusChange]), ['unknown', clock.now()]);
+    assert.equal((await getCheck(id, actor.key)).lastError, null, 'lastError is shown only while down, and paused is not down');
     clock.advance(5_000);
     assertStatus(await toggle(id, { disabled: false }), 200);
     assert.deepEqual(await statusOf().then((c) => [c.status, c.lastStatusChange]), ['offline', clock.now()]);
