@@ -6,6 +6,7 @@ import type { Account, ApiKey, KeyAccess, Scope } from './records.js';
 import { SCOPES } from './records.js';
 import { hashSecret, newApiKey, newId } from './secrets.js';
 import type { Store } from '../store/store.js';
+import { parseIsoInstant } from './iso-date.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -143,8 +144,8 @@ function parseScopes(raw: string[] | undefined): Scope[] {
 
 function parseExpiry(raw: string | undefined, now: number): number | null {
   if (raw === undefined) return null;
-  const ms = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(ms)) throw errors.badRequest(`expires-at must be an ISO 8601 date: ${raw}`);
+  const ms = parseIsoInstant(raw);
+  if (Number.isNaN(ms)) throw errors.badRequest(`expires-at must be an ISO 8601 date: ${raw}`);
   if (ms <= now) throw errors.badRequest('expires-at must be in the future');
   return ms;
 }

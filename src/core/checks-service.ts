@@ -10,6 +10,7 @@ import { accessAllows, type Principal } from './principal.js';
 import { resolvesToPrivate } from './private-target.js';
 import type { Check, CheckSettings } from './records.js';
 import type { CreateCheckInput, UpdateCheckInput } from './schemas/checks.js';
+import { parseIsoInstant } from './iso-date.js';
 import { hashSecret, newHeartbeatToken, newId } from './secrets.js';
 import { parseTarget } from './target-url.js';
 
@@ -227,7 +228,7 @@ export class ChecksService {
     const now = this.clock.now();
     let until: number | null = null;
     if (enabled && untilIso) {
-      until = Date.parse(untilIso);
+      until = parseIsoInstant(untilIso);
       if (Number.isNaN(until)) throw errors.badRequest('until must be an ISO 8601 date-time');
       if (until <= now) throw errors.badRequest('until must be in the future');
     }

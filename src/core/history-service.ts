@@ -4,6 +4,7 @@ import { errors } from './errors.js';
 import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
 import type { Principal } from './principal.js';
 import type { HistoryRow } from './records.js';
+import { parseIsoInstant } from './iso-date.js';
 
 export interface HistoryFilter {
   from?: string;
@@ -38,12 +39,10 @@ export class HistoryService {
   }
 }
 
-const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/** ISO 8601 only: Date.parse alone would take "3" or "March 5" too. */
+/** A from/to query parameter: null when absent, a 400 when it is not an ISO 8601 instant. */
 export function parseDate(name: string, value: string | undefined): number | null {
   if (value === undefined || value === '') return null;
-  const ms = ISO.test(value) ? Date.parse(value) : NaN;
+  const ms = parseIsoInstant(value);
   if (Number.isNaN(ms)) throw errors.badRequest(`${name} must be an ISO 8601 date-time, got ${value}`);
   return ms;
 }

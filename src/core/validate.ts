@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { FormatRegistry } from '@sinclair/typebox';
 import { SetErrorFunction, DefaultErrorFunction, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { parseIsoInstant } from './iso-date.js';
 
 /**
  * Validation is declared once per request shape as a TypeBox schema, which gives the JSON
@@ -72,7 +73,7 @@ function enumOptions(schema: Record<string, unknown>): string[] | null {
 }
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
-FormatRegistry.Set('date-time', (v) => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+FormatRegistry.Set('date-time', (v) => ISO_DATE_TIME.test(v) && !Number.isNaN(parseIsoInstant(v)));
 
 export interface Validator<T extends TSchema> {
   schema: T;

@@ -205,6 +205,8 @@ describe('stats: hand-computed fixtures through a manual clock', () => {
 
     const badDate = await world.get(path('?from=yesterday'), key);
     assert.deepEqual([badDate.status, badDate.body], [400, { error: { code: 400, message: 'from must be an ISO 8601 date-time, got yesterday' } }]);
+    const noSuchDay = await world.get(path('?from=2026-02-30'), key);
+    assert.deepEqual([noSuchDay.status, noSuchDay.body], [400, { error: { code: 400, message: 'from must be an ISO 8601 date-time, got 2026-02-30' } }], 'not rolled into March');
     const reversed = await world.get(path(`?from=${iso(at(12, 0))}&to=${iso(at(11, 0))}`), key);
     assert.deepEqual([reversed.status, reversed.body], [400, { error: { code: 400, message: 'from must not be after to' } }]);
     const ignoredFrom = await world.get(path(`?ranges=1h&from=nonsense&to=${iso(at(12, 0))}`), key);
