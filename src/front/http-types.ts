@@ -3,6 +3,9 @@ import type { ErrorShape } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { Scope } from '../core/records.js';
 
+/** Bodies above this are not read (413). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
 /** A request as handlers see it: transport-free (DESIGN 1). */
 export interface HttpRequest {
   method: string;
@@ -13,6 +16,8 @@ export interface HttpRequest {
   headers: Record<string, string>;
   body: Buffer;
   remoteAddress: string;
+  /** The body passed MAX_BODY_BYTES and was discarded: the answer is a 413 in the route's error shape. */
+  oversized?: boolean;
 }
 
 export interface Reply {

@@ -8,7 +8,7 @@ import { requireScope, requireUnrestricted } from '../core/principal.js';
 import { compile, compileQuery, type Validator } from '../core/validate.js';
 import type { Store } from '../store/store.js';
 import type { Authenticator } from './authenticator.js';
-import type { HandlerContext, HttpRequest, Reply, Route } from './http-types.js';
+import { MAX_BODY_BYTES, type HandlerContext, type HttpRequest, type Reply, type Route } from './http-types.js';
 import { Idempotency } from './idempotency.js';
 import { headersOf, type RateLimiter, type RateState } from './rate-limiter.js';
 import { Router } from './router.js';
@@ -57,6 +57,7 @@ export class Pipeline {
   async handle(req: HttpRequest): Promise<Reply> {
     const match = this.router.match(req.method, req.path);
     if (!match) return render(errors.routeNotFound(req.method, req.path), 'standard');
+    if (req.oversized) return render(errors.payloadTooLarge(MAX_BODY_BYTES), match.route.errorShape);
     const prepared = this.prepared.get(match.route)!;
     let rate: RateState | null = null;
     try {

@@ -1,7 +1,5 @@
 import uWS from 'uWebSockets.js';
-import type { HttpRequest, Reply } from './http-types.js';
-
-export const MAX_BODY_BYTES = 1024 * 1024;
+import { MAX_BODY_BYTES, type HttpRequest, type Reply } from './http-types.js';
 const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
 
 const STATUS_TEXT: Record<number, string> = {
@@ -11,7 +9,6 @@ const STATUS_TEXT: Record<number, string> = {
   422: '422 Unprocessable Entity',
   429: '429 Too Many Requests', 500: '500 Internal Server Error', 502: '502 Bad Gateway', 503: '503 Service Unavailable',
 };
-const TOO_LARGE = JSON.stringify({ error: { code: 413, message: `Request body is larger than ${MAX_BODY_BYTES} bytes` } });
 
 export type Handle = (req: HttpRequest) => Reply | Promise<Reply>;
 
@@ -44,13 +41,15 @@ export function serve(host: string, port: number, handle: Handle): Promise<Runni
       aborted = true;
     });
     inFlight++;
+    // An oversized request is answered without reading the rest of it, so its connection closes.
+    let oversized = false;
     const finish = (reply: Reply | null) => {
       inFlight--;
-      if (reply && !aborted) write(res, reply);
+      if (reply && !aborted) write(res, reply, oversized);
       if (inFlight === 0 && drained) drained();
     };
     const dispatch = (body: Buffer) => {
-      const request: HttpRequest = { method, path, query, headers, body, remoteAddress: '' };
+      const request: HttpRequest = { method, path, query, headers, body, remoteAddress: '', ...(oversized ? { oversized } : {}) };
       let result: Reply | Promise<Reply>;
       try {
         result = handle(request);
@@ -63,29 +62,14 @@ export function serve(host: string, port: number, handle: Handle): Promise<Runni
     };
 
     const declared = Number(headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      inFlight--;
-      res.cork(() => {
-        res.writeStatus(STATUS_TEXT[413]!).writeHeader('Content-Type', 'application/json').end(TOO_LARGE, true);
-      });
-      return;
-    }
-    if (method === 'GET' || method === 'HEAD' || (!declared && !headers['transfer-encoding'])) {
+    oversized = declared > MAX_BODY_BYTES;
+    if (oversized || method === 'GET' || method === 'HEAD' || (!declared && !headers['transfer-encoding'])) {
       dispatch(Buffer.alloc(0));
       return;
     }
     readBody(res, (body) => {
-      if (body === null) {
-        inFlight--;
-        if (!aborted) {
-          aborted = true;
-          res.cork(() => {
-            res.writeStatus(STATUS_TEXT[413]!).writeHeader('Content-Type', 'application/json').end(TOO_LARGE, true);
-          });
-        }
-        return;
-      }
-      dispatch(body);
+      oversized = body === null;
+      dispatch(body ?? Buffer.alloc(0));
     });
   });
 
@@ -134,7 +118,7 @@ function readBody(res: uWS.HttpResponse, done: (body: Buffer | null) => void): v
   });
 }
 
-function write(res: uWS.HttpResponse, reply: Reply): void {
+function write(res: uWS.HttpResponse, reply: Reply, closeConnection: boolean): void {
   const payload = reply.raw
     ? reply.raw.text
     : reply.body === undefined
@@ -146,7 +130,7 @@ function write(res: uWS.HttpResponse, reply: Reply): void {
       res.writeHeader('Content-Type', reply.raw ? reply.raw.contentType : 'application/json; charset=utf-8');
     }
     if (reply.headers) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]!);
-    if (payload === undefined) res.endWithoutBody(0);
-    else res.end(payload);
+    if (payload === undefined) res.endWithoutBody(0, closeConnection);
+    else res.end(payload, closeConnection);
   });
 }

@@ -454,6 +454,16 @@ describe('the HTTP front', () => {
     assertError(over, 413);
   });
 
+  test('a 413 comes in the error shape of the route it was sent to', async () => {
+    const huge = 'x'.repeat(1024 * 1024 + 1);
+    for (const path of ['/oauth/agent-signup', '/oauth/token']) {
+      const res = await server.request('POST', path, { rawBody: huge, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      assert.equal(res.status, 413, path);
+      assert.equal(res.body.error, 'invalid_request', path);
+      assert.match(res.body.error_description, /larger than 1048576 bytes/);
+    }
+  });
+
   test('PATCH and toggle bodies over 1 MiB are 413; malformed JSON is 400', async () => {
     const id = await createCheck(server, { url: 'https://front.example.com' });
     const huge = { name: 'x'.repeat(1024 * 1024 + 1) };
