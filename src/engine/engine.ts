@@ -30,7 +30,7 @@ export type EventSink = (check: { id: string; accountId: string; seq: number }, 
 /** Timing fields are synced on status changes and at least this often (spec 2.2 rule 2). */
 const SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
 /** The uptime counters reach the database at least this often even when nothing else changes. */
-const COUNTERS_EVERY_MS = 10 * 60 * 1000;
+export const COUNTERS_EVERY_MS = 10 * 60 * 1000;
 
 /** One scheduled check: only what probing and the state machine need, kept small. */
 interface Scheduled {

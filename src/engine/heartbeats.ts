@@ -10,7 +10,7 @@ import { missedPingError, transition, type MonitorState } from '../monitor/state
 import type { BatchWriter } from '../store/sqlite/batch-writer.js';
 import type { Store } from '../store/store.js';
 import { intervalMs, monitorState } from './check-task.js';
-import type { Engine, EventSink } from './engine.js';
+import { COUNTERS_EVERY_MS, type Engine, type EventSink } from './engine.js';
 import { HeartbeatTokens } from './heartbeat-tokens.js';
 import { wheelId } from './timing-wheel.js';
 import type { RollupStore } from '../store/rollup-store.js';
@@ -38,6 +38,10 @@ interface Watched {
   lastPingAt: number | null;
   /** When the running job reported `/start`, for the run's duration. */
   startedAt: number | null;
+  /** Uptime counters (spec 2.1 `uptime`): every up or down ping counts, as in the stats. */
+  probesTotal: number;
+  probesUp: number;
+  countersWrittenAt: number;
 }
 
 export interface HeartbeatDeps {
@@ -155,6 +159,9 @@ export class HeartbeatMonitor implements CheckObserver {
       state: previous?.state ?? monitorState(check),
       lastPingAt,
       startedAt: previous?.startedAt ?? null,
+      probesTotal: previous?.probesTotal ?? check.probesTotal,
+      probesUp: previous?.probesUp ?? check.probesUp,
+      countersWrittenAt: previous?.countersWrittenAt ?? this.deps.clock.now(),
     };
     this.watched.set(check.id, w);
     this.deps.engine.wheel.cancel(wheelId('deadline', check.id));
@@ -175,6 +182,10 @@ export class HeartbeatMonitor implements CheckObserver {
     details: Record<string, unknown>, before: MonitorState | null, stateful: boolean,
   ): Promise<void> {
     const { store } = this.deps;
+    if (status !== 'start') {
+      w.probesTotal++;
+      if (status === 'up') w.probesUp++;
+    }
     return this.deps.writer.commit(() => {
       store.history.insertResult({
         checkSeq: w.seq, at: now, kind: 'ping', status, statusCode: null,
@@ -189,18 +200,19 @@ export class HeartbeatMonitor implements CheckObserver {
   private saveState(w: Watched, before: MonitorState, now: number): void {
     const s = w.state;
     const statusChanged = before.status !== s.status;
-    if (!statusChanged && before.lastError === s.lastError && before.consecutiveFailures === s.consecutiveFailures) return;
+    const visible = statusChanged || before.lastError !== s.lastError || before.consecutiveFailures !== s.consecutiveFailures;
+    if (!visible && now - w.countersWrittenAt < COUNTERS_EVERY_MS) return;
     const { store } = this.deps;
-    const current = store.checks.byId(w.id);
-    if (!current) return;
+    if (!store.checks.byId(w.id)) return;
+    w.countersWrittenAt = now;
     store.checks.saveRuntime(w.id, {
       status: s.status,
       consecutiveFailures: s.consecutiveFailures,
       degraded: s.degraded,
       lastError: s.lastError,
       lastStatusChange: s.lastStatusChange,
-      probesTotal: current.probesTotal,
-      probesUp: current.probesUp,
+      probesTotal: w.probesTotal,
+      probesUp: w.probesUp,
       ssl: null,
       regions: s.regions,
       errorAlerted: s.errorAlerted,

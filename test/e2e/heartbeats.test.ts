@@ -152,6 +152,36 @@ describe('heartbeat ingest', () => {
   });
 });
 
+describe('heartbeat uptime', () => {
+  test('pings count towards uptime as in the stats: written with each status change and at least every 10 minutes', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+    const srv = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
+    try {
+      const created = await srv.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', checkFrequency: 5 } });
+      const id = created.body.data.id as string;
+      const get = async () => (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
+      const pingUrl = (await get()).url as string;
+      for (const suffix of ['', '', '', '/fail']) {
+        clock.advance(1_000);
+        await ping(srv, pingUrl, suffix);
+      }
+      assert.equal((await get()).uptime, 75, 'three up, one down: written with the change to down');
+      clock.advance(1_000);
+      await ping(srv, pingUrl);
+      assert.equal((await get()).uptime, 80);
+      clock.advance(1_000);
+      await ping(srv, pingUrl); // no change of status: counted, written later
+      clock.advance(10 * MIN);
+      await ping(srv, pingUrl);
+      assert.equal((await get()).uptime, (6 / 7) * 100, 'ten minutes on, the counters reach the record');
+      const stats = await srv.request('GET', `/v1/public/checks/${id}/stats?from=2026-06-01T00:00:00Z&to=2026-06-02T00:00:00Z`);
+      assert.deepEqual([stats.body.data.uptime.totalChecks, stats.body.data.uptime.successfulChecks], [7, 6]);
+    } finally {
+      await srv.stop();
+    }
+  });
+});
+
 describe('heartbeat schedules', () => {
   test('cron in a non-UTC zone across a DST change, with grace', async () => {
     // Europe/Berlin leaves CET for CEST on 2026-03-29: 02:30 local does not exist that day.
