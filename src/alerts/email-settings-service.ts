@@ -18,8 +18,22 @@ export interface EmailSettingsPatch {
 
 const MAX_RECIPIENTS = 10;
 const MAX_ADDRESS_LENGTH = 254;
-// One address, nothing that could smuggle a second one or a header into the mail (, ; < > quotes).
-const ADDRESS = /^[^\s@<>,;:"()[\]\\]+@[^\s@<>,;:"()[\]\\]+$/;
+// One address, nothing that could smuggle a second one or a header into the mail (, ; < > quotes,
+// control characters). The domain may be a single label (`ops@intranet`): a self-hosted monitor
+// may mail inside its own network.
+const LOCAL_PART = /^[^\s@<>,;:"()[\]\\\p{Cc}]{1,64}$/u;
+const DOMAIN_LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
+
+function isAddress(address: string): boolean {
+  const at = address.lastIndexOf('@');
+  if (at <= 0 || address.length > MAX_ADDRESS_LENGTH) return false;
+  const local = address.slice(0, at);
+  const labels = address.slice(at + 1).split('.');
+  return (
+    LOCAL_PART.test(local) && !local.startsWith('.') && !local.endsWith('.') && !local.includes('..') &&
+    labels.every((label) => DOMAIN_LABEL.test(label))
+  );
+}
 
 /** Spec 4.8: the account's email alert settings, and the test send. */
 export class EmailAlertsService {
@@ -86,7 +100,7 @@ export function normalizeRecipients(values: readonly string[]): string[] {
   const out: string[] = [];
   for (const raw of values) {
     const address = raw.trim();
-    if (address.length > MAX_ADDRESS_LENGTH || !ADDRESS.test(address)) {
+    if (!isAddress(address)) {
       throw errors.badRequest(`recipients contains an invalid email address: ${JSON.stringify(raw.slice(0, 100))}`);
     }
     const key = address.toLowerCase();

@@ -16,7 +16,7 @@ const EventList = Type.Array(Type.String({ maxLength: 64 }), {
 
 export const EmailSettingsPatchBody = Type.Object(
   {
-    recipients: Type.Optional(Type.Array(Type.String({ maxLength: 320 }), { maxItems: 100, description: '1 to 10 email addresses once duplicates are removed; replaces the list' })),
+    recipients: Type.Optional(Type.Array(Type.String({ maxLength: 254 }), { maxItems: 100, description: '1 to 10 email addresses once duplicates are removed; replaces the list' })),
     events: Type.Optional(EventList),
     enabled: Type.Optional(Type.Boolean()),
     emailFormat: Type.Optional(StringEnum(EMAIL_FORMATS)),
