@@ -55,7 +55,8 @@ export class Pipeline {
   }
 
   async handle(req: HttpRequest): Promise<Reply> {
-    const match = this.router.match(req.method, req.path);
+    // HEAD is GET without the body (RFC 9110 9.3.2); the adapter leaves the body out.
+    const match = this.router.match(req.method, req.path) ?? (req.method === 'HEAD' ? this.router.match('GET', req.path) : null);
     if (!match) return render(errors.routeNotFound(req.method, req.path), 'standard');
     if (req.oversized) return render(errors.payloadTooLarge(MAX_BODY_BYTES), match.route.errorShape);
     const prepared = this.prepared.get(match.route)!;

@@ -45,7 +45,7 @@ export function serve(host: string, port: number, handle: Handle): Promise<Runni
     let oversized = false;
     const finish = (reply: Reply | null) => {
       inFlight--;
-      if (reply && !aborted) write(res, reply, oversized);
+      if (reply && !aborted) write(res, reply, oversized, method === 'HEAD');
       if (inFlight === 0 && drained) drained();
     };
     const dispatch = (body: Buffer) => {
@@ -118,7 +118,7 @@ function readBody(res: uWS.HttpResponse, done: (body: Buffer | null) => void): v
   });
 }
 
-function write(res: uWS.HttpResponse, reply: Reply, closeConnection: boolean): void {
+function write(res: uWS.HttpResponse, reply: Reply, closeConnection: boolean, headOnly: boolean): void {
   const payload = reply.raw
     ? reply.raw.text
     : reply.body === undefined
@@ -131,6 +131,7 @@ function write(res: uWS.HttpResponse, reply: Reply, closeConnection: boolean): v
     }
     if (reply.headers) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]!);
     if (payload === undefined) res.endWithoutBody(0, closeConnection);
+    else if (headOnly) res.endWithoutBody(Buffer.byteLength(payload), closeConnection);
     else res.end(payload, closeConnection);
   });
 }

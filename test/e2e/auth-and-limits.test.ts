@@ -427,6 +427,20 @@ describe('rate limiting (perKeyPerMinute: 3)', () => {
 });
 
 describe('the HTTP front', () => {
+  test('HEAD answers wherever GET does: same status and headers, no body', async () => {
+    await createCheck(server, { url: 'https://head.example.com' });
+    for (const path of ['/v1/public/checks', '/v1/public/account', '/.well-known/oauth-authorization-server']) {
+      const get = await server.request('GET', path);
+      const head = await server.request('HEAD', path);
+      assert.equal(head.status, get.status, path);
+      assert.equal(head.text, '', path);
+      assert.equal(head.headers.get('content-type'), get.headers.get('content-type'), path);
+      assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(get.text)), path);
+    }
+    assert.equal((await server.request('HEAD', '/v1/public/nothing-here')).status, 404);
+    assert.equal((await server.request('HEAD', '/v1/public/checks', { key: null })).status, 401);
+  });
+
   test('unknown routes and methods are 404 in the standard error shape', async () => {
     for (const [method, path] of [
       ['GET', '/'],

@@ -69,6 +69,14 @@ describe('heartbeat ingest', () => {
     assert.equal(entry.details.duration, 1234);
   });
 
+  test('a HEAD request to the ping URL is a ping too', async () => {
+    const before = (await history()).length;
+    const res = await fetch(new URL(pingUrl).pathname.replace(/^/, srv.url), { method: 'HEAD' });
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), '');
+    assert.equal((await history()).length, before + 1);
+  });
+
   test('invalid JSON is ignored but the ping is recorded; GET works too', async () => {
     const before = (await history()).length;
     assert.equal((await ping(srv, pingUrl, '', { method: 'POST', body: '{not json' })).status, 200);
