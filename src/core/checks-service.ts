@@ -185,6 +185,8 @@ export class ChecksService {
         throw errors.badRequest('A heartbeat check cannot change its type');
       }
       const settings = applyInput(current, input);
+      // A check created without a name is named by its URL (spec 2.3), and stays so when the URL moves.
+      if (input.name === undefined && input.url !== undefined && current.name === current.url) settings.name = settings.url;
       const urlKey = validateSettings(settings, principal.account, this.config, changed);
       if (principal.access && !accessAllows(principal.access, { id, folder: settings.folder })) {
         throw errors.forbidden('This key cannot move a check outside the checks and folders it may access');

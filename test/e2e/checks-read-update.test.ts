@@ -554,6 +554,16 @@ describe('toggle', () => {
     assert.equal(after.length, 2, 'resuming records an event too');
   });
 
+  test('a check named by its URL follows a new URL; a name the user gave stays', async () => {
+    const unnamed = await createCheck(server, { url: 'https://old-name.example.com/' }, actor.key);
+    const named = await createCheck(server, { url: 'https://kept-name.example.com/', name: 'Shop' }, actor.key);
+    for (const id of [unnamed, named]) {
+      assertStatus(await server.request('PATCH', checkPath(id), { key: actor.key, body: { url: `https://moved-${id.slice(-6)}.example.com/` } }), 200);
+    }
+    assert.equal((await getCheck(unnamed, actor.key)).name, `https://moved-${unnamed.slice(-6)}.example.com/`);
+    assert.equal((await getCheck(named, actor.key)).name, 'Shop');
+  });
+
   test('pausing and resuming are status changes on the status endpoint (lastStatusChange moves)', async () => {
     const id = await createCheck(server, { url: 'https://moves.toggle.example.com' }, actor.key);
     setMonitorStatus(server, id, 'down');
