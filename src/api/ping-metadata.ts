@@ -3,6 +3,11 @@ import type { PingMetadata, PingSignal } from '../engine/heartbeats.js';
 const MAX_STATUS = 200;
 const MAX_MESSAGE = 1000;
 
+/** The first `max` characters, counted as the API counts them (code points): never half an emoji. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : [...text].slice(0, max).join('');
+}
+
 /**
  * Ping metadata (spec 2.10) from a JSON body, or from the query string of a GET. Invalid JSON
  * and fields of the wrong type are ignored (the ping still counts); long texts are truncated.
@@ -18,8 +23,8 @@ export function pingMetadata(body: Buffer, query: URLSearchParams): PingMetadata
     }
   }
   const meta: PingMetadata = {};
-  if (typeof source.status === 'string') meta.status = source.status.slice(0, MAX_STATUS);
-  if (typeof source.message === 'string') meta.message = source.message.slice(0, MAX_MESSAGE);
+  if (typeof source.status === 'string') meta.status = cut(source.status, MAX_STATUS);
+  if (typeof source.message === 'string') meta.message = cut(source.message, MAX_MESSAGE);
   const duration = typeof source.duration === 'string' && source.duration.trim() !== '' ? Number(source.duration) : source.duration;
   if (typeof duration === 'number' && Number.isFinite(duration) && duration >= 0) meta.duration = duration;
   return meta;

@@ -67,6 +67,10 @@ describe('heartbeat ingest', () => {
     assert.equal(entry.details.status.length, 200);
     assert.equal(entry.details.message.length, 1000);
     assert.equal(entry.details.duration, 1234);
+    // Characters are counted as code points: an emoji is never cut in half.
+    await ping(srv, pingUrl, '', { method: 'POST', body: JSON.stringify({ status: `a${'🚀'.repeat(250)}` }) });
+    const [emoji] = await history();
+    assert.equal(emoji.details.status, `a${'🚀'.repeat(199)}`);
   });
 
   test('a HEAD request to the ping URL is a ping too', async () => {
