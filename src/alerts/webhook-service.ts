@@ -16,6 +16,7 @@ import type { WebhookPoster } from './webhook-poster.js';
 import { detectWebhookType } from './webhook-type.js';
 import { assertPublicHost, cutUrl, parseWebhookUrl, webhookUrlKey } from './webhook-url.js';
 import { limitsFor } from '../core/plans.js';
+import { displayName } from '../core/display-name.js';
 
 export interface CreateWebhookInput {
   url: string;
@@ -53,8 +54,7 @@ export class WebhookService {
   async create(account: Account, input: CreateWebhookInput): Promise<Webhook> {
     const { repo, config, clock } = this.deps;
     const url = parseWebhookUrl(input.url);
-    const name = input.name.trim();
-    if (!name) throw errors.badRequest('name must not be empty');
+    const name = displayName(input.name);
     const events = input.events === undefined ? [...DEFAULT_EVENTS] : normalizeEvents(input.events);
     if (config.probes.blockPrivateAddresses) await assertPublicHost(url);
     const urlKey = webhookUrlKey(url);

@@ -6,6 +6,7 @@ import type { Account, CheckSettings } from './records.js';
 import { MAX_REQUEST_BODY_BYTES, type CreateCheckInput, type UpdateCheckInput } from './schemas/checks.js';
 import { parseTarget } from './target-url.js';
 import { cronProblem } from './cron.js';
+import { displayName } from './display-name.js';
 import { jsonPathProblem } from './json-path.js';
 
 /** Domain checks look at registration data, which changes slowly: once a day. */
@@ -36,11 +37,7 @@ export function applyInput(base: CheckSettings, input: Input): CheckSettings {
   const s: CheckSettings = { ...base };
   if (input.url !== undefined) s.url = input.url.trim();
   if (input.type !== undefined) s.type = input.type;
-  if (input.name !== undefined) {
-    const name = input.name.trim();
-    if (name === '') throw errors.badRequest('name must not be empty');
-    s.name = name;
-  }
+  if (input.name !== undefined) s.name = displayName(input.name);
   if (input.folder !== undefined) s.folder = input.folder;
   if (input.httpMethod !== undefined) s.method = input.httpMethod;
   if (input.checkFrequency !== undefined) s.intervalMinutes = input.checkFrequency;

@@ -90,6 +90,7 @@ describe('create and list', () => {
       [{ url: 'https://example.net/hook' }, /name is required/],
       [{ url: 'https://example.net/hook', name: '' }, /name must not be empty/],
       [{ url: 'https://example.net/hook', name: '   ' }, /name must not be empty/],
+      [{ url: 'https://example.net/hook', name: 'Ops\nforged line' }, /control characters/],
       [{ url: 'https://example.net/hook', name: 'n'.repeat(101) }, /name must be at most 100 characters/],
       [{ url: 'https://example.net/hook', name: 'x', webhookType: 'telegram' }, /webhookType must be one of: slack, discord, teams, pumble, pagerduty, opsgenie, pushover, generic/],
       [{ url: 'https://example.net/hook', name: 'x', events: ['bogus'] }, /events has no valid value/],

@@ -284,6 +284,8 @@ describe('create: body validation', () => {
     ['name over 200 characters', { name: 'n'.repeat(201) }],
     ['empty name', { name: '' }],
     ['blank name', { name: ' \t ' }],
+    ['name with a line break', { name: 'Shop\r\nBcc: x@example.com' }],
+    ['name with NUL', { name: 'Shop\u0000' }],
     ['checkFrequency not a number', { checkFrequency: 'five' }],
     ['checkFrequency zero', { checkFrequency: 0 }],
     ['checkRegionOverride not vps-eu-1', { checkRegionOverride: 'vps-us-1' }],
