@@ -139,7 +139,14 @@ export class HeartbeatMonitor implements CheckObserver {
     );
     if (t.state === before) return;
     w.state = t.state;
-    this.deps.writer.submit(() => this.saveState(w, before, now));
+    const { store, config } = this.deps;
+    this.deps.writer.submit(() => {
+      this.saveState(w, before, now);
+      // No ping is the result: the history shows when and why the check went down.
+      if (before.status !== t.state.status) {
+        store.history.insertEvent({ checkSeq: w.seq, at: now, status: t.state.status, region: config.region, meta: { event: 'missed', error: t.state.lastError } });
+      }
+    });
     for (const event of t.events) this.deps.onEvent?.({ id: w.id, accountId: w.accountId, seq: w.seq }, event);
   }
 

@@ -107,6 +107,11 @@ describe('heartbeat ingest', () => {
     const check = await get();
     assert.equal(check.status, 'down');
     assert.equal(check.lastError, 'No ping within 5 min');
+    const [missed] = await history();
+    assert.deepEqual([missed.type, missed.status, missed.details], ['event', 'down', { event: 'missed', error: 'No ping within 5 min' }]);
+    clock.advance(60_000);
+    await tick();
+    assert.equal((await history())[0].id, missed.id, 'one event for the change, not one per tick');
     await ping(srv, pingUrl);
     assert.equal((await get()).status, 'up');
   });
