@@ -150,8 +150,10 @@ async function serve(configFile: string | undefined): Promise<number> {
         `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n\n`,
     );
   }
-  // Logged last: whoever waits for this line finds the admin key already printed.
-  app.log.info({ url, publicUrl: app.config.publicUrl }, `Vigil listening on ${url}`);
+  // Logged last: whoever waits for this line finds the admin key already printed. It is part of
+  // the CLI's contract (decisions §2), so a quieter log level does not hide it.
+  if (app.log.isLevelEnabled('info')) app.log.info({ url, publicUrl: app.config.publicUrl }, `Vigil listening on ${url}`);
+  else process.stdout.write(`Vigil listening on ${url}\n`);
   return new Promise<number>(() => {});
 }
 

@@ -18,6 +18,8 @@ export interface HttpRequest {
   remoteAddress: string;
   /** The body passed MAX_BODY_BYTES and was discarded: the answer is a 413 in the route's error shape. */
   oversized?: boolean;
+  /** The per-key budget was already charged for it: the first tool call inside an MCP request. */
+  prepaid?: boolean;
 }
 
 export interface Reply {

@@ -20,6 +20,9 @@ const FORWARDED_HEADERS = ['x-api-key', 'authorization'] as const;
  * caller's own credential, so every rule is applied exactly as for a REST client.
  */
 export class RouteCaller {
+  /** The MCP request was charged one unit of the per-key budget: its first call uses it. */
+  private prepaid = true;
+
   constructor(
     private readonly dispatch: Dispatch,
     private readonly outer: HttpRequest,
@@ -37,8 +40,10 @@ export class RouteCaller {
       headers['content-type'] = 'application/json';
       body = Buffer.from(JSON.stringify(opts.body));
     }
+    const prepaid = this.prepaid;
+    this.prepaid = false;
     const reply = await this.dispatch({
-      method, path, query: opts.query ?? new URLSearchParams(), headers, body, remoteAddress: this.outer.remoteAddress,
+      method, path, query: opts.query ?? new URLSearchParams(), headers, body, remoteAddress: this.outer.remoteAddress, prepaid,
     });
     return decode(reply);
   }

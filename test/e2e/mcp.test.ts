@@ -178,6 +178,16 @@ describe('every tool, through the same routes as REST', () => {
     assert.equal(await fails(client, 'get_check', { id: '' }, 400), 'id is required');
   });
 
+  test('a tool call costs one unit of the per-key budget, like the REST call it makes', async () => {
+    const actor = fresh();
+    const client = await withKey(actor);
+    const remaining = async () => Number((await server.request('GET', '/v1/public/account', { key: actor.key })).headers.get('ratelimit-remaining'));
+    const before = await remaining();
+    await ok(client, 'get_account');
+    await ok(client, 'list_checks');
+    assert.equal(await remaining(), before - 3, 'two tool calls and this GET');
+  });
+
   test('heartbeat: regenerate_heartbeat_token issues a new ping URL', async () => {
     const client = await withKey(fresh());
     const id = (await ok(client, 'create_check', { type: 'heartbeat', name: 'Nightly', idempotencyKey: 'hb-1' })).data.id;
