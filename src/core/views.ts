@@ -55,6 +55,7 @@ export function checkDetail(check: Check, config: Config, now: number) {
     lastError: publicStatus(check) === 'down' ? check.lastError : null,
     ssl: {
       valid: ssl?.valid ?? null,
+      error: ssl?.error ?? null,
       issuer: ssl?.issuer ?? null,
       subject: ssl?.subject ?? null,
       validFrom: ssl?.validFrom ?? null,

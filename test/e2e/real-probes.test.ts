@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { startHttpFixture } from '../helpers/fixtures/http-server.js';
+import { selfSignedCert } from '../helpers/fixtures/tls-cert.js';
 
 /**
  * The whole path with nothing faked: the wheel on real time, piscina workers probing a real
@@ -81,4 +83,20 @@ test('a 3 s check goes up, then down after downConfirmationAttempts, then up aga
   for (const phase of ['dns', 'connect', 'tls', 'ttfb', 'total']) assert.equal(typeof ok.timing[phase], 'number', phase);
   assert.ok(ok.timing.total >= ok.timing.ttfb);
   assert.equal(history.find((h) => h.status === 'down')!.statusCode, 503);
+});
+
+test('an https target with a self-signed certificate: ssl.valid false with the reason, certificate details filled', async () => {
+  const tlsTarget = await startHttpFixture(await selfSignedCert());
+  try {
+    const res = await srv.request('POST', '/v1/public/checks', { body: { url: `${tlsTarget.origin}/text`, checkFrequency: 0.05 } });
+    assert.equal(res.status, 201);
+    const tlsId = res.body.data.id as string;
+    const c = await until(async () => (await srv.request('GET', `/v1/public/checks/${tlsId}`)).body.data, (v) => v.ssl.valid !== null, 'a certificate');
+    assert.equal(c.ssl.valid, false);
+    assert.match(c.ssl.error, /self.signed/i);
+    assert.match(c.ssl.fingerprint, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    assert.ok(c.ssl.validTo && c.ssl.issuer);
+  } finally {
+    await tlsTarget.close();
+  }
 });

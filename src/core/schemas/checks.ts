@@ -120,6 +120,7 @@ export const CheckDetail = Type.Object(
     lastError: Nullable(Type.String()),
     ssl: Type.Object({
       valid: Nullable(Type.Boolean()),
+      error: Nullable(Type.String({ description: 'Why the certificate did not verify (expired, self-signed, another host); null when valid' })),
       issuer: Nullable(Type.String()),
       subject: Nullable(Type.String()),
       validFrom: Nullable(IsoDate),
