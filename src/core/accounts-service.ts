@@ -62,6 +62,9 @@ export class AccountsService {
 
     return this.store.transaction(() => {
       const account = this.findAccount(input.account);
+      // A key restricted to a check it can never see is a mistake, not a restriction.
+      const foreign = (access?.checkIds ?? []).filter((id) => this.store.checks.byId(id)?.accountId !== account.id);
+      if (foreign.length > 0) throw errors.badRequest(`no check ${foreign.join(', ')} in account ${account.email}`);
       const allowance = limitsFor(this.config, account).maxApiKeys;
       if (this.store.keys.countLive(account.id) >= allowance) {
         throw errors.conflict(`the ${account.tier} plan allows ${allowance} API key${allowance === 1 ? '' : 's'}; revoke one first`);

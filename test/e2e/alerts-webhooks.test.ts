@@ -237,7 +237,7 @@ describe('delete, ids and access', () => {
     assertError(await create(readOnly, { url: hookUrl(), name: 'x' }), 403, /alerts:write/);
     const none = newAccount(server, { tier: 'pro', scopes: ['checks:read'] });
     assertError(await server.request('GET', HOOKS, { key: none.key }), 403, /alerts:read/);
-    const restricted = newKey(server, readOnly.accountId, { scopes: ['alerts:read', 'alerts:write'], checkIds: ['chk_x'] });
+    const restricted = newKey(server, readOnly.accountId, { scopes: ['alerts:read', 'alerts:write'], folders: ['ops'] });
     assertError(await server.request('GET', HOOKS, { key: restricted.key }), 403, /unrestricted/);
     assertError(await server.request('POST', HOOKS, { key: restricted.key, body: { url: hookUrl(), name: 'x' } }), 403, /unrestricted/);
     assertError(await server.request('PATCH', `${HOOKS}/whk_${'0'.repeat(20)}`), 404, /No endpoint matches/);

@@ -6,6 +6,10 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadConfig, resolveConfig } from '../../src/config.js';
+import { ChecksService } from '../../src/core/checks-service.js';
+import { systemClock } from '../../src/core/clock.js';
+import type { Principal } from '../../src/core/principal.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { KEY_PATTERN, uniqueEmail } from './util.js';
@@ -42,6 +46,20 @@ function jsonLine(r: CliResult): Record<string, unknown> {
   const lines = r.stdout.trimEnd().split('\n');
   assert.equal(lines.length, 1, `one line on stdout: ${JSON.stringify(r.stdout)}`);
   return JSON.parse(lines[0]!) as Record<string, unknown>;
+}
+
+/** Creates checks for an account straight in the data directory, as the API would. */
+function seedChecks(dataDir: string, accountId: string, urls: string[]): string[] {
+  const store = openSqliteStore(dataDir);
+  try {
+    const config = resolveConfig(loadConfig({ overrides: { dataDir }, warn: () => {} }));
+    const account = store.accounts.byId(accountId)!;
+    const principal: Principal = { kind: 'api_key', credentialId: 'test', account, scopes: ['checks:write'], access: null, key: null };
+    const checks = new ChecksService(store, config, systemClock);
+    return urls.map((url) => checks.create(principal, { url }).id);
+  } finally {
+    store.close();
+  }
 }
 
 /** What the data directory holds, read straight from the database. */
@@ -117,15 +135,16 @@ describe('key create / revoke / disable / enable', () => {
 
   test('--account accepts the e-mail address; --scopes, --checks, --folders, --expires-at, --name', () => {
     const expires = '2099-06-30T12:00:00.000Z';
+    const [a, b] = seedChecks(dir, pro.id, ['https://a.cli.example.com/', 'https://b.cli.example.com/']);
     const out = jsonLine(
       runCli(
-        ['key', 'create', '--account', pro.email, '--scopes', 'checks:read,checks:write', '--checks', 'chk_a,chk_b', '--folders', 'ops',
+        ['key', 'create', '--account', pro.email, '--scopes', 'checks:read,checks:write', '--checks', `${a},${b}`, '--folders', 'ops',
           '--expires-at', expires, '--name', 'deploy bot'],
         dir,
       ),
     );
     assert.deepEqual(out.scopes, ['checks:read', 'checks:write']);
-    assert.deepEqual(out.access, { checkIds: ['chk_a', 'chk_b'], folders: ['ops'] });
+    assert.deepEqual(out.access, { checkIds: [a, b], folders: ['ops'] });
     assert.equal(out.expiresAt, Date.parse(expires));
   });
 
@@ -146,6 +165,8 @@ describe('key create / revoke / disable / enable', () => {
       [['key', 'create'], /--account/],
       [['key', 'create', '--account', free.id, '--name', 'n'.repeat(101)]],
       [['key', 'create', '--account', free.id, '--colour', 'red']],
+      [['key', 'create', '--account', free.id, '--checks', 'chk_doesnotexist'], /chk_doesnotexist/],
+      [['key', 'create', '--account', free.id, '--checks', seedChecks(dir, pro.id, ['https://not-free.cli.example.com/'])[0]!], /no check/],
     ];
     for (const [args, mentions] of bad) assertBadInput(runCli(args, dir), mentions);
     assert.equal(counts(dir).liveKeys(free.id), 0, 'no key was written');
