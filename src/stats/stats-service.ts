@@ -9,7 +9,7 @@ import type { StateChangeRepo } from '../store/store.js';
 import { DAY_MS, planExactCover, type SourceLimits } from './cover.js';
 import { computeDurations, type DurationStats, type StateChange } from './durations.js';
 import { parseRanges, rangeWindow } from './ranges.js';
-import { Rollup, summarizeRollup } from './rollup.js';
+import { MINUTE_MS, Rollup, summarizeRollup } from './rollup.js';
 
 /** What statistics read: rollups (and the raw edges they point to) and the state-change log. */
 export interface StatsStore {
@@ -18,10 +18,20 @@ export interface StatsStore {
 }
 
 /**
+ * The exclusive end of the stretch a window [from, to] reads. Nothing is recorded after now,
+ * so a window reaching now or later may end at the next minute boundary: the current minute
+ * is then read from its rollup (row plus buffer), not from raw history, however busy it is.
+ */
+function coverEnd(to: number, now: number): number {
+  return to >= now ? Math.ceil((to + 1) / MINUTE_MS) * MINUTE_MS : to + 1;
+}
+
+/**
  * Statistics of one check (spec 2.5, 2.6, decisions 6). Counts, response times and
- * percentiles come from rollups, with raw rows only for the partial minutes at a window's
- * edges and for buckets still open, so they are exact (percentiles within 1%) at any
- * boundary; durations and incidents come from the state-change log. `to` is inclusive.
+ * percentiles come from rollups (each bucket's row merged with what is still buffered for
+ * it), with raw rows only for the partial minute at a window's start (and at its end when it
+ * ends in the past), so they are exact (percentiles within 1%) at any boundary; durations and
+ * incidents come from the state-change log. `to` is inclusive.
  */
 export class StatsService {
   constructor(
@@ -44,7 +54,7 @@ export class StatsService {
     if (from > to) throw errors.badRequest('from must not be after to');
 
     const rollups = this.store.rollups;
-    const plan = planExactCover(from, to + 1, this.limits(check.seq));
+    const plan = planExactCover(from, coverEnd(to, now), this.limits(check.seq));
     const rollup = rollups.rollup(check.seq, 'day', plan.days);
     rollup.merge(rollups.rollup(check.seq, 'hour', plan.hours)).merge(rollups.rollup(check.seq, 'minute', plan.minutes));
     for (const sample of rollups.rawSamples(check.seq, plan.raw)) rollup.add(sample);
@@ -80,7 +90,7 @@ export class StatsService {
     const out: MultiRangeStats = {};
     for (const range of ranges) {
       const { from } = rangeWindow(range, to);
-      const plan = planExactCover(from, to + 1, limits);
+      const plan = planExactCover(from, coverEnd(to, now), limits);
       const raw = new Rollup();
       for (const sample of rollups.rawSamples(check.seq, plan.raw)) raw.add(sample);
       const t = sumTotals([
@@ -109,9 +119,7 @@ export class StatsService {
   }
 
   private limits(seq: number): SourceLimits {
-    const open = this.store.rollups.openBuckets();
-    const horizons = this.store.rollups.horizons(seq);
-    return { openMinuteFrom: open.minuteFrom, openHourFrom: open.hourFrom, openDayFrom: open.dayFrom, ...horizons };
+    return this.store.rollups.horizons(seq);
   }
 
   /** The state-change log over [from, to], cut at now: the future has no state yet. */

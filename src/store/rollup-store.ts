@@ -21,8 +21,9 @@ export function sumTotals(parts: readonly RollupTotals[]): RollupTotals {
 
 /**
  * Rollup rows at or after these bucket starts may still lack results that are buffered in
- * memory (or were, when the process died); null when no bucket of that level is open. The
- * next finer source answers those stretches instead (raw history last), so statistics stay exact.
+ * memory (or were, when the process died); null when no bucket of that level is open. Reads
+ * merge the buffer, so statistics are exact while the process runs; after a crash, opening the
+ * store rebuilds these rows from raw history, which retention therefore keeps.
  */
 export interface OpenBuckets {
   minuteFrom: number | null;
@@ -41,7 +42,7 @@ export interface RollupReads {
   horizons(checkSeq: number): Horizons;
   /** Rows whose bucket start lies in one of the half-open intervals. */
   rows(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupRow[];
-  /** The rows of the intervals summed into one Rollup, histograms merged (single-range statistics). */
+  /** The buckets of the intervals (rows and what is buffered) summed into one Rollup, histograms merged (single-range statistics). */
   rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Rollup;
   totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupTotals;
   /**

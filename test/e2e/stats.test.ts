@@ -276,6 +276,27 @@ describe('stats: percentiles and exactness through the whole store path', () => 
     check(rand, start, t0 + 90 * MINUTE_MS, 20);
   });
 
+  test('a busy current minute is answered from its buffered rollup, exactly, in both modes', () => {
+    const t0 = world.clock.now() + 2 * HOUR_MS;
+    const minute = Math.floor(t0 / MINUTE_MS) * MINUTE_MS;
+    for (let i = 0; i < 3_000; i++) recorder.record({ at: minute + i * 15, ok: i % 10 !== 0, responseTime: i % 10 === 0 ? null : 100 + (i % 50), timing: null });
+    world.clock.set(minute + 45_000);
+    assert.equal(world.rollups.openBuckets().minuteFrom, minute, 'the minute is still open, nothing flushed');
+    const inWindow = (from: number, to: number) => recorder.samples.filter((x) => x.at >= from && x.at <= to);
+    world.rawRowsRead.count = 0;
+    const single = world.stats.singleRange(world.principal(key), checkId, iso(minute - 30 * MINUTE_MS));
+    assert.equal(single.uptime.totalChecks, inWindow(minute - 30 * MINUTE_MS, world.clock.now()).length);
+    assert.equal(world.rawRowsRead.count, 0, 'the open minute came from its buffered rollup, not 3,000 raw rows');
+    assert.equal(single.uptime.failedChecks, 300);
+    const multi = world.stats.multiRange(world.principal(key), checkId, '1h');
+    assert.equal(multi['1h']!.totalChecks, inWindow(world.clock.now() - HOUR_MS, world.clock.now()).length);
+    assert.ok(world.rawRowsRead.count < 20, `multi-range read ${world.rawRowsRead.count} raw rows (the window's first partial minute only)`);
+    assert.equal(multi['1h']!.offlineChecks, 300);
+    // A window that ends inside the open minute, in the past, still cuts it exactly (raw edge).
+    const cut = world.stats.singleRange(world.principal(key), checkId, iso(minute), iso(minute + 15_000));
+    assert.equal(cut.uptime.totalChecks, inWindow(minute, minute + 15_000).length);
+  });
+
   test('deleting a check deletes its rollups', () => {
     const seq = recorder.checkSeq;
     world.checks.remove(world.principal(key), checkId);

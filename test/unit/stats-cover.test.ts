@@ -8,7 +8,7 @@ import { prng } from '../helpers/prng.js';
 
 const T = Date.UTC(2026, 0, 10);
 const DAY = 24 * HOUR_MS;
-const NONE: SourceLimits = { openMinuteFrom: null, openHourFrom: null, openDayFrom: null, rawFrom: null, minutesFrom: null };
+const NONE: SourceLimits = { rawFrom: null, minutesFrom: null };
 
 
 function assertTiles(plan: ExactCover): void {
@@ -52,23 +52,6 @@ test('whole UTC days come from day rows, the hours around them from hour rows', 
   assertTiles(plan);
   assert.deepEqual(plan.days, [[T, T + 3 * DAY]]);
   assert.deepEqual(plan.hours, [[T - 2 * HOUR_MS, T], [T + 3 * DAY, T + 3 * DAY + 5 * HOUR_MS]]);
-  const open = planExactCover(T, T + 3 * DAY + HOUR_MS, { ...NONE, openDayFrom: T + 2 * DAY, openHourFrom: T + 3 * DAY });
-  assert.deepEqual(open.days, [[T, T + 2 * DAY]], 'the open day from hour rows');
-  assert.deepEqual(open.hours, [[T + 2 * DAY, T + 3 * DAY]]);
-  assert.deepEqual(open.minutes, [[T + 3 * DAY, T + 3 * DAY + HOUR_MS]]);
-});
-
-test('rows at or after an open bucket are not used: the open hour from minutes, the open minute from raw', () => {
-  const now = T + 5 * HOUR_MS + 7 * MINUTE_MS + 12_000;
-  const plan = planExactCover(T, now + 2 * HOUR_MS, {
-    ...NONE,
-    openHourFrom: T + 5 * HOUR_MS,
-    openMinuteFrom: T + 5 * HOUR_MS + 7 * MINUTE_MS,
-  });
-  assertTiles(plan);
-  assert.deepEqual(plan.hours, [[T, T + 5 * HOUR_MS]]);
-  assert.deepEqual(plan.minutes, [[T + 5 * HOUR_MS, T + 5 * HOUR_MS + 7 * MINUTE_MS]]);
-  assert.deepEqual(plan.raw, [[T + 5 * HOUR_MS + 7 * MINUTE_MS, now + 2 * HOUR_MS]]);
 });
 
 test('pruned sources widen the window outward to the next coarser boundary', () => {
@@ -82,26 +65,16 @@ test('pruned sources widen the window outward to the next coarser boundary', () 
   assert.deepEqual(plan.raw, []);
 });
 
-test('property: random windows and limits always tile, and no source is read where it is incomplete', () => {
+test('property: random windows always tile with aligned rollup pieces, and raw rows hold no whole minute', () => {
   const rand = prng(11);
   for (let n = 0; n < 2000; n++) {
     const from = T + Math.floor(rand() * 96 * HOUR_MS);
     const to = from + Math.floor(rand() * (rand() < 0.5 ? 3 * HOUR_MS : 80 * HOUR_MS));
-    const openMinuteFrom = rand() < 0.3 ? null : Math.floor((from + rand() * (to - from + 2 * HOUR_MS)) / MINUTE_MS) * MINUTE_MS;
-    const openHourFrom =
-      openMinuteFrom === null || rand() < 0.2 ? null : Math.floor((openMinuteFrom - rand() * HOUR_MS) / HOUR_MS) * HOUR_MS;
-    const openDayFrom = openHourFrom === null || rand() < 0.2 ? null : Math.floor((openHourFrom - rand() * DAY) / DAY) * DAY;
-    const plan = planExactCover(from, to, { ...NONE, openMinuteFrom, openHourFrom, openDayFrom });
+    const plan = planExactCover(from, to, NONE);
     assertTiles(plan);
     assert.equal(plan.from, from);
     assert.equal(plan.to, to);
     assert.ok(within(plan.minutes, MINUTE_MS) && within(plan.hours, HOUR_MS) && within(plan.days, DAY), 'rollup pieces are aligned');
-    if (openDayFrom !== null) assert.ok(plan.days.every(([, e]) => e <= openDayFrom), 'no open day row read');
-    if (openHourFrom !== null) assert.ok(plan.hours.every(([, e]) => e <= openHourFrom), 'no open hour row read');
-    if (openMinuteFrom !== null) assert.ok(plan.minutes.every(([, e]) => e <= openMinuteFrom), 'no open minute row read');
-    assert.ok(
-      plan.raw.every(([s, e]) => Math.ceil(s / MINUTE_MS) * MINUTE_MS + MINUTE_MS > Math.min(e, openMinuteFrom ?? e)),
-      'raw rows hold no whole minute that is closed',
-    );
+    assert.ok(plan.raw.every(([s, e]) => Math.ceil(s / MINUTE_MS) * MINUTE_MS + MINUTE_MS > e), 'raw rows hold no whole minute');
   }
 });

@@ -2,7 +2,8 @@ import type { ProbeResult } from '../../engine/probe-types.js';
 import { dayKey } from '../../stats/cover.js';
 import { hourKey, minuteKey, Rollup, type RollupSample } from '../../stats/rollup.js';
 import type { Db } from '../db.js';
-import type { RollupLevel, RollupStore } from '../rollup-store.js';
+import { sumTotals, type RollupLevel, type RollupStore } from '../rollup-store.js';
+import type { Interval } from '../../stats/ranges.js';
 import { sampleOf, sqliteRollupRows, type RollupRows } from './rollup-rows.js';
 
 /**
@@ -20,6 +21,7 @@ import { sampleOf, sqliteRollupRows, type RollupRows } from './rollup-rows.js';
 export function sqliteRollups(db: Db): RollupStore {
   const rows = sqliteRollupRows(db);
   const levels = [new OpenLevel('minute', rows), new OpenLevel('hour', rows), new OpenLevel('day', rows)];
+  const byLevel: Record<RollupLevel, OpenLevel> = { minute: levels[0]!, hour: levels[1]!, day: levels[2]! };
   const flushBefore = (now: number) =>
     db.transaction(() => {
       for (const level of levels) level.flushBefore(now);
@@ -50,8 +52,14 @@ export function sqliteRollups(db: Db): RollupStore {
     openBuckets: () => rows.openBuckets(),
     horizons: (seq) => rows.horizons(seq),
     rows: (seq, level, intervals) => rows.rows(seq, level, intervals),
-    rollup: (seq, level, intervals) => rows.rollup(seq, level, intervals),
-    totals: (seq, level, intervals) => rows.totals(seq, level, intervals),
+    // A bucket's results are its row plus what is still buffered for it: together always
+    // complete, so a busy current minute is read from memory, not from raw history.
+    rollup(seq, level, intervals) {
+      const rollup = rows.rollup(seq, level, intervals);
+      for (const buffered of byLevel[level].buffered(seq, intervals)) rollup.merge(buffered);
+      return rollup;
+    },
+    totals: (seq, level, intervals) => sumTotals([rows.totals(seq, level, intervals), ...byLevel[level].buffered(seq, intervals)]),
     rawSamples: (seq, intervals) => rows.rawSamples(seq, intervals),
   };
 }
@@ -99,6 +107,17 @@ class OpenLevel {
       buckets.set(key, bucket);
     }
     bucket.add(sample);
+  }
+
+  /** The check's buffered buckets whose start lies in one of the half-open intervals. */
+  buffered(seq: number, intervals: readonly Interval[]): Rollup[] {
+    const buckets = this.open.get(seq);
+    if (buckets === undefined) return [];
+    const out: Rollup[] = [];
+    for (const [key, rollup] of buckets) {
+      if (intervals.some(([start, end]) => key >= start && key < end)) out.push(rollup);
+    }
+    return out;
   }
 
   /** Writes the buckets older than the one holding `now` (all of them for +Infinity). */
