@@ -53,6 +53,8 @@ export interface RollupRows {
   rawSamples(checkSeq: number, intervals: readonly Interval[]): RollupSample[];
   /** [at, sample] of every result at or after `from`, in time order. */
   rawSamplesSince(checkSeq: number, from: number): Array<[number, RollupSample]>;
+  /** [bucket start, row] of every row of the level at or after `from`, in time order. */
+  rowsSince(level: RollupLevel, checkSeq: number, from: number): Array<[number, RollupRow]>;
   horizons(checkSeq: number): Horizons;
   checkSeqs(): number[];
   openBuckets(): OpenBuckets;
@@ -70,6 +72,7 @@ export function sqliteRollupRows(db: Db): RollupRows {
          SELECT ?, ?, ${names.map(() => '?').join(', ')} WHERE EXISTS (SELECT 1 FROM checks WHERE seq = ?)`,
       ),
       rows: db.prepare(`SELECT ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
+      since: db.prepare(`SELECT at, ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at >= ? ORDER BY at`),
       sums: db.prepare(`SELECT ${SELECT_SUMS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       hists: db.prepare(`SELECT ${SELECT_HISTS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       totals: db.prepare(`SELECT ${SELECT_TOTALS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
@@ -132,6 +135,9 @@ export function sqliteRollupRows(db: Db): RollupRows {
         for (const r of raw.all(seq, start, end) as RawRow[]) out.push(sampleOfRaw(r));
       }
       return out;
+    },
+    rowsSince(level, seq, from) {
+      return (stmts[level].since.all(seq, from) as Array<RollupRow & { at: number }>).map(({ at, ...row }) => [at, row]);
     },
     rawSamplesSince(seq, from) {
       return (rawSince.all(seq, from) as Array<[...RawRow, number]>).map((r) => [r[7], sampleOfRaw(r)]);

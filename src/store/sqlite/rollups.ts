@@ -31,17 +31,27 @@ export function sqliteRollups(db: Db): RollupStore {
   };
 
   // Before any result can be buffered: rows from the persisted "open from" on may lack results a
-  // crashed process held in memory; raw history still has them all.
+  // crashed process held in memory. Minutes are rebuilt from raw history (a minute or two of it),
+  // then hours from the now complete minute rows and days from the hour rows, so a restart never
+  // rescans a day of raw history.
+  const rebuild = (level: OpenLevel, refill: (seq: number, from: number) => void) => {
+    const from = level.openFrom;
+    if (from === null) return;
+    rows.deleteFrom(level.level, from);
+    for (const seq of rows.checkSeqs()) refill(seq, from);
+    level.flushBefore(Number.POSITIVE_INFINITY);
+  };
+  const [minute, hour, day] = levels as [OpenLevel, OpenLevel, OpenLevel];
   db.transaction(() => {
-    for (const level of levels) {
-      const from = level.openFrom;
-      if (from === null) continue;
-      rows.deleteFrom(level.level, from);
-      for (const seq of rows.checkSeqs()) {
-        for (const [at, sample] of rows.rawSamplesSince(seq, from)) level.add(seq, at, sample);
-      }
-      level.flushBefore(Number.POSITIVE_INFINITY);
-    }
+    rebuild(minute, (seq, from) => {
+      for (const [at, sample] of rows.rawSamplesSince(seq, from)) minute.add(seq, at, sample);
+    });
+    rebuild(hour, (seq, from) => {
+      for (const [at, row] of rows.rowsSince('minute', seq, from)) hour.merge(seq, at, Rollup.fromRow(row));
+    });
+    rebuild(day, (seq, from) => {
+      for (const [at, row] of rows.rowsSince('hour', seq, from)) day.merge(seq, at, Rollup.fromRow(row));
+    });
   })();
 
   return {
@@ -87,6 +97,16 @@ class OpenLevel {
   }
 
   add(seq: number, at: number, sample: RollupSample): void {
+    this.bucket(seq, at).add(sample);
+  }
+
+  /** Adds a finer level's bucket (a rebuild after a crash). */
+  merge(seq: number, at: number, rollup: Rollup): void {
+    this.bucket(seq, at).merge(rollup);
+  }
+
+  /** The open bucket holding `at`, opened (and the mark lowered) if needed. */
+  private bucket(seq: number, at: number): Rollup {
     const key = this.keyOf(at);
     let buckets = this.open.get(seq);
     if (buckets === undefined) {
@@ -106,7 +126,7 @@ class OpenLevel {
       bucket = new Rollup();
       buckets.set(key, bucket);
     }
-    bucket.add(sample);
+    return bucket;
   }
 
   /** The check's buffered buckets whose start lies in one of the half-open intervals. */
