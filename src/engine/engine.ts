@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CheckObserver } from '../core/checks-service.js';
-import { inMaintenance } from '../core/checks-service.js';
+import { endLapsedMaintenance, inMaintenance, takeLapsedMaintenance } from '../core/checks-service.js';
 import type { Clock } from '../core/clock.js';
 import type { Check } from '../core/records.js';
 import type { MonitorEvent } from '../monitor/events.js';
@@ -219,7 +219,8 @@ export class Engine implements CheckObserver {
     this.metrics.completed++;
     if (this.closing || this.scheduled.get(entry.id) !== entry) return;
     const now = this.deps.clock.now();
-    const maintenance = entry.maintenance && inMaintenance(entry, now);
+    const lapsed = takeLapsedMaintenance(entry, now);
+    const maintenance = inMaintenance(entry, now);
     const before = entry.state;
     const t = transition(before, { ...entry.policy, maintenance }, { kind: 'probe', result, region: this.region, peer }, now);
     entry.state = t.state;
@@ -254,6 +255,7 @@ export class Engine implements CheckObserver {
         meta: result.location ? { location: result.location } : null,
       });
       if (runtime) store.checks.saveRuntime(entry.id, runtime);
+      if (lapsed !== null) endLapsedMaintenance(store, entry, lapsed);
       if (statusChanged || (verifyLog && store.stateChanges.between(entry.seq, now, now)[0]?.status !== t.state.status)) {
         store.stateChanges.append(entry.seq, now, t.state.status);
       }

@@ -2,7 +2,7 @@ import type { Cron } from 'croner';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CheckObserver } from '../core/checks-service.js';
-import { inMaintenance } from '../core/checks-service.js';
+import { endLapsedMaintenance, inMaintenance, takeLapsedMaintenance } from '../core/checks-service.js';
 import type { Clock } from '../core/clock.js';
 import { cronSchedule, nextRunAfter } from '../core/cron.js';
 import type { Check } from '../core/records.js';
@@ -110,6 +110,7 @@ export class HeartbeatMonitor implements CheckObserver {
       await this.commit(w, now, failed ? 'down' : 'up', error, details, null, false);
       return true;
     }
+    this.endLapsedMaintenance(w, now);
     const before = w.state;
     const t = transition(
       before,
@@ -130,6 +131,7 @@ export class HeartbeatMonitor implements CheckObserver {
     const w = this.watched.get(checkId);
     if (!w || w.disabled) return;
     const now = this.deps.clock.now();
+    this.endLapsedMaintenance(w, now);
     const before = w.state;
     const t = transition(
       before,
@@ -148,6 +150,11 @@ export class HeartbeatMonitor implements CheckObserver {
       }
     });
     for (const event of t.events) this.deps.onEvent?.({ id: w.id, accountId: w.accountId, seq: w.seq }, event);
+  }
+
+  private endLapsedMaintenance(w: Watched, now: number): void {
+    const lapsed = takeLapsedMaintenance(w, now);
+    if (lapsed !== null) this.deps.writer.submit(() => endLapsedMaintenance(this.deps.store, w, lapsed));
   }
 
   private watch(check: Check, lastPingAt: number | null): void {

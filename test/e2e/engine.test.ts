@@ -127,6 +127,29 @@ describe('engine: scheduling, state and the status endpoint', () => {
     assert.deepEqual(dispatcher.calls.at(-1)!.headers, { 'x-probe': '1' });
   });
 
+  test('a maintenance window that runs out ends with a maintenance_end event at its until', async () => {
+    const until = clock.now() + 10_000;
+    const on = await srv.request('POST', `/v1/public/checks/${id}/maintenance`, { body: { enabled: true, until: new Date(until).toISOString() } });
+    assert.equal(on.status, 200);
+    clock.advance(15_000);
+    await tick();
+    const check = await get();
+    assert.equal(check.maintenanceMode, false);
+    const events = (await srv.request('GET', `/v1/public/checks/${id}/history?limit=10`)).body.data.filter((h: { type: string }) => h.type === 'event');
+    assert.deepEqual(events.slice(0, 2).map((e: { status: string; createdAt: string }) => [e.status, e.createdAt]), [
+      ['maintenance_end', new Date(until).toISOString()],
+      ['maintenance', new Date(until - 10_000).toISOString()],
+    ]);
+    clock.advance(3000);
+    await tick();
+    const again = (await srv.request('GET', `/v1/public/checks/${id}/history?limit=10`)).body.data.filter((h: { status: string }) => h.status === 'maintenance_end');
+    assert.equal(again.length, 1, 'ended once');
+    const off = await srv.request('POST', `/v1/public/checks/${id}/maintenance`, { body: { enabled: false } });
+    assert.equal(off.status, 200);
+    const after = (await srv.request('GET', `/v1/public/checks/${id}/history?limit=10`)).body.data.filter((h: { status: string }) => h.status === 'maintenance_end');
+    assert.equal(after.length, 1, 'switching off a window that already ended records nothing more');
+  });
+
   test('maintenance freezes status and delete unschedules', async () => {
     await srv.request('POST', `/v1/public/checks/${id}/maintenance`, { body: { enabled: true } });
     healthy = false;
