@@ -74,9 +74,10 @@ function parseSchemeTarget(type: CheckType, raw: string): TargetResult {
   if (u.port === '0') return { ok: false, message: 'url port must be between 1 and 65535' };
   if (defaultPort === null && !u.port) return { ok: false, message: `url needs a port for ${type} checks (${examples})` };
   const port = u.port && Number(u.port) !== defaultPort ? `:${u.port}` : '';
-  const rest = type === 'tcp' || type === 'udp' || SCHEMES.smtp === schemes || SCHEMES.pop3 === schemes || SCHEMES.imap === schemes
-    ? ''
-    : `${u.pathname}${u.search}`;
+  // Connection-level targets are a host and a port; a path or query would be ignored, so it is refused.
+  const hostOnly = type === 'tcp' || type === 'udp' || SCHEMES.smtp === schemes || SCHEMES.pop3 === schemes || SCHEMES.imap === schemes;
+  if (hostOnly && ((u.pathname !== '' && u.pathname !== '/') || u.search || u.hash)) return invalid(type, examples);
+  const rest = hostOnly ? '' : `${u.pathname}${u.search}`;
   return { ok: true, key: `${scheme}://${host}${port}${rest}`, host };
 }
 

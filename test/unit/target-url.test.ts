@@ -21,6 +21,10 @@ test('tcp and udp need host:port', () => {
   assert.match(key('tcp', 'tcp://db.local'), /needs a port/);
   assert.match(key('tcp', 'http://db.local:80'), /^error/);
   assert.equal(key('udp', 'udp://127.0.0.1:53'), 'udp://127.0.0.1:53');
+  assert.equal(key('tcp', 'tcp://db.local:5432/'), 'tcp://db.local:5432', 'a bare trailing slash is nothing');
+  for (const [type, url] of [['tcp', 'tcp://db.local:5432/path'], ['udp', 'udp://h:53?x=1'], ['smtp', 'smtp://mail.example.com/inbox'], ['imap', 'imap://h#frag']] as const) {
+    assert.match(key(type, url), /^error: url is not a valid/, `${url}: a path or query would be ignored, so it is refused`);
+  }
 });
 
 test('ping accepts a bare host or icmp://host', () => {
