@@ -33,7 +33,10 @@ function parse(argv: string[], names: string[], maxPositionals = 0): { values: R
     if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument: ${positionals[maxPositionals]}`);
     return { values: values as Record<string, string | undefined>, positionals };
   } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
+    if (err instanceof UsageError) throw err;
+    // parseArgs calls a missing value "ambiguous" when the next word is an option.
+    const option = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec((err as Error).message)?.[1];
+    throw new UsageError(option ? `${option} needs a value` : (err as Error).message.split('\n')[0]);
   }
 }
 
@@ -92,7 +95,8 @@ async function main(argv: string[]): Promise<number> {
       return { id, status: sub === 'revoke' ? 'revoked' : sub === 'disable' ? 'disabled' : 'enabled' };
     });
   }
-  throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')} (see vigil help)`);
+  const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));
+  throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
 }
 
 function readConfig(file: string | undefined): ConfigInput {

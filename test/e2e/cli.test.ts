@@ -165,6 +165,7 @@ describe('key create / revoke / disable / enable', () => {
       [['key', 'create'], /--account/],
       [['key', 'create', '--account', free.id, '--name', 'n'.repeat(101)]],
       [['key', 'create', '--account', free.id, '--colour', 'red']],
+      [['key', 'create', '--account', free.id, '--name', '--scopes', 'checks:read'], /^vigil: --name needs a value\n$/],
       [['key', 'create', '--account', free.id, '--checks', 'chk_doesnotexist'], /chk_doesnotexist/],
       [['key', 'create', '--account', free.id, '--checks', seedChecks(dir, pro.id, ['https://not-free.cli.example.com/'])[0]!], /no check/],
     ];
@@ -224,6 +225,7 @@ describe('key create / revoke / disable / enable', () => {
     for (const args of [['frobnicate'], ['key', 'list'], ['account', 'delete'], ['account'], ['key']]) {
       assertBadInput(runCli(args, dir), /unknown command|usage|help/i);
     }
+    assertBadInput(runCli(['frobnicate', '--config', '/nonexistent.json'], dir), /^vigil: unknown command: frobnicate \(see vigil help\)\n$/);
   });
 });
 
