@@ -42,12 +42,14 @@ test('one worker runs many probes at once', async () => {
 test('beyond its capacity the pool queues, and a queued probe is not failed for waiting', async () => {
   const dispatcher = scriptedPool({ concurrentTasksPerWorker: 2, guardMs: 1 });
   try {
-    // Each probe's guard (its 100 ms timeout + 1 ms) is far shorter than the whole queue takes.
-    const runs = Array.from({ length: 8 }, () => dispatcher.run(task('http://127.0.0.1/sleep', 100)));
+    await dispatcher.run(task('http://127.0.0.1/fine')); // the worker is up: its start-up is no probe's time
+    // Each probe sleeps 50 ms under a guard of 251 ms (timeout + 1 ms); the whole queue, eight
+    // rounds of two, takes longer than that, so a guard started at enqueue would fail the tail.
+    const runs = Array.from({ length: 16 }, () => dispatcher.run(task('http://127.0.0.1/sleep', 250)));
     assert.equal(dispatcher.inFlight, 2);
-    assert.equal(dispatcher.queued, 6);
+    assert.equal(dispatcher.queued, 14);
     const results = await Promise.all(runs);
-    assert.deepEqual(results.map((r) => r.ok), Array(8).fill(true));
+    assert.deepEqual(results.map((r) => r.error), Array(16).fill(null));
     assert.ok(results.every((r) => Number(r.snippet) <= 2), 'never more than concurrentTasksPerWorker at once');
     assert.equal(dispatcher.queued, 0);
   } finally {
