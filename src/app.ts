@@ -37,6 +37,7 @@ import { mcpRoutes } from './api/mcp-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
 import { sqliteOAuth } from './store/sqlite/oauth.js';
+import { hasRawSocketCapability } from './engine/probes/icmp-capability.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -129,6 +130,9 @@ export class VigilApp {
     // Daily, and once now: a node restarted more often than daily would otherwise never run it.
     this.every(DAY, () => this.services.oauth.lifecycle.run());
     this.services.oauth.lifecycle.run();
+    if (!hasRawSocketCapability()) {
+      this.log.warn('ping checks will fail: ICMP needs raw sockets, and this process lacks CAP_NET_RAW (contrib/vigil.service grants it; or run setcap cap_net_raw+ep on the executable)');
+    }
     const url = `http://${this.input.server.host}:${this.server.port}`;
     return { url, port: this.server.port };
   }

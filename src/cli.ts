@@ -8,6 +8,9 @@ import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { sqliteOAuth } from './store/sqlite/oauth.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
+import { lockDataDir } from './store/sqlite/data-dir-lock.js';
+import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
+import { StartupError } from './util/startup-error.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -17,6 +20,8 @@ const USAGE = `Usage: vigil <command> [options]
              [--expires-at ISO8601] [--name NAME]    create an API key (printed once)
   account claim ID_OR_EMAIL                          claim an agent-created account (when no claim email could be sent)
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
+  backup FILE                                        consistent copy of the database, also while serve runs
+  restore FILE                                       replace the database with a backup (serve must be stopped)
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
 
@@ -95,6 +100,14 @@ async function main(argv: string[]): Promise<number> {
       return { id, status: sub === 'revoke' ? 'revoked' : sub === 'disable' ? 'disabled' : 'enabled' };
     });
   }
+  if (command === 'backup' || command === 'restore') {
+    const { values, positionals } = parse([sub, ...rest].filter((a): a is string => a !== undefined), [], 1);
+    if (positionals.length !== 1) throw new UsageError(`${command} needs exactly one FILE`);
+    const { dataDir } = readConfig(values.config);
+    const report = command === 'backup' ? await backupDatabase(dataDir, positionals[0]!) : restoreDatabase(dataDir, positionals[0]!);
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return 0;
+  }
   const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
 }
@@ -120,7 +133,10 @@ function withStore(configFile: string | undefined, run: (store: SqliteStore, con
 }
 
 async function serve(configFile: string | undefined): Promise<number> {
-  const app = new VigilApp(readConfig(configFile));
+  const input = readConfig(configFile);
+  // Held until the process ends: one server per data directory.
+  if (input.dataDir !== ':memory:') lockDataDir(input.dataDir);
+  const app = new VigilApp(input);
   // Handlers first: a signal that arrives while starting still shuts down cleanly.
   let starting: Promise<unknown> = Promise.resolve();
   let stopping = false;
@@ -164,9 +180,10 @@ async function serve(configFile: string | undefined): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof ApiError;
+    const badInput = err instanceof UsageError || err instanceof ConfigError || err instanceof ApiError || err instanceof BackupRefused;
+    const expected = badInput || err instanceof StartupError;
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`vigil: ${expected ? message : `unexpected error: ${message}`}\n`);
-    process.exit(expected ? 2 : 1);
+    process.exit(badInput ? 2 : 1);
   },
 );

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType } from '@sinclair/typebox/errors';
+// Imported rather than read at start, so the single binary carries the defaults.
+import defaults from '../config/default.json' with { type: 'json' };
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -30,7 +31,8 @@ const ConfigSchema = Type.Object({
   smtp: Type.Object({ url: Nullable(Type.String()), from: Type.String() }),
   billing: Type.Object({ upgradeUrl: Nullable(Type.String()) }),
   dashboardUrl: Nullable(Type.String()),
-  signup: Type.Object({ enabled: Type.Boolean(), verifyEmailDomain: Type.Boolean(), dailyLimit: Type.Number() }),
+  /** `allowPrivateTargets`: accounts created by agent signup may watch private addresses too. */
+  signup: Type.Object({ enabled: Type.Boolean(), verifyEmailDomain: Type.Boolean(), dailyLimit: Type.Number(), allowPrivateTargets: Type.Boolean() }),
   rateLimits: Type.Object({
     perKeyPerMinute: Type.Number(),
     statusPerKeyPerMinute: Type.Number(),
@@ -72,9 +74,6 @@ export interface Config extends ConfigInput {
 
 export class ConfigError extends Error {}
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const DEFAULT_CONFIG_FILE = resolve(ROOT, 'config', 'default.json');
-
 const ENV_KEYS: Array<[string, string, 'string' | 'number' | 'boolean']> = [
   ['VIGIL_PORT', 'server.port', 'number'],
   ['VIGIL_HOST', 'server.host', 'string'],
@@ -97,7 +96,7 @@ export interface LoadOptions {
 export function loadConfig(opts: LoadOptions = {}): ConfigInput {
   const env = opts.env ?? process.env;
   const warn = opts.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
-  let merged = readJson(DEFAULT_CONFIG_FILE);
+  let merged: unknown = structuredClone(defaults);
   const file = opts.file ?? env.VIGIL_CONFIG;
   if (file) merged = deepMerge(merged, readJson(resolve(file)));
   for (const [name, key, kind] of ENV_KEYS) {

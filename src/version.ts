@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
+// Imported rather than read at start, so the single binary carries it.
+import pkg from '../package.json' with { type: 'json' };
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const VERSION: string = pkg.version;

@@ -60,7 +60,7 @@ export class AlertsModule {
       connectionsPerOrigin: alerts.concurrency,
     });
     this.email = new EmailAlertsService(this.repos.emailSettings, routing, mailer, clock, config);
-    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, client: this.client, store, clock, config, log });
+    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, client: this.client, store, accounts: store.accounts, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,
       channels: { webhook: new WebhookChannel(routing, this.client), email: new EmailChannel(routing, mailer) },

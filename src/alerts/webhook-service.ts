@@ -17,6 +17,7 @@ import { detectWebhookType } from './webhook-type.js';
 import { assertPublicHost, cutUrl, parseWebhookUrl, webhookUrlKey } from './webhook-url.js';
 import { limitsFor } from '../core/plans.js';
 import { displayName } from '../core/display-name.js';
+import { privateTargetRefusal } from '../core/private-target.js';
 
 export interface CreateWebhookInput {
   url: string;
@@ -34,6 +35,7 @@ export interface WebhookServiceDeps {
   routing: AlertRouting;
   client: WebhookPoster;
   store: Pick<Store, 'transaction'>;
+  accounts: Pick<Store['accounts'], 'createdBySignup'>;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -56,7 +58,8 @@ export class WebhookService {
     const url = parseWebhookUrl(input.url);
     const name = displayName(input.name);
     const events = input.events === undefined ? [...DEFAULT_EVENTS] : normalizeEvents(input.events);
-    if (config.probes.blockPrivateAddresses) await assertPublicHost(url);
+    const refusal = privateTargetRefusal(config, () => this.deps.accounts.createdBySignup(account.id));
+    if (refusal !== null) await assertPublicHost(url, refusal);
     const urlKey = webhookUrlKey(url);
     const hook: Webhook = {
       id: newId('whk'),

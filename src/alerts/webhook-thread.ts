@@ -3,6 +3,7 @@ import { MisconfiguredWebhook } from './formats/vendor-request.js';
 import { WebhookUnreachable, type WebhookClientOptions } from './webhook-client.js';
 import type { HookTarget, WebhookPoster } from './webhook-poster.js';
 import type { SendRequest, WorkerReply, WorkerRequest } from './webhook-worker.js';
+import { bundledFile } from '../util/bundled-file.js';
 
 interface Waiting {
   resolve: (status: number) => void;
@@ -77,7 +78,7 @@ export class WebhookThread implements WebhookPoster {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./webhook-worker.js', import.meta.url), { workerData: this.options });
+    const worker = new Worker(bundledFile('webhook-worker', new URL('./webhook-worker.js', import.meta.url)), { workerData: this.options });
     worker.unref();
     worker.on('message', (replies: WorkerReply[]) => {
       for (const m of replies) this.settle(m);

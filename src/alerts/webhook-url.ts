@@ -43,8 +43,8 @@ export function webhookUrlKey(url: URL): string {
 }
 
 /** Refuses a webhook whose host is, or resolves to, a private address. */
-export async function assertPublicHost(url: URL): Promise<void> {
+export async function assertPublicHost(url: URL, refusal: string): Promise<void> {
   if (await resolvesToPrivate(url.hostname)) {
-    throw errors.badRequest('url resolves to a private address (blocked by probes.blockPrivateAddresses)');
+    throw errors.badRequest(refusal);
   }
 }

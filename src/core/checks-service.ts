@@ -7,7 +7,7 @@ import { errors } from './errors.js';
 import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
 import { limitsFor } from './plans.js';
 import { accessAllows, type Principal } from './principal.js';
-import { resolvesToPrivate } from './private-target.js';
+import { privateTargetRefusal, resolvesToPrivate } from './private-target.js';
 import type { Check, CheckSettings } from './records.js';
 import type { CreateCheckInput, UpdateCheckInput } from './schemas/checks.js';
 import { parseIsoInstant } from './iso-date.js';
@@ -157,12 +157,15 @@ export class ChecksService {
   }
 
   /**
-   * Decisions §3: with `probes.blockPrivateAddresses` on, a create (id null) or update whose
+   * Decisions §3: with `probes.blockPrivateAddresses` on (or for an account created by agent
+   * signup, unless `signup.allowPrivateTargets`), a create (id null) or update whose
    * target is, or resolves to, a private address is a 400. Resolving is I/O, so the route runs
    * this before its transaction; undefined when there is nothing to resolve.
    */
   checkTarget(principal: Principal, id: string | null, input: { type?: CheckType; url?: string }): Promise<void> | undefined {
-    if (!this.config.probes.blockPrivateAddresses || (input.url === undefined && input.type === undefined)) return undefined;
+    if (input.url === undefined && input.type === undefined) return undefined;
+    const refusal = privateTargetRefusal(this.config, () => this.store.accounts.createdBySignup(principal.account.id));
+    if (refusal === null) return undefined;
     const current = id === null ? null : this.get(principal, id);
     const type = input.type ?? current?.type ?? 'website';
     const url = input.url ?? current?.url;
@@ -170,7 +173,7 @@ export class ChecksService {
     const target = parseTarget(type, url);
     if (!target.ok) return undefined; // the handler's validation says why
     return resolvesToPrivate(target.host).then((blocked) => {
-      if (blocked) throw errors.badRequest('url resolves to a private address (blocked by probes.blockPrivateAddresses)');
+      if (blocked) throw errors.badRequest(refusal);
     });
   }
 

@@ -1,6 +1,23 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { isPrivateAddress } from '../engine/probes/address-policy.js';
+import type { Config } from '../config.js';
+
+/**
+ * Why this account may not watch private, loopback or link-local targets (nor send webhooks
+ * there), or null when it may. Strangers can create accounts by agent signup: unless the
+ * operator allows it, those accounts cannot probe the operator's internal network.
+ */
+export function privateTargetRefusal(
+  config: Pick<Config, 'probes' | 'signup'>,
+  createdBySignup: () => boolean,
+): string | null {
+  if (config.probes.blockPrivateAddresses) return 'url resolves to a private address (blocked by probes.blockPrivateAddresses)';
+  if (!config.signup.allowPrivateTargets && createdBySignup()) {
+    return 'url resolves to a private address, which accounts created by agent signup may not watch (signup.allowPrivateTargets)';
+  }
+  return null;
+}
 
 /**
  * Whether a host is, or resolves to, a private or loopback address (decisions §3,

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ProbeReply, ProbeResult, ProbeTask } from './probe-types.js';
+import { bundledFile } from '../util/bundled-file.js';
 
 /**
  * Where probes run. In-process piscina workers now; a remote prober node later implements the
@@ -17,7 +17,7 @@ export interface ProbeDispatcher {
   close(): Promise<void>;
 }
 
-const WORKER = fileURLToPath(new URL('./probe-worker.js', import.meta.url));
+const WORKER = bundledFile('probe-worker', new URL('./probe-worker.js', import.meta.url));
 /**
  * Slack beyond the probe's own deadline before the dispatcher gives up waiting. Every probe
  * settles at its deadline inside the worker, so a probe this late means its worker's event

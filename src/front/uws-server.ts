@@ -1,5 +1,6 @@
 import uWS from 'uWebSockets.js';
 import { MAX_BODY_BYTES, type HttpRequest, type Reply } from './http-types.js';
+import { explainListenFailure } from './listen-failure.js';
 const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
 
 const STATUS_TEXT: Record<number, string> = {
@@ -78,7 +79,7 @@ export function serve(host: string, port: number, handle: Handle): Promise<Runni
     const listen = app.listen as unknown as (h: string, p: number, options: number, cb: (s: uWS.us_listen_socket | false) => void) => void;
     listen.call(app, host, port, EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
-        reject(new Error(`cannot listen on ${host}:${port}`));
+        void explainListenFailure(host, port).then(reject);
         return;
       }
       resolve({

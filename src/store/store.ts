@@ -30,6 +30,8 @@ export interface AccountRepo {
   setClaimed(id: string): void;
   /** Unclaimed accounts created at or before `cutoff`, oldest first (the claim lifecycle). */
   unclaimedCreatedBefore(cutoff: number): Account[];
+  /** Whether agent signup created the account (claimed since or not). */
+  createdBySignup(id: string): boolean;
   /**
    * Deletes the account with every row kept by account (keys, alert settings and deliveries,
    * OAuth grants and tokens, idempotency records). Its checks must be removed first (through

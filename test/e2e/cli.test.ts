@@ -1,6 +1,5 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +11,7 @@ import { systemClock } from '../../src/core/clock.js';
 import type { Principal } from '../../src/core/principal.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { freePort, LISTENING, spawnServing, stopServing as stopServe, type Serving } from '../helpers/serve-process.js';
 import { KEY_PATTERN, uniqueEmail } from './util.js';
 
 /** The CLI contract (decisions §2, §3): account and key commands, bad input, and `serve`. */
@@ -273,76 +273,10 @@ describe('--config on every command', () => {
 // ---------------------------------------------------------------------------------------------
 // serve
 
-interface Serving {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves with the exit code (null when killed by a signal) once stdio is closed. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves when stdout matches, rejects if the process exits first. */
-  waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
-}
-
 function startServe(env: Record<string, string>, args: string[] = []): Serving {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, VIGIL_CONFIG: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  const waiters: Array<{ pattern: RegExp; resolve: (m: RegExpMatchArray) => void }> = [];
-  const check = () => {
-    for (const w of [...waiters]) {
-      const m = out.match(w.pattern);
-      if (m) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-    }
-  };
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-    check();
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    err += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('close', (code, signal) => resolve({ code, signal }));
-  });
-  return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    exited,
-    waitFor(pattern) {
-      const m = out.match(pattern);
-      if (m) return Promise.resolve(m);
-      return new Promise((resolve, reject) => {
-        waiters.push({ pattern, resolve });
-        void exited.then(({ code, signal }) =>
-          reject(new Error(`serve exited (code ${code}, signal ${signal}) before printing ${pattern}\nstdout: ${out}\nstderr: ${err}`)),
-        );
-      });
-    },
-  };
+  return spawnServing(process.execPath, [CLI, 'serve', ...args], { cwd: ROOT, env });
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
-async function stopServe(s: Serving): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGTERM');
-  return s.exited;
-}
-
-const LISTENING = /Vigil listening on (http:\/\/\S+?)"/;
 const SERVE_TIMEOUT = { timeout: 60_000 };
 
 describe('serve', () => {

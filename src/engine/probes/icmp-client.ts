@@ -1,15 +1,15 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import type { EchoOutcome, EchoRequest } from './icmp-echo.js';
 import type { EchoJob, EchoReply } from './icmp-host.js';
+import { bundledFile } from '../../util/bundled-file.js';
 
 interface Waiter {
   resolve: (outcomes: EchoOutcome[]) => void;
   reject: (err: Error) => void;
 }
 
-const HOST_SCRIPT = fileURLToPath(new URL('./icmp-host.js', import.meta.url));
+const HOST_SCRIPT = bundledFile('icmp-host', new URL('./icmp-host.js', import.meta.url));
 
 let host: ChildProcess | null = null;
 const waiting = new Map<number, Waiter>();

@@ -31,6 +31,7 @@ export function sqliteAccounts(db: Db, changed: () => void): AccountRepo {
   const count = db.prepare('SELECT count(*) FROM accounts').pluck();
   const setClaimed = db.prepare('UPDATE accounts SET claimed = 1 WHERE id = ?');
   const unclaimed = db.prepare('SELECT * FROM accounts WHERE claimed = 0 AND created_at <= ? ORDER BY created_at');
+  const bySignup = db.prepare('SELECT EXISTS (SELECT 1 FROM agent_signups WHERE account_id = ?)').pluck();
   const checkCount = db.prepare('SELECT check_count FROM accounts WHERE id = ?').pluck();
   // Idempotency records have no foreign key; every other table kept by account cascades.
   const deleteIdempotency = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ?');
@@ -54,6 +55,7 @@ export function sqliteAccounts(db: Db, changed: () => void): AccountRepo {
       changed();
     },
     unclaimedCreatedBefore: (cutoff) => (unclaimed.all(cutoff) as AccountRowDb[]).map(toAccount),
+    createdBySignup: (id) => bySignup.get(id) === 1,
     delete: (id) => {
       // A cascade would take the checks without their history (kept by check_seq) or the engine knowing.
       if (((checkCount.get(id) as number | undefined) ?? 0) > 0) throw new Error(`account ${id} still has checks`);

@@ -1,0 +1,154 @@
+// Builds dist/vigil-linux-x64: a Node single executable application (SEA) made from the Node
+// that runs this script. The code is bundled with esbuild; the native addons (better-sqlite3,
+// uWebSockets.js for this Node's ABI, raw-socket) and the bundles that run on their own (the
+// piscina worker, the probe worker, the webhook worker, the ICMP helper process) travel as SEA
+// assets, which the binary unpacks into a cache directory named by their hash (src/binary/unpack.ts).
+//
+// Usage: node scripts/build-binary.mjs   (npm run build:binary)
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+const pkg = (name) => join(root, 'node_modules', name);
+const out = join(root, 'dist', 'binary');
+const target = join(root, 'dist', `vigil-${process.platform}-${process.arch}`);
+
+if (process.platform !== 'linux' || process.arch !== 'x64') {
+  console.warn(`warning: building on ${process.platform}-${process.arch}; the binary runs only there`);
+}
+
+/** Native addons by the file name the bundles ask for, from the installed packages. */
+const uwsName = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+const natives = {
+  'better_sqlite3.node': join(pkg('better-sqlite3'), 'build', 'Release', 'better_sqlite3.node'),
+  [uwsName]: join(pkg('uWebSockets.js'), 'binaries', uwsName),
+  'raw.node': join(pkg('raw-socket'), 'build', 'Release', 'raw.node'),
+};
+
+/** Loads a native addon from the directory the binary unpacked its assets into. */
+const NATIVE_LOADER = `
+const { join } = require('node:path');
+module.exports = function loadNative(file) {
+  const module = { exports: {} };
+  process.dlopen(module, join(process.env.VIGIL_BUNDLE_DIR, file));
+  return module.exports;
+};`;
+
+/** Replaces a dependency's source text, failing the build when the text is not there any more. */
+function patch(text, from, to, what) {
+  if (!text.includes(from)) throw new Error(`build-binary: cannot patch ${what}: the dependency changed`);
+  return text.replace(from, to);
+}
+
+/** Every require of a native addon goes through NATIVE_LOADER. */
+const nativeAddons = {
+  name: 'native-addons',
+  setup(build) {
+    build.onResolve({ filter: /^vigil-native$/ }, () => ({ path: 'vigil-native', namespace: 'vigil' }));
+    build.onLoad({ filter: /^vigil-native$/, namespace: 'vigil' }, () => ({ contents: NATIVE_LOADER, loader: 'js' }));
+    // better-sqlite3 finds its addon with `require('bindings')('better_sqlite3.node')`.
+    build.onResolve({ filter: /^bindings$/ }, () => ({ path: 'bindings', namespace: 'vigil' }));
+    build.onLoad({ filter: /^bindings$/, namespace: 'vigil' }, () => ({
+      contents: `module.exports = (file) => require('vigil-native')(file);`,
+      loader: 'js',
+    }));
+    // raw-socket: require("./build/Release/raw.node").
+    build.onResolve({ filter: /\.node$/ }, (args) => ({ path: args.path.split('/').pop(), namespace: 'vigil-node' }));
+    build.onLoad({ filter: /.*/, namespace: 'vigil-node' }, (args) => ({
+      contents: `module.exports = require('vigil-native')(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+    // uWebSockets.js builds its addon's name at run time and falls back to a slow JS server when
+    // the require fails: the binary must load its own addon or fail loudly.
+    build.onLoad({ filter: /uWebSockets\.js[\\/]src[\\/]uws\.js$/ }, () => ({
+      contents: `module.exports = require('vigil-native')('uws_' + process.platform + '_' + process.arch + '_' + process.versions.modules + '.node');`,
+      loader: 'js',
+    }));
+    // piscina starts its workers from worker.js beside its own file; in the binary that file is
+    // the piscina-worker bundle in the unpacked directory.
+    build.onLoad({ filter: /piscina[\\/]dist[\\/]index\.js$/ }, (args) => ({
+      contents: patch(
+        readFileSync(args.path, 'utf8'),
+        "(0, node_path_1.resolve)(__dirname, 'worker.js')",
+        "(0, node_path_1.join)(process.env.VIGIL_BUNDLE_DIR, 'piscina-worker.cjs')",
+        'piscina worker path',
+      ),
+      loader: 'js',
+    }));
+  },
+};
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  logLevel: 'warning',
+  plugins: [nativeAddons],
+  // @napi-rs/nice is piscina's optional helper for thread priorities, which Vigil does not set.
+  external: ['@napi-rs/nice'],
+  // The bundles are CommonJS; the modules locate their neighbours from import.meta.url, which
+  // then names the bundle itself (bundledFile() maps those names to the unpacked bundles).
+  define: { 'import.meta.url': 'VIGIL_IMPORT_META_URL' },
+  banner: { js: "var VIGIL_IMPORT_META_URL = require('node:url').pathToFileURL(__filename).href;" },
+  legalComments: 'none',
+  minifySyntax: true,
+};
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+const threads = {
+  'piscina-worker.cjs': join(pkg('piscina'), 'dist', 'worker.js'),
+  'probe-worker.cjs': join(root, 'src', 'engine', 'probe-worker.ts'),
+  'webhook-worker.cjs': join(root, 'src', 'alerts', 'webhook-worker.ts'),
+  'icmp-host.cjs': join(root, 'src', 'engine', 'probes', 'icmp-host.ts'),
+};
+for (const [name, entry] of Object.entries(threads)) {
+  await esbuild.build({ ...common, entryPoints: [entry], outfile: join(out, name) });
+}
+for (const [name, file] of Object.entries(natives)) copyFileSync(file, join(out, name));
+
+const files = [...Object.keys(threads), ...Object.keys(natives)].sort();
+const hash = createHash('sha256');
+for (const name of files) hash.update(name).update('\0').update(readFileSync(join(out, name)));
+const manifest = { hash: hash.digest('hex').slice(0, 16), files };
+
+await esbuild.build({
+  ...common,
+  entryPoints: [join(root, 'src', 'binary', 'main.ts')],
+  outfile: join(out, 'main.cjs'),
+  define: { ...common.define, VIGIL_BUNDLE: JSON.stringify(manifest) },
+});
+
+const seaConfig = {
+  main: join(out, 'main.cjs'),
+  output: join(out, 'sea-prep.blob'),
+  disableExperimentalSEAWarning: true,
+  useCodeCache: true,
+  assets: Object.fromEntries(files.map((name) => [name, join(out, name)])),
+};
+writeFileSync(join(out, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
+execFileSync(process.execPath, ['--experimental-sea-config', join(out, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+copyFileSync(process.execPath, target);
+chmodSync(target, 0o755);
+const { inject } = require('postject');
+// postject prints a warning per ELF note it cannot name; they are harmless.
+const warn = console.warn;
+console.warn = () => {};
+try {
+  await inject(target, 'NODE_SEA_BLOB', readFileSync(seaConfig.output), {
+    sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+  });
+} finally {
+  console.warn = warn;
+}
+const mb = (readFileSync(target).length / 1e6).toFixed(1);
+console.log(`built ${target} (${mb} MB, Node ${process.version}, bundle ${manifest.hash})`);
