@@ -93,7 +93,9 @@ export class VigilApp {
   }
 
   async start(): Promise<{ url: string; port: number }> {
-    this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req));
+    this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req), {
+      trustProxy: this.input.server.trustProxy,
+    });
     this.config = resolveConfig(this.input, this.server.port);
     this.engine = new Engine({
       store: this.store,

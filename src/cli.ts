@@ -134,8 +134,8 @@ function withStore(configFile: string | undefined, run: (store: SqliteStore, con
 
 async function serve(configFile: string | undefined): Promise<number> {
   const input = readConfig(configFile);
-  // Held until the process ends: one server per data directory.
-  if (input.dataDir !== ':memory:') lockDataDir(input.dataDir);
+  // One server per data directory. Referenced until the process ends: a collected connection would let the lock go.
+  const lock = input.dataDir === ':memory:' ? null : lockDataDir(input.dataDir);
   const app = new VigilApp(input);
   // Handlers first: a signal that arrives while starting still shuts down cleanly.
   let starting: Promise<unknown> = Promise.resolve();
@@ -147,6 +147,7 @@ async function serve(configFile: string | undefined): Promise<number> {
     starting
       .catch(() => {})
       .then(() => app.stop())
+      .then(() => lock?.release())
       .then(
         () => process.exit(0),
         (err: unknown) => {

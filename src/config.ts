@@ -22,7 +22,8 @@ export const TIERS = ['free', 'indie', 'nano', 'pro'] as const;
 export type Tier = (typeof TIERS)[number];
 
 const ConfigSchema = Type.Object({
-  server: Type.Object({ host: Type.String(), port: Type.Number() }),
+  /** `trustProxy`: take the client's address and scheme from X-Forwarded-For/-Proto (behind a reverse proxy only). */
+  server: Type.Object({ host: Type.String(), port: Type.Number(), trustProxy: Type.Boolean() }),
   publicUrl: Nullable(Type.String()),
   heartbeatUrl: Nullable(Type.String()),
   dataDir: Type.String(),

@@ -15,7 +15,10 @@ export interface HttpRequest {
   /** Header names lower-cased. */
   headers: Record<string, string>;
   body: Buffer;
+  /** The client's address: the peer's, or X-Forwarded-For's when server.trustProxy is set. */
   remoteAddress: string;
+  /** How the client reached Vigil: X-Forwarded-Proto's scheme when server.trustProxy is set. */
+  scheme?: 'http' | 'https';
   /** The body passed MAX_BODY_BYTES and was discarded: the answer is a 413 in the route's error shape. */
   oversized?: boolean;
   /** The per-key budget was already charged for it: the first tool call inside an MCP request. */

@@ -131,7 +131,7 @@ export class Pipeline {
   }
 
   private unexpected(err: unknown, req: HttpRequest): ApiError {
-    this.deps.log.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    this.deps.log.error({ err, method: req.method, path: req.path, client: req.remoteAddress }, 'unhandled error');
     return errors.internal();
   }
 }

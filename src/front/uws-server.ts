@@ -1,6 +1,7 @@
 import uWS from 'uWebSockets.js';
 import { MAX_BODY_BYTES, type HttpRequest, type Reply } from './http-types.js';
 import { explainListenFailure } from './listen-failure.js';
+import { clientOrigin } from './client-origin.js';
 const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
 
 const STATUS_TEXT: Record<number, string> = {
@@ -24,7 +25,7 @@ export interface RunningServer {
  * bytes. Headers are read synchronously (uWS invalidates the request object after the first
  * await), bodies are read with a 1 MiB cap, onAborted is attached once, writes are corked.
  */
-export function serve(host: string, port: number, handle: Handle): Promise<RunningServer> {
+export function serve(host: string, port: number, handle: Handle, opts: { trustProxy?: boolean } = {}): Promise<RunningServer> {
   const app = uWS.App();
   let inFlight = 0;
   let drained: (() => void) | null = null;
@@ -37,6 +38,7 @@ export function serve(host: string, port: number, handle: Handle): Promise<Runni
     req.forEach((k, v) => {
       headers[k] = v;
     });
+    const client = clientOrigin(Buffer.from(res.getRemoteAddressAsText()).toString(), headers, opts.trustProxy ?? false);
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
@@ -50,7 +52,7 @@ export function serve(host: string, port: number, handle: Handle): Promise<Runni
       if (inFlight === 0 && drained) drained();
     };
     const dispatch = (body: Buffer) => {
-      const request: HttpRequest = { method, path, query, headers, body, remoteAddress: '', ...(oversized ? { oversized } : {}) };
+      const request: HttpRequest = { method, path, query, headers, body, remoteAddress: client.address, scheme: client.scheme, ...(oversized ? { oversized } : {}) };
       let result: Reply | Promise<Reply>;
       try {
         result = handle(request);
