@@ -107,7 +107,7 @@ mkdirSync(out, { recursive: true });
 const threads = {
   'piscina-worker.cjs': join(pkg('piscina'), 'dist', 'worker.js'),
   'probe-worker.cjs': join(root, 'src', 'engine', 'probe-worker.ts'),
-  'webhook-worker.cjs': join(root, 'src', 'alerts', 'webhook-worker.ts'),
+  'webhook-worker.cjs': join(root, 'src', 'alerts', 'delivery', 'webhook-worker.ts'),
   'icmp-host.cjs': join(root, 'src', 'engine', 'probes', 'icmp-host.ts'),
 };
 for (const [name, entry] of Object.entries(threads)) {

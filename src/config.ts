@@ -3,23 +3,12 @@ import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType } from '@sinclair/typebox/errors';
+import { Plan } from './domain/plans.js';
 // Imported rather than read at start, so the single binary carries the defaults.
 import defaults from '../config/default.json' with { type: 'json' };
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-export const Plan = Type.Object({
-  maxChecks: Type.Number(),
-  minCheckIntervalMinutes: Type.Number(),
-  maxWebhooks: Type.Number(),
-  maxApiKeys: Type.Number(),
-  regionChoice: Type.Boolean(),
-  domainIntel: Type.Boolean(),
-  minHeartbeatIntervalSeconds: Type.Number(),
-});
-
-export const TIERS = ['free', 'indie', 'nano', 'pro'] as const;
-export type Tier = (typeof TIERS)[number];
 
 const ConfigSchema = Type.Object({
   /** `trustProxy`: take the client's address and scheme from X-Forwarded-For/-Proto (behind a reverse proxy only). */
@@ -62,7 +51,6 @@ const ConfigSchema = Type.Object({
   }),
 });
 
-export type PlanLimits = Static<typeof Plan>;
 /** The validated config as written: public addresses may still be null (defaults need the port). */
 export type ConfigInput = Static<typeof ConfigSchema>;
 
