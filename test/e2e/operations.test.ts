@@ -2,6 +2,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -213,5 +214,31 @@ describe('schema versions', () => {
     }
     openSqliteStore(dataDir).close();
     assert.equal(readdirSync(dataDir).filter((f) => f.includes('-before-')).length, 1, 'no copy when nothing migrates');
+  });
+});
+
+describe('startup errors say what to do', () => {
+  test('a busy address is named, with what to change', TIMEOUT, async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const s = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: join(tmp('vigil-busy-'), 'data'), VIGIL_PORT: String(port) } });
+      running.push(s);
+      assert.equal((await s.exited).code, 1);
+      assert.match(s.stderr(), new RegExp(`^vigil: cannot listen on 127\\.0\\.0\\.1:${port}: the address is in use by another process; .*server\\.port`, 'm'));
+      assert.doesNotMatch(s.stderr(), /unexpected error/);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+  });
+
+  test('a data directory that cannot be written is named, with what to change', TIMEOUT, async () => {
+    const file = join(tmp('vigil-nodir-'), 'a-file');
+    writeFileSync(file, '');
+    const s = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: join(file, 'data'), VIGIL_PORT: String(await freePort()) } });
+    running.push(s);
+    assert.equal((await s.exited).code, 1);
+    assert.match(s.stderr(), /^vigil: the data directory .*a-file\/data is not writable \(ENOTDIR\); .*VIGIL_DATA_DIR/m);
   });
 });
