@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hasRawSocketCapability } from '../../src/engine/probes/icmp-capability.js';
+import { startReceiver } from '../helpers/fixtures/alerts-receiver.js';
 import { ADMIN_KEY, freePort, LISTENING, spawnServing, stopServing, type Serving } from '../helpers/serve-process.js';
 
 /**
@@ -41,7 +42,8 @@ describe('the single binary', { skip: process.platform !== 'linux' || process.ar
   let target: Server;
   let targetHits = 0;
   let serving: Serving | null = null;
-  const env = () => ({ HOME: home, XDG_CACHE_HOME: join(home, 'cache'), NODE_PATH: '', NODE_OPTIONS: '', VIGIL_CONFIG: join(home, 'vigil.json') });
+  // The webhook receiver's certificate is signed by the committed test CA.
+  const env = () => ({ NODE_EXTRA_CA_CERTS: join(ROOT, 'test', 'helpers', 'fixtures', 'tls', 'ca.pem'), HOME: home, XDG_CACHE_HOME: join(home, 'cache'), NODE_PATH: '', NODE_OPTIONS: '', VIGIL_CONFIG: join(home, 'vigil.json') });
   const run = (args: string[]) => spawnSync(exe, args, { cwd: home, env: { ...process.env, ...env() }, encoding: 'utf8' });
 
   before(() => {
@@ -113,6 +115,18 @@ describe('the single binary', { skip: process.platform !== 'linux' || process.ar
     await waitUntil('the heartbeat to be up', async () =>
       (await api('GET', `/v1/public/checks/${String(hb.body.data.id)}`)).body.data.status === 'up' ? true : undefined,
     );
+
+    // Webhook deliveries run on a worker thread started from the unpacked bundle.
+    const receiver = await startReceiver();
+    try {
+      const hook = await api('POST', '/v1/public/alerts/webhooks', { url: receiver.url('/hooks/binary'), name: 'binary' });
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
+      const delivered = await api('POST', `/v1/public/alerts/webhooks/${String(hook.body.data.id)}/test`);
+      assert.equal(delivered.status, 200, JSON.stringify(delivered.body));
+      assert.equal(receiver.received.length, 1);
+    } finally {
+      await receiver.close();
+    }
 
     const cli = run(['key', 'create', '--account', 'admin@localhost', '--scopes', 'checks:read']);
     assert.equal(cli.status, 0, cli.stderr);
