@@ -35,8 +35,11 @@ export function intervalMs(check: Pick<Check, 'intervalMinutes'>): number {
   return Math.max(1000, Math.round(check.intervalMinutes * 60_000));
 }
 
-/** What a worker needs for one probe of this check (structured-cloneable). */
-export function probeTask(check: Check, config: Config): ProbeTask {
+/**
+ * What a worker needs for one probe of this check (structured-cloneable). `blockPrivate`: the
+ * probe refuses private addresses at connect time (the config's rule, or the check's account's).
+ */
+export function probeTask(check: Check, config: Config, blockPrivate = config.probes.blockPrivateAddresses): ProbeTask {
   return {
     type: intern(check.type) as ProbeType,
     url: check.url,
@@ -49,7 +52,7 @@ export function probeTask(check: Check, config: Config): ProbeTask {
     pingPackets: check.pingPackets,
     // The smaller of 30 s and the interval: a probe never overlaps its own next run.
     timeoutMs: Math.min(MAX_PROBE_TIMEOUT_MS, intervalMs(check)),
-    blockPrivateAddresses: config.probes.blockPrivateAddresses,
+    blockPrivateAddresses: blockPrivate,
   };
 }
 

@@ -16,6 +16,8 @@ import type { ProbeResult, ProbeTask, SslInfo } from '../domain/probe-types.js';
 import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId, type WheelEntryKind } from './timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
 import { Histogram } from '../domain/histogram.js';
+import { privateTargetRefusal } from '../domain/private-target.js';
+import { Lru } from '../util/lru.js';
 
 /** Where transitions go: the alert pipeline subscribes (a later layer). */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: MonitorEvent) => void;
@@ -69,6 +71,7 @@ export interface EngineDeps {
 export class Engine implements CheckObserver {
   readonly wheel: TimingWheel;
   private readonly scheduled = new Map<string, Scheduled>();
+  private readonly privateTargetsBlocked = new Lru<string, boolean>(10_000);
   /** Handlers of the wheel's other entry kinds (heartbeat deadlines, domain checks). */
   private readonly deadlineHandlers = new Map<WheelEntryKind, (checkId: string, dueAt: number) => void>();
   private driver: WheelDriver | null = null;
@@ -148,6 +151,20 @@ export class Engine implements CheckObserver {
     this.wheel.cancel(wheelId('probe', check.id));
   }
 
+  /**
+   * Whether this account's probes refuse private addresses when they connect (a name that
+   * resolved publicly when the check was made may not later lead inside). How an account was
+   * created never changes, so the answer is cached.
+   */
+  private blocksPrivateTargets(accountId: string): boolean {
+    let blocked = this.privateTargetsBlocked.get(accountId);
+    if (blocked === undefined) {
+      blocked = privateTargetRefusal(this.deps.config, () => this.deps.store.accounts.createdBySignup(accountId)) !== null;
+      this.privateTargetsBlocked.set(accountId, blocked);
+    }
+    return blocked;
+  }
+
   private add(check: Check, runNow: boolean, now: number): void {
     if (!isProbeType(check.type) || check.disabled) return;
     const previous = this.scheduled.get(check.id);
@@ -156,7 +173,7 @@ export class Engine implements CheckObserver {
       seq: check.seq,
       accountId: intern(check.accountId),
       intervalMs: intervalMs(check),
-      task: probeTask(check, this.deps.config),
+      task: probeTask(check, this.deps.config, this.blocksPrivateTargets(check.accountId)),
       policy: {
         downConfirmationAttempts: check.downConfirmationAttempts,
         immediateRecheckEnabled: check.immediateRecheckEnabled,

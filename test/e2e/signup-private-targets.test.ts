@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asBearer, fakeMailDns, signUp } from '../helpers/fixtures/oauth-client.js';
+import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { assertError, newAccount, NO_PROBES } from './util.js';
 
 /**
@@ -43,6 +44,29 @@ describe('agent-signup accounts and private targets', () => {
     const actor = newAccount(server, { tier: 'pro' });
     const res = await server.request('POST', '/v1/public/checks', { key: actor.key, body: { url: 'http://127.0.0.1:9/', checkFrequency: 5 } });
     assert.equal(res.status, 201, res.text);
+  });
+});
+
+describe('agent-signup accounts at probe time', () => {
+  const dispatcher = new ScriptedDispatcher();
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({}, undefined, { dispatcher, autoTick: false, mailDomainResolver: fakeMailDns() });
+  });
+  after(() => server.stop());
+
+  test("their probes refuse private addresses when they connect (a public name may later resolve inside); the operator's do not", async () => {
+    const agent = await signUp(server);
+    const theirs = await asBearer(server, agent.accessToken, 'POST', '/v1/public/checks', { body: { url: 'https://93.184.215.14/agent', checkFrequency: 5 } });
+    assert.equal(theirs.status, 201, theirs.text);
+    const actor = newAccount(server, { tier: 'pro' });
+    const ours = await server.request('POST', '/v1/public/checks', { key: actor.key, body: { url: 'http://127.0.0.1:9/operator', checkFrequency: 5 } });
+    assert.equal(ours.status, 201, ours.text);
+    server.app.engine.tick();
+    for (let i = 0; i < 100 && dispatcher.calls.length < 2; i++) await new Promise((r) => setImmediate(r));
+    const task = (path: string) => dispatcher.calls.find((t) => t.url.endsWith(path));
+    assert.equal(task('/agent')?.blockPrivateAddresses, true);
+    assert.equal(task('/operator')?.blockPrivateAddresses, false);
   });
 });
 
