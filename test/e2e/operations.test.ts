@@ -241,4 +241,46 @@ describe('startup errors say what to do', () => {
     assert.equal((await s.exited).code, 1);
     assert.match(s.stderr(), /^vigil: the data directory .*a-file\/data is not writable \(ENOTDIR\); .*VIGIL_DATA_DIR/m);
   });
+
+  test('without CAP_NET_RAW: a warning at start, ping checks fail with that reason, everything else runs', {
+    ...TIMEOUT,
+    skip: existsSync('/usr/bin/setpriv') && process.getuid?.() === 0 ? false : 'needs root and setpriv to start a server without CAP_NET_RAW',
+  }, async () => {
+    const dir = tmp('vigil-noraw-');
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ plans: { pro: { minCheckIntervalMinutes: 0.05 } } }));
+    const target = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const s = spawnServing('/usr/bin/setpriv', ['--bounding-set', '-net_raw', '--inh-caps', '-net_raw', process.execPath, CLI, 'serve', '--config', config], {
+      cwd: ROOT,
+      env: { VIGIL_DATA_DIR: join(dir, 'data'), VIGIL_PORT: String(await freePort()) },
+    });
+    running.push(s);
+    try {
+      const [, url] = await s.waitFor(LISTENING);
+      const key = s.stdout().match(ADMIN_KEY)![0];
+      assert.match(s.stdout(), /ping checks will fail: ICMP needs raw sockets, and this process lacks CAP_NET_RAW/);
+      const ping = await api(url!, key, 'POST', '/v1/public/checks', { type: 'ping', url: '127.0.0.1', checkFrequency: 0.05 });
+      const tcp = await api(url!, key, 'POST', '/v1/public/checks', { type: 'tcp', url: `tcp://127.0.0.1:${(target.address() as { port: number }).port}`, checkFrequency: 0.05 });
+      assert.equal(ping.status, 201);
+      assert.equal(tcp.status, 201);
+      const state = async (id: string) => (await api(url!, key, 'GET', `/v1/public/checks/${id}`)).body.data as unknown as { status: string; lastError: string | null };
+      let pinged = await state(ping.body.data.id);
+      for (let i = 0; i < 600 && pinged.status !== 'down'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        pinged = await state(ping.body.data.id);
+      }
+      assert.equal(pinged.status, 'down');
+      assert.match(String(pinged.lastError), /CAP_NET_RAW/);
+      let tcpState = await state(tcp.body.data.id);
+      for (let i = 0; i < 600 && tcpState.status !== 'up'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        tcpState = await state(tcp.body.data.id);
+      }
+      assert.equal(tcpState.status, 'up', 'other checks run');
+    } finally {
+      await stopServing(s);
+      await new Promise<void>((resolve) => target.close(() => resolve()));
+    }
+  });
 });

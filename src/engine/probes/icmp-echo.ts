@@ -58,15 +58,20 @@ function release(family: 4 | 6, shared: SharedSession): void {
   }
 }
 
+/** Without the capability the raw socket fails when it opens or on its first send: say what is missing. */
+function lossReason(err: Error): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const denied = code === 'EPERM' || code === 'EACCES' || /Operation not permitted|Permission denied/.test(err.message);
+  return denied ? 'ICMP needs raw sockets (root or CAP_NET_RAW)' : err.message;
+}
+
 function echoOnce(address: string, family: 4 | 6, timeoutMs: number): Promise<EchoOutcome> {
   return new Promise((resolve) => {
     let shared: SharedSession;
     try {
       shared = acquire(family);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const reason = code === 'EPERM' || code === 'EACCES' ? 'ICMP needs raw sockets (root or CAP_NET_RAW)' : (err as Error).message;
-      resolve({ lost: reason });
+      resolve({ lost: lossReason(err as Error) });
       return;
     }
     // pingHost() reads the session timeout per request.
@@ -76,7 +81,7 @@ function echoOnce(address: string, family: 4 | 6, timeoutMs: number): Promise<Ec
       const rtt = performance.now() - sentAt;
       const outcome: EchoOutcome = !error
         ? { rtt }
-        : { lost: error.name === 'RequestTimedOutError' ? 'timeout' : error.message };
+        : { lost: error.name === 'RequestTimedOutError' ? 'timeout' : lossReason(error) };
       release(family, shared);
       resolve(outcome);
     });
