@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Mailer } from './delivery/mailer.js';
-import type { BatchWriter } from '../store/sqlite/batch-writer.js';
+import type { BatchWriter } from '../store/batch-writer.js';
 import type { Store } from '../store/store.js';
 import { AlertRouting } from './alert-routing.js';
 import type { AlertStore } from '../store/alert-store.js';
