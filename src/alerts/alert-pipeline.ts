@@ -9,12 +9,11 @@ import type { Store } from '../store/store.js';
 import { alertContent } from './alert-content.js';
 import type { AlertEvent } from '../domain/events.js';
 import type { AlertRouting } from './alert-routing.js';
-import type { DeliveryQueue, NewAlert } from '../store/alert-store.js';
+import type { NewAlert } from '../store/alert-store.js';
 import type { DeliverySender } from './delivery/sender.js';
 
 export interface AlertPipelineDeps {
   store: Pick<Store, 'checks'>;
-  queue: DeliveryQueue;
   routing: AlertRouting;
   writer: BatchWriter;
   sender: DeliverySender;

@@ -64,7 +64,7 @@ export class AlertsModule {
       log,
       options: alerts,
     });
-    this.pipeline = new AlertPipeline({ store, queue: this.repos.deliveries, routing, writer, sender: this.sender, mailer, clock, config, log });
+    this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log });
   }
 
   start(): void {
