@@ -1,5 +1,5 @@
 import type { AlertEvent, MonitorStatus, Regions } from '../domain/events.js';
-import type { DomainInfo, ProbeResult } from '../domain/probe-types.js';
+import type { DomainInfo } from '../domain/probe-types.js';
 import type { DomainMemory } from '../store/alert-store.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { HistoryResultInput, RuntimeWrite } from '../store/store.js';
@@ -7,19 +7,13 @@ import type { ObservationWrite } from '../store/writes.js';
 import { domainStep, type DomainEventType } from './domain-expiry.js';
 import type { LiveCheck } from './live-check.js';
 import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
-import type { PeerVerdict } from './peer.js';
-import { transition, type MonitorInput, type MonitorState, type Recheck } from './state-machine.js';
+import { transition, type MonitorInput, type MonitorState, type ProbeInput, type Recheck } from './state-machine.js';
 
 /** Where transitions go: the alert pipeline subscribes (app.ts). */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
 
-/** A probe's result, run here or by a prober node, with the peer's re-check of a failure. */
-export interface ProbeObservation {
-  kind: 'probe';
-  result: ProbeResult;
-  region: string | null;
-  peer: PeerVerdict | null;
-}
+/** A probe's result, run here or by a prober node (its region), with the peer's re-check of a failure. */
+export type ProbeObservation = ProbeInput;
 
 /** A heartbeat ping: `start` is a job starting (neither success nor failure). */
 export interface PingObservation {
@@ -111,7 +105,8 @@ export class Recorder {
   private outcome(live: LiveCheck, obs: Observation, now: number): Outcome {
     switch (obs.kind) {
       case 'probe':
-        return this.stateful(live, { kind: 'probe', result: obs.result, region: obs.region, peer: obs.peer }, obs, now);
+        // A probe observation is the state machine's probe input as it is.
+        return this.stateful(live, obs, obs, now);
       case 'ping':
         if (obs.signal === 'start' || obs.paused) return this.unstateful(live, obs, now);
         return this.stateful(live, { kind: 'heartbeat', signal: obs.signal, error: obs.error, region: obs.region }, obs, now);
@@ -260,7 +255,15 @@ export class Recorder {
   private counted(live: LiveCheck, ok: boolean, at: number, responseTime: number | null, region: string | null): void {
     live.probesTotal++;
     if (ok) live.probesUp++;
-    live.lastProbe = { at, status: ok ? 'up' : 'down', responseTime, region };
+    const last = live.lastProbe;
+    if (last === null) live.lastProbe = { at, status: ok ? 'up' : 'down', responseTime, region };
+    else {
+      // Updated in place: no allocation per result.
+      last.at = at;
+      last.status = ok ? 'up' : 'down';
+      last.responseTime = responseTime;
+      last.region = region;
+    }
   }
 
   /**
