@@ -9,7 +9,9 @@ import { limitsFor } from './plans.js';
 import { accessAllows, type Principal } from './principal.js';
 import { resolvesToPrivate } from './private-target.js';
 import type { Check, CheckSettings } from './records.js';
-import type { CreateCheckInput, UpdateCheckInput } from './schemas/checks.js';
+import type { CreateCheckInput, UpdateCheckBody } from './schemas/checks.js';
+import { settingsOfPatch } from './check-patch.js';
+import { checkDetail } from './views.js';
 import { parseIsoInstant } from './iso-date.js';
 import { hashSecret, newHeartbeatToken, newId } from './secrets.js';
 import { parseTarget } from './target-url.js';
@@ -174,10 +176,12 @@ export class ChecksService {
     });
   }
 
-  update(principal: Principal, id: string, input: UpdateCheckInput): void {
-    const changed = new Set(Object.keys(input));
-    const check = this.store.transaction(() => {
+  /** PATCH: only the fields sent change; a GET record sent back is accepted (check-patch.ts). */
+  update(principal: Principal, id: string, body: UpdateCheckBody): void {
+    const { check, changed } = this.store.transaction(() => {
       const current = this.get(principal, id);
+      const input = settingsOfPatch(body, checkDetail(current, this.config, this.clock.now()));
+      const changed = new Set(Object.keys(input));
       if (current.type === 'heartbeat' && input.url !== undefined) {
         throw errors.badRequest('A heartbeat check has a generated ping URL; use regenerate-token to change it');
       }
@@ -196,7 +200,7 @@ export class ChecksService {
       }
       const now = this.clock.now();
       this.store.checks.updateSettings(id, settings, urlKey, now);
-      return { ...current, ...settings, updatedAt: now };
+      return { check: { ...current, ...settings, updatedAt: now }, changed };
     });
     const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
     if (behaviourChanged) this.saved(check, true);
