@@ -60,10 +60,7 @@ export class ChecksService {
     const settings = applyInput(base, { ...input, type });
     if (type === 'heartbeat') settings.url = '';
     const urlKey = validateSettings(settings, account, this.config, new Set([...Object.keys(input), 'type']));
-    if (principal.access && !(settings.folder !== null && principal.access.folders.includes(settings.folder))) {
-      // A restricted key could never see what it creates outside its folders.
-      throw errors.forbidden('A key restricted to checks or folders can only create checks in one of its folders (set folder)');
-    }
+    this.requireCreateAccess(principal, settings.folder);
     const id = newId('chk');
     const token = type === 'heartbeat' ? newHeartbeatToken() : null;
     if (!settings.name) settings.name = type === 'heartbeat' ? `Heartbeat ${id.slice(4, 12)}` : settings.url;
@@ -112,6 +109,13 @@ export class ChecksService {
   }
 
   /** A check the principal may see; 404 when it does not exist, 403 when it is not theirs. */
+  /** A restricted key creates only inside its folders: it could never see a check created elsewhere. */
+  requireCreateAccess(principal: Principal, folder: string | null): void {
+    if (principal.access && !(folder !== null && principal.access.folders.includes(folder))) {
+      throw errors.forbidden('A key restricted to checks or folders can only create checks in one of its folders (set folder)');
+    }
+  }
+
   get(principal: Principal, id: string): Check {
     const check = this.store.checks.byId(id);
     if (!check) throw errors.notFound(`Check ${id} not found`);
