@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { errors } from './errors.js';
+import { errors } from '../domain/errors.js';
 import { PATCH_TYPES, RECORD_READ_ONLY_FIELDS, type UpdateCheckBody, type UpdateCheckInput } from './schemas/checks.js';
 
 const READ_ONLY = new Set(RECORD_READ_ONLY_FIELDS);

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { BodyBuffer } from '../../src/front/body-buffer.js';
-import { MAX_BODY_BYTES } from '../../src/front/http-types.js';
+import { MAX_BODY_BYTES } from '../../src/api/http-types.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { NO_PROBES } from './util.js';
 
