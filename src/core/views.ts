@@ -15,7 +15,8 @@ export function publicStatus(check: Pick<Check, 'disabled' | 'status'>): 'pendin
 }
 
 
-function listFields(check: Check, config: Config) {
+/** `uptime`: the record's figure from the stats service (recordUptime), one definition with the stats. */
+function listFields(check: Check, config: Config, uptime: number) {
   return {
     id: check.id,
     name: check.name,
@@ -28,23 +29,23 @@ function listFields(check: Check, config: Config) {
     expectedStatus: check.expectedStatusCodes[0] ?? 200,
     lastChecked: iso(check.lastChecked),
     lastResponseTime: check.lastResponseTime,
-    uptime: check.probesTotal === 0 ? 100 : (check.probesUp / check.probesTotal) * 100,
+    uptime,
     createdAt: new Date(check.createdAt).toISOString(),
     folder: check.folder,
   };
 }
 
-export function checkListItem(check: Check, config: Config) {
+export function checkListItem(check: Check, config: Config, uptime: number) {
   return {
-    ...listFields(check, config),
+    ...listFields(check, config, uptime),
     ssl: { valid: check.ssl?.valid ?? null, issuer: check.ssl?.issuer ?? null, expiresAt: check.ssl?.validTo ?? null },
   };
 }
 
-export function checkDetail(check: Check, config: Config, now: number) {
+export function checkDetail(check: Check, config: Config, now: number, uptime: number) {
   const ssl = check.ssl;
   return {
-    ...listFields(check, config),
+    ...listFields(check, config, uptime),
     headers: check.headers,
     body: check.body,
     responseValidation: check.responseValidation,
