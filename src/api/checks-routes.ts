@@ -25,15 +25,15 @@ export function checkRoutes(s: Services): Route[] {
       idempotency: 'none',
       query: ListChecksQuery,
       responses: { 200: CheckListResponse, ...errorsFor(400, 401, 403, 429) },
-      handler: ({ principal, query, now }) =>
-        listPages.get(principal, query, `${s.checks.version()}:${Math.floor(now / 60_000)}`, () => {
+      handler: ({ principal, query }) =>
+        listPages.get(principal, query, s.checks.version(), () => {
           const page = s.checks.list(principal, query.status, {
             limit: query.limit ?? 25,
             page: query.page ?? 1,
             cursor: query.cursor,
             includeTotal: query.includeTotal ?? false,
           });
-          return listReply(page.data, page.meta, s.config, (c) => s.stats.recordUptime(c, now));
+          return listReply(page.data, page.meta, s.config);
         }),
     }),
     defineRoute({
@@ -58,10 +58,7 @@ export function checkRoutes(s: Services): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: CheckDetailResponse, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params, now }) => {
-        const check = s.checks.get(principal, params.id!);
-        return detailReply(check, s.config, now, s.stats.recordUptime(check, now));
-      },
+      handler: ({ principal, params, now }) => detailReply(s.checks.get(principal, params.id!), s.config, now),
     }),
     defineRoute({
       ...base,

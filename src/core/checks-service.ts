@@ -175,8 +175,7 @@ export class ChecksService {
   update(principal: Principal, id: string, body: UpdateCheckBody): void {
     const { check, changed } = this.store.transaction(() => {
       const current = this.get(principal, id);
-      // uptime is an observation, which settingsOfPatch ignores whatever its value.
-      const input = settingsOfPatch(body, checkDetail(current, this.config, this.clock.now(), Number.NaN));
+      const input = settingsOfPatch(body, checkDetail(current, this.config, this.clock.now()));
       const changed = new Set(Object.keys(input));
       if (current.type === 'heartbeat' && input.url !== undefined) {
         throw errors.badRequest('A heartbeat check has a generated ping URL; use regenerate-token to change it');

@@ -3,7 +3,6 @@ import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import { parseDate } from './history-service.js';
 import type { Principal } from './principal.js';
-import type { Check } from '../domain/records.js';
 import type { MultiRangeStats, RangeStats, SingleRangeStats, StatsQuery } from './schemas/stats.js';
 import { sumTotals, type RollupReads } from '../store/rollup-store.js';
 import type { StateChangeRepo } from '../store/store.js';
@@ -60,12 +59,12 @@ export class StatsService {
     rollup.merge(rollups.rollup(check.seq, 'hour', plan.hours)).merge(rollups.rollup(check.seq, 'minute', plan.minutes));
     for (const sample of rollups.rawSamples(check.seq, plan.raw)) rollup.add(sample);
     const summary = summarizeRollup(rollup);
-    const { incidents, uptimePercentage } = this.durations(check.seq, from, to, now);
+    const { incidents } = this.durations(check.seq, from, to, now);
     return {
       checkId,
       period: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
       uptime: {
-        percentage: uptimePercentage,
+        percentage: summary.uptimePercentage,
         totalChecks: summary.totalChecks,
         successfulChecks: summary.successfulChecks,
         failedChecks: summary.failedChecks,
@@ -117,15 +116,6 @@ export class StatsService {
       out[range.name] = stats;
     }
     return out;
-  }
-
-  /**
-   * The record's `uptime`: the same duration-based figure over the check's whole life (its
-   * creation up to now), 100 before anything is known. Read from the state-change log, which
-   * holds transitions only, so it costs two indexed reads however old the check is.
-   */
-  recordUptime(check: Pick<Check, 'seq' | 'createdAt'>, now = this.clock.now()): number {
-    return this.durations(check.seq, check.createdAt, now, now).uptimePercentage ?? 100;
   }
 
   private limits(seq: number): SourceLimits {

@@ -15,8 +15,7 @@ export function publicStatus(check: Pick<Check, 'disabled' | 'status'>): 'pendin
 }
 
 
-/** `uptime`: the record's figure from the stats service (recordUptime), one definition with the stats. */
-function listFields(check: Check, config: Config, uptime: number) {
+function listFields(check: Check, config: Config) {
   return {
     id: check.id,
     name: check.name,
@@ -29,23 +28,23 @@ function listFields(check: Check, config: Config, uptime: number) {
     expectedStatus: check.expectedStatusCodes[0] ?? 200,
     lastChecked: iso(check.lastChecked),
     lastResponseTime: check.lastResponseTime,
-    uptime,
+    uptime: check.probesTotal === 0 ? 100 : (check.probesUp / check.probesTotal) * 100,
     createdAt: new Date(check.createdAt).toISOString(),
     folder: check.folder,
   };
 }
 
-export function checkListItem(check: Check, config: Config, uptime: number) {
+export function checkListItem(check: Check, config: Config) {
   return {
-    ...listFields(check, config, uptime),
+    ...listFields(check, config),
     ssl: { valid: check.ssl?.valid ?? null, issuer: check.ssl?.issuer ?? null, expiresAt: check.ssl?.validTo ?? null },
   };
 }
 
-export function checkDetail(check: Check, config: Config, now: number, uptime: number) {
+export function checkDetail(check: Check, config: Config, now: number) {
   const ssl = check.ssl;
   return {
-    ...listFields(check, config, uptime),
+    ...listFields(check, config),
     headers: check.headers,
     body: check.body,
     responseValidation: check.responseValidation,

@@ -101,7 +101,7 @@ const listFields = {
   expectedStatus: Type.Integer(),
   lastChecked: Nullable(IsoDate),
   lastResponseTime: Nullable(Type.Number()),
-  uptime: Type.Number({ description: 'Percentage of time up since creation, as in the stats (online / (online + offline) × 100); 100 before the first result' }),
+  uptime: Type.Number({ description: 'Percentage of successful probes since creation' }),
   createdAt: IsoDate,
   folder: Nullable(Type.String()),
 };
