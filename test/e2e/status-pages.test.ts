@@ -282,9 +282,11 @@ describe('metrics and health', () => {
     assertError(await get('/metrics', { 'x-api-key': writer.key }), 403);
   });
 
-  test('/metrics takes the key as Authorization: Bearer', { todo: 'Bearer API keys arrive with the fixes branch' }, async () => {
+  test('/metrics takes the key as Authorization: Bearer, as Prometheus scrapers send it', async () => {
     const res = await get('/metrics', { authorization: `Bearer ${owner.key}` });
     assert.equal(res.status, 200);
+    assert.ok(res.text.includes(`check_id="${shop}"`));
+    assertError(await get('/metrics', { authorization: 'Bearer vigil_live_nope' }), 401);
   });
 
   test('/healthz answers without sign-in; /readyz says the engine is not ticking here', async () => {
