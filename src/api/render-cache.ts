@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Clock } from '../core/clock.js';
 import type { Reply } from '../front/http-types.js';
 import { Lru } from '../util/lru.js';
@@ -18,6 +19,19 @@ export interface Rendered {
 interface Entry extends Rendered {
   etag: string;
   renderedAt: number;
+  /** Compressed once at render, for clients that accept it (every browser does). */
+  br: Buffer | null;
+  gzip: Buffer | null;
+}
+
+/** Below this, compressing saves less than its headers cost (badges). */
+const COMPRESS_FROM = 1024;
+
+function preferred(acceptEncoding: string | undefined): 'br' | 'gzip' | null {
+  if (!acceptEncoding) return null;
+  if (/\bbr\b/.test(acceptEncoding)) return 'br';
+  if (/\bgzip\b/.test(acceptEncoding)) return 'gzip';
+  return null;
 }
 
 /**
@@ -51,13 +65,26 @@ export class RenderCache {
     else {
       const rendered = render();
       this.counts.renders++;
-      const etag = `"${createHash('sha1').update(rendered.text).digest('base64url')}"`;
-      entry = { ...rendered, etag, renderedAt: now };
+      const etag = createHash('sha1').update(rendered.text).digest('base64url');
+      const big = rendered.text.length >= COMPRESS_FROM;
+      entry = {
+        ...rendered,
+        etag,
+        renderedAt: now,
+        br: big ? brotliCompressSync(rendered.text, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : null,
+        gzip: big ? gzipSync(rendered.text) : null,
+      };
       this.entries.set(key, entry);
     }
-    const headers = { ETag: entry.etag, 'Cache-Control': PUBLIC_CACHE_CONTROL };
-    if (entry.status === 200 && etagMatches(req.headers['if-none-match'], entry.etag)) return { status: 304, headers };
-    return { status: entry.status, headers, raw: { contentType: entry.contentType, text: entry.text } };
+    const encoding = entry.br ? preferred(req.headers['accept-encoding']) : null;
+    // A strong ETag names one representation: each encoding has its own.
+    const etag = `"${entry.etag}${encoding ? `-${encoding}` : ''}"`;
+    const headers: Record<string, string> = { ETag: etag, 'Cache-Control': PUBLIC_CACHE_CONTROL };
+    if (entry.br) headers['Vary'] = 'Accept-Encoding';
+    if (entry.status === 200 && etagMatches(req.headers['if-none-match'], etag)) return { status: 304, headers };
+    if (encoding) headers['Content-Encoding'] = encoding;
+    const body = encoding === 'br' ? entry.br! : encoding === 'gzip' ? entry.gzip! : entry.text;
+    return { status: entry.status, headers, raw: { contentType: entry.contentType, text: body } };
   }
 
   purgeCheck(checkId: string): void {

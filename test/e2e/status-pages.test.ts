@@ -130,7 +130,8 @@ describe('the public page', () => {
     assert.match(html, /Shop &#60;front&#62;/, 'names are escaped');
     assert.match(html, new RegExp(`id="check-${shop}"[^]*?data-status="up"`));
     assert.match(html, new RegExp(`id="check-${blog}"[^]*?data-status="down"`));
-    assert.equal((html.match(/<rect x=/g) ?? []).length, 2 * 90, '90 day bars per check');
+    const bars = [...html.matchAll(/<svg class="bars"[^]*?<\/svg>/g)].map((m) => (m[0].match(/M\d+ 0h3v34h-3z|<rect /g) ?? []).length);
+    assert.deepEqual(bars, [90, 90], '90 day bars per check');
     assert.match(html, /Recent incidents/);
     assert.match(html, /prefers-color-scheme:dark/);
     assert.match(html, /name="viewport"/);
@@ -163,6 +164,12 @@ describe('the public page', () => {
     const etag = first.headers.get('etag')!;
     assert.match(etag, /^"[\w-]+"$/);
     assert.match(first.headers.get('cache-control') ?? '', /^public, max-age=\d, stale-while-revalidate=\d+$/);
+    assert.ok(['br', 'gzip'].includes(first.headers.get('content-encoding') ?? ''), 'compressed for a client that accepts it');
+    assert.equal(first.headers.get('vary'), 'Accept-Encoding');
+    const plain = await get('/status/acme', { 'accept-encoding': 'identity' });
+    assert.equal(plain.headers.get('content-encoding'), null);
+    assert.notEqual(plain.headers.get('etag'), etag, 'each encoding has its own ETag');
+    assert.equal(plain.text, first.text);
     const again = await get('/status/acme', { 'if-none-match': etag });
     assert.equal(again.status, 304);
     assert.equal(again.text, '');

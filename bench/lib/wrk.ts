@@ -1,0 +1,86 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+
+/**
+ * Server benchmarks on a 2-core machine: the server pinned to core 0, wrk to core 1, so the
+ * load generator never takes the server's CPU (autocannon in the same process would).
+ */
+export const SERVER_CORE = '0';
+export const LOAD_CORE = '1';
+
+export interface WrkResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Spawns `node args` pinned to the server core; resolves once its output matches `ready`. */
+export function spawnPinned(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 30_000): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start: ${seen.slice(-2000)}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (!ready.test(seen)) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      child.stderr!.resume();
+      resolve(child);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (seen += c.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${seen.slice(-2000)}`));
+    });
+  });
+}
+
+function millis(text: string): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(text);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+/** Parses wrk's --latency report. */
+export function parseWrk(out: string): WrkResult {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  if (!rps) throw new Error(`wrk said: ${out}`);
+  const percentile = (p: string) => millis(new RegExp(`\\s${p}%\\s+(\\S+)`).exec(out)?.[1] ?? '');
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const errs = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  return { requestsPerSec: Number(rps[1]), p50Ms: percentile('50'), p99Ms: percentile('99'), non2xx, errors };
+}
+
+/** One wrk run from the load core (one thread, keep-alive). */
+export function wrk(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string> }): WrkResult {
+  const args = ['-c', LOAD_CORE, 'wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency'];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`);
+  const r = spawnSync('taskset', [...args, url], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
+  return parseWrk(r.stdout);
+}
+
+/** The same, in the background, while something else is measured. */
+export function wrkInBackground(url: string, opts: { connections: number; seconds: number }): Promise<WrkResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', ['-c', LOAD_CORE, 'wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', () => {
+      try {
+        resolve(parseWrk(out));
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+}
