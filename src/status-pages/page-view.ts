@@ -78,6 +78,7 @@ export interface PageViewDeps {
 export class PageViews {
   private readonly closed = new Map<string, RollupTotals>();
   private closedDay = 0;
+  private readonly past = new Map<number, { today: number; days: DayBar[]; total: number; success: number }>();
 
   constructor(private readonly deps: PageViewDeps) {}
 
@@ -118,16 +119,11 @@ export class PageViews {
 
   publicCheck(check: Check, now: number): PublicCheck {
     const today = dayKey(now);
-    const days: DayBar[] = [];
-    let total = 0;
-    let success = 0;
-    for (let i = BAR_DAYS - 1; i >= 0; i--) {
-      const start = today - i * DAY_MS;
-      const t = this.totals(check.seq, 'day', start, DAY_MS, now);
-      total += t.total;
-      success += t.success;
-      days.push({ day: new Date(start).toISOString().slice(0, 10), total: t.total, uptime: t.total === 0 ? null : (t.success / t.total) * 100 });
-    }
+    const past = this.pastDays(check.seq, today, now);
+    const t = this.totals(check.seq, 'day', today, DAY_MS, now);
+    const days = [...past.days, { day: new Date(today).toISOString().slice(0, 10), total: t.total, uptime: t.total === 0 ? null : (t.success / t.total) * 100 }];
+    const total = past.total + t.total;
+    const success = past.success + t.success;
     const spark: Array<number | null> = [];
     const hour = hourKey(now);
     for (let i = SPARK_HOURS - 1; i >= 0; i--) {
@@ -163,6 +159,25 @@ export class PageViews {
       if (open !== null) out.push({ checkId: check.id, name: check.name, from: open, to: null });
     }
     return out.sort((a, b) => b.from - a.from).slice(0, MAX_INCIDENTS);
+  }
+
+  /** The bars before today, built once a day per check (they change only if a late result lands). */
+  private pastDays(seq: number, today: number, now: number): { days: DayBar[]; total: number; success: number } {
+    const hit = this.past.get(seq);
+    if (hit && hit.today === today) return hit;
+    const days: DayBar[] = [];
+    let total = 0;
+    let success = 0;
+    for (let i = BAR_DAYS - 1; i >= 1; i--) {
+      const start = today - i * DAY_MS;
+      const t = this.totals(seq, 'day', start, DAY_MS, now);
+      total += t.total;
+      success += t.success;
+      days.push({ day: new Date(start).toISOString().slice(0, 10), total: t.total, uptime: t.total === 0 ? null : (t.success / t.total) * 100 });
+    }
+    const built = { today, days, total, success };
+    this.past.set(seq, built);
+    return built;
   }
 
   /** A bucket's totals; remembered once it closed over an hour ago (late results land within it). */
