@@ -17,7 +17,8 @@ import { DAY_MS } from '../src/stats/cover.js';
  * Issue 15: a status page of 100 checks (90 days of day rollups each), served from the render
  * cache at >= 30% of a uWS hello world's requests per second (server on core 0, wrk on core 1,
  * Accept-Encoding as a browser sends it); the render a cache miss costs; and the time from a
- * check's state change to the change on the page (target <= 2 s), measured under that load.
+ * target's flip (so the probe, the state change and the purge) to the change on the page
+ * (target <= 2 s), measured under that load.
  */
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -56,8 +57,11 @@ async function until(what: string, test: () => Promise<boolean>, limitMs = 60_00
 export async function runStatusPageBench(): Promise<string> {
   const dir = tempDir('status-page');
   let failing = false;
+  /** When the flip target first answered in its current mode: the outage (or recovery) starts there. */
+  let flippedAt: number | null = null;
   const target = createServer((req, res) => {
     const down = failing && req.url === '/flip';
+    if (req.url === '/flip') flippedAt ??= Date.now();
     res.writeHead(down ? 503 : 200);
     res.end(down ? 'down' : 'ok');
   });
@@ -70,6 +74,7 @@ export async function runStatusPageBench(): Promise<string> {
       name: `Service ${i}`,
       checkFrequency: i === 0 ? 0.05 : 0.5,
       downConfirmationAttempts: 1,
+      immediateRecheckEnabled: false,
     }));
     seedHistory(dir.path, ids);
     const configFile = join(dir.path, 'bench.json');
@@ -90,7 +95,7 @@ export async function runStatusPageBench(): Promise<string> {
     });
     if (created.status !== 201) throw new Error(`page create failed: ${await created.text()}`);
     const pageUrl = `${api}/status/bench`;
-    const json = async (url: string, headers: Record<string, string> = {}) => (await (await fetch(url, { headers })).json()) as { checks: Array<{ status: string }>; data: { status: string; lastChecked: string } };
+    const json = async (url: string) => (await (await fetch(url)).json()) as { checks: Array<{ status: string }> };
     const flipState = async () => (await json(`${pageUrl}.json`)).checks[0]!.status;
     await until('the flip check to be up', async () => (await flipState()) === 'up');
     const html = await (await fetch(pageUrl, { headers: { 'accept-encoding': 'identity' } })).text();
@@ -100,20 +105,14 @@ export async function runStatusPageBench(): Promise<string> {
     const plain = wrk(pageUrl, { connections: CONNECTIONS, seconds: SECONDS });
 
     // State change to page, under load: wrk keeps requesting the page while check 0 flips.
-    const background = wrkInBackground(pageUrl, { connections: CONNECTIONS, seconds: Math.max(SECONDS, FLIPS * 8) });
+    const background = wrkInBackground(pageUrl, { connections: CONNECTIONS, seconds: Math.max(SECONDS, FLIPS * 8), headers: BROWSER });
     const delays: number[] = [];
     for (let i = 0; i < FLIPS; i++) {
       failing = !failing;
+      flippedAt = null;
       const want = failing ? 'down' : 'up';
-      let changedAt = 0;
-      await until(`the API to report ${want}`, async () => {
-        const check = (await json(`${api}/v1/public/checks/${ids[0]}`, { 'x-api-key': key })).data;
-        if (check.status !== want) return false;
-        changedAt = Date.parse(check.lastChecked);
-        return true;
-      });
       await until(`the page to show ${want}`, async () => (await flipState()) === want);
-      delays.push(Date.now() - changedAt);
+      delays.push(Date.now() - flippedAt!);
     }
     const underLoad = await background;
     await stop(vigil);
@@ -148,7 +147,7 @@ export async function runStatusPageBench(): Promise<string> {
       table(['measure', 'figure', 'target'], [
         ['uncached render, first (empty bucket memo)', `${fmt(cold, 1)} ms`, '-'],
         ['uncached render, median of 30 (what a purge costs)', `${fmt(warm[15]!, 1)} ms`, '-'],
-        [`probe that saw the change to the page showing it, under load (max of ${FLIPS} flips)`, `${fmt(Math.max(...delays))} ms (each: ${delays.map((d) => fmt(d)).join(', ')})`, '<= 2,000 ms'],
+        [`target flips to the page showing it, under load (max of ${FLIPS} flips)`, `${fmt(Math.max(...delays))} ms (each: ${delays.map((d) => fmt(d)).join(', ')})`, '<= 2,000 ms'],
         ['page requests/s meanwhile', fmt(underLoad.requestsPerSec), '-'],
       ]),
     ].join('\n');

@@ -60,19 +60,23 @@ export function parseWrk(out: string): WrkResult {
   return { requestsPerSec: Number(rps[1]), p50Ms: percentile('50'), p99Ms: percentile('99'), non2xx, errors };
 }
 
-/** One wrk run from the load core (one thread, keep-alive). */
-export function wrk(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string> }): WrkResult {
+function wrkArgs(opts: { connections: number; seconds: number; headers?: Record<string, string> }): string[] {
   const args = ['-c', LOAD_CORE, 'wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`);
-  const r = spawnSync('taskset', [...args, url], { encoding: 'utf8' });
+  return args;
+}
+
+/** One wrk run from the load core (one thread, keep-alive). */
+export function wrk(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string> }): WrkResult {
+  const r = spawnSync('taskset', [...wrkArgs(opts), url], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
   return parseWrk(r.stdout);
 }
 
 /** The same, in the background, while something else is measured. */
-export function wrkInBackground(url: string, opts: { connections: number; seconds: number }): Promise<WrkResult> {
+export function wrkInBackground(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<WrkResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('taskset', ['-c', LOAD_CORE, 'wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('taskset', [...wrkArgs(opts), url], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.once('exit', () => {

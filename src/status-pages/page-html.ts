@@ -35,19 +35,19 @@ h1{font-size:1.7rem;margin:0 0 4px}h2{font-size:1.05rem;margin:32px 0 10px}
 .banner.maintenance{background:var(--maint)}.banner.unknown{background:var(--muted)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;margin-top:16px}
 .check{padding:14px 18px;border-top:1px solid var(--line)}.check:first-child{border-top:0}
-.row{display:flex;justify-content:space-between;align-items:baseline;gap:12px;flex-wrap:wrap}
+.row{display:flex;justify-content:space-between;align-items:center;gap:12px;flex-wrap:wrap}
 .name{font-weight:600;overflow-wrap:anywhere}
 .pill{font-size:.85rem;font-weight:600;white-space:nowrap}
 .pill.up{color:var(--up)}.pill.down{color:var(--down)}.pill.maintenance{color:var(--maint)}.pill.paused,.pill.pending{color:var(--muted)}
 .bars{display:block;width:100%;height:34px;margin:8px 0 2px}
-.bars .u100{fill:var(--up)}.bars .u99{fill:#7cc36b}.bars .u95{fill:var(--warn)}.bars .ulow{fill:var(--down)}.bars .none{fill:var(--none)}
+.bars path{stroke-width:3;fill:none}.bars path.u100{stroke:var(--up)}.bars path.none{stroke:var(--none)}.bars .u100{fill:var(--up)}.bars .u99{fill:#7cc36b}.bars .u95{fill:var(--warn)}.bars .ulow{fill:var(--down)}.bars .none{fill:var(--none)}
 .meta{display:flex;justify-content:space-between;gap:12px;color:var(--muted);font-size:.8rem;flex-wrap:wrap}
-.spark{display:flex;align-items:center;gap:8px}.spark svg{width:120px;height:22px}.spark polyline{fill:none;stroke:var(--maint);stroke-width:1.5}
+.right{display:flex;align-items:center;gap:14px}.spark{display:flex;align-items:center;gap:6px;color:var(--muted);font-size:.8rem}.spark svg{width:96px;height:20px}.spark polyline{fill:none;stroke:var(--maint);stroke-width:1.5}
 ul.list{list-style:none;margin:0;padding:0}ul.list li{padding:10px 18px;border-top:1px solid var(--line)}ul.list li:first-child{border-top:0}
 .when{color:var(--muted);font-size:.85rem}.empty{padding:14px 18px;color:var(--muted)}
 footer{margin-top:32px;color:var(--muted);font-size:.85rem;display:flex;justify-content:space-between;gap:12px;flex-wrap:wrap}
 a{color:var(--maint)}
-@media (max-width:520px){.wrap{padding:20px 12px}h1{font-size:1.4rem}.spark svg{width:80px}}
+@media (max-width:520px){.wrap{padding:20px 12px}h1{font-size:1.4rem}.spark svg{width:56px}}
 `;
 
 /** Refreshes `<main>` every 2 s while the tab is visible; the ETag makes an unchanged page a 304. */
@@ -78,14 +78,19 @@ function barClass(bar: DayBar): string {
  * path each (a few bytes a bar); only days that lost uptime get their own bar with a tooltip.
  */
 function bars(days: readonly DayBar[]): string {
-  const paths: Record<string, string> = { u100: '', none: '' };
+  // Each bar is a 3-wide stroke: "m<dx>-34v34" from the previous one's foot, 8 bytes a bar.
+  const paths: Record<string, { d: string; x: number }> = { u100: { d: '', x: 0 }, none: { d: '', x: 0 } };
   let marked = '';
   days.forEach((d, i) => {
     const cls = barClass(d);
-    if (cls in paths) paths[cls] += `M${i * 4} 0h3v34h-3z`;
-    else marked += `<rect x="${i * 4}" width="3" height="34" class="${cls}"><title>${d.day}: ${d.uptime!.toFixed(2)}%</title></rect>`;
+    const path = paths[cls];
+    const x = i * 4 + 1.5;
+    if (path) {
+      path.d += path.d === '' ? `M${x} 0v34` : `m${x - path.x}-34v34`;
+      path.x = x;
+    } else marked += `<rect x="${i * 4}" width="3" height="34" class="${cls}"><title>${d.day}: ${d.uptime!.toFixed(2)}%</title></rect>`;
   });
-  const shapes = Object.entries(paths).map(([cls, d]) => (d ? `<path class="${cls}" d="${d}"/>` : '')).join('');
+  const shapes = Object.entries(paths).map(([cls, p]) => (p.d ? `<path class="${cls}" d="${p.d}"/>` : '')).join('');
   return `<svg class="bars" viewBox="0 0 ${days.length * 4 - 1} 34" preserveAspectRatio="none" role="img" aria-label="Uptime per day, last ${days.length} days">${shapes}${marked}</svg>`;
 }
 
@@ -104,9 +109,10 @@ function sparkline(points: ReadonlyArray<number | null>): string {
 }
 
 function checkHtml(c: PublicCheck): string {
-  const rt = c.responseTime === null ? '' : `${Math.round(c.responseTime)} ms`;
-  return `<div class="check" id="check-${esc(c.id)}"><div class="row"><span class="name">${esc(c.name)}</span><span class="pill ${c.status}" data-status="${c.status}">${STATUS_TEXT[c.status]}</span></div>
-${bars(c.days)}<div class="meta"><span>${c.days.length} days ago</span><span>${percent(c.uptime)}</span><span class="spark">${sparkline(c.spark)}${rt}</span><span>Today</span></div></div>`;
+  const rt = c.responseTime === null ? '' : `<span>${Math.round(c.responseTime)} ms</span>`;
+  return `<div class="check" id="check-${esc(c.id)}"><div class="row"><span class="name">${esc(c.name)}</span>` +
+    `<span class="right"><span class="spark">${sparkline(c.spark)}${rt}</span><span class="pill ${c.status}" data-status="${c.status}">${STATUS_TEXT[c.status]}</span></span></div>\n` +
+    `${bars(c.days)}<div class="meta"><span>${c.days.length} days ago</span><span>${percent(c.uptime)}</span><span>Today</span></div></div>`;
 }
 
 function maintenanceHtml(checks: readonly PublicCheck[]): string {
