@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnUntil } from './harness.js';
 
 /**
  * Server benchmarks on a 2-core machine: the server pinned to core 0, wrk to core 1, so the
@@ -16,30 +17,8 @@ export interface WrkResult {
 }
 
 /** Spawns `node args` pinned to the server core; resolves once its output matches `ready`. */
-export function spawnPinned(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 30_000): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let seen = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`server did not start: ${seen.slice(-2000)}`));
-    }, timeoutMs);
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (!ready.test(seen)) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      child.stdout!.resume();
-      child.stderr!.resume();
-      resolve(child);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (seen += c.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}: ${seen.slice(-2000)}`));
-    });
-  });
+export function spawnPinned(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
+  return spawnUntil(args, env, ready, 30_000, SERVER_CORE);
 }
 
 function millis(text: string): number {

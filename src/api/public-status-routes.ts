@@ -129,20 +129,17 @@ export function publicStatusRoutes(s: Services, cache: RenderCache): Route[] {
     defineRoute({
       ...publicPage,
       method: 'GET',
-      path: '/badge/:id/uptime/:file',
-      summary: 'Uptime badge (1d, 7d, 30d or 90d; .svg or .json)',
+      path: '/badge/:id/:measure/:file',
+      summary: 'Uptime (1d, 7d, 30d, 90d) or average response time (1d, 7d, 30d) badge, .svg or .json',
       query: BadgeQuery,
-      handler: ({ req, params, query }) =>
-        badge(req, params.id!, { kind: 'uptime', window: windowOf(params.file!, UPTIME_WINDOWS) }, params.file!, query),
-    }),
-    defineRoute({
-      ...publicPage,
-      method: 'GET',
-      path: '/badge/:id/response-time/:file',
-      summary: 'Average response time badge (1d, 7d or 30d; .svg or .json)',
-      query: BadgeQuery,
-      handler: ({ req, params, query }) =>
-        badge(req, params.id!, { kind: 'response-time', window: windowOf(params.file!, RESPONSE_WINDOWS) }, params.file!, query),
+      handler: ({ req, params, query }) => {
+        const file = params.file!;
+        if (params.measure === 'uptime') return badge(req, params.id!, { kind: 'uptime', window: windowOf(file, UPTIME_WINDOWS) }, file, query);
+        if (params.measure === 'response-time') {
+          return badge(req, params.id!, { kind: 'response-time', window: windowOf(file, RESPONSE_WINDOWS) }, file, query);
+        }
+        throw errors.notFound('Badges: status, uptime/{window} or response-time/{window}');
+      },
     }),
   ];
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/fixtures/probe-task.js';
 import { rawRequest } from './util.js';
 
 /**
@@ -21,7 +22,7 @@ before(async () => {
     res.end(healthy ? 'ok' : 'down');
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-  srv = await startServer({ plans: { pro: { minCheckIntervalMinutes: 0.05 } } });
+  srv = await startServer({ plans: { pro: { minCheckIntervalMinutes: 0.05 } }, rateLimits: { perKeyPerMinute: 1_000_000 } });
   const check = await srv.request('POST', '/v1/public/checks', {
     body: { url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/`, name: 'API', checkFrequency: 0.05, downConfirmationAttempts: 1 },
   });
@@ -36,28 +37,21 @@ after(async () => {
   target.close();
 });
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const page = () => rawRequest(srv, 'GET', '/status/live', {});
 const apiStatus = async () => (await srv.request('GET', `/v1/public/checks/${checkId}`)).body.data.status as string;
 const shows = (status: string) => (res: { text: string }) => res.text.includes(`data-status="${status}"`);
+/** Bounded polls: 20 s, far past the 3 s probe interval. */
+const until = (condition: () => Promise<boolean>, what: string) => waitFor(condition, what, 20_000);
 
 test('a target that goes down shows on the cached page as soon as the status changes', async () => {
-  const up = await until(page, shows('up'), 'the page to show the check up');
+  await until(async () => shows('up')(await page()), 'the page to show the check up');
+  const up = await page();
   // The page is cached now: the same ETag again is a 304.
   const cached = await rawRequest(srv, 'GET', '/status/live', { 'if-none-match': up.headers.get('etag')! });
   assert.equal(cached.status, 304);
 
   healthy = false;
-  await until(apiStatus, (s) => s === 'down', 'the API to report the check down');
+  await until(async () => (await apiStatus()) === 'down', 'the API to report the check down');
   const after = await page();
   assert.ok(shows('down')(after), 'the first page request after the change shows the outage');
   assert.match(after.text, /data-overall="major_outage"/);
@@ -65,7 +59,7 @@ test('a target that goes down shows on the cached page as soon as the status cha
   assert.equal(badge.body.message, 'down');
 
   healthy = true;
-  await until(apiStatus, (s) => s === 'up', 'the API to report the check up again');
+  await until(async () => (await apiStatus()) === 'up', 'the API to report the check up again');
   const recovered = await page();
   assert.ok(shows('up')(recovered));
   assert.match(recovered.text, /resolved after/, 'the outage is listed as a resolved incident');
