@@ -11,7 +11,7 @@ import { sqliteRollups } from '../src/store/sqlite/rollups.js';
 import { sqliteStatusPages } from '../src/store/sqlite/status-pages.js';
 import { PageViews } from '../src/status-pages/page-view.js';
 import { renderPageHtml } from '../src/status-pages/page-html.js';
-import { DAY_MS } from '../src/stats/cover.js';
+import { DAY_MS } from '../src/domain/cover.js';
 
 /**
  * Issue 15: a status page of 100 checks (90 days of day rollups each), served from the render

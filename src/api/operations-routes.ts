@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ErrorBody } from '../core/schemas/common.js';
-import { defineRoute, type Route } from '../front/http-types.js';
+import { defineRoute, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
 import type { Services } from './services.js';
 

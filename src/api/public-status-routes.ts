@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { errorBody, errors } from '../core/errors.js';
+import { errorBody, errors } from '../domain/errors.js';
 import { StringEnum } from '../core/schemas/common.js';
-import { defineRoute, type HttpRequest, type Reply, type Route } from '../front/http-types.js';
+import { defineRoute, type HttpRequest, type Reply, type Route } from './http-types.js';
 import { BADGE_STYLES, badgeJson, badgeSvg, type BadgeStyle } from '../status-pages/badge-svg.js';
 import { pageAtom, pageJson } from '../status-pages/page-feeds.js';
 import { renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { Clock } from '../core/clock.js';
-import type { Reply } from '../front/http-types.js';
+import type { Clock } from '../domain/clock.js';
+import type { Reply } from './http-types.js';
 import { Lru } from '../util/lru.js';
 import { etagMatches } from './status-routes.js';
 

@@ -3,7 +3,7 @@ import { ErrorBody, Success } from '../core/schemas/common.js';
 import {
   CreateStatusPageBody, StatusPageListResponse, StatusPageResponse, UpdateStatusPageBody,
 } from '../core/schemas/status-pages.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { defineRoute, ok, type Route } from './http-types.js';
 import type { StatusPage } from '../store/status-pages.js';
 import { publicApi } from './route-presets.js';
 import type { Services } from './services.js';

@@ -1,9 +1,9 @@
 import type { HistoryQuery, Store } from '../store/store.js';
 import type { ChecksService } from './checks-service.js';
-import { errors } from './errors.js';
+import { errors } from '../domain/errors.js';
 import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
 import type { Principal } from './principal.js';
-import type { HistoryRow } from './records.js';
+import type { HistoryRow } from '../domain/records.js';
 import { parseIsoBound } from './iso-date.js';
 
 export interface HistoryFilter {

@@ -1,14 +1,9 @@
-import type { Clock } from '../core/clock.js';
-import { errors } from '../core/errors.js';
-import type { Principal } from '../core/principal.js';
-import { API_KEY_PATTERN, API_KEY_PREFIX, hashSecret } from '../core/secrets.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
+import type { BearerResolver, Principal } from '../core/principal.js';
+import { API_KEY_PATTERN, API_KEY_PREFIX, hashSecret } from '../domain/secrets.js';
 import { Lru } from '../util/lru.js';
 import type { Store } from '../store/store.js';
-
-/** Turns a bearer token into a principal (the OAuth layer plugs one in), or null if unknown. */
-export interface BearerResolver {
-  resolve(token: string, now: number): Principal | null;
-}
 
 /**
  * Resolves X-Api-Key or Authorization: Bearer into a principal. Every request reads the key's

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { Check } from '../core/records.js';
+import type { Check } from '../domain/records.js';
 import { publicStatus } from '../core/views.js';
 
 export const UPTIME_WINDOWS = ['1d', '7d', '30d'] as const;

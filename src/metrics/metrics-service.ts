@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import type { ChecksService } from '../core/checks-service.js';
 import type { Principal } from '../core/principal.js';
-import type { StatsService } from '../stats/stats-service.js';
+import type { StatsService } from '../core/stats-service.js';
 import { checkRegistry, UPTIME_WINDOWS, type CheckReading } from './check-metrics.js';
 import type { ProcessMetrics } from './process-metrics.js';
 

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram as PromHistogram, Registry } from 'prom-client';
-import type { Histogram } from '../stats/histogram.js';
+import type { Histogram } from '../domain/histogram.js';
 
 /** The running node's own gauges, read when scraped. */
 export interface ProcessReadings {

@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { OperationsRepo } from '../store/status-pages.js';
 
 /** The wheel ticks every 100 ms: a few seconds without a tick means the engine is stuck. */

@@ -1,8 +1,8 @@
-import { inMaintenance } from '../core/checks-service.js';
-import type { Check } from '../core/records.js';
+import { inMaintenance } from '../monitor/maintenance.js';
+import type { Check } from '../domain/records.js';
 import { publicStatus } from '../core/views.js';
-import { DAY_MS, dayKey } from '../stats/cover.js';
-import { HOUR_MS, hourKey } from '../stats/rollup.js';
+import { DAY_MS, dayKey } from '../domain/cover.js';
+import { HOUR_MS, hourKey } from '../domain/rollup.js';
 import type { RollupReads, RollupTotals } from '../store/rollup-store.js';
 import type { StatusPage } from '../store/status-pages.js';
 import type { LoggedStatus, StateChangeRepo } from '../store/store.js';

@@ -1,7 +1,7 @@
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Principal } from '../core/principal.js';
-import type { Check } from '../core/records.js';
-import type { StatsService } from '../stats/stats-service.js';
+import type { Check } from '../domain/records.js';
+import type { StatsService } from '../core/stats-service.js';
 import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
 import type { Store } from '../store/store.js';

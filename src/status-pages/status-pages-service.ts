@@ -1,10 +1,10 @@
 import type { Config } from '../config.js';
-import type { Clock } from '../core/clock.js';
-import { displayName } from '../core/display-name.js';
-import { errors } from '../core/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { displayName } from '../domain/display-name.js';
+import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { CreateStatusPageInput, UpdateStatusPageInput } from '../core/schemas/status-pages.js';
-import { newId } from '../core/secrets.js';
+import { newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
 import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
 

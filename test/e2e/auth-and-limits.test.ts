@@ -2,7 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import { runCli } from '../helpers/cli.js';
 import { startServer, type TestResponse, type TestServer } from '../helpers/server.js';
 import { assertError, assertStatus, createCheck, newAccount, newKey, NO_PROBES, uniqueEmail, type Actor } from './util.js';

@@ -1,11 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Timing } from '../../src/core/check-types.js';
+import type { Timing } from '../../src/domain/check-types.js';
 import { Value } from '@sinclair/typebox/value';
 import { StatsResponse, type RangeStats, type SingleRangeStats } from '../../src/core/schemas/stats.js';
 import { HistoryService } from '../../src/core/history-service.js';
 import { RawRetention } from '../../src/stats/retention.js';
-import { HOUR_MS, MINUTE_MS } from '../../src/stats/rollup.js';
+import { HOUR_MS, MINUTE_MS } from '../../src/domain/rollup.js';
 import { sqliteRetention } from '../../src/store/sqlite/raw-retention.js';
 import { exactStats, openStatsWorld, prng, Recorder, type Sample, type StatsWorld } from '../helpers/stats-world.js';
 
