@@ -3,7 +3,7 @@ import type { Check } from '../domain/records.js';
 import { publicStatus } from '../core/views.js';
 import { DAY_MS, dayKey } from '../domain/cover.js';
 import { HOUR_MS, hourKey } from '../domain/rollup.js';
-import type { RollupReads, RollupTotals } from '../store/rollup-store.js';
+import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage } from '../store/status-pages.js';
 import type { LoggedStatus, StateChangeRepo } from '../store/store.js';
 
@@ -65,21 +65,16 @@ export interface PublicPage {
 
 export interface PageViewDeps {
   checks: { byId(id: string): Check | null };
-  rollups: Pick<RollupReads, 'totals'>;
+  rollups: Pick<RollupReads, 'bucketTotals'>;
   stateChanges: Pick<StateChangeRepo, 'between'>;
 }
 
 /**
- * What a status page shows, built from the check records, day and hour rollups and the
- * state-change log. Only the page's own checks of its own account are ever read. Buckets that
- * closed a while ago never change, so their totals are remembered: an uncached render reads
- * one day and one hour bucket per check, not 114.
+ * What a status page shows, built from the check records, day and hour rollups (one read of
+ * each per check) and the state-change log. Only the page's own checks of its own account are
+ * ever read.
  */
 export class PageViews {
-  private readonly closed = new Map<string, RollupTotals>();
-  private closedDay = 0;
-  private readonly past = new Map<number, { today: number; days: DayBar[]; total: number; success: number }>();
-
   constructor(private readonly deps: PageViewDeps) {}
 
   /** The page's checks that still exist and belong to its account, in its order. */
@@ -93,7 +88,8 @@ export class PageViews {
   }
 
   build(page: StatusPage, now: number): PublicPage {
-    const checks = this.checksOf(page).map((c) => this.publicCheck(c, now));
+    const listed = this.checksOf(page);
+    const checks = listed.map((c) => this.publicCheck(c, now));
     return {
       slug: page.slug,
       title: page.title,
@@ -101,7 +97,7 @@ export class PageViews {
       generatedAt: now,
       overall: overallOf(checks),
       checks,
-      incidents: this.incidents(this.checksOf(page), now),
+      incidents: this.incidents(listed, now),
     };
   }
 
@@ -119,16 +115,24 @@ export class PageViews {
 
   publicCheck(check: Check, now: number): PublicCheck {
     const today = dayKey(now);
-    const past = this.pastDays(check.seq, today, now);
-    const t = this.totals(check.seq, 'day', today, DAY_MS, now);
-    const days = [...past.days, { day: new Date(today).toISOString().slice(0, 10), total: t.total, uptime: t.total === 0 ? null : (t.success / t.total) * 100 }];
-    const total = past.total + t.total;
-    const success = past.success + t.success;
-    const spark: Array<number | null> = [];
+    const first = today - (BAR_DAYS - 1) * DAY_MS;
+    const perDay = new Map(this.deps.rollups.bucketTotals(check.seq, 'day', first, today + DAY_MS));
+    const days: DayBar[] = [];
+    let total = 0;
+    let success = 0;
+    for (let start = first; start <= today; start += DAY_MS) {
+      const t = perDay.get(start);
+      total += t?.total ?? 0;
+      success += t?.success ?? 0;
+      days.push({ day: dayLabel(start), total: t?.total ?? 0, uptime: t && t.total > 0 ? (t.success / t.total) * 100 : null });
+    }
     const hour = hourKey(now);
-    for (let i = SPARK_HOURS - 1; i >= 0; i--) {
-      const t = this.totals(check.seq, 'hour', hour - i * HOUR_MS, HOUR_MS, now);
-      spark.push(t.rtCount === 0 ? null : Math.round(t.rtSum / t.rtCount));
+    const firstHour = hour - (SPARK_HOURS - 1) * HOUR_MS;
+    const perHour = new Map(this.deps.rollups.bucketTotals(check.seq, 'hour', firstHour, hour + HOUR_MS));
+    const spark: Array<number | null> = [];
+    for (let start = firstHour; start <= hour; start += HOUR_MS) {
+      const t = perHour.get(start);
+      spark.push(t && t.rtCount > 0 ? Math.round(t.rtSum / t.rtCount) : null);
     }
     const maintenance = inMaintenance(check, now);
     return {
@@ -160,42 +164,18 @@ export class PageViews {
     }
     return out.sort((a, b) => b.from - a.from).slice(0, MAX_INCIDENTS);
   }
+}
 
-  /** The bars before today, built once a day per check (they change only if a late result lands). */
-  private pastDays(seq: number, today: number, now: number): { days: DayBar[]; total: number; success: number } {
-    const hit = this.past.get(seq);
-    if (hit && hit.today === today) return hit;
-    const days: DayBar[] = [];
-    let total = 0;
-    let success = 0;
-    for (let i = BAR_DAYS - 1; i >= 1; i--) {
-      const start = today - i * DAY_MS;
-      const t = this.totals(seq, 'day', start, DAY_MS, now);
-      total += t.total;
-      success += t.success;
-      days.push({ day: new Date(start).toISOString().slice(0, 10), total: t.total, uptime: t.total === 0 ? null : (t.success / t.total) * 100 });
-    }
-    const built = { today, days, total, success };
-    this.past.set(seq, built);
-    return built;
+/** Day labels repeat on every render: 90 of them a check, so each is formatted once. */
+const labels = new Map<number, string>();
+function dayLabel(start: number): string {
+  let label = labels.get(start);
+  if (label === undefined) {
+    if (labels.size > 1_000) labels.clear();
+    label = new Date(start).toISOString().slice(0, 10);
+    labels.set(start, label);
   }
-
-  /** A bucket's totals; remembered once it closed over an hour ago (late results land within it). */
-  private totals(seq: number, level: 'day' | 'hour', start: number, length: number, now: number): RollupTotals {
-    const final = start + length + HOUR_MS < now;
-    const key = `${seq}:${level}:${start}`;
-    if (final) {
-      if (dayKey(now) !== this.closedDay) {
-        this.closed.clear();
-        this.closedDay = dayKey(now);
-      }
-      const hit = this.closed.get(key);
-      if (hit) return hit;
-    }
-    const t = this.deps.rollups.totals(seq, level, [[start, start + length]]);
-    if (final) this.closed.set(key, t);
-    return t;
-  }
+  return label;
 }
 
 export function overallOf(checks: readonly Pick<PublicCheck, 'status'>[]): OverallState {

@@ -36,7 +36,7 @@ export class PublicPages {
   private readonly stats: Pick<StatsService, 'multiRange'>;
   private readonly clock: Clock;
 
-  constructor(deps: { store: Store; pages: StatusPageRepo; rollups: Pick<RollupReads, 'totals'>; stats: Pick<StatsService, 'multiRange'>; clock: Clock }) {
+  constructor(deps: { store: Store; pages: StatusPageRepo; rollups: Pick<RollupReads, 'bucketTotals'>; stats: Pick<StatsService, 'multiRange'>; clock: Clock }) {
     ({ store: this.store, pages: this.pages, stats: this.stats, clock: this.clock } = deps);
     this.views = new PageViews({ checks: deps.store.checks, rollups: deps.rollups, stateChanges: deps.store.stateChanges });
   }
