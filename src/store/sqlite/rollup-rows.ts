@@ -78,7 +78,10 @@ export function sqliteRollupRows(db: Db): RollupRows {
       sums: db.prepare(`SELECT ${SELECT_SUMS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       hists: db.prepare(`SELECT ${SELECT_HISTS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       totals: db.prepare(`SELECT ${SELECT_TOTALS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
-      bucketTotals: db.prepare(`SELECT at, ${SELECT_TOTALS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ? GROUP BY at ORDER BY at`),
+      // (check_seq, at) is the key: one row per bucket, nothing to sum.
+      bucketTotals: db
+        .prepare(`SELECT at, total, success, failure, rt_count, rt_sum, rt_min, rt_max FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`)
+        .raw(),
       deleteFrom: db.prepare(`DELETE FROM ${table} WHERE at >= ?`),
     };
   };
@@ -132,7 +135,11 @@ export function sqliteRollupRows(db: Db): RollupRows {
       return sumTotals(intervals.map(([start, end]) => stmts[level].totals.get(seq, start, end) as RollupTotals));
     },
     bucketTotals(seq, level, from, to) {
-      return (stmts[level].bucketTotals.all(seq, from, to) as Array<RollupTotals & { at: number }>).map(({ at, ...t }) => [at, t]);
+      type Row = [number, number, number, number, number, number, number | null, number | null];
+      return (stmts[level].bucketTotals.all(seq, from, to) as Row[]).map(([at, total, success, failure, rtCount, rtSum, rtMin, rtMax]) => [
+        at,
+        { total, success, failure, rtCount, rtSum, rtMin, rtMax },
+      ]);
     },
     deleteFrom: (level, at) => void stmts[level].deleteFrom.run(at),
     rawSamples(seq, intervals) {
