@@ -51,12 +51,16 @@ export function publicStatusRoutes(s: Services, cache: RenderCache): Route[] {
 
   const renderPage = (page: StatusPage, format: Format): Rendered => {
     const checkIds = page.checkIds;
-    if (format === 'json') return { status: 200, contentType: JSON_TYPE, text: JSON.stringify(pageJson(pages.view(page))), slug: page.slug, checkIds };
     if (format === 'atom') {
       const text = pageAtom({ slug: page.slug, title: page.title, pageUrl: s.statusPages.url(page) }, pages.changes(page), s.clock.now());
       return { status: 200, contentType: 'application/atom+xml; charset=utf-8', text, slug: page.slug, checkIds };
     }
-    return { status: 200, contentType: HTML, text: renderPageHtml(pages.view(page)), slug: page.slug, checkIds };
+    const view = pages.view(page);
+    // A maintenance window that runs out changes the page without any event: render again then.
+    const ends = view.checks.map((c) => c.maintenanceUntil).filter((t): t is number => t !== null);
+    const validUntil = ends.length ? Math.min(...ends) : undefined;
+    if (format === 'json') return { status: 200, contentType: JSON_TYPE, text: JSON.stringify(pageJson(view)), slug: page.slug, checkIds, validUntil };
+    return { status: 200, contentType: HTML, text: renderPageHtml(view), slug: page.slug, checkIds, validUntil };
   };
 
   // An unknown slug is cached too (bounded by the cache's size): creating the page purges it.

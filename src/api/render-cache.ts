@@ -14,6 +14,8 @@ export interface Rendered {
   slug: string | null;
   /** Every check it shows (purged when one of them changes status or settings). */
   checkIds: readonly string[];
+  /** When it goes stale by itself (a maintenance window ends), if sooner than the cache's max age. */
+  validUntil?: number;
 }
 
 interface Entry extends Rendered {
@@ -61,7 +63,7 @@ export class RenderCache {
   reply(key: string, req: { headers: Record<string, string> }, render: () => Rendered): Reply {
     const now = this.clock.now();
     let entry = this.entries.get(key);
-    if (entry && now - entry.renderedAt < this.maxAgeMs) this.counts.hits++;
+    if (entry && now - entry.renderedAt < this.maxAgeMs && !(entry.validUntil !== undefined && now >= entry.validUntil)) this.counts.hits++;
     else {
       const rendered = render();
       this.counts.renders++;

@@ -57,6 +57,8 @@ test('a target that goes down shows on the cached page as soon as the status cha
   assert.match(after.text, /data-overall="major_outage"/);
   const badge = await rawRequest(srv, 'GET', `/badge/${checkId}/status.json`, {});
   assert.equal(badge.body.message, 'down');
+  const feed = await rawRequest(srv, 'GET', '/status/live.atom', {});
+  assert.match(feed.text, /<entry><id>[^<]+<\/id><title>API is down<\/title>/, 'the feed\'s newest entry is the outage');
 
   healthy = true;
   await until(async () => (await apiStatus()) === 'up', 'the API to report the check up again');

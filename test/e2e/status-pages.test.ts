@@ -305,3 +305,26 @@ describe('metrics and health', () => {
     assert.deepEqual(ready.body, { status: 'not_ready', checks: { store: 'ok', engine: 'not started' } });
   });
 });
+
+describe('a maintenance window that runs out', () => {
+  test('the cached page is rendered again when it ends, with no event to purge it', async () => {
+    let now = Date.parse('2026-11-23T10:00:00Z');
+    const own = await startServer({}, { now: () => now }, NO_PROBES);
+    try {
+      const actor = newAccount(own, { tier: 'pro' });
+      const id = await createCheck(own, { url: 'https://maint.example.com', name: 'Maint' }, actor.key);
+      setMonitorStatus(own, id, 'up');
+      assertStatus(await own.request('POST', PAGES, { body: { slug: 'maint', title: 'M', checkIds: [id] }, key: actor.key }), 201);
+      const until = new Date(now + 5_000).toISOString();
+      assertStatus(await own.request('POST', `/v1/public/checks/${id}/maintenance`, { body: { enabled: true, until }, key: actor.key }), 200);
+      const during = await rawRequest(own, 'GET', '/status/maint.json', {});
+      assert.equal(during.body.checks[0].status, 'maintenance');
+      assert.equal(during.body.checks[0].maintenanceUntil, until);
+      now += 6_000; // well inside the cache's 10 s max age: only the window's end can make it stale
+      const afterEnd = await rawRequest(own, 'GET', '/status/maint.json', {});
+      assert.equal(afterEnd.body.checks[0].status, 'up');
+    } finally {
+      await own.stop();
+    }
+  });
+});
