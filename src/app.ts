@@ -94,6 +94,7 @@ export class VigilApp {
   private readonly statusListeners: StatusChangeListener[] = [];
   /** Rendered status pages and badges; every status change purges what shows the check. */
   readonly pageCache: RenderCache;
+  readonly badgeCache: RenderCache;
   private dispatcher!: ProbeDispatcher;
 
   constructor(
@@ -108,12 +109,18 @@ export class VigilApp {
     this.rollups = sqliteRollups(this.store.db);
     this.mailer = new Mailer(input);
     this.pageCache = new RenderCache(this.clock);
+    this.badgeCache = new RenderCache(this.clock);
     this.onStatusChange((check) => {
-      this.pageCache.purgeCheck(check.id);
+      this.purgeRenders(check.id);
       // Events are published before the writer commits the new status: purge again right after
       // it (the writer runs its queue in order), or a render in between would cache the old one.
-      this.writer.submit(() => this.pageCache.purgeCheck(check.id));
+      this.writer.submit(() => this.purgeRenders(check.id));
     });
+  }
+
+  private purgeRenders(checkId: string): void {
+    this.pageCache.purgeCheck(checkId);
+    this.badgeCache.purgeCheck(checkId);
   }
 
   /** Subscribes to the status changes of every check (pushed live, purged, routed). */
@@ -159,13 +166,13 @@ export class VigilApp {
     this.services.checks.observe(this.engine);
     this.services.checks.observe(heartbeats);
     this.services.checks.observe(this.domains);
-    const purge = (check: { id: string }) => this.pageCache.purgeCheck(check.id);
+    const purge = (check: { id: string }) => this.purgeRenders(check.id);
     this.services.checks.observe({ checkSaved: purge, checkDeleted: purge });
     this.services.statusPages.onChange((...pages) => {
       for (const page of pages) {
         if (!page) continue;
         this.pageCache.purgeSlug(page.slug);
-        for (const id of page.checkIds) this.pageCache.purgeCheck(id);
+        for (const id of page.checkIds) this.purgeRenders(id);
       }
     });
     this.engine.start();
@@ -261,7 +268,7 @@ export class VigilApp {
       ...alertsRoutes(this.services),
       ...oauthRoutes(this.services),
       ...statusPageRoutes(this.services),
-      ...publicStatusRoutes(this.services, this.pageCache),
+      ...publicStatusRoutes(this.services, { pages: this.pageCache, badges: this.badgeCache }),
       ...operationsRoutes(this.services),
       ...metaRoutes(() => routes, this.config.publicUrl),
       ...mcpRoutes({ routes: () => routes, dispatch: async (req) => this.handle(req), publicUrl: this.config.publicUrl }),

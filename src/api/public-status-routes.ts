@@ -43,10 +43,12 @@ function splitFormat(name: string): { slug: string; format: Format } {
 
 /**
  * The public, sign-in-free side of status pages (issue 15): `/status/{slug}` as HTML, `.json`
- * and `.atom`, a page's custom domain at `/`, and badges of the checks pages list. Every answer
- * comes from the render cache, which the app purges on every status change.
+ * and `.atom`, a page's custom domain at `/`, and badges of the checks pages list. Answers come
+ * from render caches the app purges on every status change; badges have their own, so badge
+ * URLs with made-up labels can never push pages out.
  */
-export function publicStatusRoutes(s: Services, cache: RenderCache): Route[] {
+export function publicStatusRoutes(s: Services, caches: { pages: RenderCache; badges: RenderCache }): Route[] {
+  const cache = caches.pages;
   const pages = s.publicPages;
 
   const renderPage = (page: StatusPage, format: Format): Rendered => {
@@ -63,11 +65,11 @@ export function publicStatusRoutes(s: Services, cache: RenderCache): Route[] {
     return { status: 200, contentType: HTML, text: renderPageHtml(view), slug: page.slug, checkIds, validUntil };
   };
 
-  // An unknown slug is cached too (bounded by the cache's size): creating the page purges it.
+  // Unknown slugs are not kept: made-up addresses must not push real pages out of the cache.
   const renderSlug = (slug: string, format: Format): Rendered => {
     const page = SLUG.test(slug) ? pages.bySlug(slug) : null;
     if (page) return renderPage(page, format);
-    const missing = { status: 404, slug, checkIds: [] };
+    const missing = { status: 404, slug, checkIds: [], keep: false };
     if (format === 'html') return { ...missing, contentType: HTML, text: renderNotFoundHtml() };
     return { ...missing, contentType: JSON_TYPE, text: JSON.stringify(errorBody(errors.notFound(`No status page ${slug}`), 'standard')) };
   };
@@ -76,7 +78,7 @@ export function publicStatusRoutes(s: Services, cache: RenderCache): Route[] {
   const badge = (req: HttpRequest, checkId: string, kind: BadgeKind, file: string, query: { style?: BadgeStyle; label?: string }): Reply => {
     const json = file.endsWith('.json');
     const key = `badge:${checkId}:${kind.kind}:${'window' in kind ? kind.window : ''}:${json ? 'json' : 'svg'}:${query.style ?? ''}:${query.label ?? ''}`;
-    return cache.reply(key, req, () => {
+    return caches.badges.reply(key, req, () => {
       const checkIds = [checkId];
       const found = pages.badge(checkId, kind);
       if (!found) {

@@ -16,6 +16,8 @@ export interface Rendered {
   checkIds: readonly string[];
   /** When it goes stale by itself (a maintenance window ends), if sooner than the cache's max age. */
   validUntil?: number;
+  /** False for answers anyone can multiply at will (unknown slugs): served, never kept. */
+  keep?: boolean;
 }
 
 interface Entry extends Rendered {
@@ -76,7 +78,7 @@ export class RenderCache {
         br: big ? brotliCompressSync(rendered.text, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : null,
         gzip: big ? gzipSync(rendered.text) : null,
       };
-      this.entries.set(key, entry);
+      if (rendered.keep !== false) this.entries.set(key, entry);
     }
     const encoding = entry.br ? preferred(req.headers['accept-encoding']) : null;
     // A strong ETag names one representation: each encoding has its own.
