@@ -108,6 +108,9 @@ describe('behind nginx with contrib/nginx.conf', { skip: existsSync(NGINX) ? fal
       body: JSON.stringify({ url: 'https://through-nginx.example.com', name: 'through nginx' }),
     });
     assert.equal(created.status, 201, await created.clone().text());
+    const health = await fetch(`${base}/healthz`);
+    assert.equal(health.status, 200, 'the health endpoint a supervisor or load balancer asks');
+    await health.arrayBuffer();
     const unknown = await fetch(`${base}/v1/public/checks/chk_missing`, { headers });
     assert.equal(unknown.status, 404, "Vigil's own errors pass through");
     assert.deepEqual(Object.keys((await unknown.json()) as object), ['error']);
