@@ -37,6 +37,15 @@ import { mcpRoutes } from './api/mcp-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
 import { sqliteOAuth } from './store/sqlite/oauth.js';
+import { SessionsService } from './core/sessions-service.js';
+import { sqliteSessions } from './store/sqlite/sessions.js';
+import { StatusFeed } from './core/status-feed.js';
+import { CheckTrends } from './stats/check-summaries.js';
+import { SeriesReader } from './stats/series.js';
+import { LiveFeed } from './api/live-feed.js';
+import { checkSummary } from './api/check-summary.js';
+import { dashboardRoutes } from './api/dashboard-routes.js';
+import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -68,6 +77,9 @@ export class VigilApp {
   /** Created right after the store: opening it rebuilds rollups a crash left short. */
   readonly rollups: RollupStore;
   readonly mailer: Mailer;
+  /** Every check event and edit, for whoever needs to hear of it at once (live dashboards, page caches). */
+  readonly statusFeed = new StatusFeed();
+  private live: LiveFeed | null = null;
   private pipeline: Pipeline | null = null;
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
@@ -118,6 +130,13 @@ export class VigilApp {
     this.services.checks.observe(this.engine);
     this.services.checks.observe(heartbeats);
     this.services.checks.observe(this.alerts.domains);
+    this.services.checks.observe({
+      checkSaved: (check) => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type: 'saved', at: this.clock.now() }),
+      checkDeleted: (check) => {
+        this.services.trends.forget(check.seq);
+        this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type: 'deleted', at: this.clock.now() });
+      },
+    });
     this.engine.start();
     heartbeats.start();
     this.alerts.start();
@@ -129,6 +148,7 @@ export class VigilApp {
     // Daily, and once now: a node restarted more often than daily would otherwise never run it.
     this.every(DAY, () => this.services.oauth.lifecycle.run());
     this.services.oauth.lifecycle.run();
+    this.every(HOUR, () => this.services.sessions.pruneExpired());
     const url = `http://${this.input.server.host}:${this.server.port}`;
     return { url, port: this.server.port };
   }
@@ -141,6 +161,7 @@ export class VigilApp {
   /** Graceful stop: no new connections, in-flight requests answered, then the database closed. */
   async stop(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
+    this.live?.close();
     await this.server?.close();
     this.server = null;
     // The engine first: probes still in flight finish and their events reach a running alert
@@ -156,6 +177,7 @@ export class VigilApp {
   private onEvent(check: { id: string; accountId: string }, event: AlertEvent): void {
     this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
     this.alerts.handle(check, event);
+    this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type: event.type, at: this.clock.now() });
   }
 
   private buildServices(heartbeats: HeartbeatMonitor): Services {
@@ -173,6 +195,9 @@ export class VigilApp {
       emailAlerts: this.alerts.email,
       webhooks: this.alerts.webhooks,
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
+      sessions: new SessionsService(store, sqliteSessions(store.db), clock, config),
+      trends: new CheckTrends(this.rollups),
+      series: new SeriesReader(this.rollups, store.stateChanges),
       oauth: buildOAuth({
         store, repo: sqliteOAuth(store.db, () => store.credentialsChanged()), checks, mailer: this.mailer,
         config, clock, log: this.log, mailDomainResolver: this.opts.mailDomainResolver,
@@ -182,7 +207,17 @@ export class VigilApp {
 
   private buildPipeline(): Pipeline {
     const routes: Route[] = [];
+    const { checks, trends } = this.services;
+    const live = new LiveFeed(
+      (id) => checks.find(id),
+      (check) => checkSummary(check, trends, this.config, this.clock.now()),
+    );
+    this.live = live;
+    this.statusFeed.subscribe((change) => live.publish(change));
+    let auth: Authenticator | null = null;
     routes.push(
+      ...dashboardRoutes(this.services, live, () => auth!),
+      ...dashboardAssetRoutes(),
       ...statusRoutes(this.services),
       ...checkRoutes(this.services),
       ...historyRoutes(this.services),
@@ -195,8 +230,9 @@ export class VigilApp {
       ...mcpRoutes({ routes: () => routes, dispatch: async (req) => this.handle(req), publicUrl: this.config.publicUrl }),
     );
     const challenge = `Bearer realm="vigil", resource_metadata="${this.config.publicUrl}/.well-known/oauth-protected-resource"`;
-    const auth = new Authenticator(this.store, this.clock, challenge);
+    auth = new Authenticator(this.store, this.clock, challenge);
     auth.addBearerResolver(this.services.oauth.bearer);
+    auth.setSessionResolver(this.services.sessions, this.config.publicUrl);
     return new Pipeline({
       routes,
       auth,

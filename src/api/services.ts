@@ -9,6 +9,9 @@ import type { AlertSummary } from '../core/views.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
+import type { SessionsService } from '../core/sessions-service.js';
+import type { CheckTrends } from '../stats/check-summaries.js';
+import type { SeriesReader } from '../stats/series.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
 export interface Services {
@@ -27,4 +30,10 @@ export interface Services {
   usage(accountId: string): { checks: number };
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Dashboard sign-in: sessions from API keys and login links. */
+  sessions: SessionsService;
+  /** 24 h uptime and sparklines of the dashboard list. */
+  trends: CheckTrends;
+  /** Chart series and incidents of the check page. */
+  series: SeriesReader;
 }

@@ -109,6 +109,11 @@ export class ChecksService {
     return { id };
   }
 
+  /** A check's current record, unfiltered: for publishers that apply each subscriber's access themselves. */
+  find(id: string): Check | null {
+    return this.store.checks.byId(id);
+  }
+
   /** A check the principal may see; 404 when it does not exist, 403 when it is not theirs. */
   get(principal: Principal, id: string): Check {
     const check = this.store.checks.byId(id);

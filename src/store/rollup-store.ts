@@ -37,7 +37,27 @@ export interface Horizons {
   minutesFrom: number | null;
 }
 
+/** The sums of one bucket, without histograms: a point of a chart or sparkline. */
+export interface BucketSums {
+  /** The bucket's UTC start. */
+  at: number;
+  total: number;
+  success: number;
+  rtCount: number;
+  rtSum: number;
+  dnsCount: number;
+  dnsSum: number;
+  connectCount: number;
+  connectSum: number;
+  tlsCount: number;
+  tlsSum: number;
+  ttfbCount: number;
+  ttfbSum: number;
+}
+
 export interface RollupReads {
+  /** The check's buckets of one level starting in [from, to), oldest first, what is still buffered included. */
+  buckets(checkSeq: number, level: RollupLevel, from: number, to: number): BucketSums[];
   openBuckets(): OpenBuckets;
   horizons(checkSeq: number): Horizons;
   /** Rows whose bucket start lies in one of the half-open intervals. */
