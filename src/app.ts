@@ -115,12 +115,14 @@ export class VigilApp {
       log: this.log,
       autoStart: this.opts.autoTick !== false,
       onEvent: (check, event) => this.onEvent(check, event),
+      onStatusChange: (check) => this.publishChange(check, 'status'),
       aggregator: this.rollups,
     });
     const heartbeats = new HeartbeatMonitor({
       store: this.store, writer: this.writer, engine: this.engine, clock: this.clock, config: this.config, log: this.log,
       aggregator: this.rollups,
       onEvent: (check, event) => this.onEvent(check, event),
+      onStatusChange: (check) => this.publishChange(check, 'status'),
     });
     this.alerts = new AlertsModule({
       store: this.store, writer: this.writer, engine: this.engine, mailer: this.mailer, clock: this.clock, config: this.config, log: this.log,
@@ -131,10 +133,10 @@ export class VigilApp {
     this.services.checks.observe(heartbeats);
     this.services.checks.observe(this.alerts.domains);
     this.services.checks.observe({
-      checkSaved: (check) => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type: 'saved', at: this.clock.now() }),
+      checkSaved: (check) => this.publishChange(check, 'saved'),
       checkDeleted: (check) => {
         this.services.trends.forget(check.seq);
-        this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type: 'deleted', at: this.clock.now() });
+        this.publishChange(check, 'deleted');
       },
     });
     this.engine.start();
@@ -177,7 +179,19 @@ export class VigilApp {
   private onEvent(check: { id: string; accountId: string }, event: AlertEvent): void {
     this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
     this.alerts.handle(check, event);
-    this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type: event.type, at: this.clock.now() });
+    this.publishChange(check, event.type);
+  }
+
+  /**
+   * Published once the writer has committed what the change wrote (a no-op write queued behind
+   * it resolves then), so a subscriber reading the check sees the new record.
+   */
+  private publishChange(check: { id: string; accountId: string }, type: string): void {
+    const at = this.clock.now();
+    this.writer.commit(() => {}).then(
+      () => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type, at }),
+      () => {},
+    );
   }
 
   private buildServices(heartbeats: HeartbeatMonitor): Services {

@@ -61,6 +61,8 @@ export interface EngineDeps {
   config: Config;
   log: Logger;
   onEvent?: EventSink;
+  /** The check's status changed (alert-worthy or not, e.g. pending to up): live views refresh it. */
+  onStatusChange?: (check: { id: string; accountId: string }) => void;
   aggregator?: ResultAggregator;
   /** A second region that re-checks failures before they count (none on a single node). */
   peer?: PeerRechecker;
@@ -263,6 +265,7 @@ export class Engine implements CheckObserver {
     });
 
     for (const event of t.events) this.deps.onEvent?.({ id: entry.id, accountId: entry.accountId, seq: entry.seq }, event);
+    if (statusChanged) this.deps.onStatusChange?.(entry);
     if (t.recheck === 'immediate') this.wheel.schedule(wheelId('probe', entry.id), now);
   }
 

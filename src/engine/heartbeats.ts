@@ -52,6 +52,8 @@ export interface HeartbeatDeps {
   config: Config;
   log: Logger;
   onEvent?: EventSink;
+  /** A ping arrived or a deadline changed the status: live views refresh the check. */
+  onStatusChange?: (check: { id: string; accountId: string }) => void;
   /** Rollups: every up/down ping is a result, as a probe is. */
   aggregator?: Pick<RollupStore, 'addSample'>;
 }
@@ -123,6 +125,7 @@ export class HeartbeatMonitor implements CheckObserver {
     this.arm(w, now);
     await this.commit(w, now, failed ? 'down' : 'up', error, details, before, true);
     for (const event of t.events) this.deps.onEvent?.({ id: w.id, accountId: w.accountId, seq: w.seq }, event);
+    this.deps.onStatusChange?.(w);
     return true;
   }
 
@@ -150,6 +153,7 @@ export class HeartbeatMonitor implements CheckObserver {
       }
     });
     for (const event of t.events) this.deps.onEvent?.({ id: w.id, accountId: w.accountId, seq: w.seq }, event);
+    this.deps.onStatusChange?.(w);
   }
 
   private endLapsedMaintenance(w: Watched, now: number): void {
