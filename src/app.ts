@@ -134,6 +134,7 @@ export class VigilApp {
     this.services.checks.observe(this.alerts.domains);
     this.services.checks.observe({
       checkSaved: (check) => this.publishChange(check, 'saved'),
+      checkEdited: (check) => this.publishChange(check, 'saved'),
       checkDeleted: (check) => {
         this.services.trends.forget(check.seq);
         this.publishChange(check, 'deleted');

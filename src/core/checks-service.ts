@@ -22,6 +22,8 @@ export interface CheckObserver {
    */
   checkSaved(check: Check, runNow: boolean): void;
   checkDeleted(check: Check): void;
+  /** Only fields that do not touch the schedule changed (name, folder…): views refresh it. */
+  checkEdited?(check: Check): void;
 }
 
 /** Fields whose change resets the schedule (spec 3: "behavior fields"). */
@@ -205,6 +207,7 @@ export class ChecksService {
     });
     const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
     if (behaviourChanged) this.saved(check, true);
+    else for (const o of this.observers) o.checkEdited?.(check);
   }
 
   remove(principal: Principal, id: string): void {

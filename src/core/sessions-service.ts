@@ -58,9 +58,12 @@ export class SessionsService {
   /** The principal of a session cookie, or a 401 naming why there is none. */
   resolve(token: string, challenge: string): Principal {
     const session = SESSION_TOKEN.test(token) ? this.sessions.byTokenHash(hashSecret(token)) : null;
+    if (!session) throw errors.unauthorized('Session has ended; sign in again', challenge);
     const now = this.clock.now();
-    if (!session || session.expiresAt <= now) throw errors.unauthorized('Session has ended; sign in again', challenge);
-    return this.principalOf(session, now, challenge);
+    // The key first: a session that ended with its key says why.
+    const principal = this.principalOf(session, now, challenge);
+    if (session.expiresAt <= now) throw errors.unauthorized('Session has ended; sign in again', challenge);
+    return principal;
   }
 
   signOut(token: string): void {
