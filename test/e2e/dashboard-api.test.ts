@@ -218,15 +218,15 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
     const id = created.body.data.id;
     await tick();
     const { cookie } = await signIn(srv, { apiKey: srv.adminKey });
-    const events = readEvents(srv.url, cookie, (e) => e.some((x) => x.event === 'check' && (x.data as { status: string }).status === 'down'));
+    const isDown = (x: { event: string; data: unknown }) => x.event === 'check' && (x.data as { id: string }).id === id && (x.data as { status: string }).status === 'down';
+    const events = readEvents(srv.url, cookie, (e) => e.some(isDown));
     await new Promise((r) => setTimeout(r, 50));
     healthy = false;
     clock.advance(3_000);
     await tick();
     const got = await events;
     assert.equal(got[0]!.event, 'hello');
-    const down = got.find((e) => e.event === 'check')!.data as { id: string; status: string; lastError: string };
-    assert.equal(down.id, id);
+    const down = got.find(isDown)!.data as { id: string; status: string; lastError: string };
     assert.equal(down.lastError, 'Expected status 200, got 500');
     healthy = true;
   });
