@@ -109,7 +109,7 @@ export function CheckPage({ id, scopes }) {
       </div>
     </header>
     <section class="stats">
-      <div><span class="badge big" data-status=${label}>${label}</span><small>since ${ago(row?.lastChecked ?? check.lastChecked)}</small></div>
+      <div><span class="badge big" data-status=${label}>${label}</span><small>${check.disabled ? check.disabledReason ?? 'paused' : 'status'}</small></div>
       <div><strong>${ms(check.lastResponseTime)}</strong><small>last response</small></div>
       <div><strong>${pct(row?.uptime24h)}</strong><small>uptime 24 h</small></div>
       <div><strong>${ago(check.lastChecked)}</strong><small>${check.type === 'heartbeat' ? 'last ping' : 'last checked'}</small></div>

@@ -19,5 +19,9 @@ export function Sparkline({ points, width = 96, height = 24 }) {
     d += `${pen ? 'L' : 'M'}${(i * step).toFixed(1)},${y.toFixed(1)}`;
     pen = true;
   });
-  return html`<svg class="spark" width=${width} height=${height} aria-hidden="true"><path d=${d} /></svg>`;
+  // A lone hour has no line to draw: a dot marks it.
+  const lone = points.map((v, i) => (v !== null && points[i - 1] == null && points[i + 1] == null ? i : -1)).filter((i) => i >= 0);
+  return html`<svg class="spark" width=${width} height=${height} aria-hidden="true"><path d=${d} />${lone.map(
+    (i) => html`<circle cx=${(i * step).toFixed(1)} cy=${(height - 2 - ((points[i] - min) / span) * (height - 4)).toFixed(1)} r="2" />`,
+  )}</svg>`;
 }
