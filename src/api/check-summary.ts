@@ -1,7 +1,8 @@
-import type { Check } from '../core/records.js';
+import type { Check } from '../domain/records.js';
 import type { Config } from '../config.js';
-import { inMaintenance } from '../core/checks-service.js';
-import { checkUrl, publicStatus } from '../core/views.js';
+import { inMaintenance } from '../monitor/maintenance.js';
+import { checkUrl } from '../domain/check-url.js';
+import { publicStatus } from '../core/views.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
 
 /** One row of the dashboard list (GET /v1/public/checks/summary, and each live update). */

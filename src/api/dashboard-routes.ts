@@ -1,10 +1,9 @@
 import { ErrorBody } from '../core/schemas/common.js';
 import { SeriesQuery, SeriesResponse, SessionBody, SessionResponse, SummaryResponse } from '../core/schemas/dashboard.js';
-import { errors } from '../core/errors.js';
+import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
 import { sessionToken, type OpenedSession } from '../core/sessions-service.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
-import type { Authenticator } from '../front/authenticator.js';
+import { defineRoute, ok, type Route } from './http-types.js';
 import { checkSummary } from './check-summary.js';
 import { jsonReply } from './check-json.js';
 import type { LiveFeed } from './live-feed.js';
@@ -27,7 +26,7 @@ function sessionInfo(principal: Principal, expiresAt: number | null) {
  * What the dashboard calls beyond the spec's endpoints: sign-in and sign-out, the list's
  * summaries, chart series and the live stream. Any API client may call them too.
  */
-export function dashboardRoutes(s: Services, live: LiveFeed, auth: () => Authenticator): Route[] {
+export function dashboardRoutes(s: Services, live: LiveFeed, authenticate: (headers: Record<string, string>) => Principal): Route[] {
   const opened = (session: OpenedSession) =>
     ok({ data: sessionInfo(session.principal, session.expiresAt) }, 201, { 'Set-Cookie': s.sessions.cookie(session), 'Cache-Control': 'no-store' });
   return [
@@ -121,7 +120,7 @@ export function dashboardRoutes(s: Services, live: LiveFeed, auth: () => Authent
       handler: ({ principal, req }) => ({
         status: 200,
         headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
-        stream: (sink) => live.attach(principal, sink, () => auth().authenticate(req.headers)),
+        stream: (sink) => live.attach(principal, sink, () => authenticate(req.headers)),
       }),
     }),
   ];

@@ -1,8 +1,8 @@
 import type { Principal } from '../core/principal.js';
 import { accessAllows } from '../core/principal.js';
-import type { Check } from '../core/records.js';
+import type { Check } from '../domain/records.js';
 import type { StatusChange } from '../core/status-feed.js';
-import type { StreamSink } from '../front/http-types.js';
+import type { StreamSink } from './http-types.js';
 
 /** A comment line every so often keeps proxies from closing an idle stream and re-checks the session. */
 const KEEPALIVE_MS = 25_000;

@@ -1,5 +1,5 @@
 import type { Principal } from './principal.js';
-import type { ApiKey } from './records.js';
+import type { ApiKey } from '../domain/records.js';
 import type { Store } from '../store/store.js';
 
 /**

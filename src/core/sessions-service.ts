@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock } from './clock.js';
+import type { Clock } from '../domain/clock.js';
 import { ADMIN_EMAIL, AccountsService } from './accounts-service.js';
-import { errors } from './errors.js';
+import { errors } from '../domain/errors.js';
 import { keyPrincipal } from './key-principal.js';
 import type { Principal } from './principal.js';
-import { SCOPES } from './records.js';
-import { API_KEY_PATTERN, hashSecret } from './secrets.js';
+import { SCOPES } from '../domain/records.js';
+import { API_KEY_PATTERN, hashSecret } from '../domain/secrets.js';
 import type { Config } from '../config.js';
 import type { SessionRow, SessionStore } from '../store/session-store.js';
 import type { Store } from '../store/store.js';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineRoute, type Reply, type Route } from './http-types.js';
+import { defineRoute, type Reply, type Route } from '../api/http-types.js';
 
 /** Where `npm run build` puts the bundled dashboard (scripts/build-web.mjs): dist/web. */
 export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));

@@ -1,5 +1,5 @@
 import type { BucketSums, RollupReads } from '../store/rollup-store.js';
-import { HOUR_MS, hourKey } from './rollup.js';
+import { HOUR_MS, hourKey } from '../domain/rollup.js';
 
 /** What the dashboard list shows beside a check's record, from hour rollups (never raw history). */
 export interface CheckTrend {

@@ -1,7 +1,7 @@
 import type { BucketSums, RollupLevel, RollupReads } from '../store/rollup-store.js';
 import type { StateChangeRepo } from '../store/store.js';
-import { DAY_MS } from './cover.js';
-import { HOUR_MS, MINUTE_MS, PHASES } from './rollup.js';
+import { DAY_MS } from '../domain/cover.js';
+import { HOUR_MS, MINUTE_MS, PHASES } from '../domain/rollup.js';
 
 /** Chart ranges of the dashboard's check page and the rollup level and step that draw each. */
 export const SERIES_RANGES = {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import { startServer, send, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { assertError, newAccount, newKey } from './util.js';

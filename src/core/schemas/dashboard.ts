@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IsoDate, StringEnum } from './common.js';
-import { SCOPES } from '../records.js';
+import { SCOPES } from '../../domain/records.js';
 
 /** Sessions, list summaries, chart series and the live feed: what the dashboard reads (issue 15). */
 
