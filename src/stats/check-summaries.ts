@@ -1,4 +1,4 @@
-import type { BucketSums, RollupReads } from '../store/rollup-store.js';
+import { addBucket, type BucketSums, type RollupReads } from '../store/rollup-store.js';
 import { HOUR_MS, hourKey } from '../domain/rollup.js';
 
 /** What the dashboard list shows beside a check's record, from hour rollups (never raw history). */
@@ -10,25 +10,31 @@ export interface CheckTrend {
 }
 
 /**
- * 24 h trends of many checks at once. The 23 closed hours of a check are read once per hour and
- * kept; only its open hour is read again per request, so a list of 10,000 checks costs 10,000
- * small reads of one row (or of the in-memory buffer).
+ * 24 h trends of many checks at once, without SQL on the hot path: a check's 23 closed hours and
+ * the stored part of its open hour are read once per hour and kept (an open hour's row is only
+ * written at shutdown, so it cannot move while the process runs); what the open hour gained
+ * since is read from the rollup buffer in memory.
  */
 export class CheckTrends {
-  private readonly closed = new Map<number, { hour: number; buckets: BucketSums[] }>();
+  private readonly kept = new Map<number, { hour: number; buckets: BucketSums[]; openStored: BucketSums | undefined }>();
 
-  constructor(private readonly rollups: Pick<RollupReads, 'buckets'>) {}
+  constructor(private readonly rollups: Pick<RollupReads, 'buckets' | 'bufferedBucket'>) {}
 
   trend(seq: number, now: number): CheckTrend {
     const hour = hourKey(now);
-    let kept = this.closed.get(seq);
+    let kept = this.kept.get(seq);
     if (kept?.hour !== hour) {
-      kept = { hour, buckets: this.rollups.buckets(seq, 'hour', hour - 23 * HOUR_MS, hour) };
-      this.closed.set(seq, kept);
+      kept = {
+        hour,
+        buckets: this.rollups.buckets(seq, 'hour', hour - 23 * HOUR_MS, hour),
+        openStored: this.rollups.buckets(seq, 'hour', hour, hour + HOUR_MS, false)[0],
+      };
+      this.kept.set(seq, kept);
     }
     const points: Array<BucketSums | undefined> = new Array(24);
     for (const b of kept.buckets) points[23 - (hour - b.at) / HOUR_MS] = b;
-    points[23] = this.rollups.buckets(seq, 'hour', hour, hour + HOUR_MS)[0];
+    const buffered = this.rollups.bufferedBucket(seq, 'hour', hour) ?? undefined;
+    points[23] = kept.openStored && buffered ? addBucket(kept.openStored, buffered) : (kept.openStored ?? buffered);
     let total = 0;
     let success = 0;
     const sparkline: Array<number | null> = [];
@@ -43,6 +49,6 @@ export class CheckTrends {
 
   /** A deleted check's kept hours go with it. */
   forget(seq: number): void {
-    this.closed.delete(seq);
+    this.kept.delete(seq);
   }
 }

@@ -2,7 +2,7 @@ import type { ProbeResult } from '../../domain/probe-types.js';
 import { dayKey } from '../../domain/cover.js';
 import { hourKey, minuteKey, PHASES, Rollup, type RollupSample } from '../../domain/rollup.js';
 import type { Db } from '../db.js';
-import { sumTotals, type BucketSums, type RollupLevel, type RollupStore } from '../rollup-store.js';
+import { addBucket, sumTotals, type BucketSums, type RollupLevel, type RollupStore } from '../rollup-store.js';
 import type { Interval } from '../../domain/ranges.js';
 import { sampleOf, sqliteRollupRows, type RollupRows } from './rollup-rows.js';
 
@@ -76,9 +76,10 @@ export function sqliteRollups(db: Db): RollupStore {
     },
     totals: (seq, level, intervals) => sumTotals([rows.totals(seq, level, intervals), ...byLevel[level].buffered(seq, intervals)]),
     rawSamples: (seq, intervals) => rows.rawSamples(seq, intervals),
-    buckets(seq, level, from, to) {
+    buckets(seq, level, from, to, withBuffered = true) {
       const out = new Map<number, BucketSums>();
       for (const row of bucketRows[level].iterate(seq, from, to) as Iterable<BucketSums>) out.set(row.at, row);
+      if (!withBuffered) return [...out.values()];
       for (const [at, rollup] of byLevel[level].bucketsOf(seq)) {
         if (at < from || at >= to) continue;
         const sums = bucketSums(at, rollup);
@@ -86,6 +87,10 @@ export function sqliteRollups(db: Db): RollupStore {
         out.set(at, row ? addBucket(row, sums) : sums);
       }
       return [...out.values()].sort((a, b) => a.at - b.at);
+    },
+    bufferedBucket(seq, level, at) {
+      const rollup = byLevel[level].bucketsOf(seq).get(at);
+      return rollup ? bucketSums(at, rollup) : null;
     },
   };
 }
@@ -101,11 +106,6 @@ function bucketSums(at: number, r: Rollup): BucketSums {
   };
 }
 
-function addBucket(a: BucketSums, b: BucketSums): BucketSums {
-  const out = { ...a };
-  for (const k of Object.keys(b) as Array<keyof BucketSums>) if (k !== 'at') out[k] += b[k];
-  return out;
-}
 
 const KEY_OF: Record<RollupLevel, (t: number) => number> = { minute: minuteKey, hour: hourKey, day: dayKey };
 
