@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { ManualClock } from '../../src/domain/clock.js';
 import { startServer, send, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
+import { runCli } from '../helpers/cli.js';
 import { assertError, newAccount, newKey } from './util.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 30)); // probe promise + the writer's commit
@@ -257,5 +258,26 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
       assert.ok(doc.paths[path], path);
     }
     assert.equal(doc.paths['/dashboard'], undefined);
+  });
+});
+
+describe('vigil login-link', () => {
+  test('prints a one-time URL for an account that signs in once; an unknown account is bad input', async () => {
+    const srv = await startServer({}, undefined, { autoTick: false });
+    try {
+      const r = runCli(['login-link', '--account', 'admin@localhost'], srv.dataDir);
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as { url: string; email: string; expiresAt: string };
+      assert.equal(out.email, 'admin@localhost');
+      assert.match(out.url, /\/dashboard#login=vl_[\w-]{43}$/);
+      const loginToken = out.url.split('#login=')[1]!;
+      assert.equal((await signIn(srv, { loginToken })).res.status, 201);
+      assertError((await signIn(srv, { loginToken })).res, 400, /already used/);
+      const bad = runCli(['login-link', '--account', 'nobody@example.com'], srv.dataDir);
+      assert.equal(bad.status, 2);
+      assert.match(bad.stderr, /nobody@example.com/);
+    } finally {
+      await srv.stop();
+    }
   });
 });
