@@ -5,7 +5,6 @@ import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-s
 import { systemClock } from './domain/clock.js';
 import { ApiError } from './domain/errors.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
-import { sqliteOAuth } from './store/sqlite/oauth.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
 import { SessionsService } from './core/sessions-service.js';
@@ -18,6 +17,8 @@ const USAGE = `Usage: vigil <command> [options]
   key create --account ID_OR_EMAIL [--scopes s1,s2] [--checks id1,id2] [--folders f1,f2]
              [--expires-at ISO8601] [--name NAME]    create an API key (printed once)
   account claim ID_OR_EMAIL                          claim an agent-created account (when no claim email could be sent)
+  account list                                       list accounts with their numbers of checks and keys
+  key list [--account ID_OR_EMAIL]                   list API keys (never their secrets), of one account or all
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
   login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
                                                      (default: the admin account)
@@ -38,8 +39,8 @@ function parse(argv: string[], names: string[], maxPositionals = 0): { values: R
     return { values: values as Record<string, string | undefined>, positionals };
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    // parseArgs calls a missing value "ambiguous" when the next word is an option.
-    const option = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec((err as Error).message)?.[1];
+    // parseArgs calls a missing value "ambiguous" when the next word is an option, "missing" at the end.
+    const option = /^Option '(--[\w-]+)[^']*' argument (?:is ambiguous|missing)/.exec((err as Error).message)?.[1];
     throw new UsageError(option ? `${option} needs a value` : (err as Error).message.split('\n')[0]);
   }
 }
@@ -69,10 +70,18 @@ async function main(argv: string[]): Promise<number> {
       const account = accounts.findAccount(positionals[0]!);
       if (account.claimed) throw new UsageError(`account ${account.email} is already claimed`);
       const checks = new ChecksService(store, config, systemClock);
-      const claims = new ClaimService(store, sqliteOAuth(store.db, () => store.credentialsChanged()), checks, systemClock);
+      const claims = new ClaimService(store, store.oauth, checks, systemClock);
       // A running server sees the claim at once; checks resumed here start probing at its next start.
       return { id: account.id, email: account.email, claimed: true, resumedChecks: claims.claimAccount(account.id) };
     });
+  }
+  if (command === 'account' && sub === 'list') {
+    const { values } = parse(rest, []);
+    return withAccounts(values.config, (accounts) => accounts.listAccounts());
+  }
+  if (command === 'key' && sub === 'list') {
+    const { values } = parse(rest, ['account']);
+    return withAccounts(values.config, (accounts) => accounts.listKeys(values.account));
   }
   if (command === 'key' && sub === 'create') {
     const { values } = parse(rest, ['account', 'scopes', 'checks', 'folders', 'expires-at', 'name']);

@@ -12,6 +12,7 @@ import type { OAuthServices } from '../oauth/oauth-services.js';
 import type { SessionsService } from '../core/sessions-service.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
 import type { SeriesReader } from '../stats/series.js';
+import type { LastProbe } from '../monitor/live-check.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
 export interface Services {
@@ -28,6 +29,8 @@ export interface Services {
   /** Webhooks and their test (spec 4.9). */
   webhooks: WebhookService;
   usage(accountId: string): { checks: number };
+  /** The check's latest result, live from memory (the record's `lastProbe`). */
+  lastProbe(checkId: string): LastProbe | null;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
   /** Dashboard sign-in: sessions from API keys and login links. */
