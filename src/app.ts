@@ -227,7 +227,7 @@ export class VigilApp {
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
       sessions: new SessionsService(store, sqliteSessions(store.db), clock, config),
       trends: new CheckTrends(this.rollups),
-      series: new SeriesReader(this.rollups, store.stateChanges),
+      series: new SeriesReader(this.rollups, store.stateChanges, store.history),
       lastProbe: (checkId) => this.engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId),
       oauth: buildOAuth({
         store, repo: store.oauth, checks, mailer: this.mailer,

@@ -103,7 +103,7 @@ export function dashboardRoutes(s: Services, live: LiveFeed, authenticate: (head
         return ok({
           data: {
             checkId: check.id, range, from: iso(from), to: iso(to), ...series,
-            incidents: incidents.map((i) => ({ start: iso(i.start), end: iso(i.end), durationMs: i.durationMs })),
+            incidents: incidents.map((i) => ({ start: iso(i.start), end: iso(i.end), durationMs: i.durationMs, error: i.error })),
           },
         });
       },

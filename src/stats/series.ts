@@ -1,5 +1,5 @@
 import type { BucketSums, RollupLevel, RollupReads } from '../store/rollup-store.js';
-import type { StateChangeRepo } from '../store/store.js';
+import type { HistoryRepo, StateChangeRepo } from '../store/store.js';
 import { DAY_MS } from '../domain/cover.js';
 import { HOUR_MS, MINUTE_MS, PHASES } from '../domain/rollup.js';
 
@@ -32,7 +32,14 @@ export interface Incident {
   /** Null while the check is still down. */
   end: number | null;
   durationMs: number;
+  /** The error of the failure that took the check down, when history still has it. */
+  error: string | null;
 }
+
+/** Incidents a series names, newest first: enough for any chart, bounded however flappy the check. */
+const MAX_INCIDENTS = 50;
+/** How far before a down transition its failing result may lie (the confirmations before it). */
+const CAUSE_WINDOW_MS = 60 * 60 * 1000;
 
 const avg = (sum: number, count: number): number | null => (count === 0 ? null : Math.round((sum / count) * 10) / 10);
 
@@ -63,12 +70,12 @@ export function incidentsOf(changes: ReadonlyArray<{ at: number; status: string 
   for (const change of changes) {
     if (change.status === 'down' && open === null) open = Math.max(change.at, from);
     else if (change.status !== 'down' && open !== null) {
-      out.push({ start: open, end: change.at, durationMs: change.at - open });
+      out.push({ start: open, end: change.at, durationMs: change.at - open, error: null });
       open = null;
     }
   }
-  if (open !== null) out.push({ start: open, end: null, durationMs: now - open });
-  return out.reverse();
+  if (open !== null) out.push({ start: open, end: null, durationMs: now - open, error: null });
+  return out.reverse().slice(0, MAX_INCIDENTS);
 }
 
 /** Reads for charts: a check's series over a named range and its incidents. */
@@ -76,6 +83,7 @@ export class SeriesReader {
   constructor(
     private readonly rollups: Pick<RollupReads, 'buckets'>,
     private readonly stateChanges: Pick<StateChangeRepo, 'between'>,
+    private readonly history: Pick<HistoryRepo, 'list'>,
   ) {}
 
   series(seq: number, range: SeriesRange, now: number): { from: number; to: number; series: Series; incidents: Incident[] } {
@@ -83,6 +91,14 @@ export class SeriesReader {
     const to = Math.ceil((now + 1) / step) * step;
     const from = to - Math.ceil(ms / step) * step;
     const series = seriesOf(this.rollups.buckets(seq, level, from, to), from, to, step);
-    return { from, to, series, incidents: incidentsOf(this.stateChanges.between(seq, from, now), from, now) };
+    const incidents = incidentsOf(this.stateChanges.between(seq, from, now), from, now);
+    for (const incident of incidents) incident.error = this.causeOf(seq, incident.start);
+    return { from, to, series, incidents };
+  }
+
+  /** The newest failed result at or before the moment the check went down. */
+  private causeOf(seq: number, start: number): string | null {
+    const [row] = this.history.list({ checkSeq: seq, from: start - CAUSE_WINDOW_MS, to: start, status: 'down', q: null }, { limit: 1, offset: 0, before: null });
+    return row?.error ?? null;
   }
 }

@@ -212,6 +212,7 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
     assert.equal(days.body.data.at.length, 90);
     assert.equal(days.body.data.incidents.length, 1, 'the failed probe took it down once');
     assert.equal(days.body.data.incidents[0].durationMs, 3_000);
+    assert.equal(days.body.data.incidents[0].error, 'Expected status 200, got 500');
   });
 
   test('the live stream pushes a check’s new row when its status changes, with no request from the client', async () => {

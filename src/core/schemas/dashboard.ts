@@ -59,6 +59,6 @@ export const SeriesResponse = Type.Object({
     connect: Column,
     tls: Column,
     ttfb: Column,
-    incidents: Type.Array(Type.Object({ start: IsoDate, end: Type.Union([IsoDate, Type.Null()]), durationMs: Type.Number() })),
+    incidents: Type.Array(Type.Object({ start: IsoDate, end: Type.Union([IsoDate, Type.Null()]), durationMs: Type.Number(), error: Type.Union([Type.String(), Type.Null()]) })),
   }),
 });
