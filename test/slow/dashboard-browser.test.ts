@@ -125,6 +125,34 @@ describe('dashboard in a real browser', { skip: missing ?? false, timeout: 180_0
     assert.equal((await srv.request('GET', `/v1/public/checks/${checkId}`)).status, 404);
   });
 
+  test('alerts page, dark theme, keyboard and a phone-sized screen', async () => {
+    await page.goto(`${srv.url}/dashboard#/alerts`);
+    await page.waitForSelector('h2:has-text("Email")');
+    await page.waitForSelector('h2:has-text("Webhooks")');
+    await page.fill('input[name=recipients]', 'not-an-address');
+    await page.click('form:has(h2:has-text("Email")) button[type=submit]');
+    await page.waitForSelector('label.field.invalid:has(input[name=recipients]) .field-error');
+
+    await page.goto(`${srv.url}/dashboard#/`);
+    await page.waitForSelector('body[data-list-ready="true"] .row');
+    await page.click('button[aria-label^="Theme"]'); // auto → light
+    await page.click('button[aria-label^="Theme"]'); // light → dark
+    assert.equal(await page.evaluate('document.documentElement.dataset.theme'), 'dark');
+    await page.keyboard.press('/');
+    assert.equal(await page.evaluate('document.activeElement.id'), 'search');
+    await page.keyboard.press('Escape');
+    await page.locator('.row').first().focus();
+    await page.keyboard.press('j');
+    assert.equal(await page.evaluate('document.activeElement.dataset.id'), await page.locator('.row').nth(1).getAttribute('data-id'));
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForSelector('.row');
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth'), true, 'no sideways scrolling on a phone');
+    await page.screenshot({ path: `${SHOTS}dashboard-phone-dark.png` });
+    await page.click('button[aria-label^="Theme"]'); // dark → auto
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   test('a login link signs in once', async () => {
     const other = await context.browser()?.newContext();
     const p = other ? await other.newPage() : await context.newPage();
