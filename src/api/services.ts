@@ -12,6 +12,10 @@ import type { OAuthServices } from '../oauth/oauth-services.js';
 import type { SessionsService } from '../core/sessions-service.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
 import type { SeriesReader } from '../stats/series.js';
+import type { StatusPagesService } from '../status-pages/status-pages-service.js';
+import type { PublicPages } from '../status-pages/public-pages.js';
+import type { MetricsService } from '../metrics/metrics-service.js';
+import type { Readiness } from '../metrics/readiness.js';
 import type { LastProbe } from '../monitor/live-check.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
@@ -39,4 +43,10 @@ export interface Services {
   trends: CheckTrends;
   /** Chart series and incidents of the check page. */
   series: SeriesReader;
+  /** Status pages of an account (the API) and what anyone may read of them (pages, badges). */
+  statusPages: StatusPagesService;
+  publicPages: PublicPages;
+  /** `/metrics` and `/readyz`. */
+  metrics: MetricsService;
+  readiness: Readiness;
 }

@@ -6,7 +6,7 @@ import type { Migration } from './migrations.js';
  * login link, on the account alone. Only SHA-256 hashes of the tokens are stored.
  */
 export const SESSIONS_MIGRATION: Migration = {
-  version: 5,
+  version: 6,
   name: 'dashboard sessions and login links',
   sql: `
     CREATE TABLE sessions (

@@ -75,13 +75,19 @@ export function sqliteRollups(db: Db): RollupStore {
       return rollup;
     },
     totals: (seq, level, intervals) => sumTotals([rows.totals(seq, level, intervals), ...byLevel[level].buffered(seq, intervals)]),
+    bucketTotals(seq, level, from, to) {
+      const out = new Map(rows.bucketTotals(seq, level, from, to));
+      for (const [key, buffered] of byLevel[level].bufferedByStart(seq, from, to)) {
+        out.set(key, sumTotals([out.get(key) ?? sumTotals([]), buffered]));
+      }
+      return [...out].sort((a, b) => a[0] - b[0]);
+    },
     rawSamples: (seq, intervals) => rows.rawSamples(seq, intervals),
     buckets(seq, level, from, to, withBuffered = true) {
       const out = new Map<number, BucketSums>();
       for (const row of bucketRows[level].iterate(seq, from, to) as Iterable<BucketSums>) out.set(row.at, row);
       if (!withBuffered) return [...out.values()];
-      for (const [at, rollup] of byLevel[level].bucketsOf(seq)) {
-        if (at < from || at >= to) continue;
+      for (const [at, rollup] of byLevel[level].bufferedByStart(seq, from, to)) {
         const sums = bucketSums(at, rollup);
         const row = out.get(at);
         out.set(at, row ? addBucket(row, sums) : sums);
@@ -89,7 +95,7 @@ export function sqliteRollups(db: Db): RollupStore {
       return [...out.values()].sort((a, b) => a.at - b.at);
     },
     bufferedBucket(seq, level, at) {
-      const rollup = byLevel[level].bucketsOf(seq).get(at);
+      const rollup = byLevel[level].bufferedByStart(seq, at, at + 1)[0]?.[1];
       return rollup ? bucketSums(at, rollup) : null;
     },
   };
@@ -173,9 +179,9 @@ class OpenLevel {
     return out;
   }
 
-  /** The check's buffered buckets by start. */
-  bucketsOf(seq: number): ReadonlyMap<number, Rollup> {
-    return this.open.get(seq) ?? new Map();
+  /** The check's buffered buckets starting in [from, to), with their starts. */
+  bufferedByStart(seq: number, from: number, to: number): Array<[number, Rollup]> {
+    return [...(this.open.get(seq) ?? [])].filter(([key]) => key >= from && key < to);
   }
 
   /** Writes the buckets older than the one holding `now` (all of them for +Infinity). */
