@@ -10,6 +10,8 @@ import { ClaimService } from './oauth/claim-service.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
 import { StartupError } from './util/startup-error.js';
+import { SessionsService } from './core/sessions-service.js';
+import { sqliteSessions } from './store/sqlite/sessions.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -23,6 +25,8 @@ const USAGE = `Usage: vigil <command> [options]
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
   backup FILE                                        consistent copy of the database, also while serve runs
   restore FILE                                       replace the database with a backup (serve must be stopped)
+  login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
+                                                     (default: the admin account)
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
 
@@ -117,6 +121,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
   }
+  if (command === 'login-link') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
+    return withStore(values.config, (store, config) =>
+      new SessionsService(store, sqliteSessions(store.db), systemClock, config).createLoginLink(values.account),
+    );
+  }
   const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
 }
@@ -177,7 +187,8 @@ async function serve(configFile: string | undefined): Promise<number> {
     process.stdout.write(
       `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +
         `Admin API key (shown once, store it now): ${admin.key}\n` +
-        `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n\n`,
+        `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n` +
+        `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${app.services.sessions.createLoginLink(undefined).url}\n\n`,
     );
   }
   // Logged last: whoever waits for this line finds the admin key already printed. It is part of
