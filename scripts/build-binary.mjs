@@ -1,13 +1,13 @@
 // Builds dist/vigil-linux-x64: a Node single executable application (SEA) made from the Node
 // that runs this script. The code is bundled with esbuild; the native addons (better-sqlite3,
 // uWebSockets.js for this Node's ABI, raw-socket) and the bundles that run on their own (the
-// piscina worker, the probe worker, the webhook worker, the ICMP helper process) travel as SEA
+// piscina worker, the probe worker, the webhook worker, the ICMP helper process) and the dashboard travel as SEA
 // assets, which the binary unpacks into a cache directory named by their hash (src/binary/unpack.ts).
 //
 // Usage: node scripts/build-binary.mjs   (npm run build:binary)
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,7 +115,13 @@ for (const [name, entry] of Object.entries(threads)) {
 }
 for (const [name, file] of Object.entries(natives)) copyFileSync(file, join(out, name));
 
-const files = [...Object.keys(threads), ...Object.keys(natives)].sort();
+// The dashboard's page and bundles (with their precompressed copies), served from the unpacked web/.
+execFileSync(process.execPath, [join(root, 'scripts', 'build-web.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+mkdirSync(join(out, 'web'));
+const web = readdirSync(join(root, 'dist', 'web')).map((name) => `web/${name}`);
+for (const name of web) copyFileSync(join(root, 'dist', name), join(out, name));
+
+const files = [...Object.keys(threads), ...Object.keys(natives), ...web].sort();
 const hash = createHash('sha256');
 for (const name of files) hash.update(name).update('\0').update(readFileSync(join(out, name)));
 const manifest = { hash: hash.digest('hex').slice(0, 16), files };

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { getAsset } from 'node:sea';
 
 /** What the build put into the binary: the asset names and one hash of all their bytes. */
@@ -28,7 +28,10 @@ export function unpack(manifest: BundleManifest, root = cacheRoot()): string {
   try {
     mkdirSync(root, { recursive: true });
     staging = mkdtempSync(join(root, `.${manifest.hash}-`));
-    for (const name of manifest.files) writeFileSync(join(staging, name), new Uint8Array(getAsset(name)));
+    for (const name of manifest.files) {
+      mkdirSync(dirname(join(staging, name)), { recursive: true });
+      writeFileSync(join(staging, name), new Uint8Array(getAsset(name)));
+    }
     renameSync(staging, dir);
   } catch (err) {
     if (staging) rmSync(staging, { recursive: true, force: true });

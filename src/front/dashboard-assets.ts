@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { defineRoute, type Reply, type Route } from '../api/http-types.js';
+import { bundledDir } from '../util/bundled-file.js';
 
-/** Where `npm run build` puts the bundled dashboard (scripts/build-web.mjs): dist/web. */
-export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
+/** Where `npm run build` puts the bundled dashboard (scripts/build-web.mjs): dist/web; in the single binary, its unpacked copy. */
+export const WEB_DIR = bundledDir('web', new URL('../../web/', import.meta.url));
 
 interface Asset {
   type: string;

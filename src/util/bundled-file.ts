@@ -9,8 +9,17 @@ import { fileURLToPath } from 'node:url';
  * (see src/binary/unpack.ts and scripts/build-binary.mjs).
  */
 export function bundledFile(name: string, beside: URL): string {
+  return bundledPath(`${name}.cjs`, beside);
+}
+
+/** A directory of files the binary carries (the dashboard's `web`), found the same way. */
+export function bundledDir(name: string, beside: URL): string {
+  return bundledPath(name, beside);
+}
+
+function bundledPath(entry: string, beside: URL): string {
   if (!isSea()) return fileURLToPath(beside);
   const dir = process.env.VIGIL_BUNDLE_DIR;
-  if (!dir) throw new Error(`the single binary's bundle directory is unknown (cannot find ${name})`);
-  return join(dir, `${name}.cjs`);
+  if (!dir) throw new Error(`the single binary's bundle directory is unknown (cannot find ${entry})`);
+  return join(dir, entry);
 }

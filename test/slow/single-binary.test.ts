@@ -79,7 +79,7 @@ describe('the single binary', { skip: process.platform !== 'linux' || process.ar
     assert.match(hash!, /^[0-9a-f]{16}$/, 'assets unpacked under $XDG_CACHE_HOME/vigil/<hash>');
     assert.deepEqual(
       readdirSync(join(home, 'cache', 'vigil', hash!)).sort(),
-      ['better_sqlite3.node', 'icmp-host.cjs', 'piscina-worker.cjs', 'probe-worker.cjs', 'raw.node', `uws_linux_x64_${process.versions.modules}.node`, 'webhook-worker.cjs'],
+      ['better_sqlite3.node', 'icmp-host.cjs', 'piscina-worker.cjs', 'probe-worker.cjs', 'raw.node', `uws_linux_x64_${process.versions.modules}.node`, 'web', 'webhook-worker.cjs'],
     );
 
     const api = async (method: string, path: string, body?: unknown, apiKey = key) => {
@@ -88,6 +88,10 @@ describe('the single binary', { skip: process.platform !== 'linux' || process.ar
       const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
     };
+
+    const dashboard = await fetch(`${url}/dashboard`);
+    assert.equal(dashboard.status, 200, 'the dashboard travels in the binary');
+    assert.match(await dashboard.text(), /<script/);
 
     const created = await api('POST', '/v1/public/checks', { url: `http://127.0.0.1:${(target.address() as { port: number }).port}/`, checkFrequency: 0.05 });
     assert.equal(created.status, 201);
