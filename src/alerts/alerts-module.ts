@@ -20,6 +20,7 @@ import { sqliteAlertStore } from './sqlite/index.js';
 import { WebhookChannel } from './webhook-channel.js';
 import { WebhookService } from './webhook-service.js';
 import { WebhookThread } from './webhook-thread.js';
+import { TargetOptionsPolicy } from './target-options.js';
 
 export interface AlertsDeps {
   store: SqliteStore;
@@ -59,8 +60,9 @@ export class AlertsModule {
       // burst to one popular origin (hooks.slack.com) would spend its timeout waiting.
       connectionsPerOrigin: alerts.concurrency,
     });
-    this.email = new EmailAlertsService(this.repos.emailSettings, routing, mailer, clock, config);
-    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, client: this.client, store, clock, config, log });
+    const options = new TargetOptionsPolicy(store);
+    this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config);
+    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,
       channels: { webhook: new WebhookChannel(routing, this.client), email: new EmailChannel(routing, mailer) },
