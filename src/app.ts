@@ -172,6 +172,7 @@ export class VigilApp {
       alertSummary: (accountId) => this.alerts.summary(accountId),
       emailAlerts: this.alerts.email,
       webhooks: this.alerts.webhooks,
+      deliveries: this.alerts.deliveries,
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
       oauth: buildOAuth({
         store, repo: sqliteOAuth(store.db, () => store.credentialsChanged()), checks, mailer: this.mailer,

@@ -16,6 +16,8 @@ import { AlertPipeline } from './pipeline.js';
 import { RdapBootstrap } from './rdap-bootstrap.js';
 import { RdapClient } from './rdap-client.js';
 import { DeliverySender } from './sender.js';
+import { DeliveryLog } from './delivery-log.js';
+import { ReminderSweep } from './reminders.js';
 import { sqliteAlertStore } from './sqlite/index.js';
 import { WebhookChannel } from './webhook-channel.js';
 import { WebhookService } from './webhook-service.js';
@@ -42,6 +44,8 @@ export class AlertsModule {
   readonly repos: AlertStore;
   readonly email: EmailAlertsService;
   readonly webhooks: WebhookService;
+  readonly deliveries: DeliveryLog;
+  readonly reminders: ReminderSweep;
   readonly sender: DeliverySender;
   readonly pipeline: AlertPipeline;
   readonly domains: DomainMonitor;
@@ -70,6 +74,8 @@ export class AlertsModule {
       log,
       options: alerts,
     });
+    this.deliveries = new DeliveryLog({ queue: this.repos.deliveries, webhooks: this.repos.webhooks, store, sender: this.sender, clock, log });
+    this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log });
     this.pipeline = new AlertPipeline({ store, queue: this.repos.deliveries, routing, writer, sender: this.sender, mailer, clock, config, log });
     this.rdapBootstrap = new RdapBootstrap({ overrides: config.rdap.servers, url: config.rdap.bootstrapUrl, timeoutMs: config.rdap.timeoutMs, clock, log });
     this.domains = new DomainMonitor({
@@ -89,6 +95,7 @@ export class AlertsModule {
     this.client.warm();
     this.domains.start();
     this.sender.start();
+    this.reminders.start();
   }
 
   /**
@@ -97,6 +104,7 @@ export class AlertsModule {
    */
   async stop(): Promise<void> {
     this.domains.stop();
+    this.reminders.stop();
     await this.pipeline.settled();
     await this.sender.stop();
     await this.client.close();

@@ -8,6 +8,7 @@ import type { HeartbeatMonitor } from '../engine/heartbeats.js';
 import type { AlertSummary } from '../core/views.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
+import type { DeliveryLog } from '../alerts/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
@@ -24,6 +25,7 @@ export interface Services {
   emailAlerts: EmailAlertsService;
   /** Webhooks and their test (spec 4.9). */
   webhooks: WebhookService;
+  deliveries: DeliveryLog;
   usage(accountId: string): { checks: number };
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;

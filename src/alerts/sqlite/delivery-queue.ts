@@ -85,8 +85,8 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
   const retry = db.prepare("UPDATE alert_deliveries SET status = 'pending', last_status = ?, last_error = ?, next_at = ? WHERE id = ?");
   // The receiver answered again after failing: its other waiting retries need not sit out their backoff.
   const hurry = db.prepare(
-    `UPDATE alert_deliveries SET next_at = ?1 WHERE status = 'pending' AND next_at > ?1
-       AND target = (SELECT target FROM alert_deliveries WHERE id = ?2)`,
+    `UPDATE alert_deliveries SET next_at = @now WHERE status = 'pending' AND next_at > @now
+       AND target = (SELECT target FROM alert_deliveries WHERE id = @id)`,
   );
   const requeue = db.prepare(
     `UPDATE alert_deliveries SET status = 'pending', next_at = ?, retry_until = ?, finished_at = NULL
@@ -120,7 +120,7 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
       switch (o.kind) {
         case 'delivered':
           finish.run('delivered', o.status, null, now, id);
-          if (o.recovered) hurry.run(now, id);
+          if (o.recovered) hurry.run({ now, id });
           break;
         case 'retry':
           retry.run(o.status, o.error, o.nextAt, id);
