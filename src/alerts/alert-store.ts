@@ -153,7 +153,7 @@ export interface DeliveryQueue {
   ): Delivery[];
   /** Pending deliveries of a removed webhook are dropped. */
   cancelTarget(channel: DeliveryChannel, target: string, now: number): number;
-  /** When the next row becomes claimable, or null when none is waiting. */
+  /** When the next head of line becomes claimable, or null when none is waiting. */
   nextDueAt(): number | null;
   byId(id: string): Delivery | null;
   forCheck(checkId: string): Delivery[];

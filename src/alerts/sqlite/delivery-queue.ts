@@ -103,7 +103,13 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
     `UPDATE alert_deliveries SET status = 'cancelled', last_error = 'webhook deleted', finished_at = ?
      WHERE channel = ? AND target = ? AND status = 'pending'`,
   );
-  const nextDue = db.prepare("SELECT min(next_at) FROM alert_deliveries WHERE status IN ('pending', 'sending')").pluck();
+  // Heads of line only: a row waiting behind an earlier alert to the same target and check is
+  // not due whatever its next_at says (the earlier one's outcome wakes the sender).
+  const nextDue = db.prepare(
+    `SELECT min(next_at) FROM alert_deliveries d WHERE status IN ('pending', 'sending')
+       AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.target = d.target AND e.check_id = d.check_id
+                       AND e.status IN ('pending', 'sending') AND e.seq < d.seq)`,
+  ).pluck();
   const byId = db.prepare(`${JOINED} WHERE d.id = ?`);
   const forCheck = db.prepare(`${JOINED} WHERE a.check_id = ? ORDER BY d.seq`);
   const counts = db.prepare('SELECT status, count(*) AS n FROM alert_deliveries GROUP BY status');
