@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { inMaintenance } from '../core/checks-service.js';
-import type { Clock } from '../core/clock.js';
-import type { Mailer } from '../core/mailer.js';
-import type { Check } from '../core/records.js';
-import { newId } from '../core/secrets.js';
+import { inMaintenance } from '../monitor/maintenance.js';
+import type { Clock } from '../domain/clock.js';
+import type { Mailer } from './delivery/mailer.js';
+import type { Check } from '../domain/records.js';
+import { newId } from '../domain/secrets.js';
 import type { BatchWriter } from '../store/sqlite/batch-writer.js';
 import type { Store } from '../store/store.js';
 import { reminderContent } from './alert-content.js';
 import type { AlertRouting } from './alert-routing.js';
-import type { AlertStore, NewAlert } from './alert-store.js';
-import type { DeliverySender } from './sender.js';
+import type { AlertStore, NewAlert } from '../store/alert-store.js';
+import type { DeliverySender } from './delivery/sender.js';
 import { routeMatches } from './target-options.js';
 
 const MINUTE = 60_000;

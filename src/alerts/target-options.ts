@@ -1,7 +1,7 @@
-import { errors } from '../core/errors.js';
-import type { KeyAccess } from '../core/records.js';
+import { errors } from '../domain/errors.js';
+import type { KeyAccess } from '../domain/records.js';
 import type { Store } from '../store/store.js';
-import type { AlertRoute, TargetOptions } from './alert-store.js';
+import type { AlertRoute, TargetOptions } from '../store/alert-store.js';
 
 /**
  * Routing and reminders as email settings and webhooks take them (issue 17): validated once

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import type { AlertEvent } from '../../src/alerts/alert-content.js';
+import type { AlertEvent } from '../../src/domain/events.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Received, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';

@@ -1,11 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AlertContent } from '../../src/alerts/alert-content.js';
-import { WEBHOOK_TYPES, type WebhookType } from '../../src/alerts/alert-store.js';
+import { WEBHOOK_TYPES, type WebhookType } from '../../src/store/alert-store.js';
 import { alertMail } from '../../src/alerts/email-format.js';
 import { MisconfiguredWebhook } from '../../src/alerts/formats/vendor-request.js';
-import { retryAfterMs } from '../../src/alerts/webhook-client.js';
-import { webhookRequest } from '../../src/alerts/webhook-request.js';
+import { retryAfterMs } from '../../src/alerts/delivery/webhook-client.js';
+import { webhookRequest } from '../../src/alerts/delivery/webhook-request.js';
 import { detectWebhookType } from '../../src/alerts/webhook-type.js';
 import { routeMatches } from '../../src/alerts/target-options.js';
 
