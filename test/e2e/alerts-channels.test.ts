@@ -1,11 +1,9 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pino from 'pino';
 import type { AlertEvent } from '../../src/domain/events.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, type Received, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
-import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
-import { assertStatus, newAccount, NO_PROBES, type Actor } from './util.js';
+import { receiverWorld } from '../helpers/alerts-e2e.js';
+import type { Received } from '../helpers/fixtures/alerts-receiver.js';
+import { assertStatus, newAccount, type Actor } from './util.js';
 
 /**
  * Issue 17 channels against a local receiver that checks each vendor's documented request
@@ -18,20 +16,7 @@ const HOOKS = '/v1/public/alerts/webhooks';
 const ALERTS = ['alerts:read', 'alerts:write', 'checks:read', 'checks:write'];
 const SECRET = 'S3cr3tT0k3n';
 
-let server: TestServer;
-let receiver: Receiver;
-const logLines: string[] = [];
-
-before(async () => {
-  assertCaTrusted();
-  receiver = await startReceiver();
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
-  server = await startServer({}, undefined, { ...NO_PROBES, logger });
-});
-after(async () => {
-  await server.stop();
-  await receiver.close();
-});
+const world = receiverWorld();
 
 interface Channel {
   type: string;
@@ -163,24 +148,24 @@ const REGIONS = { primary: 'vps-eu-1', peer: null, regionsTotal: 1, regionsDown:
 describe('self-hosters\' channels', () => {
   let actor: Actor;
   before(() => {
-    actor = newAccount(server, { tier: 'pro', scopes: ALERTS });
+    actor = newAccount(world.server, { tier: 'pro', scopes: ALERTS });
   });
 
   for (const ch of CHANNELS) {
     test(`${ch.type}: ${ch.detected ? 'detected from its URL' : 'named by webhookType'}; the test message and a real alert in the vendor's shape`, async () => {
-      const check = await server.request('POST', '/v1/public/checks', { key: actor.key, body: { url: `https://example.com/${ch.type}`, name: 'Shop <b>&</b>' } });
+      const check = await world.server.request('POST', '/v1/public/checks', { key: actor.key, body: { url: `https://example.com/${ch.type}`, name: 'Shop <b>&</b>' } });
       assertStatus(check, 201);
       const checkId = check.body.data.id as string;
       // Routed to its own check, so each channel hears only its own alert.
-      const body = { name: ch.type, url: receiver.url(ch.path), checkIds: [checkId], ...(ch.detected ? {} : { webhookType: ch.type }) };
-      const created = await server.request('POST', HOOKS, { key: actor.key, body });
+      const body = { name: ch.type, url: world.receiver.url(ch.path), checkIds: [checkId], ...(ch.detected ? {} : { webhookType: ch.type }) };
+      const created = await world.server.request('POST', HOOKS, { key: actor.key, body });
       assertStatus(created, 201);
       assert.equal(created.body.data.webhookType, ch.type);
-      assert.equal(created.body.data.url, receiver.origin, 'cut to scheme and host');
+      assert.equal(created.body.data.url, world.receiver.origin, 'cut to scheme and host');
       const id = created.body.data.id as string;
 
-      const mine = () => receiver.received.filter((r) => r.headers['user-agent']?.startsWith('Vigil/') && r.path.startsWith(ch.prefix));
-      const tested = await server.request('POST', `${HOOKS}/${id}/test`, { key: actor.key });
+      const mine = () => world.receiver.received.filter((r) => r.headers['user-agent']?.startsWith('Vigil/') && r.path.startsWith(ch.prefix));
+      const tested = await world.server.request('POST', `${HOOKS}/${id}/test`, { key: actor.key });
       assertStatus(tested, 200);
       const testRequest = mine()[0]!;
       ch.verify(testRequest, String(testRequest.headers['x-vigil-delivery']));
@@ -189,21 +174,21 @@ describe('self-hosters\' channels', () => {
         type: 'website_down', at: Date.now(), previousStatus: 'up', status: 'down', error: 'Expected status 200, got 500',
         statusCode: 500, responseTime: null, regions: REGIONS, ssl: null,
       };
-      server.app.alerts.handle({ id: checkId, accountId: actor.accountId }, event);
-      await receiver.waitFor(() => mine().length === 2);
-      await server.app.alerts.idle();
+      world.server.app.alerts.handle({ id: checkId, accountId: actor.accountId }, event);
+      await world.receiver.waitFor(() => mine().length === 2);
+      await world.server.app.alerts.idle();
       const alert = mine()[1]!;
       ch.verify(alert, String(alert.headers['x-vigil-delivery']));
       assert.ok(alert.raw.includes('Shop') || String(alert.headers.title).includes('Shop'), 'the alert names the check');
       ch.escaped?.(alert);
-      assertStatus(await server.request('DELETE', `${HOOKS}/${id}`, { key: actor.key }), 200);
+      assertStatus(await world.server.request('DELETE', `${HOOKS}/${id}`, { key: actor.key }), 200);
     });
   }
 
   test('no secret from any channel URL in a response or a log line', async () => {
-    const list = await server.request('GET', HOOKS, { key: actor.key });
-    const log = await server.request('GET', '/v1/public/alerts/deliveries?limit=100', { key: actor.key });
+    const list = await world.server.request('GET', HOOKS, { key: actor.key });
+    const log = await world.server.request('GET', '/v1/public/alerts/deliveries?limit=100', { key: actor.key });
     assert.equal(log.body.data.length, CHANNELS.length);
-    for (const text of [list.text, log.text, ...logLines]) assert.ok(!text.includes(SECRET), `secret leaked: ${text.slice(0, 300)}`);
+    for (const text of [list.text, log.text, ...world.logLines]) assert.ok(!text.includes(SECRET), `secret leaked: ${text.slice(0, 300)}`);
   });
 });

@@ -9,6 +9,7 @@ import { startReceiver, waitFor, type Received, type Receiver } from '../helpers
 import { startSmtpSink, type SmtpSink } from '../helpers/fixtures/alerts-smtp.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { assertStatus, externalWrite, newAccount, type Actor } from './util.js';
+import { createFastCheck, createWebhook, receivedAt, wheelRound } from '../helpers/alerts-e2e.js';
 
 /**
  * The alert pipeline end to end: state machine events -> email settings and webhooks -> the
@@ -48,27 +49,14 @@ after(async () => {
 
 const settle = () => new Promise((r) => setTimeout(r, 30));
 /** One round of the wheel at the clock's time, then everything queued sent. */
-async function round(advance = INTERVAL): Promise<void> {
-  clock.advance(advance);
-  srv.app.engine.tick();
-  await settle();
-  await srv.app.alerts.idle();
-}
-const at = (prefix: string): Received[] => receiver.received.filter((r) => r.path.startsWith(prefix));
+const round = (advance = INTERVAL) => wheelRound(srv, clock, advance);
+const at = (prefix: string): Received[] => receivedAt(receiver, prefix);
 
 async function account(): Promise<Actor> {
   return newAccount(srv, { tier: 'pro', scopes: ALL });
 }
-async function webhook(a: Actor, body: Record<string, unknown>): Promise<string> {
-  const res = await srv.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'hook', ...body } });
-  assertStatus(res, 201);
-  return res.body.data.id as string;
-}
-async function check(a: Actor, url: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await srv.request('POST', '/v1/public/checks', { key: a.key, body: { url, name: 'Shop', checkFrequency: 0.05, downConfirmationAttempts: 1, ...extra } });
-  assertStatus(res, 201);
-  return res.body.data.id as string;
-}
+const webhook = (a: Actor, body: Record<string, unknown>) => createWebhook(srv, a.key, body);
+const check = (a: Actor, url: string, extra: Record<string, unknown> = {}) => createFastCheck(srv, a.key, url, { name: 'Shop', ...extra });
 const statusOf = async (a: Actor, id: string) => (await srv.request('GET', `/v1/public/checks/${id}`, { key: a.key })).body.data.status as string;
 
 describe('a check going down and up', () => {

@@ -12,6 +12,7 @@ import { startReceiver, waitFor, type Received, type Receiver } from '../helpers
 import { startSmtpSink, type SmtpSink } from '../helpers/fixtures/alerts-smtp.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { assertError, assertStatus, newAccount, newKey, type Actor } from './util.js';
+import { createFastCheck, createWebhook, receivedAt, wheelRound } from '../helpers/alerts-e2e.js';
 
 /**
  * Issue 17 end to end against a real server on loopback: retries that outlast an outage (in
@@ -47,25 +48,11 @@ after(async () => {
   for (const s of servers) rmSync(s.dataDir, { recursive: true, force: true });
 });
 
-const settle = () => new Promise((r) => setTimeout(r, 30));
-async function round(advance = INTERVAL): Promise<void> {
-  clock.advance(advance);
-  srv.app.engine.tick();
-  await settle();
-  await srv.app.alerts.idle();
-}
-const at = (prefix: string): Received[] => receiver.received.filter((r) => r.path.startsWith(prefix));
+const round = (advance = INTERVAL) => wheelRound(srv, clock, advance);
+const at = (prefix: string): Received[] => receivedAt(receiver, prefix);
 const account = (): Actor => newAccount(srv, { tier: 'pro', scopes: ALL });
-async function webhook(a: Actor, body: Record<string, unknown>, server = srv): Promise<string> {
-  const res = await server.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'hook', ...body } });
-  assertStatus(res, 201);
-  return res.body.data.id as string;
-}
-async function check(a: Actor, url: string, extra: Record<string, unknown> = {}, server = srv): Promise<string> {
-  const res = await server.request('POST', '/v1/public/checks', { key: a.key, body: { url, checkFrequency: 0.05, downConfirmationAttempts: 1, ...extra } });
-  assertStatus(res, 201);
-  return res.body.data.id as string;
-}
+const webhook = (a: Actor, body: Record<string, unknown>, server = srv) => createWebhook(server, a.key, body);
+const check = (a: Actor, url: string, extra: Record<string, unknown> = {}, server = srv) => createFastCheck(server, a.key, url, extra);
 const REGIONS = { primary: 'vps-eu-1', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false };
 /** A transition handed to the event sink, as the state machine raises it. */
 function transition(type: 'website_down' | 'website_up', at: number): AlertEvent {

@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pino from 'pino';
 import { verifySignature } from '../../src/alerts/signing.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { startLoggingServer } from '../helpers/alerts-e2e.js';
 import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { assertError, assertStatus, externalWrite, newAccount, newKey, NO_PROBES, type Actor } from './util.js';
@@ -14,13 +14,12 @@ const ALERTS = ['alerts:read', 'alerts:write', 'checks:read'];
 
 let server: TestServer;
 let receiver: Receiver;
-const logLines: string[] = [];
+let logLines: string[] = [];
 
 before(async () => {
   assertCaTrusted();
   receiver = await startReceiver();
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
-  server = await startServer({}, undefined, { ...NO_PROBES, logger });
+  ({ server, logLines } = await startLoggingServer());
 });
 after(async () => {
   await server.stop();

@@ -8,26 +8,13 @@ import { retryAfterMs } from '../../src/alerts/delivery/webhook-client.js';
 import { webhookRequest } from '../../src/alerts/delivery/webhook-request.js';
 import { detectWebhookType } from '../../src/alerts/webhook-type.js';
 import { routeMatches } from '../../src/alerts/target-options.js';
+import { ALERT_AT, sampleContent } from '../helpers/alert-content.js';
 
 /** Issue 17 channels, reminders and routing, pure parts: detection, escaping, marking, Retry-After. */
 
-const AT = Date.UTC(2026, 5, 1, 12, 0, 0);
-const REGIONS = { primary: 'vps-eu-1', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false };
+const AT = ALERT_AT;
 const DELIVERY = 'dlv_0123456789abcdef0123';
-
-function content(over: Partial<AlertContent> = {}): AlertContent {
-  return {
-    event: 'website_down',
-    test: false,
-    at: AT,
-    check: { id: 'chk_0123456789abcdef0123', name: 'Shop API', url: 'https://shop.example.com/health', type: 'website', status: 'down' },
-    previousStatus: 'up',
-    details: { statusCode: 503, responseTime: null, error: 'Expected status 200, got 503', region: 'vps-eu-1', regions: REGIONS },
-    ssl: null,
-    domain: null,
-    ...over,
-  };
-}
+const content = (over: Partial<AlertContent> = {}): AlertContent => sampleContent('website_down', over);
 
 /** A URL of each type that carries what the type needs. */
 const URLS: Record<WebhookType, string> = {

@@ -1,6 +1,5 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AlertContent } from '../../src/alerts/alert-content.js';
 import { testContent } from '../../src/alerts/alert-content.js';
 import { alertMail } from '../../src/alerts/email-format.js';
 import { vendorRequest } from '../../src/alerts/formats/index.js';
@@ -9,25 +8,12 @@ import { genericPayload } from '../../src/alerts/formats/generic.js';
 import { webhookRequest } from '../../src/alerts/delivery/webhook-request.js';
 import { signBody, verifySignature } from '../../src/alerts/signing.js';
 import { resolveConfig, loadConfig } from '../../src/config.js';
+import { ALERT_AT, sampleContent } from '../helpers/alert-content.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const AT = Date.UTC(2026, 5, 1, 12, 0, 0);
-const REGIONS = { primary: 'vps-eu-1', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false };
-
-function content(event: AlertContent['event'], over: Partial<AlertContent> = {}): AlertContent {
-  return {
-    event,
-    test: false,
-    at: AT,
-    check: { id: 'chk_0123456789abcdef0123', name: 'Shop API', url: 'https://shop.example.com/health', type: 'website', status: event === 'website_up' ? 'up' : 'down' },
-    previousStatus: event === 'website_up' ? 'down' : 'up',
-    details: { statusCode: 503, responseTime: event === 'website_up' ? 87 : null, error: 'Expected status 200, got 503', region: 'vps-eu-1', regions: REGIONS },
-    ssl: null,
-    domain: null,
-    ...over,
-  };
-}
+const AT = ALERT_AT;
+const content = sampleContent;
 
 describe('generic payload (decisions §8)', () => {
   test('has exactly the documented keys', () => {
