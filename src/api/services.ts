@@ -10,6 +10,7 @@ import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
 import type { DeliveryLog } from '../core/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
+import type { LastProbe } from '../monitor/live-check.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
 export interface Services {
@@ -27,6 +28,8 @@ export interface Services {
   webhooks: WebhookService;
   deliveries: DeliveryLog;
   usage(accountId: string): { checks: number };
+  /** The check's latest result, live from memory (the record's `lastProbe`). */
+  lastProbe(checkId: string): LastProbe | null;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
 }
