@@ -1,6 +1,7 @@
 import { ROLLUPS_MIGRATION } from './migrations-rollups.js';
 import { ALERTS_MIGRATION } from './migrations-alerts.js';
 import { OAUTH_MIGRATION } from './migrations-oauth.js';
+import { STATUS_PAGES_MIGRATION } from './migrations-status-pages.js';
 import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
 
 /**
@@ -145,5 +146,6 @@ export const MIGRATIONS: Migration[] = [
   ROLLUPS_MIGRATION,
   ALERTS_MIGRATION,
   OAUTH_MIGRATION,
+  STATUS_PAGES_MIGRATION,
   ALERTS_ROUTING_MIGRATION,
 ];

@@ -9,7 +9,7 @@ import { MIGRATIONS } from '../../src/store/migrations.js';
 import { ALERTS_ROUTING_MIGRATION } from '../../src/store/migrations-alerts-routing.js';
 import { sqliteDeliveryQueue } from '../../src/store/sqlite/alerts/delivery-queue.js';
 
-/** Migration 5 (issue 17) on a database that already has a delivery queue: nothing waiting is lost or reordered. */
+/** Migration 6 (issue 17) on a database that already has a delivery queue: nothing waiting is lost or reordered. */
 
 const T0 = Date.UTC(2026, 5, 1, 12);
 const HOUR = 3_600_000;
