@@ -11,7 +11,6 @@ import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
 import { StartupError } from './util/startup-error.js';
 import { SessionsService } from './core/sessions-service.js';
-import { sqliteSessions } from './store/sqlite/sessions.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -124,7 +123,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
-      new SessionsService(store, sqliteSessions(store.db), systemClock, config).createLoginLink(values.account),
+      new SessionsService(store, systemClock, config).createLoginLink(values.account),
     );
   }
   const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));
