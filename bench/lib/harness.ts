@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,10 +24,21 @@ export function tempDir(tag: string): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** Spawns a server process and resolves once its output matches `ready`. */
-export function spawnUntil(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 30_000): Promise<ChildProcess> {
+/**
+ * The two-core split of the HTTP benches: the server under test on one core, the load generator
+ * on the other, so neither steals the other's CPU and a saturated server is really saturated.
+ */
+export const SERVER_CPU = '0';
+export const LOADGEN_CPU = '1';
+
+/**
+ * Spawns a server process and resolves once its output matches `ready`. With `cpus` the
+ * process is held to those cores (taskset execs node, so the child's pid is node's).
+ */
+export function spawnUntil(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 30_000, cpus?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [cmd, argv] = cpus === undefined ? [process.execPath, args] : ['taskset', ['-c', cpus, process.execPath, ...args]];
+    const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let seen = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -78,6 +89,78 @@ export interface LoadResult {
   serverCpuPct?: number;
 }
 
+export interface WrkOptions {
+  connections: number;
+  seconds: number;
+  /** Request paths, cycled in order (shuffle them for variety); written to a file for the script. */
+  paths: string[];
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  /** The server's pid: its whole-process CPU over the run is reported. */
+  serverPid?: number;
+  /** Where the path file goes. */
+  dir: string;
+}
+
+const WRK_SCRIPT = fileURLToPath(new URL('../../../bench/fixtures/requests.lua', import.meta.url));
+
+/**
+ * One wrk run (HTTP/1.1 keep-alive, one thread) pinned to the load generator's core, cycling
+ * through `paths`. wrk is C: unlike a Node load generator it does not saturate before the server.
+ */
+export async function wrk(url: string, opts: WrkOptions): Promise<LoadResult> {
+  const file = join(opts.dir, `wrk-paths-${process.pid}-${Date.now()}.txt`);
+  writeFileSync(file, `${opts.paths.join('\n')}\n`);
+  const headerArgs = Object.entries(opts.headers ?? {}).map(([k, v]) => `${k}: ${v}`);
+  const args = ['-c', LOADGEN_CPU, 'wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', '-s', WRK_SCRIPT, url,
+    '--', file, opts.method ?? 'GET', opts.body ?? '', ...headerArgs];
+  const cpuBefore = opts.serverPid ? cpuSeconds(opts.serverPid) : 0;
+  const started = Date.now();
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile('taskset', args, { encoding: 'utf8' }, (err, stdout, stderr) => (err ? reject(new Error(`wrk failed: ${stderr || err.message}`)) : resolve(stdout))),
+  );
+  const wall = (Date.now() - started) / 1000;
+  return { ...parseWrk(out), serverCpuPct: opts.serverPid ? ((cpuSeconds(opts.serverPid) - cpuBefore) / wall) * 100 : undefined };
+}
+
+const MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+
+/** Reads wrk's text report (its only output format). */
+export function parseWrk(out: string): LoadResult {
+  const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? 0);
+  const latency = (pct: string) => {
+    const m = new RegExp(`^\\s+${pct}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out);
+    return m ? Number(m[1]) * MS[m[2]!]! : NaN;
+  };
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const rps = num(/Requests\/sec:\s+([\d.]+)/);
+  if (!rps && !/Requests\/sec/.test(out)) throw new Error(`unreadable wrk output: ${out}`);
+  return {
+    requestsPerSec: rps,
+    p50Ms: latency('50'),
+    p99Ms: latency('99'),
+    // wrk counts "non-2xx or 3xx"; no Vigil route under test answers 3xx.
+    non2xx: num(/Non-2xx or 3xx responses:\s+(\d+)/),
+    errors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+    total: num(/(\d+) requests in/),
+  };
+}
+
+/** A seeded shuffle, so every run sends the same varied sequence. */
+export function shuffled<T>(items: T[], seed = 1): T[] {
+  const out = items.slice();
+  let x = seed >>> 0 || 1;
+  for (let i = out.length - 1; i > 0; i--) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    const j = (x >>> 0) % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 /** One autocannon run (HTTP/1.1 keep-alive, no pipelining). */
 export async function load(
   url: string,
@@ -104,6 +187,17 @@ export async function load(
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Server-side columns every HTTP table shares: rate, latency, share of baseline, CPU, failures. */
+export function loadRow(name: string, r: LoadResult, baseline: LoadResult, target: string): Array<string | number> {
+  return [
+    name, fmt(r.requestsPerSec), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1),
+    r === baseline ? '100%' : `${fmt((r.requestsPerSec / baseline.requestsPerSec) * 100, 1)}%`, target,
+    `${fmt(r.serverCpuPct ?? 0)}%`, fmt(r.non2xx), fmt(r.errors),
+  ];
+}
+
+export const LOAD_COLUMNS = ['run', 'req/s', 'p50 ms', 'p99 ms', 'of baseline', 'target', 'server CPU', 'non-2xx', 'socket errors'];
 
 export function table(header: string[], rows: Array<Array<string | number>>): string {
   const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
