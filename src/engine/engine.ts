@@ -14,6 +14,7 @@ import type { ProbeDispatcher } from './dispatcher.js';
 import type { ProbeResult, ProbeTask, SslInfo } from './probe-types.js';
 import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId, type WheelEntryKind } from './timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
+import { CapacityMonitor, type CapacityReport } from './capacity.js';
 import { Histogram } from '../stats/histogram.js';
 
 /**
@@ -91,9 +92,11 @@ export class Engine implements CheckObserver {
   readonly metrics = { fired: 0, skippedInFlight: 0, completed: 0, lag: new Histogram(), tickDelay: new Histogram() };
   private readonly region: string;
   private readonly peer: PeerRechecker;
+  private readonly load: CapacityMonitor;
 
   constructor(private readonly deps: EngineDeps) {
     this.wheel = new TimingWheel({ clock: deps.clock, tickMs: 100 });
+    this.load = new CapacityMonitor(deps.log, () => deps.dispatcher.queued, deps.clock.now());
     this.region = deps.config.region;
     this.peer = deps.peer ?? new NoPeer();
   }
@@ -115,6 +118,11 @@ export class Engine implements CheckObserver {
 
   get size(): number {
     return this.scheduled.size;
+  }
+
+  /** How late probes start, how many wait, due against completed rates: is probing past capacity? */
+  get capacity(): CapacityReport {
+    return this.load.report();
   }
 
   /** Probes whose results are not recorded yet (shutdown waits for them, bounded). */
@@ -199,6 +207,7 @@ export class Engine implements CheckObserver {
     this.wheel.schedule(id, followingDue(entry.id, entry.intervalMs, dueAt, now));
     this.metrics.fired++;
     this.metrics.lag.record(Math.max(0, now - dueAt));
+    this.load.due(now, entry.inFlight);
     if (entry.inFlight) {
       this.metrics.skippedInFlight++; // the previous probe is still running: skip, never pile up
       return;
@@ -206,7 +215,7 @@ export class Engine implements CheckObserver {
     entry.inFlight = true;
     this.probing++;
     this.deps.dispatcher.run(entry.task).then(
-      async (result) => this.record(entry, result, result.ok ? null : await this.peer.recheck(entry.task)),
+      async (result) => this.record(entry, result, result.ok ? null : await this.peer.recheck(entry.task), dueAt),
       (err: unknown) => this.deps.log.error({ err, checkId: entry.id }, 'probe dispatch failed'),
     ).finally(() => {
       entry.inFlight = false;
@@ -214,11 +223,12 @@ export class Engine implements CheckObserver {
     });
   }
 
-  private record(entry: Scheduled, result: ProbeResult, peer: PeerVerdict | null): void {
-    // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
-    this.metrics.completed++;
-    if (this.closing || this.scheduled.get(entry.id) !== entry) return;
+  private record(entry: Scheduled, result: ProbeResult, peer: PeerVerdict | null, dueAt: number): void {
     const now = this.deps.clock.now();
+    this.metrics.completed++;
+    this.load.completed(dueAt, result.startedAt, now);
+    // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
+    if (this.closing || this.scheduled.get(entry.id) !== entry) return;
     const lapsed = takeLapsedMaintenance(entry, now);
     const maintenance = inMaintenance(entry, now);
     const before = entry.state;
