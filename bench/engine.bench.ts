@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { VigilApp } from '../src/app.js';
 import { PiscinaDispatcher, type ProbeDispatcher } from '../src/engine/dispatcher.js';
-import type { ProbeResult, ProbeTask } from '../src/engine/probe-types.js';
+import type { ProbeResult, ProbeTask } from '../src/domain/probe-types.js';
 import { nextDue } from '../src/engine/timing-wheel.js';
 import { createLogger } from '../src/log.js';
 import { benchConfig, seedChecks } from './lib/seed.js';

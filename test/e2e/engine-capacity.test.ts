@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import { OVER_CAPACITY_LAG_MS } from '../../src/engine/capacity.js';
 import { HeldDispatcher } from '../helpers/held-dispatcher.js';
 import { startServer, type TestServer } from '../helpers/server.js';

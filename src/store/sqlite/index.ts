@@ -6,6 +6,7 @@ import { sqliteHistory } from './history.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteKeys } from './keys.js';
 import { sqliteStateChanges } from './state-changes.js';
+import { sqliteAlertStore } from './alerts/index.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle, for the batched writer and rollups that live beside the repositories. */
@@ -29,6 +30,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     history: sqliteHistory(db),
     stateChanges: sqliteStateChanges(db),
     idempotency: sqliteIdempotency(db),
+    alerts: sqliteAlertStore(db),
     credentialsVersion: () => `${dataVersion.get() as number}:${localChanges}`,
     credentialsChanged,
     transaction: <T>(fn: () => T): T => {
