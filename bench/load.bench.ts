@@ -93,10 +93,21 @@ async function run(checks: number, targetPort: number): Promise<LoadRun> {
       cpuMsPerProbe: (cpu * 1000) / Math.max(1, probes),
       cpuPct: (cpu / ((t1 - t0) / 1000)) * 100,
       rss,
-      capacityLine: /[^\n]*over capacity[^\n]*/.exec(log)?.[0] ?? null,
+      capacityLine: capacityMessage(log),
     };
   } finally {
     dir.remove();
+  }
+}
+
+/** The engine's over-capacity warning, from the server's JSON log lines. */
+function capacityMessage(log: string): string | null {
+  const line = /[^\n]*over capacity[^\n]*/.exec(log)?.[0];
+  if (line === undefined) return null;
+  try {
+    return (JSON.parse(line) as { msg: string }).msg;
+  } catch {
+    return line;
   }
 }
 
