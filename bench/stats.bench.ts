@@ -13,11 +13,9 @@ import { RANGE_MS, type RangeName } from '../src/domain/ranges.js';
 import { minuteKey } from '../src/domain/rollup.js';
 import { StatsService } from '../src/core/stats-service.js';
 import type { Db } from '../src/store/db.js';
-import { BatchWriter } from '../src/store/sqlite/batch-writer.js';
+import { BatchWriter } from '../src/store/batch-writer.js';
 import { createLogger } from '../src/log.js';
-import type { RollupStore } from '../src/store/rollup-store.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
-import { sqliteRollups } from '../src/store/sqlite/rollups.js';
 import { fmt, runIfMain, table, tempDir } from './lib/harness.js';
 import { prng } from '../test/helpers/prng.js';
 
@@ -83,35 +81,34 @@ function probe(rand: () => number, at: number, ok: boolean): ProbeResult {
 }
 
 /**
- * The engine's write, through the real batched writer and the store's own statements: history
- * row, state change on a transition, the rollup aggregator, in the writer's group commits (as
- * Engine.record submits them); open buckets are flushed each simulated minute, as the app does.
+ * The engine's write, through the real batched writer: one typed observation record per result
+ * (history row, state change on a transition, rollup sample), applied by the store in group
+ * commits as the recorder's are; open buckets are flushed each simulated minute, as the app does.
  */
 class Writer {
   private readonly writer: BatchWriter;
   private flushedMinute = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    private readonly store: SqliteStore,
-    private readonly rollups: RollupStore,
-  ) {
+  constructor(private readonly store: SqliteStore) {
     this.writer = new BatchWriter(store, createLogger('silent'));
   }
 
-  write(seq: number, r: ProbeResult, stateChange: 'up' | 'down' | null): void {
+  write(checkId: string, seq: number, r: ProbeResult, stateChange: 'up' | 'down' | null): void {
     if (minuteKey(r.startedAt) > this.flushedMinute) {
       this.writer.flush();
-      this.rollups.flushOpen(r.startedAt);
+      this.store.rollups.flushOpen(r.startedAt);
       this.flushedMinute = minuteKey(r.startedAt);
     }
-    const { store, rollups } = this;
-    this.writer.submit(() => {
-      store.history.insertResult({
+    this.writer.submit({
+      kind: 'observation', checkId, checkSeq: seq, at: r.startedAt,
+      result: {
         checkSeq: seq, at: r.startedAt, kind: 'probe', status: r.ok ? 'up' : 'down', statusCode: r.statusCode,
         responseTime: r.responseTime, timing: r.timing, error: r.error, region: 'vps-eu-1', snippet: r.snippet, meta: null,
-      });
-      if (stateChange) store.stateChanges.append(seq, r.startedAt, stateChange);
-      rollups.add(seq, r);
+      },
+      event: null,
+      sample: { ok: r.ok, responseTime: r.responseTime, timing: r.timing },
+      sampleAt: r.startedAt,
+      runtime: null, statusChange: stateChange, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null,
     });
   }
 
@@ -138,8 +135,8 @@ function build(dir: string): World {
   const account = new AccountsService(store, config, clock).createAccount('bench@example.com', 'pro');
   const principal: Principal = { kind: 'api_key', credentialId: 'bench', account, scopes: ['checks:read', 'checks:write'], access: null, key: null };
   const checks = new ChecksService(store, config, clock);
-  const rollups = sqliteRollups(store.db);
-  const writer = new Writer(store, rollups);
+  const rollups = store.rollups;
+  const writer = new Writer(store);
   const rand = prng(4);
 
   const bigId = checks.create(principal, { url: 'https://big.example.com/', checkFrequency: 0.5 }).id;
@@ -151,7 +148,7 @@ function build(dir: string): World {
     if (down ? rand() < 0.05 : rand() < 1 / 5760) down = !down;
     const ok = !down && rand() >= 0.01;
     const state = down ? 'down' : 'up';
-    writer.write(bigSeq, probe(rand, bigAt(i), ok), state === status ? null : state);
+    writer.write(bigId, bigSeq, probe(rand, bigAt(i), ok), state === status ? null : state);
     status = state;
   };
   const bigAt = (i: number) => TO - (BIG_RESULTS - i) * 30_000 + 7_000;
@@ -165,15 +162,15 @@ function build(dir: string): World {
   const storage = measureStorage(store.db, i);
 
   // The last 2 days with every check, in time order, open buckets flushed each minute.
-  const others: number[] = [];
+  const others: Array<[string, number]> = [];
   for (let c = 0; c < OTHER_CHECKS; c++) {
     const { id } = checks.create(principal, { url: `https://other-${c}.example.com/`, checkFrequency: 5 });
-    others.push(store.checks.byId(id)!.seq);
+    others.push([id, store.checks.byId(id)!.seq]);
   }
   let nextOthers = othersFrom;
   for (; i < BIG_RESULTS; i++) {
     for (; nextOthers <= bigAt(i); nextOthers += OTHER_INTERVAL) {
-      for (const seq of others) writer.write(seq, probe(rand, nextOthers + (seq % 30) * 1000, rand() >= 0.01), null);
+      for (const [id, seq] of others) writer.write(id, seq, probe(rand, nextOthers + (seq % 30) * 1000, rand() >= 0.01), null);
     }
     writeBig(i);
   }

@@ -31,14 +31,12 @@ export function tempDir(tag: string): { path: string; remove(): void } {
 export const SERVER_CPU = '0';
 export const LOADGEN_CPU = '1';
 
-/**
- * Spawns a server process and resolves once its output matches `ready`. With `cpus` the
- * process is held to those cores (taskset execs node, so the child's pid is node's).
- */
-export function spawnUntil(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 30_000, cpus?: string): Promise<ChildProcess> {
+/** Spawns a server process (pinned to one core if asked) and resolves once its output matches `ready`. */
+export function spawnUntil(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 30_000, pinToCore?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const [cmd, argv] = cpus === undefined ? [process.execPath, args] : ['taskset', ['-c', cpus, process.execPath, ...args]];
-    const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const options = { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'] };
+    const child =
+      pinToCore === undefined ? spawn(process.execPath, args, options) : spawn('taskset', ['-c', pinToCore, process.execPath, ...args], options);
     let seen = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

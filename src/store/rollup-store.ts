@@ -4,8 +4,8 @@ import type { Interval } from '../domain/ranges.js';
 import { addTotals, type Rollup, type RollupRow, type RollupSample, type RollupTotals } from '../domain/rollup.js';
 
 /**
- * Rollups beside the store (DESIGN 7): the aggregator the engine feeds inside the writer's
- * transaction, and what statistics read back. SQLite now, like the rest of the store.
+ * Rollups beside the store (DESIGN 7): the aggregator the store feeds inside each batch's
+ * transaction (Store.applyWrites), and what statistics read back. SQLite now, like the rest.
  */
 
 /**
@@ -53,6 +53,11 @@ export interface RollupReads {
   /** The buckets of the intervals (rows and what is buffered) summed into one Rollup, histograms merged (single-range statistics). */
   rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Rollup;
   totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupTotals;
+  /**
+   * Each bucket of the level starting in [from, to) that has results, as [bucket start, totals]
+   * in time order (rows and what is buffered): bars and sparklines in one read.
+   */
+  bucketTotals(checkSeq: number, level: RollupLevel, from: number, to: number): Array<[number, RollupTotals]>;
   /**
    * Results whose time lies in one of the intervals: history rows that are not events, with
    * status up or down (a heartbeat's job-start ping is not a result). Whatever writes such a

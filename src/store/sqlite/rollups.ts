@@ -70,6 +70,13 @@ export function sqliteRollups(db: Db): RollupStore {
       return rollup;
     },
     totals: (seq, level, intervals) => sumTotals([rows.totals(seq, level, intervals), ...byLevel[level].buffered(seq, intervals)]),
+    bucketTotals(seq, level, from, to) {
+      const out = new Map(rows.bucketTotals(seq, level, from, to));
+      for (const [key, buffered] of byLevel[level].bufferedByStart(seq, from, to)) {
+        out.set(key, sumTotals([out.get(key) ?? sumTotals([]), buffered]));
+      }
+      return [...out].sort((a, b) => a[0] - b[0]);
+    },
     rawSamples: (seq, intervals) => rows.rawSamples(seq, intervals),
   };
 }
@@ -156,6 +163,13 @@ class OpenLevel {
       const key = b.key;
       if (intervals.some(([start, end]) => key >= start && key < end)) out.push(b.rollup);
     }
+    return out;
+  }
+
+  /** The check's buffered buckets starting in [from, to), with their starts. */
+  bufferedByStart(seq: number, from: number, to: number): Array<[number, Rollup]> {
+    const out: Array<[number, Rollup]> = [];
+    for (let b = this.open.get(seq) ?? null; b !== null; b = b.next) if (b.key >= from && b.key < to) out.push([b.key, b.rollup]);
     return out;
   }
 
