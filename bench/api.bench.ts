@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { seedChecks } from './lib/seed.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
-import { CLI, fmt, freePort, LOAD_COLUMNS, loadRow, runIfMain, SERVER_CPU, shuffled, spawnUntil, stop, table, tempDir, wrk, type LoadResult } from './lib/harness.js';
+import { CLI, fmt, freePort, LOAD_COLUMNS, loadRow, runIfMain, shuffled, spawnUntil, stop, table, tempDir, type LoadResult } from './lib/harness.js';
+import { SERVER_CORE, wrkRequests } from './lib/wrk.js';
 
 /**
  * Issue 13 targets, with 10,000 checks in the database: GET /v1/public/checks (many pages,
@@ -61,12 +62,12 @@ export async function runApiBench(): Promise<ApiBenchReport> {
     for (const run of runs) {
       // The baseline answers the very same requests (any path), under the same pinning.
       const helloPort = await freePort();
-      const hello = await spawnUntil([HELLO], { PORT: String(helloPort) }, /listening/, 30_000, SERVER_CPU);
-      const baseline = await wrk(`http://127.0.0.1:${helloPort}`, { connections: CONNECTIONS, seconds: SECONDS, paths: run.paths, headers, serverPid: hello.pid, dir: dir.path });
+      const hello = await spawnUntil([HELLO], { PORT: String(helloPort) }, /listening/, 30_000, SERVER_CORE);
+      const baseline = await wrkRequests(`http://127.0.0.1:${helloPort}`, { connections: CONNECTIONS, seconds: SECONDS, paths: run.paths, headers, serverPid: hello.pid, dir: dir.path });
       await stop(hello);
       const port = await freePort();
-      const vigil = await spawnUntil([CLI, 'serve', '--config', configFile], { VIGIL_DATA_DIR: dir.path, VIGIL_PORT: String(port) }, /listening on/, 30_000, SERVER_CPU);
-      const r = await wrk(`http://127.0.0.1:${port}`, { connections: CONNECTIONS, seconds: SECONDS, paths: run.paths, headers, serverPid: vigil.pid, dir: dir.path });
+      const vigil = await spawnUntil([CLI, 'serve', '--config', configFile], { VIGIL_DATA_DIR: dir.path, VIGIL_PORT: String(port) }, /listening on/, 30_000, SERVER_CORE);
+      const r = await wrkRequests(`http://127.0.0.1:${port}`, { connections: CONNECTIONS, seconds: SECONDS, paths: run.paths, headers, serverPid: vigil.pid, dir: dir.path });
       await stop(vigil);
       rows.push({ name: run.name, target: run.target, distinct: run.paths.length, r, baseline });
     }
@@ -83,7 +84,7 @@ export function apiMarkdown(a: ApiBenchReport): string {
     rows.push(loadRow(`${name}: ${fmt(distinct)} distinct URLs`, r, baseline, target === null ? '-' : `≥ ${target}%`));
   }
   return [
-    `### Checks API (${fmt(a.checks)} checks in the database; server on core ${SERVER_CPU}, wrk on the other, ${a.connections} connections, ${a.seconds} s each)`,
+    `### Checks API (${fmt(a.checks)} checks in the database; server on core ${SERVER_CORE}, wrk on the other, ${a.connections} connections, ${a.seconds} s each)`,
     '',
     table(LOAD_COLUMNS, rows),
   ].join('\n');

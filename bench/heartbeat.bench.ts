@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { seedChecks } from './lib/seed.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
-import { CLI, fmt, freePort, LOAD_COLUMNS, loadRow, runIfMain, SERVER_CPU, shuffled, spawnUntil, stop, table, tempDir, wrk, type LoadResult } from './lib/harness.js';
+import { CLI, fmt, freePort, LOAD_COLUMNS, loadRow, runIfMain, shuffled, spawnUntil, stop, table, tempDir, type LoadResult } from './lib/harness.js';
+import { SERVER_CORE, wrkRequests } from './lib/wrk.js';
 
 /**
  * Issue 13 target: durable ping ingest (answered only after the group commit) at >= 25% of a
@@ -52,12 +53,12 @@ export async function runHeartbeatBench(): Promise<HeartbeatBenchReport> {
     writeFileSync(configFile, JSON.stringify({ logLevel: 'info' }));
     const load = { connections: CONNECTIONS, seconds: SECONDS, paths, method: 'POST', body: BODY, dir: dir.path };
     const helloPort = await freePort();
-    const hello = await spawnUntil([HELLO], { PORT: String(helloPort) }, /listening/, 30_000, SERVER_CPU);
-    const baseline = await wrk(`http://127.0.0.1:${helloPort}`, { ...load, serverPid: hello.pid });
+    const hello = await spawnUntil([HELLO], { PORT: String(helloPort) }, /listening/, 30_000, SERVER_CORE);
+    const baseline = await wrkRequests(`http://127.0.0.1:${helloPort}`, { ...load, serverPid: hello.pid });
     await stop(hello);
     const port = await freePort();
-    const vigil = await spawnUntil([CLI, 'serve', '--config', configFile], { VIGIL_DATA_DIR: dir.path, VIGIL_PORT: String(port) }, /listening on/, 30_000, SERVER_CPU);
-    const ping = await wrk(`http://127.0.0.1:${port}`, { ...load, serverPid: vigil.pid });
+    const vigil = await spawnUntil([CLI, 'serve', '--config', configFile], { VIGIL_DATA_DIR: dir.path, VIGIL_PORT: String(port) }, /listening on/, 30_000, SERVER_CORE);
+    const ping = await wrkRequests(`http://127.0.0.1:${port}`, { ...load, serverPid: vigil.pid });
     await stop(vigil);
     return { checks: CHECKS, seconds: SECONDS, connections: CONNECTIONS, baseline, ping, acknowledged: ping.total - ping.non2xx, stored: storedPings(dir.path) };
   } finally {
@@ -67,7 +68,7 @@ export async function runHeartbeatBench(): Promise<HeartbeatBenchReport> {
 
 export function heartbeatMarkdown(h: HeartbeatBenchReport): string {
   return [
-    `### Heartbeat ingest (${fmt(h.checks)} heartbeat checks, POST with metadata; server on core ${SERVER_CPU}, wrk on the other, ${h.connections} connections, ${h.seconds} s)`,
+    `### Heartbeat ingest (${fmt(h.checks)} heartbeat checks, POST with metadata; server on core ${SERVER_CORE}, wrk on the other, ${h.connections} connections, ${h.seconds} s)`,
     '',
     table(LOAD_COLUMNS, [
       loadRow('uWS hello world, same requests (baseline)', h.baseline, h.baseline, '-'),

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fill, sections } from '../../bench/docs.js';
-import { parseWrk } from '../../bench/lib/harness.js';
+import { parseWrk } from '../../bench/lib/wrk.js';
 
 const report = [
   '# Vigil benchmarks (2026-01-01 00:00 UTC, Node v20)',
