@@ -8,7 +8,11 @@ import type { HeartbeatMonitor } from '../engine/heartbeats.js';
 import type { AlertSummary } from '../alerts/alerts-module.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
+import type { DeliveryLog } from '../core/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
+import type { SessionsService } from '../core/sessions-service.js';
+import type { CheckTrends } from '../stats/check-summaries.js';
+import type { SeriesReader } from '../stats/series.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
 import type { PublicPages } from '../status-pages/public-pages.js';
 import type { MetricsService } from '../metrics/metrics-service.js';
@@ -29,11 +33,18 @@ export interface Services {
   emailAlerts: EmailAlertsService;
   /** Webhooks and their test (spec 4.9). */
   webhooks: WebhookService;
+  deliveries: DeliveryLog;
   usage(accountId: string): { checks: number };
   /** The check's latest result, live from memory (the record's `lastProbe`). */
   lastProbe(checkId: string): LastProbe | null;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Dashboard sign-in: sessions from API keys and login links. */
+  sessions: SessionsService;
+  /** 24 h uptime and sparklines of the dashboard list. */
+  trends: CheckTrends;
+  /** Chart series and incidents of the check page. */
+  series: SeriesReader;
   /** Status pages of an account (the API) and what anyone may read of them (pages, badges). */
   statusPages: StatusPagesService;
   publicPages: PublicPages;
