@@ -34,9 +34,13 @@ import { sqliteRollups } from './store/sqlite/rollups.js';
 import { Mailer } from './core/mailer.js';
 import { oauthRoutes } from './api/oauth-routes.js';
 import { mcpRoutes } from './api/mcp-routes.js';
+import { regionsRoutes } from './api/regions-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
 import { sqliteOAuth } from './store/sqlite/oauth.js';
+import { attachNodeSocket } from './front/node-socket.js';
+import { NodeHub } from './nodes/hub.js';
+import { NodeRegistry } from './nodes/node-registry.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -62,6 +66,8 @@ export class VigilApp {
   config!: Config;
   services!: Services;
   engine!: Engine;
+  /** Regional prober nodes: assignment, failover, peer re-checks, their results. */
+  nodes: NodeHub | null = null;
   /** Email and webhook settings, the delivery queue and sender, the domain monitor. */
   alerts!: AlertsModule;
   readonly writer: BatchWriter;
@@ -92,12 +98,17 @@ export class VigilApp {
   }
 
   async start(): Promise<{ url: string; port: number }> {
-    this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req));
+    this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req), (app) =>
+      attachNodeSocket(app, () => (this.pipeline ? this.nodes : null)));
     this.config = resolveConfig(this.input, this.server.port);
+    const dispatcher = this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads });
+    let hub: NodeHub | null = null;
     this.engine = new Engine({
       store: this.store,
       writer: this.writer,
-      dispatcher: this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads }),
+      dispatcher,
+      placement: { probesHere: (region) => hub?.probesHere(region) ?? true },
+      peer: { recheck: (task, region) => hub?.recheck(task, region) ?? Promise.resolve(null) },
       clock: this.clock,
       config: this.config,
       log: this.log,
@@ -116,8 +127,15 @@ export class VigilApp {
     });
     this.services = this.buildServices(heartbeats);
     this.services.checks.observe(this.engine);
+    hub = new NodeHub({
+      store: this.store, writer: this.writer, registry: new NodeRegistry(this.store.nodes, this.config.region, this.clock), engine: this.engine,
+      dispatcher, config: this.config, clock: this.clock, log: this.log,
+    });
+    this.nodes = hub;
+    this.services.checks.observe(hub);
     this.services.checks.observe(heartbeats);
     this.services.checks.observe(this.alerts.domains);
+    hub.start();
     this.engine.start();
     heartbeats.start();
     this.alerts.start();
@@ -143,6 +161,7 @@ export class VigilApp {
     for (const t of this.timers) clearInterval(t);
     await this.server?.close();
     this.server = null;
+    this.nodes?.stop();
     // The engine first: probes still in flight finish and their events reach a running alert
     // pipeline, which then drains into its queue before the writers and the store close.
     await this.engine?.stop();
@@ -173,6 +192,7 @@ export class VigilApp {
       emailAlerts: this.alerts.email,
       webhooks: this.alerts.webhooks,
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
+      regions: () => this.nodes?.regions() ?? [],
       oauth: buildOAuth({
         store, repo: sqliteOAuth(store.db, () => store.credentialsChanged()), checks, mailer: this.mailer,
         config, clock, log: this.log, mailDomainResolver: this.opts.mailDomainResolver,
@@ -190,6 +210,7 @@ export class VigilApp {
       ...heartbeatRoutes(this.services),
       ...accountRoutes(this.services),
       ...alertsRoutes(this.services),
+      ...regionsRoutes(this.services),
       ...oauthRoutes(this.services),
       ...metaRoutes(() => routes, this.config.publicUrl),
       ...mcpRoutes({ routes: () => routes, dispatch: async (req) => this.handle(req), publicUrl: this.config.publicUrl }),

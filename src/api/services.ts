@@ -9,6 +9,7 @@ import type { AlertSummary } from '../core/views.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
+import type { RegionView } from '../nodes/hub.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
 export interface Services {
@@ -27,4 +28,6 @@ export interface Services {
   usage(accountId: string): { checks: number };
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Regions a check can be pinned to, with their prober nodes. */
+  regions(): RegionView[];
 }

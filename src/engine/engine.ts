@@ -27,6 +27,18 @@ export interface ResultAggregator {
 /** Where transitions go: the alert pipeline subscribes (a later layer). */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: MonitorEvent) => void;
 
+/**
+ * Where a check's probes run (regional prober nodes). A check whose primary region is served
+ * by a connected node is probed there and its results arrive through `recordRemote`; the
+ * engine keeps it on its wheel so it can take over the moment the region goes dark.
+ */
+/** Called as a result's write is submitted; returns a write to commit in the same transaction. */
+export type JoinWrite = () => () => void;
+
+export interface Placement {
+  probesHere(region: string): boolean;
+}
+
 /** Timing fields are synced on status changes and at least this often (spec 2.2 rule 2). */
 const SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
 /** The uptime counters reach the database at least this often even when nothing else changes. */
@@ -42,6 +54,10 @@ interface Scheduled {
   policy: Omit<MonitorPolicy, 'maintenance'>;
   maintenance: boolean;
   maintenanceUntil: number | null;
+  /** The check's primary region: its override, else the central's. */
+  region: string;
+  /** Start of the newest result applied to the state: an older one never moves it backwards. */
+  lastResultAt: number;
   state: MonitorState;
   probesTotal: number;
   probesUp: number;
@@ -64,6 +80,8 @@ export interface EngineDeps {
   aggregator?: ResultAggregator;
   /** A second region that re-checks failures before they count (none on a single node). */
   peer?: PeerRechecker;
+  /** Which regions' checks run here (all of them without prober nodes). */
+  placement?: Placement;
   /** Tests drive the wheel themselves; production ticks on real time. */
   autoStart?: boolean;
 }
@@ -91,6 +109,7 @@ export class Engine implements CheckObserver {
   readonly metrics = { fired: 0, skippedInFlight: 0, completed: 0, lag: new Histogram(), tickDelay: new Histogram() };
   private readonly region: string;
   private readonly peer: PeerRechecker;
+  private recheckAt: ((checkId: string) => void) | null = null;
 
   constructor(private readonly deps: EngineDeps) {
     this.wheel = new TimingWheel({ clock: deps.clock, tickMs: 100 });
@@ -171,6 +190,8 @@ export class Engine implements CheckObserver {
       },
       maintenance: check.maintenance,
       maintenanceUntil: check.maintenanceUntil,
+      region: check.regionOverride ?? this.region,
+      lastResultAt: previous?.lastResultAt ?? 0,
       // A live entry's state is newer than the stored row (writes are batched).
       state: previous?.state ?? monitorState(check),
       probesTotal: previous?.probesTotal ?? check.probesTotal,
@@ -199,6 +220,7 @@ export class Engine implements CheckObserver {
     this.wheel.schedule(id, followingDue(entry.id, entry.intervalMs, dueAt, now));
     this.metrics.fired++;
     this.metrics.lag.record(Math.max(0, now - dueAt));
+    if (this.deps.placement && !this.deps.placement.probesHere(entry.region)) return;
     if (entry.inFlight) {
       this.metrics.skippedInFlight++; // the previous probe is still running: skip, never pile up
       return;
@@ -206,7 +228,7 @@ export class Engine implements CheckObserver {
     entry.inFlight = true;
     this.probing++;
     this.deps.dispatcher.run(entry.task).then(
-      async (result) => this.record(entry, result, result.ok ? null : await this.peer.recheck(entry.task)),
+      async (result) => this.record(entry, result, this.region, result.ok ? null : await this.peer.recheck(entry.task, this.region)),
       (err: unknown) => this.deps.log.error({ err, checkId: entry.id }, 'probe dispatch failed'),
     ).finally(() => {
       entry.inFlight = false;
@@ -214,15 +236,48 @@ export class Engine implements CheckObserver {
     });
   }
 
-  private record(entry: Scheduled, result: ProbeResult, peer: PeerVerdict | null): void {
+  /**
+   * A result a prober node of `region` sent. A fresh failure is re-checked by a peer first (a
+   * replayed one is not: the target's state then says nothing about its state now). A result
+   * older than the newest one applied goes into history and rollups only. `joinWrite` is
+   * called once, as the result's write is submitted (recorded or not), and its write joins it.
+   */
+  async recordRemote(checkId: string, result: ProbeResult, region: string, fresh: boolean, joinWrite: JoinWrite): Promise<void> {
+    const entry = this.scheduled.get(checkId);
+    if (!entry || this.closing) {
+      this.deps.writer.submit(joinWrite());
+      return;
+    }
+    const peer = !result.ok && fresh && result.startedAt >= entry.lastResultAt ? await this.peer.recheck(entry.task, region) : null;
+    if (this.scheduled.get(checkId) !== entry || this.closing) {
+      this.deps.writer.submit(joinWrite());
+      return;
+    }
+    this.record(entry, result, region, peer, joinWrite);
+  }
+
+  /** An immediate recheck of a check probed on a node goes to that node. */
+  onRemoteRecheck(handler: (checkId: string) => void): void {
+    this.recheckAt = handler;
+  }
+
+  private record(entry: Scheduled, result: ProbeResult, region: string, peer: PeerVerdict | null, joinWrite?: JoinWrite): void {
     // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
     this.metrics.completed++;
-    if (this.closing || this.scheduled.get(entry.id) !== entry) return;
+    if (this.closing || this.scheduled.get(entry.id) !== entry) {
+      if (joinWrite) this.deps.writer.submit(joinWrite());
+      return;
+    }
+    if (result.startedAt < entry.lastResultAt) {
+      this.recordLate(entry, result, region, joinWrite?.());
+      return;
+    }
+    entry.lastResultAt = result.startedAt;
     const now = this.deps.clock.now();
     const lapsed = takeLapsedMaintenance(entry, now);
     const maintenance = inMaintenance(entry, now);
     const before = entry.state;
-    const t = transition(before, { ...entry.policy, maintenance }, { kind: 'probe', result, region: this.region, peer }, now);
+    const t = transition(before, { ...entry.policy, maintenance }, { kind: 'probe', result, region, peer }, now);
     entry.state = t.state;
     entry.probesTotal++;
     if (result.ok) entry.probesUp++;
@@ -240,20 +295,12 @@ export class Engine implements CheckObserver {
     const verifyLog = entry.verifyLog;
     entry.verifyLog = false;
     const runtime = visibleChanged || syncDue || countersDue ? this.runtimeOf(entry, syncDue ? result : null) : null;
+    const alsoWrite = joinWrite?.();
     writer.submit(() => {
-      store.history.insertResult({
-        checkSeq: entry.seq,
-        at: result.startedAt,
-        kind: 'probe',
-        status: result.ok ? 'up' : 'down',
-        statusCode: result.statusCode,
-        responseTime: result.responseTime,
-        timing: result.timing,
-        error: result.error,
-        region: this.region,
-        snippet: result.snippet,
-        meta: result.location ? { location: result.location } : null,
-      });
+      store.history.insertResult(historyRow(entry.seq, result, region));
+      // History keeps the peer's look too, under its own region; uptime counts the primary's.
+      if (peer) store.history.insertResult(historyRow(entry.seq, peer.result, peer.region));
+      alsoWrite?.();
       if (runtime) store.checks.saveRuntime(entry.id, runtime);
       if (lapsed !== null) endLapsedMaintenance(store, entry, lapsed);
       if (statusChanged || (verifyLog && store.stateChanges.between(entry.seq, now, now)[0]?.status !== t.state.status)) {
@@ -263,7 +310,22 @@ export class Engine implements CheckObserver {
     });
 
     for (const event of t.events) this.deps.onEvent?.({ id: entry.id, accountId: entry.accountId, seq: entry.seq }, event);
-    if (t.recheck === 'immediate') this.wheel.schedule(wheelId('probe', entry.id), now);
+    if (t.recheck === 'immediate') {
+      if (region === this.region) this.wheel.schedule(wheelId('probe', entry.id), now);
+      else this.recheckAt?.(entry.id);
+    }
+  }
+
+  /** A result older than one already applied: history and rollups at its own time, no state change. */
+  private recordLate(entry: Scheduled, result: ProbeResult, region: string, alsoWrite?: () => void): void {
+    const { store, writer } = this.deps;
+    entry.probesTotal++;
+    if (result.ok) entry.probesUp++;
+    writer.submit(() => {
+      store.history.insertResult(historyRow(entry.seq, result, region));
+      this.deps.aggregator?.add(entry.seq, result);
+      alsoWrite?.();
+    });
   }
 
   private runtimeOf(entry: Scheduled, synced: ProbeResult | null) {
@@ -284,6 +346,22 @@ export class Engine implements CheckObserver {
       sync: synced ? { lastChecked: synced.startedAt, lastResponseTime: synced.responseTime, lastStatusCode: synced.statusCode } : null,
     };
   }
+}
+
+function historyRow(checkSeq: number, result: ProbeResult, region: string) {
+  return {
+    checkSeq,
+    at: result.startedAt,
+    kind: 'probe' as const,
+    status: result.ok ? ('up' as const) : ('down' as const),
+    statusCode: result.statusCode,
+    responseTime: result.responseTime,
+    timing: result.timing,
+    error: result.error,
+    region,
+    snippet: result.snippet,
+    meta: result.location ? { location: result.location } : null,
+  };
 }
 
 function stateDiffers(a: MonitorState, b: MonitorState): boolean {

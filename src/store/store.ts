@@ -1,3 +1,4 @@
+import type { NodeRepo } from './node-repo.js';
 import type { Account, ApiKey, Check, CheckRuntime, CheckSettings, DomainInfo, HistoryRow, KeyAccess } from '../core/records.js';
 
 /**
@@ -11,6 +12,8 @@ export interface Store {
   history: HistoryRepo;
   stateChanges: StateChangeRepo;
   idempotency: IdempotencyRepo;
+  /** Regional prober nodes (their registry and what the server last knew of them). */
+  nodes: NodeRepo;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.

@@ -5,6 +5,7 @@ import { sqliteChecks } from './checks.js';
 import { sqliteHistory } from './history.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteKeys } from './keys.js';
+import { sqliteNodes } from './nodes.js';
 import { sqliteStateChanges } from './state-changes.js';
 
 export interface SqliteStore extends Store {
@@ -29,6 +30,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     history: sqliteHistory(db),
     stateChanges: sqliteStateChanges(db),
     idempotency: sqliteIdempotency(db),
+    nodes: sqliteNodes(db),
     credentialsVersion: () => `${dataVersion.get() as number}:${localChanges}`,
     credentialsChanged,
     transaction: <T>(fn: () => T): T => {
