@@ -41,9 +41,9 @@ const ConfigSchema = Type.Object({
   /**
    * Regional prober nodes: a region without a connected node for `failoverMs` is probed by the
    * central; a node's outbox keeps at most `outboxMax` unacknowledged results; the central
-   * measures each node's clock every `pingMs`.
+   * measures each node's clock every `pingMs`; a node redials at most `reconnectMaxMs` apart.
    */
-  nodes: Type.Object({ failoverMs: Type.Number(), outboxMax: Type.Number(), pingMs: Type.Number() }),
+  nodes: Type.Object({ failoverMs: Type.Number(), outboxMax: Type.Number(), pingMs: Type.Number(), reconnectMaxMs: Type.Number() }),
   /** Delivery queue: first retry delay (the second waits 4x longer), per-request timeout, parallelism. */
   alerts: Type.Object({
     retryBaseMs: Type.Number(),

@@ -56,6 +56,8 @@ export class Prober {
       onOpen: () => this.link.send({ type: 'hello', version: VERSION, epoch: this.outbox.epoch }),
       onMessage: (m) => this.receive(m),
       onClose: (reason, refused) => this.disconnected(reason, refused),
+      maxDelayMs: opts.config.nodes.reconnectMaxMs,
+      minDelayMs: Math.min(500, opts.config.nodes.reconnectMaxMs),
     });
   }
 
