@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { VigilApp } from '../src/app.js';
-import { testContent, type AlertEvent } from '../src/alerts/alert-content.js';
+import { testContent } from '../src/alerts/alert-content.js';
+import type { AlertEvent } from '../src/domain/events.js';
 import { genericPayload } from '../src/alerts/formats/generic.js';
 import { createLogger } from '../src/log.js';
-import { Histogram } from '../src/stats/histogram.js';
+import { Histogram } from '../src/domain/histogram.js';
 import { benchConfig, seedChecks } from './lib/seed.js';
 import { fmt, freePort, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
 

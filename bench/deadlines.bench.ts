@@ -1,5 +1,5 @@
 import { Bench } from 'tinybench';
-import { ManualClock } from '../src/core/clock.js';
+import { ManualClock } from '../src/domain/clock.js';
 import { TimingWheel, wheelId } from '../src/engine/timing-wheel.js';
 import { fmt, runIfMain, table } from './lib/harness.js';
 

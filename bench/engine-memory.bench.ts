@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PiscinaDispatcher } from '../src/engine/dispatcher.js';
 import { Engine } from '../src/engine/engine.js';
-import { systemClock } from '../src/core/clock.js';
+import { systemClock } from '../src/domain/clock.js';
 import { createLogger } from '../src/log.js';
 import { BatchWriter } from '../src/store/sqlite/batch-writer.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';

@@ -1,5 +1,5 @@
 import { Bench } from 'tinybench';
-import { Histogram, exactPercentile } from '../src/stats/histogram.js';
+import { Histogram, exactPercentile } from '../src/domain/histogram.js';
 import { fmt, runIfMain, table } from './lib/harness.js';
 import { prng } from '../test/helpers/prng.js';
 

@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Bench } from 'tinybench';
 import { runIfMain, table } from './lib/harness.js';
-import { ManualClock } from '../src/core/clock.js';
+import { ManualClock } from '../src/domain/clock.js';
 import { TimingWheel, followingDue, nextDue, type FireFn } from '../src/engine/timing-wheel.js';
 
 /**

@@ -2,7 +2,7 @@ import { resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, type CreatedKey } from './core/accounts-service.js';
 import { ChecksService } from './core/checks-service.js';
 import { HistoryService } from './core/history-service.js';
-import { systemClock, type Clock } from './core/clock.js';
+import { systemClock, type Clock } from './domain/clock.js';
 import { accountRoutes } from './api/account-routes.js';
 import { checkRoutes } from './api/checks-routes.js';
 import { historyRoutes } from './api/history-routes.js';
@@ -10,14 +10,17 @@ import { statusRoutes } from './api/status-routes.js';
 import { metaRoutes } from './api/meta-routes.js';
 import type { Services } from './api/services.js';
 import { Authenticator } from './front/authenticator.js';
-import type { HttpRequest, Reply, Route } from './front/http-types.js';
+import type { HttpRequest, Reply, Route } from './api/http-types.js';
 import { Idempotency } from './front/idempotency.js';
-import { Pipeline } from './front/pipeline.js';
+import { RequestPipeline } from './front/request-pipeline.js';
 import { RateLimiter } from './front/rate-limiter.js';
 import { serve, type RunningServer } from './front/uws-server.js';
 import { createLogger, type Logger } from './log.js';
-import type { AlertEvent } from './alerts/alert-content.js';
+import type { AlertEvent } from './domain/events.js';
 import { AlertsModule } from './alerts/alerts-module.js';
+import { DomainMonitor } from './engine/domains/domain-monitor.js';
+import { RdapBootstrap } from './engine/domains/rdap-bootstrap.js';
+import { RdapClient } from './engine/domains/rdap-client.js';
 import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { BatchWriter } from './store/sqlite/batch-writer.js';
@@ -27,13 +30,13 @@ import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { heartbeatRoutes } from './api/heartbeat-routes.js';
 import { statsRoutes } from './api/stats-routes.js';
 import { RawRetention } from './stats/retention.js';
-import { StatsService } from './stats/stats-service.js';
+import { StatsService } from './core/stats-service.js';
 import type { RollupStore } from './store/rollup-store.js';
 import { sqliteRetention } from './store/sqlite/raw-retention.js';
 import { sqliteRollups } from './store/sqlite/rollups.js';
-import { Mailer } from './core/mailer.js';
+import { Mailer } from './alerts/delivery/mailer.js';
 import { oauthRoutes } from './api/oauth-routes.js';
-import { mcpRoutes } from './api/mcp-routes.js';
+import { mcpRoutes } from './mcp/mcp-routes.js';
 import { regionsRoutes } from './api/regions-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
@@ -68,13 +71,16 @@ export class VigilApp {
   engine!: Engine;
   /** Regional prober nodes: assignment, failover, peer re-checks, their results. */
   nodes: NodeHub | null = null;
-  /** Email and webhook settings, the delivery queue and sender, the domain monitor. */
+  /** Email and webhook settings, the delivery queue and sender. */
   alerts!: AlertsModule;
+  /** Domain expiry lookups (RDAP) on the engine's wheel. */
+  domains!: DomainMonitor;
+  rdapBootstrap!: RdapBootstrap;
   readonly writer: BatchWriter;
   /** Created right after the store: opening it rebuilds rollups a crash left short. */
   readonly rollups: RollupStore;
   readonly mailer: Mailer;
-  private pipeline: Pipeline | null = null;
+  private pipeline: RequestPipeline | null = null;
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
   private timers: NodeJS.Timeout[] = [];
@@ -122,7 +128,13 @@ export class VigilApp {
       onEvent: (check, event) => this.onEvent(check, event),
     });
     this.alerts = new AlertsModule({
-      store: this.store, writer: this.writer, engine: this.engine, mailer: this.mailer, clock: this.clock, config: this.config, log: this.log,
+      store: this.store, writer: this.writer, mailer: this.mailer, clock: this.clock, config: this.config, log: this.log,
+    });
+    const rdap = this.config.rdap;
+    this.rdapBootstrap = new RdapBootstrap({ overrides: rdap.servers, url: rdap.bootstrapUrl, timeoutMs: rdap.timeoutMs, clock: this.clock, log: this.log });
+    this.domains = new DomainMonitor({
+      store: this.store, watch: this.store.alerts.domainWatch, writer: this.writer, engine: this.engine,
+      rdap: new RdapClient(this.rdapBootstrap, rdap.timeoutMs), clock: this.clock, config: this.config, log: this.log,
       onEvent: (check, event) => this.onEvent(check, event),
     });
     this.services = this.buildServices(heartbeats);
@@ -134,11 +146,12 @@ export class VigilApp {
     this.nodes = hub;
     this.services.checks.observe(hub);
     this.services.checks.observe(heartbeats);
-    this.services.checks.observe(this.alerts.domains);
+    this.services.checks.observe(this.domains);
     hub.start();
     this.engine.start();
     heartbeats.start();
     this.alerts.start();
+    this.domains.start();
     this.pipeline = this.buildPipeline();
     this.every(HOUR, () => this.idempotency.prune());
     this.every(60_000, () => this.rollups.flushOpen(this.clock.now()));
@@ -165,6 +178,7 @@ export class VigilApp {
     // The engine first: probes still in flight finish and their events reach a running alert
     // pipeline, which then drains into its queue before the writers and the store close.
     await this.engine?.stop();
+    this.domains?.stop();
     await this.alerts?.stop();
     this.writer.close();
     this.rollups.close();
@@ -200,7 +214,7 @@ export class VigilApp {
     };
   }
 
-  private buildPipeline(): Pipeline {
+  private buildPipeline(): RequestPipeline {
     const routes: Route[] = [];
     routes.push(
       ...statusRoutes(this.services),
@@ -218,7 +232,7 @@ export class VigilApp {
     const challenge = `Bearer realm="vigil", resource_metadata="${this.config.publicUrl}/.well-known/oauth-protected-resource"`;
     const auth = new Authenticator(this.store, this.clock, challenge);
     auth.addBearerResolver(this.services.oauth.bearer);
-    return new Pipeline({
+    return new RequestPipeline({
       routes,
       auth,
       rateLimiter: new RateLimiter(this.clock),

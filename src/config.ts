@@ -4,21 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType } from '@sinclair/typebox/errors';
+import { Plan } from './domain/plans.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-export const Plan = Type.Object({
-  maxChecks: Type.Number(),
-  minCheckIntervalMinutes: Type.Number(),
-  maxWebhooks: Type.Number(),
-  maxApiKeys: Type.Number(),
-  regionChoice: Type.Boolean(),
-  domainIntel: Type.Boolean(),
-  minHeartbeatIntervalSeconds: Type.Number(),
-});
-
-export const TIERS = ['free', 'indie', 'nano', 'pro'] as const;
-export type Tier = (typeof TIERS)[number];
 
 const ConfigSchema = Type.Object({
   server: Type.Object({ host: Type.String(), port: Type.Number() }),
@@ -65,7 +54,6 @@ const ConfigSchema = Type.Object({
   }),
 });
 
-export type PlanLimits = Static<typeof Plan>;
 /** The validated config as written: public addresses may still be null (defaults need the port). */
 export type ConfigInput = Static<typeof ConfigSchema>;
 

@@ -1,7 +1,7 @@
 import { loadConfig, resolveConfig, type Config } from '../../src/config.js';
 import { AccountsService } from '../../src/core/accounts-service.js';
 import { ChecksService } from '../../src/core/checks-service.js';
-import { systemClock } from '../../src/core/clock.js';
+import { systemClock } from '../../src/domain/clock.js';
 import type { Principal } from '../../src/core/principal.js';
 import type { CreateCheckInput } from '../../src/core/schemas/checks.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';

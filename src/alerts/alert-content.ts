@@ -1,14 +1,7 @@
 import type { Config } from '../config.js';
-import { checkUrl } from '../core/views.js';
-import type { Check, DomainInfo } from '../core/records.js';
-import type { AlertEventType, MonitorEvent, Regions } from '../monitor/events.js';
-
-/** Any alert-worthy transition: the state machine's (probes, heartbeats) or the domain monitor's. */
-export interface AlertEvent extends Omit<MonitorEvent, 'type'> {
-  type: AlertEventType;
-  /** For domain_* events: what the lookup found. */
-  domain?: DomainInfo | null;
-}
+import { checkUrl } from '../domain/check-url.js';
+import type { Check, DomainInfo } from '../domain/records.js';
+import type { AlertEvent, AlertEventType, Regions } from '../domain/events.js';
 
 /**
  * What one alert says, whatever the channel: built once when the event happens and stored with

@@ -1,5 +1,5 @@
-import { errors } from '../core/errors.js';
-import { ALERT_EVENT_TYPES, type AlertEventType } from '../monitor/events.js';
+import { errors } from '../domain/errors.js';
+import { ALERT_EVENT_TYPES, type AlertEventType } from '../domain/events.js';
 
 /** Spec §6 rule 2: what a new email setting or webhook listens to. */
 export const DEFAULT_EVENTS: readonly AlertEventType[] = ['website_down', 'website_up'];

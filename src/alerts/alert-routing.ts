@@ -1,6 +1,6 @@
 import type { Store } from '../store/store.js';
 import { Lru } from '../util/lru.js';
-import type { AlertStore, EmailSettings, Webhook } from './alert-store.js';
+import type { AlertStore, EmailSettings, Webhook } from '../store/alert-store.js';
 
 /** Where an account's alerts go, and whether they may go at all. */
 export interface AccountTargets {

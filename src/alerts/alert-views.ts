@@ -1,4 +1,4 @@
-import type { EmailSettings, Webhook } from './alert-store.js';
+import type { EmailSettings, Webhook } from '../store/alert-store.js';
 import { cutUrl } from './webhook-url.js';
 
 /** Output shapes of spec 2.8 and 2.9. A webhook's URL only ever leaves cut to scheme and host. */

@@ -1,41 +1,39 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Clock } from '../core/clock.js';
-import type { Mailer } from '../core/mailer.js';
-import type { AlertSummary } from '../core/views.js';
-import type { Engine } from '../engine/engine.js';
+import type { Clock } from '../domain/clock.js';
+import type { Mailer } from './delivery/mailer.js';
 import type { BatchWriter } from '../store/sqlite/batch-writer.js';
-import type { SqliteStore } from '../store/sqlite/index.js';
-import type { AlertEvent } from './alert-content.js';
+import type { Store } from '../store/store.js';
 import { AlertRouting } from './alert-routing.js';
-import type { AlertStore } from './alert-store.js';
-import { DomainMonitor } from './domain-monitor.js';
+import type { AlertStore } from '../store/alert-store.js';
 import { EmailChannel } from './email-channel.js';
 import { EmailAlertsService } from './email-settings-service.js';
-import { AlertPipeline } from './pipeline.js';
-import { RdapBootstrap } from './rdap-bootstrap.js';
-import { RdapClient } from './rdap-client.js';
-import { DeliverySender } from './sender.js';
-import { sqliteAlertStore } from './sqlite/index.js';
+import { AlertPipeline } from './alert-pipeline.js';
+import { DeliverySender } from './delivery/sender.js';
+import type { AlertEvent } from '../domain/events.js';
 import { WebhookChannel } from './webhook-channel.js';
 import { WebhookService } from './webhook-service.js';
-import { WebhookThread } from './webhook-thread.js';
+import { WebhookThread } from './delivery/webhook-thread.js';
+
+/** What the alerts layer reports about an account (spec 2.7 `alerts`, `usage.webhooks`). */
+export interface AlertSummary {
+  emailConfigured: boolean;
+  emailEnabled: boolean;
+  webhookCount: number;
+}
 
 export interface AlertsDeps {
-  store: SqliteStore;
+  store: Store;
   writer: BatchWriter;
-  engine: Engine;
   mailer: Mailer;
   clock: Clock;
   config: Config;
   log: Logger;
-  /** Where the domain monitor's events go (the app's event sink, which hands them back to `handle`). */
-  onEvent: (check: { id: string; accountId: string }, event: AlertEvent) => void;
 }
 
 /**
  * The alerts layer wired together: settings services for the API, the pipeline behind the
- * event sink, the sender working the delivery queue, and the domain monitor on the wheel.
+ * event sink, and the sender working the delivery queue.
  */
 export class AlertsModule {
   readonly repos: AlertStore;
@@ -43,13 +41,11 @@ export class AlertsModule {
   readonly webhooks: WebhookService;
   readonly sender: DeliverySender;
   readonly pipeline: AlertPipeline;
-  readonly domains: DomainMonitor;
-  readonly rdapBootstrap: RdapBootstrap;
   private readonly client: WebhookThread;
 
   constructor(deps: AlertsDeps) {
-    const { store, writer, engine, mailer, clock, config, log } = deps;
-    this.repos = sqliteAlertStore(store.db);
+    const { store, writer, mailer, clock, config, log } = deps;
+    this.repos = store.alerts;
     const routing = new AlertRouting(store, this.repos);
     const alerts = config.alerts;
     this.client = new WebhookThread({
@@ -69,23 +65,10 @@ export class AlertsModule {
       options: alerts,
     });
     this.pipeline = new AlertPipeline({ store, queue: this.repos.deliveries, routing, writer, sender: this.sender, mailer, clock, config, log });
-    this.rdapBootstrap = new RdapBootstrap({ overrides: config.rdap.servers, url: config.rdap.bootstrapUrl, timeoutMs: config.rdap.timeoutMs, clock, log });
-    this.domains = new DomainMonitor({
-      store,
-      watch: this.repos.domainWatch,
-      writer,
-      engine,
-      rdap: new RdapClient(this.rdapBootstrap, config.rdap.timeoutMs),
-      clock,
-      config,
-      log,
-      onEvent: deps.onEvent,
-    });
   }
 
   start(): void {
     this.client.warm();
-    this.domains.start();
     this.sender.start();
   }
 
@@ -94,7 +77,6 @@ export class AlertsModule {
    * deliveries, and attempts in flight finish or go back to pending.
    */
   async stop(): Promise<void> {
-    this.domains.stop();
     await this.pipeline.settled();
     await this.sender.stop();
     await this.client.close();

@@ -1,4 +1,4 @@
-import type { Delivery } from './alert-store.js';
+import type { Delivery } from '../store/alert-store.js';
 
 /** What one attempt at one delivery came to, as a channel reports it. */
 export type AttemptOutcome =

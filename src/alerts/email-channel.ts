@@ -1,4 +1,4 @@
-import type { Mailer } from '../core/mailer.js';
+import type { Mailer } from './delivery/mailer.js';
 import type { AlertContent } from './alert-content.js';
 import type { AlertRouting } from './alert-routing.js';
 import type { AlertChannel, AttemptOutcome } from './channel.js';

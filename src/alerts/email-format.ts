@@ -1,6 +1,6 @@
-import type { Mail } from '../core/mailer.js';
+import type { Mail } from './delivery/mailer.js';
 import type { AlertContent } from './alert-content.js';
-import type { EmailFormat } from './alert-store.js';
+import type { EmailFormat } from '../store/alert-store.js';
 import { alertMessage, type Severity } from './formats/message.js';
 
 /**

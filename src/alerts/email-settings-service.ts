@@ -1,12 +1,12 @@
 import type { Config } from '../config.js';
-import type { Clock } from '../core/clock.js';
-import { errors } from '../core/errors.js';
-import type { Mailer } from '../core/mailer.js';
-import type { Account } from '../core/records.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
+import type { Mailer } from './delivery/mailer.js';
+import type { Account } from '../domain/records.js';
 import { testContent } from './alert-content.js';
 import { DEFAULT_EVENTS, normalizeEvents } from './alert-events.js';
 import type { AlertRouting } from './alert-routing.js';
-import type { EmailFormat, EmailSettings, EmailSettingsRepo } from './alert-store.js';
+import type { EmailFormat, EmailSettings, EmailSettingsRepo } from '../store/alert-store.js';
 import { alertMail } from './email-format.js';
 
 export interface EmailSettingsPatch {

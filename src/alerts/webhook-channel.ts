@@ -1,8 +1,8 @@
 import type { AlertRouting } from './alert-routing.js';
 import type { AlertChannel, AttemptOutcome } from './channel.js';
 import { MisconfiguredWebhook } from './formats/vendor-request.js';
-import { WebhookUnreachable } from './webhook-client.js';
-import type { WebhookPoster } from './webhook-poster.js';
+import { WebhookUnreachable } from './delivery/webhook-client.js';
+import type { WebhookPoster } from './delivery/webhook-poster.js';
 
 /** Answers worth another attempt; any other 4xx will not change by itself. */
 export const retryableStatus = (status: number): boolean => status >= 500 || status === 408 || status === 429;

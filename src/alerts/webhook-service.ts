@@ -1,22 +1,22 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Clock } from '../core/clock.js';
-import { errors } from '../core/errors.js';
-import type { Account } from '../core/records.js';
-import { newId } from '../core/secrets.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
+import type { Account } from '../domain/records.js';
+import { newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
 import { testContent } from './alert-content.js';
 import { DEFAULT_EVENTS, normalizeEvents } from './alert-events.js';
 import type { AlertRouting } from './alert-routing.js';
-import type { DeliveryQueue, Webhook, WebhookRepo, WebhookType } from './alert-store.js';
+import type { DeliveryQueue, Webhook, WebhookRepo, WebhookType } from '../store/alert-store.js';
 import { DASHBOARD_TEST_ONLY } from './formats/index.js';
 import { MisconfiguredWebhook } from './formats/vendor-request.js';
-import { WebhookUnreachable } from './webhook-client.js';
-import type { WebhookPoster } from './webhook-poster.js';
+import { WebhookUnreachable } from './delivery/webhook-client.js';
+import type { WebhookPoster } from './delivery/webhook-poster.js';
 import { detectWebhookType } from './webhook-type.js';
 import { assertPublicHost, cutUrl, parseWebhookUrl, webhookUrlKey } from './webhook-url.js';
-import { limitsFor } from '../core/plans.js';
-import { displayName } from '../core/display-name.js';
+import { limitsFor } from '../domain/plans.js';
+import { displayName } from '../domain/display-name.js';
 
 export interface CreateWebhookInput {
   url: string;

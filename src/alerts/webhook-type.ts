@@ -1,4 +1,4 @@
-import type { WebhookType } from './alert-store.js';
+import type { WebhookType } from '../store/alert-store.js';
 
 /**
  * Type detection when `webhookType` is omitted (spec 4.9, decisions §8): Slack, Discord, Teams

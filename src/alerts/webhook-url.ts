@@ -1,5 +1,5 @@
-import { errors } from '../core/errors.js';
-import { resolvesToPrivate } from '../core/private-target.js';
+import { errors } from '../domain/errors.js';
+import { resolvesToPrivate } from '../domain/private-target.js';
 
 /**
  * Webhook URLs act like passwords (spec 2.9): stored whole, shown and logged cut to scheme and

@@ -1,7 +1,7 @@
 import { accountView } from '../core/views.js';
 import { AccountResponse } from '../core/schemas/account.js';
 import { ErrorBody } from '../core/schemas/common.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { defineRoute, ok, type Route } from './http-types.js';
 import type { Services } from './services.js';
 import { publicApi } from './route-presets.js';
 

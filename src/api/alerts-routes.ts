@@ -4,7 +4,7 @@ import {
 } from '../core/schemas/alerts.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { emailSettingsUpdateView, emailSettingsView, webhookListItem, webhookView } from '../alerts/alert-views.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { defineRoute, ok, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
 import type { Services } from './services.js';
 

@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
-import { inMaintenance } from '../core/checks-service.js';
-import type { Check } from '../core/records.js';
+import { inMaintenance } from '../monitor/maintenance.js';
+import type { Check } from '../domain/records.js';
 import { checkDetail, checkListItem } from '../core/views.js';
 import type { PageMeta } from '../core/pagination.js';
-import type { Reply } from '../front/http-types.js';
+import type { Reply } from './http-types.js';
 import type { Principal } from '../core/principal.js';
 import { Lru } from '../util/lru.js';
 

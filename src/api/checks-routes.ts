@@ -4,7 +4,7 @@ import {
   MaintenanceResponse, ToggleBody, ToggleResponse, UpdateCheckBody,
 } from '../core/schemas/checks.js';
 import { ErrorBody, Success } from '../core/schemas/common.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { defineRoute, ok, type Route } from './http-types.js';
 import { detailReply, listReply, PageCache } from './check-json.js';
 import type { Services } from './services.js';
 import { publicApi } from './route-presets.js';
@@ -43,6 +43,7 @@ export function checkRoutes(s: Services): Route[] {
       summary: 'Create a check (Idempotency-Key required)',
       scope: 'checks:write',
       idempotency: 'required',
+      transaction: true,
       body: CreateCheckBody,
       responses: { 201: CreatedResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
       precheck: ({ principal, body }) => s.checks.checkTarget(principal, null, body),
@@ -93,6 +94,7 @@ export function checkRoutes(s: Services): Route[] {
       summary: 'Pause or resume a check',
       scope: 'checks:write',
       idempotency: 'optional',
+      transaction: true,
       body: ToggleBody,
       responses: { 200: ToggleResponse, ...errorsFor(400, 401, 403, 404, 422, 429) },
       handler: ({ principal, params, body }) => ok({ data: s.checks.toggle(principal, params.id!, body.disabled, body.reason) }),
@@ -104,6 +106,7 @@ export function checkRoutes(s: Services): Route[] {
       summary: 'Turn maintenance mode on (optionally until a time) or off',
       scope: 'checks:write',
       idempotency: 'optional',
+      transaction: true,
       body: MaintenanceBody,
       responses: { 200: MaintenanceResponse, ...errorsFor(400, 401, 403, 404, 422, 429) },
       handler: ({ principal, params, body }) =>

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { errors } from '../core/errors.js';
+import { errors } from '../domain/errors.js';
 import { ErrorBody } from '../core/schemas/common.js';
-import { checkUrl } from '../core/views.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { checkUrl } from '../domain/check-url.js';
+import { defineRoute, ok, type Route } from './http-types.js';
 import { pingMetadata, pingSignal } from './ping-metadata.js';
 import type { Services } from './services.js';
 import { publicApi } from './route-presets.js';
@@ -44,6 +44,7 @@ export function heartbeatRoutes(s: Services): Route[] {
       ...publicApi,
       scope: 'checks:write',
       idempotency: 'optional',
+      transaction: true,
       responses: { 200: Type.Object({ data: Type.Object({ pingUrl: Type.String() }) }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
       handler: ({ principal, params }) => {
         const { check } = s.checks.regenerateToken(principal, params.id!);

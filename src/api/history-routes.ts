@@ -1,7 +1,7 @@
 import { historyEntry } from '../core/views.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { HistoryQuerySchema, HistoryResponse } from '../core/schemas/history.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { defineRoute, ok, type Route } from './http-types.js';
 import type { Services } from './services.js';
 import { publicApi } from './route-presets.js';
 

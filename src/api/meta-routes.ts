@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { openApiDocument } from '../front/openapi.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { openApiDocument } from './openapi.js';
+import { defineRoute, ok, type Route } from './http-types.js';
 import { VERSION } from '../version.js';
 
 /** The OpenAPI document of every other route, built once from the same table. */

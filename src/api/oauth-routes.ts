@@ -7,8 +7,8 @@ import {
   TokenForm,
   TokenResponseBody,
 } from '../core/schemas/oauth.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
-import { claimPage } from '../oauth/claim-page.js';
+import { defineRoute, ok, type Route } from './http-types.js';
+import { claimPage } from './claim-page.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from '../oauth/discovery.js';
 import { NO_STORE, tokenError } from '../oauth/token-service.js';
 import type { Services } from './services.js';

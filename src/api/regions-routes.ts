@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ErrorBody } from '../core/schemas/common.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
+import { defineRoute, ok, type Route } from './http-types.js';
 import type { Services } from './services.js';
 import { publicApi } from './route-presets.js';
 

@@ -1,11 +1,11 @@
 import type { Config } from '../config.js';
 import type { AccountsService } from '../core/accounts-service.js';
 import type { ChecksService } from '../core/checks-service.js';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { HistoryService } from '../core/history-service.js';
-import type { StatsService } from '../stats/stats-service.js';
+import type { StatsService } from '../core/stats-service.js';
 import type { HeartbeatMonitor } from '../engine/heartbeats.js';
-import type { AlertSummary } from '../core/views.js';
+import type { AlertSummary } from '../alerts/alerts-module.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { ErrorBody } from '../core/schemas/common.js';
 import { RangeErrorBody, StatsQuerySchema, StatsResponse } from '../core/schemas/stats.js';
-import { defineRoute, ok, type Route } from '../front/http-types.js';
-import type { StatsService } from '../stats/stats-service.js';
+import { defineRoute, ok, type Route } from './http-types.js';
+import type { StatsService } from '../core/stats-service.js';
 import { publicApi } from './route-presets.js';
 
 export function statsRoutes(services: { stats: StatsService }): Route[] {

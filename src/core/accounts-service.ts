@@ -1,10 +1,11 @@
-import { TIERS, type Config, type Tier } from '../config.js';
-import type { Clock } from './clock.js';
-import { errors } from './errors.js';
-import { limitsFor } from './plans.js';
-import type { Account, ApiKey, KeyAccess, Scope } from './records.js';
-import { SCOPES } from './records.js';
-import { hashSecret, newApiKey, newId } from './secrets.js';
+import type { Config } from '../config.js';
+import { TIERS, type Tier } from '../domain/plans.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
+import { limitsFor } from '../domain/plans.js';
+import type { Account, ApiKey, KeyAccess, Scope } from '../domain/records.js';
+import { SCOPES } from '../domain/records.js';
+import { hashSecret, newApiKey, newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
 import { parseIsoInstant } from './iso-date.js';
 

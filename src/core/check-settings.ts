@@ -1,12 +1,12 @@
 import type { Config } from '../config.js';
-import type { CheckType } from './check-types.js';
-import { errors } from './errors.js';
-import { limitsFor, tierAtLeast } from './plans.js';
-import type { Account, CheckSettings } from './records.js';
+import type { CheckType } from '../domain/check-types.js';
+import { errors } from '../domain/errors.js';
+import { limitsFor, tierAtLeast } from '../domain/plans.js';
+import type { Account, CheckSettings } from '../domain/records.js';
 import { MAX_REQUEST_BODY_BYTES, type CreateCheckInput, type UpdateCheckInput } from './schemas/checks.js';
-import { parseTarget } from './target-url.js';
-import { cronProblem } from './cron.js';
-import { displayName } from './display-name.js';
+import { parseTarget } from './check-target.js';
+import { cronProblem } from '../domain/cron.js';
+import { displayName } from '../domain/display-name.js';
 import { jsonPathProblem } from './json-path.js';
 
 /** Domain checks look at registration data, which changes slowly: once a day. */

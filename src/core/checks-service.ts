@@ -1,28 +1,19 @@
 import type { Config } from '../config.js';
 import type { CheckQuery, ListStatus, Store } from '../store/store.js';
 import { applyInput, DEFAULT_SETTINGS, validateSettings } from './check-settings.js';
-import type { CheckType } from './check-types.js';
-import type { Clock } from './clock.js';
-import { errors } from './errors.js';
+import type { CheckType } from '../domain/check-types.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
 import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
-import { limitsFor } from './plans.js';
+import { limitsFor } from '../domain/plans.js';
 import { accessAllows, type Principal } from './principal.js';
-import { resolvesToPrivate } from './private-target.js';
-import type { Check, CheckSettings } from './records.js';
+import { resolvesToPrivate } from '../domain/private-target.js';
+import type { Check, CheckSettings } from '../domain/records.js';
 import type { CreateCheckInput, UpdateCheckInput } from './schemas/checks.js';
 import { parseIsoInstant } from './iso-date.js';
-import { hashSecret, newHeartbeatToken, newId } from './secrets.js';
-import { parseTarget } from './target-url.js';
-
-/** What the engine hears about: the service owns mutations, the engine follows them. */
-export interface CheckObserver {
-  /**
-   * A check was created, changed, paused (`check.disabled`) or resumed: (re)schedule or
-   * unschedule it; run it at once when runNow.
-   */
-  checkSaved(check: Check, runNow: boolean): void;
-  checkDeleted(check: Check): void;
-}
+import { hashSecret, newHeartbeatToken, newId } from '../domain/secrets.js';
+import { parseTarget } from './check-target.js';
+import type { CheckObserver } from '../domain/check-observer.js';
 
 /** Fields whose change resets the schedule (spec 3: "behavior fields"). */
 const BEHAVIOUR_FIELDS = new Set([
@@ -314,35 +305,4 @@ export class ChecksService {
     for (const check of changed) this.saved(check, !disabled);
     return changed.length;
   }
-}
-
-/** Maintenance with an `until` in the past has ended, whether or not anything wrote that down. */
-export function inMaintenance(check: Pick<Check, 'maintenance' | 'maintenanceUntil'>, now: number): boolean {
-  return check.maintenance && (check.maintenanceUntil === null || check.maintenanceUntil > now);
-}
-
-/**
- * The `until` of a monitor's maintenance window that has run out, which it then forgets
- * (null when there is none): the caller writes the end down with `endLapsedMaintenance`.
- */
-export function takeLapsedMaintenance(watch: { maintenance: boolean; maintenanceUntil: number | null }, now: number): number | null {
-  const until = watch.maintenanceUntil;
-  if (!watch.maintenance || until === null || until > now) return null;
-  watch.maintenance = false;
-  return until;
-}
-
-/**
- * Ends a maintenance window that ran out, in the store, with its `maintenance_end` event dated
- * at `until`, as if it had been switched off then. Inside the writer's transaction; a window
- * already ended or changed since is left alone.
- */
-export function endLapsedMaintenance(store: Pick<Store, 'checks' | 'history'>, check: { id: string; seq: number }, until: number): void {
-  const current = store.checks.byId(check.id);
-  if (!current || !current.maintenance || current.maintenanceUntil !== until) return;
-  store.checks.setMaintenance(check.id, false, null, until);
-  store.history.insertEvent({
-    checkSeq: check.seq, at: until, status: 'maintenance_end', region: null,
-    meta: { event: 'maintenance_off', until: new Date(until).toISOString() },
-  });
 }

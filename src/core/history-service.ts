@@ -1,10 +1,10 @@
 import type { HistoryQuery, Store } from '../store/store.js';
 import type { ChecksService } from './checks-service.js';
-import { errors } from './errors.js';
+import { errors } from '../domain/errors.js';
 import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
 import type { Principal } from './principal.js';
-import type { HistoryRow } from './records.js';
-import { parseIsoInstant } from './iso-date.js';
+import type { HistoryRow } from '../domain/records.js';
+import { parseIsoBound } from './iso-date.js';
 
 export interface HistoryFilter {
   from?: string;
@@ -40,9 +40,9 @@ export class HistoryService {
 }
 
 /** A from/to query parameter: null when absent, a 400 when it is not an ISO 8601 instant. */
-export function parseDate(name: string, value: string | undefined): number | null {
+export function parseDate(name: 'from' | 'to', value: string | undefined): number | null {
   if (value === undefined || value === '') return null;
-  const ms = parseIsoInstant(value);
+  const ms = parseIsoBound(value, name);
   if (Number.isNaN(ms)) throw errors.badRequest(`${name} must be an ISO 8601 date-time, got ${value}`);
   return ms;
 }

@@ -13,3 +13,19 @@ export function parseIsoInstant(value: string): number {
   if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return NaN;
   return Date.parse(value);
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A `from`/`to` bound in epoch milliseconds (NaN when not ISO 8601). Bounds are inclusive, so a
+ * date-only `to` names its whole day and ends at the day's last millisecond (UTC):
+ * `from=2026-11-23&to=2026-11-23` is that day, not an empty window.
+ */
+export function parseIsoBound(value: string, bound: 'from' | 'to'): number {
+  const ms = parseIsoInstant(value);
+  return bound === 'to' && isDateOnly(value) ? ms + DAY_MS - 1 : ms;
+}
+
+function isDateOnly(value: string): boolean {
+  return ISO.exec(value)?.[4] === undefined;
+}

@@ -1,4 +1,4 @@
-import { errors } from './errors.js';
+import { errors } from '../domain/errors.js';
 
 /**
  * Offset and cursor pagination (spec 4.1, decisions §5). A cursor is opaque to clients:

@@ -1,5 +1,5 @@
-import type { Account, KeyAccess, Scope } from './records.js';
-import { errors } from './errors.js';
+import type { Account, KeyAccess, Scope } from '../domain/records.js';
+import { errors } from '../domain/errors.js';
 
 /**
  * Who is calling: an API key today, an OAuth bearer token later. Everything past authentication
@@ -29,4 +29,9 @@ export function requireUnrestricted(principal: Principal): void {
 export function accessAllows(access: KeyAccess | null, check: { id: string; folder: string | null }): boolean {
   if (!access) return true;
   return access.checkIds.includes(check.id) || (check.folder !== null && access.folders.includes(check.folder));
+}
+
+/** Turns a bearer token into a principal (the OAuth layer plugs one in), or null if unknown. */
+export interface BearerResolver {
+  resolve(token: string, now: number): Principal | null;
 }

@@ -1,8 +1,10 @@
 import type { Config } from '../config.js';
-import { inMaintenance } from './checks-service.js';
-import { limitsFor } from './plans.js';
+import { inMaintenance } from '../monitor/maintenance.js';
+import { limitsFor } from '../domain/plans.js';
 import type { Principal } from './principal.js';
-import type { Check, HistoryRow } from './records.js';
+import type { AlertSummary } from '../alerts/alerts-module.js';
+import { checkUrl } from '../domain/check-url.js';
+import type { Check, HistoryRow } from '../domain/records.js';
 import { statusEndpointStatus } from '../monitor/state-machine.js';
 
 /** Output shapes (spec 2.1, 2.2, 2.7), shared by REST and the tool server. */
@@ -12,9 +14,6 @@ export function publicStatus(check: Pick<Check, 'disabled' | 'status'>): 'pendin
   return check.disabled ? 'paused' : check.status;
 }
 
-export function checkUrl(check: Pick<Check, 'type' | 'url' | 'heartbeatToken'>, config: Config): string {
-  return check.type === 'heartbeat' ? `${config.heartbeatUrl}/heartbeat/${check.heartbeatToken}` : check.url;
-}
 
 function listFields(check: Check, config: Config) {
   return {
@@ -87,12 +86,6 @@ export function checkDetail(check: Check, config: Config, now: number) {
   };
 }
 
-/** What the alerts layer reports about an account (spec 2.7 `alerts`, `usage.webhooks`). */
-export interface AlertSummary {
-  emailConfigured: boolean;
-  emailEnabled: boolean;
-  webhookCount: number;
-}
 
 export function accountView(principal: Principal, config: Config, usageChecks: number, alerts: AlertSummary) {
   const account = principal.account;

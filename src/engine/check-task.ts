@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
-import type { ProbeType } from '../core/check-types.js';
-import type { Check } from '../core/records.js';
+import type { ProbeType } from '../domain/check-types.js';
+import type { Check } from '../domain/records.js';
 import type { MonitorState } from '../monitor/state-machine.js';
 import { initialState } from '../monitor/state-machine.js';
-import type { ProbeTask } from './probe-types.js';
+import type { ProbeTask } from '../domain/probe-types.js';
 
 const MAX_PROBE_TIMEOUT_MS = 30_000;
 

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { ProbeReply, ProbeResult, ProbeTask } from './probe-types.js';
+import type { ProbeReply, ProbeResult, ProbeTask } from '../domain/probe-types.js';
 
 /**
  * Where probes run. In-process piscina workers now; a remote prober node later implements the
@@ -34,7 +34,7 @@ export interface PoolOptions {
   guardMs?: number;
 }
 
-interface Pending {
+interface QueuedProbe {
   task: ProbeTask;
   resolve: (result: ProbeResult) => void;
 }
@@ -53,7 +53,7 @@ export class PiscinaDispatcher implements ProbeDispatcher {
   private readonly pool: Piscina;
   private readonly capacity: number;
   private readonly guardMs: number;
-  private readonly waiting: Array<Pending | undefined> = [];
+  private readonly waiting: Array<QueuedProbe | undefined> = [];
   /** Index of the next waiting probe; the array is compacted as it drains. */
   private head = 0;
   private running = 0;
@@ -108,7 +108,7 @@ export class PiscinaDispatcher implements ProbeDispatcher {
     }
   }
 
-  private start({ task, resolve }: Pending): void {
+  private start({ task, resolve }: QueuedProbe): void {
     const startedAt = Date.now();
     let settled = false;
     const settle = (result: ProbeResult): void => {

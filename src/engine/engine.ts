@@ -1,28 +1,21 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { CheckObserver } from '../core/checks-service.js';
-import { endLapsedMaintenance, inMaintenance, takeLapsedMaintenance } from '../core/checks-service.js';
-import type { Clock } from '../core/clock.js';
-import type { Check } from '../core/records.js';
-import type { MonitorEvent } from '../monitor/events.js';
+import type { CheckObserver } from '../domain/check-observer.js';
+import { endLapsedMaintenance, inMaintenance, takeLapsedMaintenance } from '../monitor/maintenance.js';
+import type { Clock } from '../domain/clock.js';
+import type { Check } from '../domain/records.js';
+import type { MonitorEvent } from '../domain/events.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import { transition, type MonitorPolicy, type MonitorState } from '../monitor/state-machine.js';
 import type { BatchWriter } from '../store/sqlite/batch-writer.js';
 import type { Store } from '../store/store.js';
+import type { ResultAggregator } from '../store/rollup-store.js';
 import { intern, intervalMs, isProbeType, monitorState, probeTask } from './check-task.js';
 import type { ProbeDispatcher } from './dispatcher.js';
-import type { ProbeResult, ProbeTask, SslInfo } from './probe-types.js';
+import type { ProbeResult, ProbeTask, SslInfo } from '../domain/probe-types.js';
 import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId, type WheelEntryKind } from './timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
-import { Histogram } from '../stats/histogram.js';
-
-/**
- * Sees every recorded result inside the writer's transaction (rollups aggregate here), so a
- * result and its aggregates commit together.
- */
-export interface ResultAggregator {
-  add(checkSeq: number, result: ProbeResult): void;
-}
+import { Histogram } from '../domain/histogram.js';
 
 /** Where transitions go: the alert pipeline subscribes (a later layer). */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: MonitorEvent) => void;

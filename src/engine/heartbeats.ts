@@ -1,11 +1,11 @@
 import type { Cron } from 'croner';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { CheckObserver } from '../core/checks-service.js';
-import { endLapsedMaintenance, inMaintenance, takeLapsedMaintenance } from '../core/checks-service.js';
-import type { Clock } from '../core/clock.js';
-import { cronSchedule, nextRunAfter } from '../core/cron.js';
-import type { Check } from '../core/records.js';
+import type { CheckObserver } from '../domain/check-observer.js';
+import { endLapsedMaintenance, inMaintenance, takeLapsedMaintenance } from '../monitor/maintenance.js';
+import type { Clock } from '../domain/clock.js';
+import { cronSchedule, nextRunAfter } from '../domain/cron.js';
+import type { Check } from '../domain/records.js';
 import { missedPingError, transition, type MonitorState } from '../monitor/state-machine.js';
 import type { BatchWriter } from '../store/sqlite/batch-writer.js';
 import type { Store } from '../store/store.js';
@@ -24,7 +24,7 @@ export interface PingMetadata {
   message?: string;
 }
 
-interface Watched {
+interface WatchedHeartbeat {
   id: string;
   seq: number;
   accountId: string;
@@ -63,7 +63,7 @@ export interface HeartbeatDeps {
  */
 export class HeartbeatMonitor implements CheckObserver {
   readonly tokens = new HeartbeatTokens();
-  private readonly watched = new Map<string, Watched>();
+  private readonly watched = new Map<string, WatchedHeartbeat>();
 
   constructor(private readonly deps: HeartbeatDeps) {
     deps.engine.onDeadline('deadline', (checkId) => this.missed(checkId));
@@ -152,7 +152,7 @@ export class HeartbeatMonitor implements CheckObserver {
     for (const event of t.events) this.deps.onEvent?.({ id: w.id, accountId: w.accountId, seq: w.seq }, event);
   }
 
-  private endLapsedMaintenance(w: Watched, now: number): void {
+  private endLapsedMaintenance(w: WatchedHeartbeat, now: number): void {
     const lapsed = takeLapsedMaintenance(w, now);
     if (lapsed !== null) this.deps.writer.submit(() => endLapsedMaintenance(this.deps.store, w, lapsed));
   }
@@ -160,7 +160,7 @@ export class HeartbeatMonitor implements CheckObserver {
   private watch(check: Check, lastPingAt: number | null): void {
     if (check.heartbeatToken) this.tokens.set(check.id, check.heartbeatToken);
     const previous = this.watched.get(check.id);
-    const w: Watched = {
+    const w: WatchedHeartbeat = {
       id: check.id,
       seq: check.seq,
       accountId: check.accountId,
@@ -183,7 +183,7 @@ export class HeartbeatMonitor implements CheckObserver {
   }
 
   /** Late after: the next expected ping (interval, or the next cron run) plus the grace period. */
-  private arm(w: Watched, now: number): void {
+  private arm(w: WatchedHeartbeat, now: number): void {
     // Pending until the first ping: no deadline, so no alert can ever fire from pending.
     if (w.lastPingAt === null || w.state.status === 'pending') return;
     const expected = w.cron ? nextRunAfter(w.cron, w.lastPingAt) : w.lastPingAt + w.intervalMs;
@@ -192,7 +192,7 @@ export class HeartbeatMonitor implements CheckObserver {
   }
 
   private commit(
-    w: Watched, now: number, status: 'up' | 'down' | 'start', error: string | null,
+    w: WatchedHeartbeat, now: number, status: 'up' | 'down' | 'start', error: string | null,
     details: Record<string, unknown>, before: MonitorState | null, stateful: boolean,
   ): Promise<void> {
     const { store } = this.deps;
@@ -211,7 +211,7 @@ export class HeartbeatMonitor implements CheckObserver {
   }
 
   /** Writes the check row only when something visible changed (most pings change nothing). */
-  private saveState(w: Watched, before: MonitorState, now: number): void {
+  private saveState(w: WatchedHeartbeat, before: MonitorState, now: number): void {
     const s = w.state;
     const statusChanged = before.status !== s.status;
     const visible = statusChanged || before.lastError !== s.lastError || before.consecutiveFailures !== s.consecutiveFailures;

@@ -1,5 +1,5 @@
 import { isMainThread, threadId } from 'node:worker_threads';
-import type { ProbeReply, ProbeResult, ProbeTask } from './probe-types.js';
+import type { ProbeReply, ProbeResult, ProbeTask } from '../domain/probe-types.js';
 
 // Probe errors are reported by message only; capturing stack traces (undici and net create an
 // error on most connection teardowns) cost about a quarter of a probe. Worker threads only:

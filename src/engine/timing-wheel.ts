@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../domain/clock.js';
 
 /**
  * A hashed timing wheel (DESIGN 9): one wheel holds every scheduled probe and deadline.

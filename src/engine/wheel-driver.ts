@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { FireFn, TimingWheel } from './timing-wheel.js';
 
 /** The timer functions the driver needs; injected so tests can drive it by hand. */

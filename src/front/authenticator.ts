@@ -1,18 +1,15 @@
-import type { Clock } from '../core/clock.js';
-import { errors } from '../core/errors.js';
-import type { Principal } from '../core/principal.js';
-import { API_KEY_PATTERN, hashSecret } from '../core/secrets.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
+import type { BearerResolver, Principal } from '../core/principal.js';
+import { API_KEY_PATTERN, API_KEY_PREFIX, hashSecret } from '../domain/secrets.js';
 import { Lru } from '../util/lru.js';
 import type { Store } from '../store/store.js';
-
-/** Turns a bearer token into a principal (the OAuth layer plugs one in), or null if unknown. */
-export interface BearerResolver {
-  resolve(token: string, now: number): Principal | null;
-}
 
 /**
  * Resolves X-Api-Key or Authorization: Bearer into a principal. Every request reads the key's
  * current row, so a key revoked or disabled from the CLI fails on the very next request.
+ * An API key is accepted as a bearer token too (many MCP clients and every Prometheus scraper
+ * can send only `Authorization: Bearer`), with exactly the principal X-Api-Key would give.
  */
 export class Authenticator {
   private readonly bearers: BearerResolver[] = [];
@@ -81,6 +78,7 @@ export class Authenticator {
   }
 
   private fromBearer(token: string, challenge: string): Principal {
+    if (token.startsWith(API_KEY_PREFIX)) return this.fromApiKey(token, challenge);
     const now = this.clock.now();
     for (const resolver of this.bearers) {
       const principal = resolver.resolve(token, now);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../core/clock.js';
-import { errors } from '../core/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
 import type { IdempotencyRepo } from '../store/store.js';
-import type { Reply } from './http-types.js';
+import type { Reply } from '../api/http-types.js';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 256;

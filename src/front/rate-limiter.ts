@@ -1,5 +1,5 @@
-import type { Clock } from '../core/clock.js';
-import { errors } from '../core/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
 
 export interface RateState {
   limit: number;

@@ -1,4 +1,4 @@
-import type { Route } from './http-types.js';
+import type { Route } from '../api/http-types.js';
 
 interface Compiled {
   route: Route;

@@ -1,5 +1,5 @@
 import uWS from 'uWebSockets.js';
-import { MAX_BODY_BYTES, type HttpRequest, type Reply } from './http-types.js';
+import { MAX_BODY_BYTES, type HttpRequest, type Reply } from '../api/http-types.js';
 const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
 
 const STATUS_TEXT: Record<number, string> = {

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { HttpRequest, Reply } from '../front/http-types.js';
+import type { HttpRequest, Reply } from '../api/http-types.js';
 import { IDEMPOTENCY_ARG, type BoundTool } from './tool-binding.js';
 
 /** The front's pipeline: route match, auth, rate limit, scope, restriction, validation, idempotency. */

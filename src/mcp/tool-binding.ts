@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Route } from '../front/http-types.js';
+import type { Route } from '../api/http-types.js';
 import type { ToolSpec } from './tool-table.js';
 
 /** The argument that travels as the Idempotency-Key header. */

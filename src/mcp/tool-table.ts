@@ -1,4 +1,4 @@
-import type { Route } from '../front/http-types.js';
+import type { Route } from '../api/http-types.js';
 
 /**
  * One MCP tool = one REST route. The route table already holds the scope, restriction rule,

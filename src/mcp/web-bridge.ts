@@ -1,4 +1,4 @@
-import type { HttpRequest, Reply } from '../front/http-types.js';
+import type { HttpRequest, Reply } from '../api/http-types.js';
 
 /**
  * The SDK's transport speaks web-standard Request/Response; the front speaks HttpRequest/Reply.

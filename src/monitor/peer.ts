@@ -1,4 +1,4 @@
-import type { ProbeResult, ProbeTask } from '../engine/probe-types.js';
+import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 
 /** A second region's look at a target the primary region saw failing. */
 export interface PeerVerdict {

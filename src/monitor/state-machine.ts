@@ -1,5 +1,5 @@
-import type { ProbeResult, SslInfo } from '../engine/probe-types.js';
-import type { MonitorEvent, MonitorEventType, MonitorStatus, Regions } from './events.js';
+import type { ProbeResult, SslAlertMemory, SslInfo } from '../domain/probe-types.js';
+import type { MonitorEvent, MonitorEventType, MonitorStatus, Regions } from '../domain/events.js';
 import type { PeerVerdict } from './peer.js';
 
 /**
@@ -38,12 +38,6 @@ export const DEFAULT_POLICY: MonitorPolicy = {
   maintenance: false,
 };
 
-/** Which SSL thresholds already alerted for the certificate last seen. */
-export interface SslAlertMemory {
-  fingerprint: string;
-  warned: boolean;
-  errored: boolean;
-}
 
 export interface MonitorState {
   status: MonitorStatus;

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { CheckObserver } from '../core/checks-service.js';
-import type { Clock } from '../core/clock.js';
-import type { Check } from '../core/records.js';
+import type { CheckObserver } from '../domain/check-observer.js';
+import type { Clock } from '../domain/clock.js';
+import type { Check } from '../domain/records.js';
 import { intervalMs, isProbeType, probeTask } from '../engine/check-task.js';
 import type { ProbeDispatcher } from '../engine/dispatcher.js';
 import { failedResult } from '../engine/dispatcher.js';
 import type { Engine, Placement } from '../engine/engine.js';
-import type { ProbeResult, ProbeTask } from '../engine/probe-types.js';
+import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 import type { PeerRechecker, PeerVerdict } from '../monitor/peer.js';
 import type { BatchWriter } from '../store/sqlite/batch-writer.js';
 import type { Store } from '../store/store.js';

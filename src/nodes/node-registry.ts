@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../core/clock.js';
-import { errors } from '../core/errors.js';
-import { hashSecret, newId } from '../core/secrets.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
+import { hashSecret, newId } from '../domain/secrets.js';
 import type { NodeRow, NodeRepo } from '../store/node-repo.js';
 
 export const NODE_TOKEN_PREFIX = 'vigil_node_';

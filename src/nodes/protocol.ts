@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { ProbeResult, ProbeTask } from '../engine/probe-types.js';
+import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 
 /**
  * The node protocol: JSON text frames over one WebSocket that the node opens to the central

@@ -1,6 +1,5 @@
-import type { Clock } from '../core/clock.js';
-import type { Principal } from '../core/principal.js';
-import type { BearerResolver } from '../front/authenticator.js';
+import type { Clock } from '../domain/clock.js';
+import type { BearerResolver, Principal } from '../core/principal.js';
 import type { Store } from '../store/store.js';
 import { Lru } from '../util/lru.js';
 import type { TokenService } from './token-service.js';

@@ -1,4 +1,4 @@
-import type { Mail } from '../core/mailer.js';
+import type { Mail } from '../alerts/delivery/mailer.js';
 import { agentLabel, escapeHtml } from './html.js';
 
 export interface ClaimEmailInput {

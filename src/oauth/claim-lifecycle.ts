@@ -1,9 +1,9 @@
 import type { ChecksService } from '../core/checks-service.js';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { UNCLAIMED_PAUSE_REASON } from './claim-service.js';
-import type { OAuthRepo } from './oauth-repo.js';
+import type { OAuthRepo } from '../store/oauth-repo.js';
 import { UNCLAIMED_DELETE_AFTER_MS, UNCLAIMED_PAUSE_AFTER_MS } from './tokens.js';
 
 export interface LifecycleReport {

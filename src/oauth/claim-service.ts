@@ -1,8 +1,8 @@
 import type { ChecksService } from '../core/checks-service.js';
-import type { Clock } from '../core/clock.js';
-import { hashSecret } from '../core/secrets.js';
+import type { Clock } from '../domain/clock.js';
+import { hashSecret } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
-import type { OAuthRepo } from './oauth-repo.js';
+import type { OAuthRepo } from '../store/oauth-repo.js';
 import { CLAIM_TOKEN_PATTERN } from './tokens.js';
 
 /** The checks an unclaimed account's pause (after 7 days) stopped carry this reason. */

@@ -1,14 +1,14 @@
 import type { Config } from '../config.js';
 import type { ChecksService } from '../core/checks-service.js';
-import type { Clock } from '../core/clock.js';
-import type { Mailer } from '../core/mailer.js';
+import type { Clock } from '../domain/clock.js';
+import type { Mailer } from '../alerts/delivery/mailer.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { OAuthBearerResolver } from './bearer-resolver.js';
 import { ClaimLifecycle } from './claim-lifecycle.js';
 import { ClaimService } from './claim-service.js';
 import { systemMailDomainResolver, type MailDomainResolver } from './email-domain.js';
-import type { OAuthRepo } from './oauth-repo.js';
+import type { OAuthRepo } from '../store/oauth-repo.js';
 import { SignupService } from './signup-service.js';
 import { TokenService } from './token-service.js';
 

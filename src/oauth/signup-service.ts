@@ -1,16 +1,16 @@
 import type { Config } from '../config.js';
-import type { Clock } from '../core/clock.js';
-import { oauthError } from '../core/errors.js';
-import type { Mailer } from '../core/mailer.js';
-import type { Account } from '../core/records.js';
-import { hashSecret, newId } from '../core/secrets.js';
+import type { Clock } from '../domain/clock.js';
+import { oauthError } from '../domain/errors.js';
+import type { Mailer } from '../alerts/delivery/mailer.js';
+import type { Account } from '../domain/records.js';
+import { hashSecret, newId } from '../domain/secrets.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { claimEmail } from './claim-email.js';
 import { parseSignupEmail } from './email-address.js';
 import { canReceiveMail, type MailDomainResolver } from './email-domain.js';
 import { nextSteps } from './next-steps.js';
-import type { OAuthRepo } from './oauth-repo.js';
+import type { OAuthRepo } from '../store/oauth-repo.js';
 import type { TokenResponse, TokenService } from './token-service.js';
 import { CLAIM_LINK_TTL_MS, DAY_MS, newClaimToken, SIGNUP_SCOPES, UNCLAIMED_DELETE_AFTER_MS, UNCLAIMED_PAUSE_AFTER_MS } from './tokens.js';
 

@@ -1,9 +1,9 @@
-import type { Clock } from '../core/clock.js';
-import { oauthError, type ApiError } from '../core/errors.js';
-import type { Scope } from '../core/records.js';
-import { hashSecret, newId } from '../core/secrets.js';
+import type { Clock } from '../domain/clock.js';
+import { oauthError, type ApiError } from '../domain/errors.js';
+import type { Scope } from '../domain/records.js';
+import { hashSecret, newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
-import type { FoundToken, OAuthRepo, OAuthToken, TokenKind } from './oauth-repo.js';
+import type { FoundToken, OAuthRepo, OAuthToken, TokenKind } from '../store/oauth-repo.js';
 import {
   ACCESS_TOKEN_PATTERN,
   ACCESS_TOKEN_TTL_MS,

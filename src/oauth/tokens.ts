@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Scope } from '../core/records.js';
+import type { Scope } from '../domain/records.js';
 
 /** Token formats and lifetimes (spec 5.9–5.10, 8; decisions §1). */
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProbeResult } from '../engine/probe-types.js';
+import type { ProbeResult } from '../domain/probe-types.js';
 import type { ResultItem } from '../nodes/protocol.js';
 
 export interface OutboxOptions {

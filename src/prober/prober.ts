@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ConfigInput } from '../config.js';
-import { systemClock } from '../core/clock.js';
+import { systemClock } from '../domain/clock.js';
 import { PiscinaDispatcher, type ProbeDispatcher } from '../engine/dispatcher.js';
-import type { ProbeTask } from '../engine/probe-types.js';
+import type { ProbeTask } from '../domain/probe-types.js';
 import { followingDue, nextDue, TimingWheel } from '../engine/timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from '../engine/wheel-driver.js';
 import { MAX_BATCH, type AssignedCheck, type CentralMessage } from '../nodes/protocol.js';

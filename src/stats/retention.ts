@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Tier } from '../config.js';
-import type { Clock } from '../core/clock.js';
+import type { Tier } from '../domain/plans.js';
+import type { Clock } from '../domain/clock.js';
 import type { RetentionStore } from '../store/rollup-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

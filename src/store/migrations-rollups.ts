@@ -1,6 +1,6 @@
 import type { Migration } from './migrations.js';
 
-/** Rollup columns, shared by the minute, hour and day tables (stats/rollup.ts RollupRow). */
+/** Rollup columns, shared by the minute, hour and day tables (domain/rollup.ts RollupRow). */
 const ROLLUP_COLUMNS = `
   check_seq INTEGER NOT NULL,
   at INTEGER NOT NULL,

@@ -1,12 +1,20 @@
-import type { Tier } from '../config.js';
-import type { ResultAggregator } from '../engine/engine.js';
-import type { Interval } from '../stats/ranges.js';
-import { addTotals, type Rollup, type RollupRow, type RollupSample, type RollupTotals } from '../stats/rollup.js';
+import type { Tier } from '../domain/plans.js';
+import type { ProbeResult } from '../domain/probe-types.js';
+import type { Interval } from '../domain/ranges.js';
+import { addTotals, type Rollup, type RollupRow, type RollupSample, type RollupTotals } from '../domain/rollup.js';
 
 /**
  * Rollups beside the store (DESIGN 7): the aggregator the engine feeds inside the writer's
  * transaction, and what statistics read back. SQLite now, like the rest of the store.
  */
+
+/**
+ * Sees every recorded result inside the writer's transaction (rollups aggregate here), so a
+ * result and its aggregates commit together.
+ */
+export interface ResultAggregator {
+  add(checkSeq: number, result: ProbeResult): void;
+}
 
 export type RollupLevel = 'minute' | 'hour' | 'day';
 

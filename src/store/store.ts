@@ -1,5 +1,6 @@
 import type { NodeRepo } from './node-repo.js';
-import type { Account, ApiKey, Check, CheckRuntime, CheckSettings, DomainInfo, HistoryRow, KeyAccess } from '../core/records.js';
+import type { Account, ApiKey, Check, CheckRuntime, CheckSettings, DomainInfo, HistoryRow, KeyAccess } from '../domain/records.js';
+import type { AlertStore } from './alert-store.js';
 
 /**
  * The store is the interface the services call (SQLite now; DESIGN "Scaling past one machine").
@@ -14,6 +15,8 @@ export interface Store {
   idempotency: IdempotencyRepo;
   /** Regional prober nodes (their registry and what the server last knew of them). */
   nodes: NodeRepo;
+  /** Alert settings, webhooks, the delivery queue and the domain monitor's memory. */
+  alerts: AlertStore;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.

@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { ManualClock } from '../../src/core/clock.js';
-import { RdapBootstrap } from '../../src/alerts/rdap-bootstrap.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { RdapBootstrap } from '../../src/engine/domains/rdap-bootstrap.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { startReceiver, waitFor, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
@@ -42,7 +42,7 @@ after(async () => {
 async function round(advance: number): Promise<void> {
   clock.advance(advance);
   srv.app.engine.tick();
-  await waitFor(() => srv.app.alerts.domains.pending === 0);
+  await waitFor(() => srv.app.domains.pending === 0);
   await new Promise((r) => setTimeout(r, 20));
   await srv.app.alerts.idle();
 }
@@ -211,7 +211,7 @@ describe('across a restart', () => {
     const step = async (s: TestServer, ms: number) => {
       local.advance(ms);
       s.app.engine.tick();
-      await waitFor(() => s.app.alerts.domains.pending === 0);
+      await waitFor(() => s.app.domains.pending === 0);
       await new Promise((r) => setTimeout(r, 20));
       await s.app.alerts.idle();
     };

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from '../../src/core/clock.js';
-import type { ProbeResult, SslInfo } from '../../src/engine/probe-types.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { ProbeResult, SslInfo } from '../../src/domain/probe-types.js';
 import { verifySignature } from '../../src/alerts/signing.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';

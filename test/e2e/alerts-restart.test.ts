@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ManualClock } from '../../src/core/clock.js';
-import type { ProbeResult } from '../../src/engine/probe-types.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { ProbeResult } from '../../src/domain/probe-types.js';
 import { send, startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { startReceiver, waitFor, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
@@ -128,7 +128,7 @@ describe('graceful stop with alerts just raised', () => {
 // The real server process
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 interface Serving {
   child: ChildProcess;

@@ -2,7 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import { runCli } from '../helpers/cli.js';
 import { startServer, type TestResponse, type TestServer } from '../helpers/server.js';
 import { assertError, assertStatus, createCheck, newAccount, newKey, NO_PROBES, uniqueEmail, type Actor } from './util.js';
@@ -96,6 +96,40 @@ describe('401 with WWW-Authenticate', () => {
     clock.advance(60 * 60_000 + 1_000);
     assert401(await server.request('GET', '/v1/public/account', { key: actor.key }));
     assert401(await server.request('GET', '/v1/public/checks', { key: actor.key }));
+  });
+});
+
+describe('an API key sent as Authorization: Bearer', () => {
+  const bearer = (key: string) => ({ key: null, headers: { authorization: `Bearer ${key}` } });
+
+  test('is the same principal as X-Api-Key: scopes, restriction, account and writes', async () => {
+    const owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    const inOps = await createCheck(server, { url: 'https://ops.bearer.example.com', folder: 'ops' }, owner.key);
+    const outside = await createCheck(server, { url: 'https://other.bearer.example.com' }, owner.key);
+    const ops = newKey(server, owner.accountId, { scopes: ['checks:read'], folders: ['ops'] });
+
+    const account = await server.request('GET', '/v1/public/account', bearer(ops.key));
+    assertStatus(account, 200);
+    assert.deepEqual(account.body.data.key.access, { checkIds: [], folders: ['ops'] });
+    const list = await server.request('GET', '/v1/public/checks', bearer(ops.key));
+    assert.deepEqual(list.body.data.map((c: { id: string }) => c.id), [inOps]);
+    assertError(await server.request('GET', `/v1/public/checks/${outside}`, bearer(ops.key)), 403);
+    assertError(await server.request('POST', '/v1/public/checks', { ...bearer(ops.key), body: { url: 'https://x.bearer.example.com' } }), 403, 'checks:write');
+
+    const created = await server.request('POST', '/v1/public/checks', { ...bearer(owner.key), body: { url: 'https://new.bearer.example.com' } });
+    assertStatus(created, 201);
+  });
+
+  test('a revoked, malformed or unknown key is a 401 with the challenge, as with X-Api-Key', async () => {
+    const owner = newAccount(server);
+    const revoked = { id: owner.keyId, key: owner.key };
+    assertStatus(await server.request('GET', '/v1/public/checks', bearer(revoked.key)), 200);
+    assert.equal(cli(['key', 'revoke', revoked.id]).status, 0);
+    const res = await server.request('GET', '/v1/public/checks', bearer(revoked.key));
+    assert401(res);
+    assert.match(res.body.error.message, /revoked/);
+    assert401(await server.request('GET', '/v1/public/checks', bearer(`vigil_live_${'cd'.repeat(32)}`)));
+    assert401(await server.request('GET', '/v1/public/checks', bearer(`vigil_live_${'c'.repeat(63)}`)));
   });
 });
 
@@ -415,6 +449,15 @@ describe('rate limiting (perKeyPerMinute: 3)', () => {
     assertError(await limited.request('GET', '/v1/public/checks', { key: actor.key }), 429);
     rlClock.advance(1000);
     assertStatus(await limited.request('GET', '/v1/public/checks', { key: actor.key }), 200);
+  });
+
+  test('a key sent as a bearer token spends the same budget as X-Api-Key', async () => {
+    rlClock.advance(120_000);
+    const actor = newAccount(limited, { scopes: ['checks:read'] });
+    assertStatus(await limited.request('GET', '/v1/public/checks', { key: actor.key }), 200);
+    const viaBearer = await limited.request('GET', '/v1/public/checks', { key: null, headers: { authorization: `Bearer ${actor.key}` } });
+    assertStatus(viaBearer, 200);
+    assert.equal(viaBearer.headers.get('ratelimit-remaining'), '1');
   });
 
   test('the admin key is limited like any other key', async () => {

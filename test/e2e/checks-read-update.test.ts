@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { assertError, assertStatus, createCheck, externalWrite, ISO_PATTERN, newAccount, NO_PROBES, setMonitorStatus, type Actor } from './util.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, resolveConfig } from '../../src/config.js';
 import { ChecksService } from '../../src/core/checks-service.js';
-import { systemClock } from '../../src/core/clock.js';
+import { systemClock } from '../../src/domain/clock.js';
 import type { Principal } from '../../src/core/principal.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
@@ -16,7 +16,7 @@ import { KEY_PATTERN, uniqueEmail } from './util.js';
 
 /** The CLI contract (decisions §2, §3): account and key commands, bad input, and `serve`. */
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const ALL_SCOPES = ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'];
 

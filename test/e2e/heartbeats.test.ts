@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import { wheelId } from '../../src/engine/timing-wheel.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';

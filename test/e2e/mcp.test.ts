@@ -255,6 +255,15 @@ describe('the same rules as REST', () => {
     assert.match(await fails(client, 'get_email_alerts', {}, 403), /unrestricted key/);
   });
 
+  test('an API key sent as Authorization: Bearer works as it does in X-Api-Key', async () => {
+    const owner = fresh();
+    const mine = await createCheck(server, { url: 'https://bearer-key.example.com' }, owner.key);
+    const reader = newKey(server, owner.accountId, { scopes: ['checks:read'], checkIds: [mine] });
+    const client = await connect({ authorization: `Bearer ${reader.key}` });
+    assert.deepEqual((await ok(client, 'list_checks')).data.map((c: { id: string }) => c.id), [mine]);
+    assert.match(await fails(client, 'create_check', { url: 'https://x.example.com', idempotencyKey: 'b-1' }, 403), /checks:write/);
+  });
+
   test('a bearer token from agent signup works like a key', async () => {
     const session = await signUp(server);
     const client = await connect({ authorization: `Bearer ${session.accessToken}` });

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { agentEmail, assertOAuthError, fakeMailDns, postSignup, signUp } from '../helpers/fixtures/oauth-client.js';
 import { NO_PROBES } from './util.js';

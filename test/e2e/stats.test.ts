@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Timing } from '../../src/core/check-types.js';
+import type { Timing } from '../../src/domain/check-types.js';
 import { Value } from '@sinclair/typebox/value';
 import { StatsResponse, type RangeStats, type SingleRangeStats } from '../../src/core/schemas/stats.js';
+import { HistoryService } from '../../src/core/history-service.js';
 import { RawRetention } from '../../src/stats/retention.js';
-import { HOUR_MS, MINUTE_MS } from '../../src/stats/rollup.js';
+import { HOUR_MS, MINUTE_MS } from '../../src/domain/rollup.js';
 import { sqliteRetention } from '../../src/store/sqlite/raw-retention.js';
 import { exactStats, openStatsWorld, prng, Recorder, type Sample, type StatsWorld } from '../helpers/stats-world.js';
 
@@ -178,6 +179,27 @@ describe('stats: hand-computed fixtures through a manual clock', () => {
     }
     const edge = single(at(10, 49, 59) + 999, at(11, 9, 30));
     assert.equal(edge.uptime.failedChecks, 40, 'both bounds are inclusive, to the millisecond');
+  });
+
+  test('a date-only `to` is the end of that day, in single-range and multi-range stats and in history', async () => {
+    const wholeDay = world.stats.singleRange(world.principal(key), checkId, '2026-03-10', '2026-03-10');
+    assert.deepEqual(wholeDay.period, { from: '2026-03-10T00:00:00.000Z', to: '2026-03-10T23:59:59.999Z' });
+    assert.equal(wholeDay.uptime.totalChecks, 200, 'every result of the day');
+    const fromLaterThatDay = world.stats.singleRange(world.principal(key), checkId, iso(at(11, 0)), '2026-03-10');
+    assert.deepEqual(fromLaterThatDay.uptime, single(at(11, 0), at(12, 0)).uptime, 'a from later that day is not a 400');
+    assert.deepEqual(
+      world.stats.multiRange(world.principal(key), checkId, '1d', '2026-03-10'),
+      world.stats.multiRange(world.principal(key), checkId, '1d', '2026-03-10T23:59:59.999Z'),
+    );
+    assert.equal(world.stats.singleRange(world.principal(key), checkId, '2026-03-09', '2026-03-09').uptime.totalChecks, 0, 'the day before is empty');
+
+    const history = new HistoryService(world.store, world.checks);
+    const total = (from: string, to: string) =>
+      history.list(world.principal(key), checkId, { from, to }, { limit: 1, page: 1, includeTotal: true }).meta.total;
+    assert.equal(total('2026-03-10', '2026-03-10'), 202, 'history: 200 results and the pause and resume events');
+    const afternoon = total(iso(at(11, 40, 30)), '2026-03-10');
+    assert.ok(afternoon! > 0, 'history: a from later that day is not a 400');
+    assert.equal(afternoon, total(iso(at(11, 40, 30)), '2026-03-10T23:59:59.999Z'));
   });
 
   test('over HTTP: restricted keys see their checks only; errors in their documented shapes', async () => {

@@ -1,5 +1,5 @@
 import type { ProbeDispatcher } from '../../src/engine/dispatcher.js';
-import type { ProbeResult, ProbeTask } from '../../src/engine/probe-types.js';
+import type { ProbeResult, ProbeTask } from '../../src/domain/probe-types.js';
 
 /** A dispatcher whose answers the test decides: for engine tests that must not depend on sockets. */
 export class ScriptedDispatcher implements ProbeDispatcher {

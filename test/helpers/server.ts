@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VigilApp } from '../../src/app.js';
 import { deepMerge, loadConfig, type ConfigInput } from '../../src/config.js';
-import type { Clock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/domain/clock.js';
 import type { AppOptions } from '../../src/app.js';
 
 export interface TestServer {

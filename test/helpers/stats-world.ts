@@ -4,20 +4,20 @@ import { join } from 'node:path';
 import { statsRoutes } from '../../src/api/stats-routes.js';
 import { loadConfig, resolveConfig, type Config } from '../../src/config.js';
 import { AccountsService } from '../../src/core/accounts-service.js';
-import type { Timing } from '../../src/core/check-types.js';
+import type { Timing } from '../../src/domain/check-types.js';
 import { ChecksService } from '../../src/core/checks-service.js';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import type { Principal } from '../../src/core/principal.js';
-import type { ProbeResult } from '../../src/engine/probe-types.js';
+import type { ProbeResult } from '../../src/domain/probe-types.js';
 import { Authenticator } from '../../src/front/authenticator.js';
-import type { Reply } from '../../src/front/http-types.js';
+import type { Reply } from '../../src/api/http-types.js';
 import { Idempotency } from '../../src/front/idempotency.js';
-import { Pipeline } from '../../src/front/pipeline.js';
+import { RequestPipeline } from '../../src/front/request-pipeline.js';
 import { RateLimiter } from '../../src/front/rate-limiter.js';
 import { createLogger } from '../../src/log.js';
-import { exactPercentile } from '../../src/stats/histogram.js';
-import { minuteKey } from '../../src/stats/rollup.js';
-import { StatsService } from '../../src/stats/stats-service.js';
+import { exactPercentile } from '../../src/domain/histogram.js';
+import { minuteKey } from '../../src/domain/rollup.js';
+import { StatsService } from '../../src/core/stats-service.js';
 import type { RollupStore } from '../../src/store/rollup-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { sqliteRollups } from '../../src/store/sqlite/rollups.js';
@@ -40,7 +40,7 @@ export interface StatsWorld {
   stats: StatsService;
   /** How many raw rows statistics have read since the last reset (long ranges must read few). */
   rawRowsRead: { count: number };
-  pipeline: Pipeline;
+  pipeline: RequestPipeline;
   principal(key: string): Principal;
   get(path: string, key: string): Promise<Reply>;
   /** Kills the process's state without flushing open buckets, then opens the same directory again. */
@@ -74,7 +74,7 @@ export function openStatsWorld(start: number, dir = mkdtempSync(join(tmpdir(), '
     const checks = new ChecksService(store, config, clock);
     const stats = new StatsService({ stateChanges: store.stateChanges, rollups: counted }, checks, clock);
     const auth = new Authenticator(store, clock, 'Bearer realm="vigil"');
-    const pipeline = new Pipeline({
+    const pipeline = new RequestPipeline({
       routes: statsRoutes({ stats }),
       auth,
       rateLimiter: new RateLimiter(clock),

@@ -1,11 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { ManualClock } from '../../src/core/clock.js';
-import { DOMAIN_WARNING_MS, domainStep } from '../../src/alerts/domain-expiry.js';
-import { domainOfCheck, registrableDomain } from '../../src/alerts/domain-name.js';
-import { parseBootstrap, RdapBootstrap } from '../../src/alerts/rdap-bootstrap.js';
-import { parseRdapDomain } from '../../src/alerts/rdap-client.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { DOMAIN_WARNING_MS, domainStep } from '../../src/monitor/domain-expiry.js';
+import { domainOfCheck, registrableDomain } from '../../src/engine/domains/domain-name.js';
+import { parseBootstrap, RdapBootstrap } from '../../src/engine/domains/rdap-bootstrap.js';
+import { parseRdapDomain } from '../../src/engine/domains/rdap-client.js';
 import { rdapDomain } from '../helpers/fixtures/alerts-rdap.js';
 
 const DAY = 86_400_000;

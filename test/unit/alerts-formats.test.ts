@@ -6,7 +6,7 @@ import { alertMail } from '../../src/alerts/email-format.js';
 import { vendorRequest } from '../../src/alerts/formats/index.js';
 import { MisconfiguredWebhook } from '../../src/alerts/formats/vendor-request.js';
 import { genericPayload } from '../../src/alerts/formats/generic.js';
-import { webhookRequest } from '../../src/alerts/webhook-request.js';
+import { webhookRequest } from '../../src/alerts/delivery/webhook-request.js';
 import { signBody, verifySignature } from '../../src/alerts/signing.js';
 import { resolveConfig, loadConfig } from '../../src/config.js';
 

@@ -1,11 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { ManualClock } from '../../src/core/clock.js';
-import type { Delivery, NewAlert } from '../../src/alerts/alert-store.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { Delivery, NewAlert } from '../../src/store/alert-store.js';
 import type { AlertChannel, AttemptOutcome } from '../../src/alerts/channel.js';
-import { backoffMs, DeliverySender, MAX_ATTEMPTS } from '../../src/alerts/sender.js';
-import { sqliteDeliveryQueue } from '../../src/alerts/sqlite/delivery-queue.js';
+import { backoffMs, DeliverySender, MAX_ATTEMPTS } from '../../src/alerts/delivery/sender.js';
+import { sqliteDeliveryQueue } from '../../src/store/sqlite/alerts/delivery-queue.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 
 const T0 = Date.UTC(2026, 5, 1, 12);

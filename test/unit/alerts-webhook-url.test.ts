@@ -1,11 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../src/core/errors.js';
+import { ApiError } from '../../src/domain/errors.js';
 import { detectWebhookType } from '../../src/alerts/webhook-type.js';
 import { cutUrl, parseWebhookUrl, webhookUrlKey } from '../../src/alerts/webhook-url.js';
 import { normalizeEvents } from '../../src/alerts/alert-events.js';
 import { normalizeRecipients } from '../../src/alerts/email-settings-service.js';
-import { WebhookClient, WebhookUnreachable } from '../../src/alerts/webhook-client.js';
+import { WebhookClient, WebhookUnreachable } from '../../src/alerts/delivery/webhook-client.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

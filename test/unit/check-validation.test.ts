@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, resolveConfig } from '../../src/config.js';
 import { applyInput, DEFAULT_SETTINGS, validateSettings } from '../../src/core/check-settings.js';
-import { ApiError } from '../../src/core/errors.js';
-import type { Account, CheckSettings } from '../../src/core/records.js';
+import { ApiError } from '../../src/domain/errors.js';
+import type { Account, CheckSettings } from '../../src/domain/records.js';
 import { CreateCheckBody, UpdateCheckBody } from '../../src/core/schemas/checks.js';
 import { compile } from '../../src/core/validate.js';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { PiscinaDispatcher, type PoolOptions } from '../../src/engine/dispatcher.js';
-import type { ProbeTask } from '../../src/engine/probe-types.js';
+import type { ProbeTask } from '../../src/domain/probe-types.js';
 
 const task = (url: string, timeoutMs = 2000): ProbeTask => ({
   type: 'website', url, method: 'GET', headers: {}, body: null, expectedStatusCodes: [200], responseValidation: null,

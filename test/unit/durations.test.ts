@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { computeDurations, type MonitorStatus, type StateChange } from '../../src/stats/durations.js';
-import { parseRanges, rangeWindow, RANGE_MS } from '../../src/stats/ranges.js';
+import { parseRanges, rangeWindow, RANGE_MS } from '../../src/domain/ranges.js';
 import { prng } from '../helpers/prng.js';
 
 

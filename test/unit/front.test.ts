@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from '../../src/core/clock.js';
-import { ApiError } from '../../src/core/errors.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { ApiError } from '../../src/domain/errors.js';
 import { decodeCursor, encodeCursor, pageOf } from '../../src/core/pagination.js';
 import { canonicalJson, Idempotency } from '../../src/front/idempotency.js';
 import { RateLimiter } from '../../src/front/rate-limiter.js';
 import { Router } from '../../src/front/router.js';
-import type { Route } from '../../src/front/http-types.js';
+import type { Route } from '../../src/api/http-types.js';
 import type { IdempotencyRecord, IdempotencyRepo } from '../../src/store/store.js';
 
 test('router prefers static segments and decodes params', () => {

@@ -10,7 +10,7 @@ import {
   bucketValue,
   exactPercentile,
   nearestRank,
-} from '../../src/stats/histogram.js';
+} from '../../src/domain/histogram.js';
 import { prng } from '../helpers/prng.js';
 
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseIsoInstant } from '../../src/core/iso-date.js';
+import { parseIsoBound, parseIsoInstant } from '../../src/core/iso-date.js';
 
 test('ISO 8601 dates and date-times parse to epoch milliseconds', () => {
   assert.equal(parseIsoInstant('2026-03-01'), Date.UTC(2026, 2, 1));
@@ -13,4 +13,13 @@ test('days that do not exist, other formats and out-of-range fields are NaN, nev
   for (const value of ['2026-02-30', '2025-02-29T00:00:00Z', '2026-04-31', '2026-13-01', '2026-00-10', '2026-01-00', '2026-01-01T23:60:00Z', 'March 5', '3', '', '2026-1-5']) {
     assert.ok(Number.isNaN(parseIsoInstant(value)), value);
   }
+});
+
+test('a date-only `to` bound is the last millisecond of its day; other bounds are the instant named', () => {
+  assert.equal(parseIsoBound('2026-11-23', 'from'), Date.UTC(2026, 10, 23));
+  assert.equal(parseIsoBound('2026-11-23', 'to'), Date.UTC(2026, 10, 24) - 1);
+  assert.equal(parseIsoBound('2024-02-29', 'to'), Date.UTC(2024, 2, 1) - 1);
+  assert.equal(parseIsoBound('2026-11-23T00:00:00Z', 'to'), Date.UTC(2026, 10, 23));
+  assert.equal(parseIsoBound('2026-11-23T10:00+02:00', 'to'), Date.UTC(2026, 10, 23, 8));
+  assert.ok(Number.isNaN(parseIsoBound('2026-02-30', 'to')));
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyAddress, isPrivateAddress } from '../../src/engine/probes/address-policy.js';
+import { classifyAddress, isPrivateAddress } from '../../src/domain/address-policy.js';
 
 describe('address policy', () => {
   it('classifies the ranges a monitor must not reach when blocking is on', () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import type { ProbeResult } from '../../src/engine/probe-types.js';
+import type { ProbeResult } from '../../src/domain/probe-types.js';
 import { probeHttp } from '../../src/engine/probes/http.js';
 import { assertSaneTiming } from '../helpers/fixtures/assert-timing.js';
 import { startHttpFixture, type HttpFixture } from '../helpers/fixtures/http-server.js';

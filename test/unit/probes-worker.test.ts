@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PiscinaDispatcher } from '../../src/engine/dispatcher.js';
-import type { ProbeTask } from '../../src/engine/probe-types.js';
+import type { ProbeTask } from '../../src/domain/probe-types.js';
 import { startHttpFixture, type HttpFixture } from '../helpers/fixtures/http-server.js';
 import { probeTask } from '../helpers/fixtures/probe-task.js';
 

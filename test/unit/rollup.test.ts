@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Timing } from '../../src/core/check-types.js';
-import { exactPercentile } from '../../src/stats/histogram.js';
+import type { Timing } from '../../src/domain/check-types.js';
+import { exactPercentile } from '../../src/domain/histogram.js';
 import {
   HOUR_MS,
   MINUTE_MS,
@@ -10,8 +10,8 @@ import {
   minuteKey,
   summarizeRollup,
   type RollupSample,
-} from '../../src/stats/rollup.js';
-import { planCover, type CoverPlan, type Interval } from '../../src/stats/ranges.js';
+} from '../../src/domain/rollup.js';
+import { planCover, type CoverPlan, type Interval } from '../../src/domain/ranges.js';
 import { prng } from '../helpers/prng.js';
 
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ProbeResult, ProbeTask, SslInfo } from '../../src/engine/probe-types.js';
+import type { ProbeResult, ProbeTask, SslInfo } from '../../src/domain/probe-types.js';
 import {
   DEFAULT_POLICY, initialState, missedPingError, statusEndpointStatus, transition,
   type MonitorInput, type MonitorPolicy, type MonitorState, type Transition,

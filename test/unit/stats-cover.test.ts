@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { planExactCover, type SourceLimits } from '../../src/stats/cover.js';
-import type { ExactCover } from '../../src/stats/cover.js';
-import type { Interval } from '../../src/stats/ranges.js';
-import { HOUR_MS, MINUTE_MS } from '../../src/stats/rollup.js';
+import { planExactCover, type SourceLimits } from '../../src/domain/cover.js';
+import type { ExactCover } from '../../src/domain/cover.js';
+import type { Interval } from '../../src/domain/ranges.js';
+import { HOUR_MS, MINUTE_MS } from '../../src/domain/rollup.js';
 import { prng } from '../helpers/prng.js';
 
 const T = Date.UTC(2026, 0, 10);

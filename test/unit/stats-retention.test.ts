@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Tier } from '../../src/config.js';
-import { ManualClock } from '../../src/core/clock.js';
+import type { Tier } from '../../src/domain/plans.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import { RawRetention } from '../../src/stats/retention.js';
 import type { OpenBuckets, RetentionStore } from '../../src/store/rollup-store.js';
 

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RollupRow } from '../../src/stats/rollup.js';
-import { HOUR_MS, MINUTE_MS } from '../../src/stats/rollup.js';
+import type { RollupRow } from '../../src/domain/rollup.js';
+import { HOUR_MS, MINUTE_MS } from '../../src/domain/rollup.js';
 import { sampleOf } from '../../src/store/sqlite/rollup-rows.js';
 import { openStatsWorld, type StatsWorld } from '../helpers/stats-world.js';
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../../src/domain/clock.js';
 import {
   TimingWheel, followingDue, hashId, nextDue, parseWheelId, phaseOffset, wheelId,
 } from '../../src/engine/timing-wheel.js';

@@ -1,5 +1,5 @@
 import type { AlertContent } from '../alert-content.js';
-import type { WebhookType } from '../alert-store.js';
+import type { WebhookType } from '../../store/alert-store.js';
 import { discordMessage } from './discord.js';
 import { genericPayload } from './generic.js';
 import { opsgenieRequest } from './opsgenie.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Plan, TIERS } from '../../config.js';
-import { SCOPES } from '../records.js';
+import { Plan, TIERS } from '../../domain/plans.js';
+import { SCOPES } from '../../domain/records.js';
 import { StringEnum } from './common.js';
 
 const Access = Type.Object({ checkIds: Type.Array(Type.String()), folders: Type.Array(Type.String()) });

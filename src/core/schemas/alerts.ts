@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { EMAIL_FORMATS, WEBHOOK_TYPES } from '../../alerts/alert-store.js';
-import { ALERT_EVENT_TYPES } from '../../monitor/events.js';
+import { EMAIL_FORMATS, WEBHOOK_TYPES } from '../../store/alert-store.js';
+import { ALERT_EVENT_TYPES } from '../../domain/events.js';
 import { EpochMs, StringEnum } from './common.js';
 
 /**

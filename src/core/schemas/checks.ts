@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CHECK_TYPES, HTTP_METHODS } from '../check-types.js';
+import { CHECK_TYPES, HTTP_METHODS } from '../../domain/check-types.js';
 import { IsoDate, ListMeta, Pagination, StringEnum } from './common.js';
 
 export const CREATE_TYPES = CHECK_TYPES;

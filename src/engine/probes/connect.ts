@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import type { SslInfo } from '../probe-types.js';
+import type { SslInfo } from '../../domain/probe-types.js';
 import type { ProbeScope } from './probe-scope.js';
 import { bareHost, resolveTarget, type TargetAddress } from './resolve-target.js';
 import { sslInfoOf } from './tls-info.js';

@@ -2,13 +2,13 @@ import { randomInt } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { on } from 'node:events';
 import dnsPacket, { type Answer, type Packet } from 'dns-packet';
-import type { ProbeResult, ProbeTask } from '../probe-types.js';
+import type { ProbeResult, ProbeTask } from '../../domain/probe-types.js';
 import { ProbeError } from './probe-errors.js';
 import type { ProbeScope } from './probe-scope.js';
 import { bareHost, resolveTarget } from './resolve-target.js';
 import { emptyResult, snippetOf, timingOf } from './result.js';
 import { runScoped } from './run-scoped.js';
-import type { HostPort } from './target-url.js';
+import type { HostPort } from './host-port.js';
 import { connectUdp } from './udp.js';
 
 const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS'] as const;

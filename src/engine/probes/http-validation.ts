@@ -1,5 +1,5 @@
 import { JSONPath } from 'jsonpath-plus';
-import type { ResponseValidation } from '../../core/check-types.js';
+import type { ResponseValidation } from '../../domain/check-types.js';
 
 /** "200", "200 or 204", "200, 201 or 204". */
 export function listCodes(codes: readonly number[]): string {

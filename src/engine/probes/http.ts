@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Client } from 'undici';
-import type { HttpMethod, Timing } from '../../core/check-types.js';
-import type { ProbeResult, ProbeTask, SslInfo } from '../probe-types.js';
+import type { HttpMethod, Timing } from '../../domain/check-types.js';
+import type { ProbeResult, ProbeTask, SslInfo } from '../../domain/probe-types.js';
 import { openConnection, type ConnectPhases } from './connect.js';
 import { checkStatus, listCodes, validateBody } from './http-validation.js';
 import { ProbeError } from './probe-errors.js';

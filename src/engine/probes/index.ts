@@ -1,5 +1,5 @@
-import type { ProbeType } from '../../core/check-types.js';
-import type { ProbeResult, ProbeTask } from '../probe-types.js';
+import type { ProbeType } from '../../domain/check-types.js';
+import type { ProbeResult, ProbeTask } from '../../domain/probe-types.js';
 import { probeDns } from './dns.js';
 import { probeHttp } from './http.js';
 import { probeMail } from './mail.js';

@@ -1,11 +1,11 @@
-import type { ProbeResult, ProbeTask } from '../probe-types.js';
+import type { ProbeResult, ProbeTask } from '../../domain/probe-types.js';
 import { openConnection, startTls } from './connect.js';
 import { LineReader } from './line-reader.js';
 import { imap, pop3, smtp, type MailDialect, type MailSession } from './mail-dialects.js';
 import { describeError, ProbeError } from './probe-errors.js';
 import { emptyResult, snippetOf, timingOf } from './result.js';
 import { runScoped } from './run-scoped.js';
-import { parseHostPort } from './target-url.js';
+import { parseHostPort } from './host-port.js';
 
 /** How long QUIT/LOGOUT may take after the verdict is in. */
 const QUIT_GRACE_MS = 1000;

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { ProbeResult, ProbeTask } from '../probe-types.js';
+import type { ProbeResult, ProbeTask } from '../../domain/probe-types.js';
 import { sendEchoes } from './icmp-client.js';
 import type { EchoOutcome } from './icmp-echo.js';
 import { ProbeError } from './probe-errors.js';

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { BLOCKED_TARGET_MESSAGE, isPrivateAddress } from './address-policy.js';
+import { BLOCKED_TARGET_MESSAGE, isPrivateAddress } from '../../domain/address-policy.js';
 import { ProbeError } from './probe-errors.js';
 
 export interface TargetAddress {

@@ -1,5 +1,5 @@
-import type { Timing } from '../../core/check-types.js';
-import type { ProbeResult } from '../probe-types.js';
+import type { Timing } from '../../domain/check-types.js';
+import type { ProbeResult } from '../../domain/probe-types.js';
 
 export const SNIPPET_BYTES = 4096;
 

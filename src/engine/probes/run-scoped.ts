@@ -1,4 +1,4 @@
-import type { ProbeResult, ProbeTask } from '../probe-types.js';
+import type { ProbeResult, ProbeTask } from '../../domain/probe-types.js';
 import { describeError } from './probe-errors.js';
 import { ProbeScope } from './probe-scope.js';
 import { emptyResult } from './result.js';

@@ -1,8 +1,8 @@
-import type { ProbeResult, ProbeTask } from '../probe-types.js';
+import type { ProbeResult, ProbeTask } from '../../domain/probe-types.js';
 import { openConnection } from './connect.js';
 import { emptyResult, timingOf } from './result.js';
 import { runScoped } from './run-scoped.js';
-import { parseHostPort } from './target-url.js';
+import { parseHostPort } from './host-port.js';
 
 /** `tcp://host:port`: up when the connection is accepted. Timing: dns, connect, total. */
 export function probeTcp(task: ProbeTask): Promise<ProbeResult> {

@@ -1,5 +1,5 @@
 import type { TLSSocket } from 'node:tls';
-import type { SslInfo } from '../probe-types.js';
+import type { SslInfo } from '../../domain/probe-types.js';
 
 const CERT_ERRORS: Record<string, string> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: 'Self-signed certificate',

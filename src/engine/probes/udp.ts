@@ -1,11 +1,11 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
-import type { ProbeResult, ProbeTask } from '../probe-types.js';
+import type { ProbeResult, ProbeTask } from '../../domain/probe-types.js';
 import type { ProbeScope } from './probe-scope.js';
 import { resolveTarget, type TargetAddress } from './resolve-target.js';
 import { emptyResult, snippetOf, timingOf } from './result.js';
 import { runScoped } from './run-scoped.js';
-import { parseHostPort } from './target-url.js';
+import { parseHostPort } from './host-port.js';
 
 /**
  * A connected UDP socket: replies from other peers are filtered by the kernel, and an ICMP

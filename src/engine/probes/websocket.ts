@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
-import type { ProbeResult, ProbeTask } from '../probe-types.js';
+import type { ProbeResult, ProbeTask } from '../../domain/probe-types.js';
 import { openConnection } from './connect.js';
 import { ignore } from './probe-scope.js';
 import { emptyResult, timingOf } from './result.js';
 import { runScoped } from './run-scoped.js';
-import { parseHostPort } from './target-url.js';
+import { parseHostPort } from './host-port.js';
 
 /** How long a polite close handshake may take after the verdict is in. */
 const CLOSE_GRACE_MS = 1000;

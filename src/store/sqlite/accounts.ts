@@ -1,5 +1,5 @@
-import type { Tier } from '../../config.js';
-import type { Account } from '../../core/records.js';
+import type { Tier } from '../../domain/plans.js';
+import type { Account } from '../../domain/records.js';
 import type { Db } from '../db.js';
 import type { AccountRepo } from '../store.js';
 import { fromBool, toBool } from './statements.js';

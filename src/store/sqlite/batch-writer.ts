@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store.js';
 
-interface Pending {
+interface QueuedWrite {
   write: () => void;
   done?: { resolve: () => void; reject: (err: unknown) => void };
 }
@@ -14,7 +14,7 @@ interface Pending {
  * results). One failing write is reported and skipped; it never sinks the rest of its batch.
  */
 export class BatchWriter {
-  private queue: Pending[] = [];
+  private queue: QueuedWrite[] = [];
   private scheduled: NodeJS.Immediate | null = null;
   private flushing = false;
   private closed = false;
@@ -51,7 +51,7 @@ export class BatchWriter {
     this.closed = true;
   }
 
-  private enqueue(p: Pending): void {
+  private enqueue(p: QueuedWrite): void {
     if (this.closed) {
       p.done?.reject(new Error('writer is closed'));
       return;
@@ -68,7 +68,7 @@ export class BatchWriter {
 
   private flushBatch(): void {
     const batch = this.queue.length > this.maxBatch ? this.queue.splice(0, this.maxBatch) : this.queue.splice(0);
-    const failed = new Map<Pending, unknown>();
+    const failed = new Map<QueuedWrite, unknown>();
     this.flushing = true;
     try {
       this.store.transaction(() => {

@@ -1,7 +1,6 @@
-import type { CheckType, HttpMethod, ResponseValidation } from '../../core/check-types.js';
-import type { Check, CheckSettings, DomainInfo, MonitorStatus, Regions } from '../../core/records.js';
-import type { SslInfo } from '../../engine/probe-types.js';
-import type { SslAlertMemory } from '../../monitor/state-machine.js';
+import type { CheckType, HttpMethod, ResponseValidation } from '../../domain/check-types.js';
+import type { Check, CheckSettings, DomainInfo, MonitorStatus, Regions } from '../../domain/records.js';
+import type { SslAlertMemory, SslInfo } from '../../domain/probe-types.js';
 import type { Db } from '../db.js';
 import type { CheckQuery, CheckRepo } from '../store.js';
 import { Lru } from '../../util/lru.js';

@@ -1,4 +1,4 @@
-import type { HistoryKind, HistoryRow } from '../../core/records.js';
+import type { HistoryKind, HistoryRow } from '../../domain/records.js';
 import type { Db } from '../db.js';
 import type { HistoryQuery, HistoryRepo } from '../store.js';
 import { parseJson, StatementCache } from './statements.js';

@@ -7,6 +7,7 @@ import { sqliteIdempotency } from './idempotency.js';
 import { sqliteKeys } from './keys.js';
 import { sqliteNodes } from './nodes.js';
 import { sqliteStateChanges } from './state-changes.js';
+import { sqliteAlertStore } from './alerts/index.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle, for the batched writer and rollups that live beside the repositories. */
@@ -31,6 +32,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     stateChanges: sqliteStateChanges(db),
     idempotency: sqliteIdempotency(db),
     nodes: sqliteNodes(db),
+    alerts: sqliteAlertStore(db),
     credentialsVersion: () => `${dataVersion.get() as number}:${localChanges}`,
     credentialsChanged,
     transaction: <T>(fn: () => T): T => {

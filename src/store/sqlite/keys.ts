@@ -1,4 +1,4 @@
-import type { ApiKey, KeyAccess, Scope } from '../../core/records.js';
+import type { ApiKey, KeyAccess, Scope } from '../../domain/records.js';
 import type { Db } from '../db.js';
 import type { KeyRepo } from '../store.js';
 import { fromBool, parseJson, toBool, toJson } from './statements.js';

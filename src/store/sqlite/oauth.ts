@@ -1,5 +1,5 @@
-import type { Scope } from '../../core/records.js';
-import type { AgentSignup, FoundToken, OAuthRepo, TokenKind } from '../../oauth/oauth-repo.js';
+import type { Scope } from '../../domain/records.js';
+import type { AgentSignup, FoundToken, OAuthRepo, TokenKind } from '../oauth-repo.js';
 import type { Db } from '../db.js';
 
 interface SignupRowDb {

@@ -1,4 +1,4 @@
-import type { Tier } from '../../config.js';
+import type { Tier } from '../../domain/plans.js';
 import type { Db } from '../db.js';
 import type { RetentionStore } from '../rollup-store.js';
 import { sqliteRollupRows } from './rollup-rows.js';

@@ -1,7 +1,7 @@
-import type { Timing } from '../../core/check-types.js';
-import { Histogram, isRecordable } from '../../stats/histogram.js';
-import type { Interval } from '../../stats/ranges.js';
-import { PHASES, Rollup, type RollupRow, type RollupSample } from '../../stats/rollup.js';
+import type { Timing } from '../../domain/check-types.js';
+import { Histogram, isRecordable } from '../../domain/histogram.js';
+import type { Interval } from '../../domain/ranges.js';
+import { PHASES, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
 import type { Db } from '../db.js';
 import { sumTotals, type Horizons, type OpenBuckets, type RollupLevel, type RollupTotals } from '../rollup-store.js';
 

@@ -1,9 +1,9 @@
-import type { ProbeResult } from '../../engine/probe-types.js';
-import { dayKey } from '../../stats/cover.js';
-import { hourKey, minuteKey, Rollup, type RollupSample } from '../../stats/rollup.js';
+import type { ProbeResult } from '../../domain/probe-types.js';
+import { dayKey } from '../../domain/cover.js';
+import { hourKey, minuteKey, Rollup, type RollupSample } from '../../domain/rollup.js';
 import type { Db } from '../db.js';
 import { sumTotals, type RollupLevel, type RollupStore } from '../rollup-store.js';
-import type { Interval } from '../../stats/ranges.js';
+import type { Interval } from '../../domain/ranges.js';
 import { sampleOf, sqliteRollupRows, type RollupRows } from './rollup-rows.js';
 
 /**

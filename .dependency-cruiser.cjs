@@ -1,0 +1,72 @@
+/**
+ * The layers of src/ (docs/architecture.md), enforced by `npm run lint:layers` before the tests.
+ * From the top: composition roots (app.ts, cli.ts) → front/, mcp/ → api/ → services (core/,
+ * oauth/) → engine/, monitor/, stats/, alerts/ → store/ → domain/. A folder imports only
+ * folders below it; domain/ imports nothing of Vigil's. config.ts, log.ts, version.ts and
+ * util/ are shared infrastructure below everything but domain/.
+ */
+const folder = (names) => `^src/(${names.join('|')})/`;
+const ROOTS = '^src/(app|cli)\\.ts$';
+const SHARED = '^src/(config|log|version)\\.ts$|^src/util/';
+const TOP = ['front', 'mcp', 'prober'];
+const API = ['api'];
+const SERVICES = ['core', 'oauth', 'nodes'];
+const WORKERS = ['engine', 'monitor', 'stats', 'alerts'];
+const STORE = ['store'];
+
+/** One rule per layer: nothing in `from` may import the folders listed in `to`. */
+const below = (name, from, to, roots = true) => ({
+  name,
+  severity: 'error',
+  comment: `${from.join(', ')} may import only lower layers`,
+  from: { path: folder(from) },
+  to: { path: roots ? [folder(to), ROOTS] : [folder(to)] },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-imports-nothing-of-vigil',
+      severity: 'error',
+      comment: 'domain/ is the bottom layer: types, pure arithmetic and policies',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/', pathNot: '^src/domain/' },
+    },
+    below('store-below-workers', STORE, [...WORKERS, ...SERVICES, ...API, ...TOP]),
+    below('workers-below-services', WORKERS, [...SERVICES, ...API, ...TOP]),
+    // Inside the workers' layer: monitor/ (state machine, recorder) is called by the others.
+    below('monitor-below-engine-stats-alerts', ['monitor'], ['engine', 'stats', 'alerts']),
+    below('stats-below-engine-alerts', ['stats'], ['engine', 'alerts']),
+    below('alerts-below-engine', ['alerts'], ['engine']),
+    below('services-below-api', SERVICES, [...API, ...TOP]),
+    below('oauth-above-core', ['core'], ['oauth']),
+    below('api-below-front', API, TOP),
+    below('mcp-beside-front', ['front'], ['mcp']),
+    {
+      name: 'shared-infrastructure-imports-only-domain',
+      severity: 'error',
+      from: { path: SHARED },
+      to: { path: '^src/', pathNot: `^src/domain/|${SHARED}` },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'no import cycle between modules that exists at run time (type-only cycles are erased)',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'sqlite-only-in-store',
+      severity: 'error',
+      comment: 'SQL lives in store/sqlite/ only (store/db.ts opens the database)',
+      from: { path: '^src/', pathNot: '^src/store/(sqlite/|db\\.ts$)|^src/(app|cli)\\.ts$' },
+      to: { path: 'node_modules/better-sqlite3/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};

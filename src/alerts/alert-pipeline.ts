@@ -1,0 +1,132 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { inMaintenance } from '../monitor/maintenance.js';
+import type { Clock } from '../domain/clock.js';
+import type { Mailer } from './delivery/mailer.js';
+import { newId } from '../domain/secrets.js';
+import type { BatchWriter } from '../store/sqlite/batch-writer.js';
+import type { Store } from '../store/store.js';
+import { alertContent } from './alert-content.js';
+import type { AlertEvent } from '../domain/events.js';
+import type { AlertRouting } from './alert-routing.js';
+import type { DeliveryQueue, NewAlert } from '../store/alert-store.js';
+import type { DeliverySender } from './delivery/sender.js';
+
+export interface AlertPipelineDeps {
+  store: Pick<Store, 'checks'>;
+  queue: DeliveryQueue;
+  routing: AlertRouting;
+  writer: BatchWriter;
+  sender: DeliverySender;
+  mailer: Mailer;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+}
+
+/**
+ * Time routed per turn of the event loop: a burst is spread over many turns, so the wheel's
+ * timer never waits long behind it.
+ */
+const SLICE_MS = 0.5;
+
+interface PendingAlert {
+  ref: { id: string; accountId: string };
+  event: AlertEvent;
+}
+
+/**
+ * The event sink's far end (DESIGN: state machine -> events -> deliveries). The sink itself
+ * only appends to a buffer; in later turns of the event loop, a chunk at a time, each event
+ * picks the account's email setting and webhooks that listen to it, and one delivery per
+ * recipient and webhook is queued through the group-committing writer. The sender is woken
+ * once they are durable. Probing never waits on any of it.
+ */
+export class AlertPipeline {
+  readonly metrics = { events: 0, suppressed: 0, queued: 0 };
+  private buffer: PendingAlert[] = [];
+  private scheduled: NodeJS.Immediate | null = null;
+  private committing = 0;
+
+  constructor(private readonly deps: AlertPipelineDeps) {}
+
+  handle(ref: { id: string; accountId: string }, event: AlertEvent): void {
+    this.metrics.events++;
+    this.buffer.push({ ref, event });
+    this.scheduled ??= setImmediate(() => this.drain());
+  }
+
+  /** Events not yet durable as deliveries (tests and benchmarks wait for zero). */
+  get pending(): number {
+    return this.buffer.length + this.committing;
+  }
+
+  /** Resolves once every event handed in so far is routed and its deliveries are durable. */
+  async settled(): Promise<void> {
+    while (this.pending > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  private drain(): void {
+    this.scheduled = null;
+    const now = this.deps.clock.now();
+    const rows: NewAlert[] = [];
+    const until = performance.now() + SLICE_MS;
+    let taken = 0;
+    while (taken < this.buffer.length && (taken === 0 || performance.now() < until)) {
+      const { ref, event } = this.buffer[taken++]!;
+      try {
+        this.route(ref, event, now, rows);
+      } catch (err) {
+        this.deps.log.error({ err, checkId: ref.id, event: event.type }, 'alert not routed');
+      }
+    }
+    this.buffer = taken === this.buffer.length ? [] : this.buffer.slice(taken);
+    if (this.buffer.length > 0) this.scheduled = setImmediate(() => this.drain());
+    if (rows.length === 0) return;
+    this.metrics.queued += rows.reduce((n, a) => n + a.deliveries.length, 0);
+    this.committing++;
+    this.deps.writer
+      .commit(() => this.deps.queue.enqueue(rows, now))
+      .then(
+        () => this.deps.sender.wake(),
+        (err: unknown) => this.deps.log.error({ err, alerts: rows.length }, 'alert deliveries not queued'),
+      )
+      .finally(() => this.committing--);
+  }
+
+  private route(ref: PendingAlert['ref'], event: AlertEvent, now: number, rows: NewAlert[]): void {
+    const { routing, config, mailer } = this.deps;
+    const targets = routing.targets(ref.accountId);
+    if (!targets.claimed) {
+      this.suppress(ref, event, 'account unclaimed');
+      return;
+    }
+    const email = targets.email;
+    const recipients = email && email.enabled && mailer.configured && email.events.includes(event.type) ? email.recipients : [];
+    const webhooks = targets.webhooks.filter((w) => w.enabled && w.events.includes(event.type));
+    if (recipients.length === 0 && webhooks.length === 0) return;
+    const check = this.deps.store.checks.byId(ref.id);
+    if (!check) return;
+    // The state machine already stays silent in maintenance; this also covers domain events.
+    if (inMaintenance(check, now)) {
+      this.suppress(ref, event, 'maintenance');
+      return;
+    }
+    rows.push({
+      accountId: ref.accountId,
+      checkId: ref.id,
+      event: event.type,
+      contentJson: JSON.stringify(alertContent(check, event, config)),
+      createdAt: now,
+      deliveries: [
+        ...recipients.map((to) => ({ id: newId('dlv'), channel: 'email' as const, target: to })),
+        ...webhooks.map((w) => ({ id: newId('dlv'), channel: 'webhook' as const, target: w.id })),
+      ],
+    });
+  }
+
+  private suppress(ref: { id: string }, event: AlertEvent, reason: string): void {
+    this.metrics.suppressed++;
+    this.deps.log.debug({ checkId: ref.id, event: event.type, reason }, 'alert suppressed');
+  }
+}

@@ -1,0 +1,99 @@
+import { lookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
+import { BLOCKED_TARGET_MESSAGE, isPrivateAddress } from '../../domain/address-policy.js';
+import type { SignedRequest } from './webhook-request.js';
+
+export interface WebhookClientOptions {
+  timeoutMs: number;
+  /** Decisions §3: refuse private and loopback addresses at connect time. */
+  blockPrivateAddresses: boolean;
+  /** Keep-alive connections per receiver origin. */
+  connectionsPerOrigin: number;
+}
+
+/** A delivery attempt that reached no answer (or was refused before leaving). */
+export class WebhookUnreachable extends Error {}
+
+const bare = (host: string): string => host.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * The private-address rule applied where it counts: on the addresses actually connected to,
+ * so a name cannot resolve one way when checked and another way when used.
+ */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  lookup(hostname, { ...options, all: true } as LookupAllOptions, (err, addresses: LookupAddress[]) => {
+    if (err) return callback(err, '', 0);
+    if (addresses.some((a) => isPrivateAddress(a.address))) {
+      return callback(Object.assign(new Error(BLOCKED_TARGET_MESSAGE), { code: 'EBLOCKED' }), '', 0);
+    }
+    if ((options as { all?: boolean }).all) return (callback as (e: null, a: LookupAddress[]) => void)(null, addresses);
+    const first = addresses[0]!;
+    callback(null, first.address, first.family);
+  });
+};
+
+/**
+ * POSTs deliveries over one keep-alive pool (undici): no redirects followed, connect, header
+ * and body deadlines on every request, and the body drained so the connection is reused.
+ */
+export class WebhookClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly opts: WebhookClientOptions) {
+    this.agent = new Agent({
+      connections: opts.connectionsPerOrigin,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      connect: { timeout: opts.timeoutMs, ...(opts.blockPrivateAddresses ? { lookup: guardedLookup } : {}) },
+    });
+  }
+
+  /** The receiver's HTTP status; rejects with WebhookUnreachable when there was no answer. */
+  async post(req: SignedRequest, signal?: AbortSignal): Promise<number> {
+    const url = new URL(req.url);
+    const host = bare(url.hostname);
+    if (this.opts.blockPrivateAddresses && isIP(host) !== 0 && isPrivateAddress(host)) {
+      throw new WebhookUnreachable(BLOCKED_TARGET_MESSAGE);
+    }
+    try {
+      const res = await request(url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: this.agent, signal });
+      await res.body.dump({ limit: 64 * 1024 });
+      return res.statusCode;
+    } catch (err) {
+      throw new WebhookUnreachable(describe(err));
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+/** A short reason, never the URL (it may carry credentials). */
+function describe(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'DNS lookup failed';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timed out';
+    case 'EBLOCKED':
+      return BLOCKED_TARGET_MESSAGE;
+    case 'UND_ERR_ABORTED':
+    case 'ABORT_ERR':
+      return 'aborted';
+    default:
+      if (code && /CERT|SSL|TLS|SELF_SIGNED/.test(code)) return `TLS error (${code})`;
+      return code ? `request failed (${code})` : 'request failed';
+  }
+}

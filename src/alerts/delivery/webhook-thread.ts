@@ -1,0 +1,99 @@
+import { Worker } from 'node:worker_threads';
+import { MisconfiguredWebhook } from '../formats/vendor-request.js';
+import { WebhookUnreachable, type WebhookClientOptions } from './webhook-client.js';
+import type { HookTarget, WebhookPoster } from './webhook-poster.js';
+import type { SendRequest, WorkerReply, WorkerRequest } from './webhook-worker.js';
+
+interface Waiting {
+  resolve: (status: number) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * The main thread's side of the delivery worker (webhook-worker.ts): stored alerts go over
+ * unparsed, a turn's worth per message, and the receivers' statuses come back the same way.
+ * A worker that dies fails what it held (the sender retries) and starts again on the next send.
+ */
+export class WebhookThread implements WebhookPoster {
+  private worker: Worker | null = null;
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 1;
+  /** Sends of this turn, posted together in one message. */
+  private outbox: SendRequest[] = [];
+
+  constructor(private readonly options: WebhookClientOptions) {}
+
+  /** Starts the worker ahead of the first alert, so a first burst does not wait for it to load. */
+  warm(): void {
+    this.start();
+  }
+
+  send(hook: HookTarget, contentJson: string, deliveryId: string, signal?: AbortSignal): Promise<number> {
+    if (signal?.aborted) return Promise.reject(new WebhookUnreachable('aborted'));
+    const worker = this.start();
+    const id = this.nextId++;
+    const onAbort = () => {
+      const queued = this.outbox.findIndex((s) => s.id === id);
+      if (queued === -1) worker.postMessage({ kind: 'abort', id } satisfies WorkerRequest);
+      else {
+        this.outbox.splice(queued, 1);
+        this.settle({ id, error: 'aborted', misconfigured: false });
+      }
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return new Promise<number>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      const target: HookTarget = { url: hook.url, webhookType: hook.webhookType, secret: hook.secret };
+      if (this.outbox.length === 0) setImmediate(() => this.flush());
+      this.outbox.push({ id, hook: target, contentJson, deliveryId });
+    }).finally(() => signal?.removeEventListener('abort', onAbort));
+  }
+
+  private flush(): void {
+    const batch = this.outbox;
+    this.outbox = [];
+    if (batch.length === 0) return;
+    if (this.worker) this.worker.postMessage({ kind: 'send', batch } satisfies WorkerRequest);
+    else for (const s of batch) this.settle({ id: s.id, error: 'the delivery worker stopped', misconfigured: false });
+  }
+
+  private settle(m: WorkerReply): void {
+    const w = this.waiting.get(m.id);
+    if (!w) return;
+    this.waiting.delete(m.id);
+    if ('status' in m) w.resolve(m.status);
+    else w.reject(m.misconfigured ? new MisconfiguredWebhook(m.error) : new WebhookUnreachable(m.error));
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    if (!worker) return;
+    const exited = new Promise<void>((r) => worker.once('exit', () => r()));
+    worker.postMessage({ kind: 'close' } satisfies WorkerRequest);
+    await exited;
+    this.failAll('the delivery worker stopped');
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL('./webhook-worker.js', import.meta.url), { workerData: this.options });
+    worker.unref();
+    worker.on('message', (replies: WorkerReply[]) => {
+      for (const m of replies) this.settle(m);
+    });
+    const lost = () => {
+      if (this.worker === worker) this.worker = null;
+      this.failAll('the delivery worker stopped');
+    };
+    worker.on('error', lost);
+    worker.on('exit', lost);
+    this.worker = worker;
+    return worker;
+  }
+
+  private failAll(reason: string): void {
+    for (const w of this.waiting.values()) w.reject(new WebhookUnreachable(reason));
+    this.waiting.clear();
+  }
+}

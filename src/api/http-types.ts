@@ -1,0 +1,88 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { ErrorShape } from '../domain/errors.js';
+import type { Principal } from '../core/principal.js';
+import type { Scope } from '../domain/records.js';
+
+/** Bodies above this are not read (413). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A request as handlers see it: transport-free (DESIGN 1). */
+export interface HttpRequest {
+  method: string;
+  /** Path without the query string, e.g. /v1/public/checks/chk_1. */
+  path: string;
+  query: URLSearchParams;
+  /** Header names lower-cased. */
+  headers: Record<string, string>;
+  body: Buffer;
+  remoteAddress: string;
+  /** The body passed MAX_BODY_BYTES and was discarded: the answer is a 413 in the route's error shape. */
+  oversized?: boolean;
+  /** The per-key budget was already charged for it: the first tool call inside an MCP request. */
+  prepaid?: boolean;
+}
+
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  /** Serialised as JSON unless `raw` is set. Undefined with no raw means no body (e.g. 304). */
+  body?: unknown;
+  raw?: { contentType: string; text: string | Buffer };
+}
+
+export interface HandlerContext<B, Q> {
+  req: HttpRequest;
+  params: Record<string, string>;
+  body: B;
+  query: Q;
+  /** Present on every route whose auth is 'credential'. */
+  principal: Principal;
+  /** Aborted by shutdown or a client that hung up; long handlers may listen. */
+  now: number;
+}
+
+export type BodyKind = 'json' | 'form' | 'any';
+
+/** One row of the route table (DESIGN 2): everything the pipeline applies before the handler. */
+export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema> {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  summary: string;
+  tag: string;
+  /** 'credential': X-Api-Key or Bearer token. 'none': public (heartbeats, OAuth, discovery). */
+  auth: 'credential' | 'none';
+  scope?: Scope;
+  /** Whether a key restricted to checks or folders may call it. */
+  allowRestricted: boolean;
+  rateLimit: 'per-key' | 'status' | 'none';
+  idempotency: 'required' | 'optional' | 'none';
+  /**
+   * The handler and its idempotency record commit as one unit of work (a store transaction,
+   * docs/architecture.md). Only a synchronous handler that does nothing but store work may set
+   * it; a handler that awaits (mail, webhooks, DNS) records its idempotency after it returns.
+   */
+  transaction?: boolean;
+  errorShape: ErrorShape;
+  bodyKind?: BodyKind;
+  body?: B;
+  query?: Q;
+  /** Documented responses for OpenAPI: status -> schema (or null for no body). */
+  responses: Record<number, TSchema | null>;
+  /** Included in the OpenAPI document (false for HTML pages). */
+  documented?: boolean;
+  /** WWW-Authenticate of this route's 401s when it is its own protected resource (RFC 9728); the API's otherwise. */
+  challenge?: string;
+  /**
+   * Checks that need I/O (DNS) before a synchronous handler runs in its transaction; they may
+   * throw an ApiError. Return undefined when there is nothing to wait for.
+   */
+  precheck?: (ctx: HandlerContext<Static<B>, Static<Q>>) => Promise<void> | undefined;
+  handler: (ctx: HandlerContext<Static<B>, Static<Q>>) => Reply | Promise<Reply>;
+}
+
+/** Declares a route with its body and query types flowing into the handler. */
+export function defineRoute<B extends TSchema = TSchema, Q extends TSchema = TSchema>(route: Route<B, Q>): Route {
+  return route as unknown as Route;
+}
+
+export const ok = (body: unknown, status = 200, headers?: Record<string, string>): Reply => ({ status, body, headers });

@@ -1,0 +1,11 @@
+import type { Check } from './records.js';
+
+/** What the engine hears about: the service owns mutations, the engine follows them. */
+export interface CheckObserver {
+  /**
+   * A check was created, changed, paused (`check.disabled`) or resumed: (re)schedule or
+   * unschedule it; run it at once when runNow.
+   */
+  checkSaved(check: Check, runNow: boolean): void;
+  checkDeleted(check: Check): void;
+}

@@ -1,0 +1,156 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import { ApiError, errorBody, errors, type ErrorShape } from '../domain/errors.js';
+import type { Principal } from '../core/principal.js';
+import { requireScope, requireUnrestricted } from '../core/principal.js';
+import { compile, compileQuery, type Validator } from '../core/validate.js';
+import type { Store } from '../store/store.js';
+import type { Authenticator } from './authenticator.js';
+import { MAX_BODY_BYTES, type HandlerContext, type HttpRequest, type Reply, type Route } from '../api/http-types.js';
+import { Idempotency } from './idempotency.js';
+import { headersOf, type RateLimiter, type RateState } from './rate-limiter.js';
+import { Router } from './router.js';
+
+interface Prepared {
+  route: Route;
+  body?: Validator<TSchema>;
+  query?: Validator<TSchema>;
+}
+
+export interface RequestPipelineDeps {
+  routes: readonly Route[];
+  auth: Authenticator;
+  rateLimiter: RateLimiter;
+  idempotency: Idempotency;
+  store: Store;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+}
+
+/**
+ * Applies the route table (DESIGN 2) to a transport-free request: route match, auth, rate
+ * limit, scope and restriction, body and query validation, idempotency, then the handler.
+ * Every failure is rendered here, in the shape the route declares.
+ */
+export class RequestPipeline {
+  private readonly router: Router;
+  private readonly prepared = new Map<Route, Prepared>();
+
+  constructor(private readonly deps: RequestPipelineDeps) {
+    this.router = new Router(deps.routes);
+    for (const route of deps.routes) {
+      this.prepared.set(route, {
+        route,
+        body: route.body ? compile(route.body) : undefined,
+        query: route.query ? compileQuery(route.query) : undefined,
+      });
+    }
+  }
+
+  async handle(req: HttpRequest): Promise<Reply> {
+    // HEAD is GET without the body (RFC 9110 9.3.2); the adapter leaves the body out.
+    const match = this.router.match(req.method, req.path) ?? (req.method === 'HEAD' ? this.router.match('GET', req.path) : null);
+    if (!match) return render(errors.routeNotFound(req.method, req.path), 'standard');
+    if (req.oversized) return render(errors.payloadTooLarge(MAX_BODY_BYTES), match.route.errorShape);
+    const prepared = this.prepared.get(match.route)!;
+    let rate: RateState | null = null;
+    try {
+      const principal = match.route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, match.route.challenge) : null;
+      if (principal && !(req.prepaid && match.route.rateLimit === 'per-key')) rate = this.limit(match.route, principal);
+      const reply = await this.run(prepared, req, match.params, principal);
+      if (rate) reply.headers = { ...headersOf(rate), ...reply.headers };
+      return reply;
+    } catch (err) {
+      const apiError = err instanceof ApiError ? err : this.unexpected(err, req);
+      const reply = render(apiError, match.route.errorShape);
+      if (rate && apiError.status !== 429) reply.headers = { ...headersOf(rate), ...reply.headers };
+      return reply;
+    }
+  }
+
+  private limit(route: Route, principal: Principal): RateState | null {
+    const limits = this.deps.config.rateLimits;
+    if (route.rateLimit === 'per-key') return this.deps.rateLimiter.take(`key:${principal.credentialId}`, limits.perKeyPerMinute);
+    if (route.rateLimit === 'status') {
+      const [account, key] = this.deps.rateLimiter.takeAll([
+        [`status-account:${principal.account.id}`, limits.statusPerAccountPerMinute],
+        [`status-key:${principal.credentialId}`, limits.statusPerKeyPerMinute],
+      ]);
+      return key!.remaining <= account!.remaining ? key! : account!;
+    }
+    return null;
+  }
+
+  private async run(p: Prepared, req: HttpRequest, params: Record<string, string>, principal: Principal | null): Promise<Reply> {
+    const { route } = p;
+    if (principal) {
+      if (route.scope) requireScope(principal, route.scope);
+      if (!route.allowRestricted) requireUnrestricted(principal);
+    }
+    const idemKey = principal && route.idempotency !== 'none' ? Idempotency.readKey(req.headers, route.idempotency === 'required') : null;
+    const body = p.body ? validated(p.body, parseBody(req, route)) : undefined;
+    const query = p.query ? validated(p.query, Object.fromEntries(req.query)) : undefined;
+    const ctx: HandlerContext<unknown, unknown> = { req, params, body, query, principal: principal!, now: this.deps.clock.now() };
+
+    if (idemKey === null || principal === null) {
+      await route.precheck?.(ctx);
+      return route.handler(ctx);
+    }
+
+    const { idempotency, store } = this.deps;
+    const accountId = principal.account.id;
+    const hash = Idempotency.fingerprint(body ?? null);
+    const replay = idempotency.replay(accountId, idemKey, req.method, req.path, hash);
+    if (replay) return replay;
+    const pending = route.precheck?.(ctx);
+    const atomically = (): Reply =>
+      store.transaction(() => {
+        const reply = route.handler(ctx);
+        // A transaction cannot span an await: the route table must not declare one for such a handler.
+        if (reply instanceof Promise) throw new Error(`${route.method} ${route.path}: an asynchronous handler cannot declare a transaction`);
+        idempotency.remember(accountId, idemKey, req.method, req.path, hash, reply);
+        return reply;
+      });
+    if (route.transaction && pending === undefined) return atomically();
+    // Between the replay check and the record there is a wait: a duplicate arriving meanwhile is a 409.
+    const done = idempotency.begin(accountId, idemKey);
+    try {
+      await pending;
+      if (route.transaction) return atomically();
+      const reply = await route.handler(ctx);
+      idempotency.remember(accountId, idemKey, req.method, req.path, hash, reply);
+      return reply;
+    } finally {
+      done();
+    }
+  }
+
+  private unexpected(err: unknown, req: HttpRequest): ApiError {
+    this.deps.log.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    return errors.internal();
+  }
+}
+
+function parseBody(req: HttpRequest, route: Route): unknown {
+  const text = req.body.length ? req.body.toString('utf8') : '';
+  if (route.bodyKind === 'form') return Object.fromEntries(new URLSearchParams(text));
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw errors.invalidJson();
+  }
+}
+
+function validated(validator: Validator<TSchema>, value: unknown): unknown {
+  const result = validator.check(value);
+  if (!result.ok) throw errors.badRequest(result.message);
+  return result.value;
+}
+
+export function render(err: ApiError, shape: ErrorShape): Reply {
+  return { status: err.status, headers: err.headers, body: errorBody(err, shape) };
+}

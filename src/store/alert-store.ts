@@ -1,0 +1,146 @@
+import type { AlertEventType } from '../domain/events.js';
+
+/** Records and repositories of the alerts layer; SQLite implementations live in ./sqlite/. */
+
+export type EmailFormat = 'html' | 'text';
+export const EMAIL_FORMATS: readonly EmailFormat[] = ['html', 'text'];
+
+/** Spec 2.8, one per account. */
+export interface EmailSettings {
+  accountId: string;
+  enabled: boolean;
+  recipients: string[];
+  events: AlertEventType[];
+  emailFormat: EmailFormat;
+  updatedAt: number;
+}
+
+export const WEBHOOK_TYPES = ['slack', 'discord', 'teams', 'pumble', 'pagerduty', 'opsgenie', 'pushover', 'generic'] as const;
+export type WebhookType = (typeof WEBHOOK_TYPES)[number];
+
+/** Spec 2.9 as stored: the full URL and the secret stay inside the alerts layer. */
+export interface Webhook {
+  id: string;
+  accountId: string;
+  name: string;
+  url: string;
+  /** The URL normalised for duplicate detection. */
+  urlKey: string;
+  webhookType: WebhookType;
+  events: AlertEventType[];
+  enabled: boolean;
+  secret: string | null;
+  createdAt: number;
+}
+
+export type DeliveryChannel = 'email' | 'webhook';
+export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'cancelled';
+
+/** One alert for one channel target: a webhook id, or an email recipient. */
+export interface Delivery {
+  id: string;
+  accountId: string;
+  checkId: string;
+  event: AlertEventType;
+  channel: DeliveryChannel;
+  target: string;
+  /** The AlertContent as stored (JSON): webhooks hand it to the delivery worker unparsed. */
+  contentJson: string;
+  status: DeliveryStatus;
+  /** Attempts started so far, this one included while sending. */
+  attempts: number;
+  nextAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+/** One alert to queue: what it says, once, and the channel targets it goes to. */
+export interface NewAlert {
+  accountId: string;
+  checkId: string;
+  event: AlertEventType;
+  /** JSON of the AlertContent, made while routing so the group commit only inserts. */
+  contentJson: string;
+  createdAt: number;
+  deliveries: Array<Pick<Delivery, 'id' | 'channel' | 'target'>>;
+}
+
+export interface EmailSettingsRepo {
+  get(accountId: string): EmailSettings | null;
+  put(settings: EmailSettings): void;
+}
+
+export interface WebhookRepo {
+  list(accountId: string): Webhook[];
+  byId(id: string): Webhook | null;
+  count(accountId: string): number;
+  urlTaken(accountId: string, urlKey: string): boolean;
+  insert(webhook: Webhook): void;
+  delete(id: string): void;
+}
+
+/** The outcome of one attempt, as the queue records it. */
+export type AttemptRecord =
+  | { kind: 'delivered'; status: number | null }
+  | { kind: 'retry'; status: number | null; error: string; nextAt: number }
+  | { kind: 'failed'; status: number | null; error: string }
+  | { kind: 'cancelled'; error: string }
+  /** Interrupted by shutdown: back to pending, the attempt not counted. */
+  | { kind: 'released'; nextAt: number };
+
+export interface SettledAttempt {
+  id: string;
+  outcome: AttemptRecord;
+}
+
+export interface DeliveryQueue {
+  enqueue(alerts: readonly NewAlert[], now: number): void;
+  /**
+   * Leases up to `limit` due rows (pending ones whose time has come, and sending ones whose
+   * lease ran out) until `leaseUntil` and counts the attempt, taking no target past
+   * `perTarget` in flight (`inFlight` holds the counts already running). Rows out of attempts
+   * whose lease ran out are failed instead. One transaction.
+   */
+  claim(now: number, leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number, maxAttempts: number): Delivery[];
+  /** Records outcomes, many in one transaction. */
+  settle(settled: readonly SettledAttempt[], now: number): void;
+  /** settle() then claim() in one transaction: the sender's single write per turn. */
+  settleAndClaim(
+    settled: readonly SettledAttempt[], now: number, leaseUntil: number, limit: number,
+    inFlight: ReadonlyMap<string, number>, perTarget: number, maxAttempts: number,
+  ): Delivery[];
+  /** Pending deliveries of a removed webhook are dropped. */
+  cancelTarget(channel: DeliveryChannel, target: string, now: number): number;
+  /** When the next row becomes claimable, or null when none is waiting. */
+  nextDueAt(): number | null;
+  byId(id: string): Delivery | null;
+  forCheck(checkId: string): Delivery[];
+  countByStatus(): Record<DeliveryStatus, number>;
+  /** Deletes alerts older than `before` whose deliveries are all finished; returns how many. */
+  prune(before: number): number;
+}
+
+/** What the domain monitor remembers between lookups (like SslAlertMemory per certificate). */
+export interface DomainMemory {
+  checkId: string;
+  /** The expiry the alert state belongs to; null before the first successful lookup. */
+  expiresAt: number | null;
+  alerted: 'ok' | 'expiring' | 'expired';
+  checkedAt: number | null;
+  lastError: string | null;
+}
+
+export interface DomainWatchRepo {
+  get(checkId: string): DomainMemory | null;
+  put(memory: DomainMemory): void;
+  all(): DomainMemory[];
+}
+
+export interface AlertStore {
+  emailSettings: EmailSettingsRepo;
+  webhooks: WebhookRepo;
+  deliveries: DeliveryQueue;
+  domainWatch: DomainWatchRepo;
+}

@@ -1,0 +1,39 @@
+import type { Db } from '../../db.js';
+import { fromBool, toBool } from '../statements.js';
+import type { AlertEventType } from '../../../domain/events.js';
+import type { EmailFormat, EmailSettingsRepo } from '../../alert-store.js';
+
+interface Row {
+  account_id: string;
+  enabled: number;
+  recipients: string;
+  events: string;
+  email_format: string;
+  updated_at: number;
+}
+
+export function sqliteEmailSettings(db: Db): EmailSettingsRepo {
+  const get = db.prepare('SELECT * FROM email_settings WHERE account_id = ?');
+  const put = db.prepare(
+    `INSERT INTO email_settings (account_id, enabled, recipients, events, email_format, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (account_id) DO UPDATE SET enabled = excluded.enabled, recipients = excluded.recipients,
+       events = excluded.events, email_format = excluded.email_format, updated_at = excluded.updated_at`,
+  );
+  return {
+    get(accountId) {
+      const r = get.get(accountId) as Row | undefined;
+      if (!r) return null;
+      return {
+        accountId: r.account_id,
+        enabled: toBool(r.enabled),
+        recipients: JSON.parse(r.recipients) as string[],
+        events: JSON.parse(r.events) as AlertEventType[],
+        emailFormat: r.email_format as EmailFormat,
+        updatedAt: r.updated_at,
+      };
+    },
+    put(s) {
+      put.run(s.accountId, fromBool(s.enabled), JSON.stringify(s.recipients), JSON.stringify(s.events), s.emailFormat, s.updatedAt);
+    },
+  };
+}
