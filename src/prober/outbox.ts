@@ -14,6 +14,8 @@ interface OutboxState {
   epoch: string;
   acked: number;
   dropped: number;
+  /** Highest sequence dropped for room: a reload skips it and everything before. */
+  droppedThrough: number;
 }
 
 /**
@@ -28,6 +30,8 @@ export class Outbox {
   readonly epoch: string;
   private acked: number;
   private droppedCount: number;
+  private droppedThrough: number;
+  private stateDirty = false;
   private nextSeq: number;
   /** Pending results in sequence order; `head` is the first not yet acknowledged or dropped. */
   private items: Array<ResultItem | undefined> = [];
@@ -48,9 +52,10 @@ export class Outbox {
     this.epoch = state.epoch;
     this.acked = state.acked;
     this.droppedCount = state.dropped;
-    this.nextSeq = state.acked + 1;
+    this.droppedThrough = state.droppedThrough;
+    this.nextSeq = Math.max(state.acked, state.droppedThrough) + 1;
     for (const item of readResults(this.resultsFile)) {
-      if (item.seq <= this.acked || item.seq < this.nextSeq) continue;
+      if (item.seq < this.nextSeq) continue;
       this.items.push(item);
       this.nextSeq = item.seq + 1;
     }
@@ -78,6 +83,7 @@ export class Outbox {
 
   /** Writes the results added since the last call to disk (the prober calls this every tick). */
   persist(): void {
+    if (this.stateDirty) this.saveState();
     if (this.unwritten.length === 0) return;
     writeSync(this.fd!, `${this.unwritten.join('\n')}\n`);
     this.linesOnDisk += this.unwritten.length;
@@ -123,8 +129,10 @@ export class Outbox {
 
   private trimToMax(): void {
     while (this.items.length - this.head > this.opts.max) {
+      this.droppedThrough = this.items[this.head]!.seq;
       this.items[this.head++] = undefined;
       this.droppedCount++;
+      this.stateDirty = true;
     }
   }
 
@@ -149,7 +157,8 @@ export class Outbox {
   }
 
   private saveState(): void {
-    const state: OutboxState = { epoch: this.epoch, acked: this.acked, dropped: this.droppedCount };
+    const state: OutboxState = { epoch: this.epoch, acked: this.acked, dropped: this.droppedCount, droppedThrough: this.droppedThrough };
+    this.stateDirty = false;
     const tmp = `${this.stateFile}.tmp`;
     writeFileSync(tmp, JSON.stringify(state));
     renameSync(tmp, this.stateFile);
@@ -160,12 +169,14 @@ function readState(file: string): OutboxState {
   if (existsSync(file)) {
     try {
       const s = JSON.parse(readFileSync(file, 'utf8')) as Partial<OutboxState>;
-      if (typeof s.epoch === 'string' && typeof s.acked === 'number') return { epoch: s.epoch, acked: s.acked, dropped: s.dropped ?? 0 };
+      if (typeof s.epoch === 'string' && typeof s.acked === 'number') {
+        return { epoch: s.epoch, acked: s.acked, dropped: s.dropped ?? 0, droppedThrough: s.droppedThrough ?? 0 };
+      }
     } catch {
       // A torn state file: start a new epoch; the central treats it as a new outbox.
     }
   }
-  return { epoch: randomBytes(8).toString('hex'), acked: 0, dropped: 0 };
+  return { epoch: randomBytes(8).toString('hex'), acked: 0, dropped: 0, droppedThrough: 0 };
 }
 
 function readResults(file: string): ResultItem[] {

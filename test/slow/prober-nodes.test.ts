@@ -94,11 +94,15 @@ describe('regional prober nodes (real processes)', () => {
   const targets: Target[] = [];
 
   const api = async (method: string, path: string, body?: unknown, auth = key) => {
-    const res = await fetch(`${url}${path}`, {
+    const idempotency = method === 'POST' && path === '/v1/public/checks' ? { 'idempotency-key': `k-${Math.random()}` } : {};
+    const send = () => fetch(`${url}${path}`, {
       method,
-      headers: { 'x-api-key': auth, 'content-type': 'application/json', ...(method === 'POST' && path === '/v1/public/checks' ? { 'idempotency-key': `k-${Math.random()}` } : {}) },
+      headers: { 'x-api-key': auth, 'content-type': 'application/json', ...idempotency },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    // A pooled connection the server closed as idle fails once; the same request (and
+    // idempotency key) is safe to send again.
+    const res = await send().catch(() => send());
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
