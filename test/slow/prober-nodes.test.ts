@@ -94,7 +94,7 @@ describe('regional prober nodes (real processes)', () => {
   const targets: Target[] = [];
 
   const api = async (method: string, path: string, body?: unknown, auth = key) => {
-    const idempotency = method === 'POST' && path === '/v1/public/checks' ? { 'idempotency-key': `k-${Math.random()}` } : {};
+    const idempotency: Record<string, string> = method === 'POST' && path === '/v1/public/checks' ? { 'idempotency-key': `k-${Math.random()}` } : {};
     const send = () => fetch(`${url}${path}`, {
       method,
       headers: { 'x-api-key': auth, 'content-type': 'application/json', ...idempotency },
