@@ -44,6 +44,8 @@ export class Prober {
   private driver: WheelDriver | null = null;
   private welcomed = false;
   private completed: number[] = [];
+  /** The backlog found at the last connect and when that was, until it is acknowledged. */
+  private replay: { results: number; since: number } | null = null;
   readonly log: Logger;
 
   constructor(private readonly opts: ProberOptions) {
@@ -87,6 +89,7 @@ export class Prober {
         this.link.established();
         this.outbox.ack(m.epoch ?? '', m.seq);
         this.outbox.rewind();
+        if (this.outbox.depth > 0) this.replay = { results: this.outbox.depth, since: Date.now() };
         this.log.info({ nodeId: m.nodeId, region: m.region, backlog: this.outbox.depth }, 'connected to the central');
         this.pump();
         return;
@@ -106,6 +109,11 @@ export class Prober {
         return;
       case 'ack':
         this.outbox.ack(m.epoch, m.seq);
+        if (this.replay && this.outbox.depth === 0) {
+          const ms = Date.now() - this.replay.since;
+          this.log.info({ replayed: this.replay.results, ms, perSecond: Math.round((this.replay.results / Math.max(1, ms)) * 1000) }, 'backlog replayed');
+          this.replay = null;
+        }
         this.pump();
         return;
       case 'ping': {
