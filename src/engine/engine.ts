@@ -211,9 +211,10 @@ export class Engine implements CheckObserver {
     if (!entry) return;
     const now = this.deps.clock.now();
     this.wheel.schedule(id, followingDue(entry.id, entry.intervalMs, dueAt, now));
+    // Probed by a node of its region: kept on the wheel for the moment the region goes dark.
+    if (this.deps.placement && !this.deps.placement.probesHere(entry.region)) return;
     this.metrics.fired++;
     this.metrics.lag.record(Math.max(0, now - dueAt));
-    if (this.deps.placement && !this.deps.placement.probesHere(entry.region)) return;
     if (entry.inFlight) {
       this.metrics.skippedInFlight++; // the previous probe is still running: skip, never pile up
       return;

@@ -55,6 +55,7 @@ const PEER_SLACK_MS = 2_000;
 /** Results this much older than now are replays: they are not re-checked by a peer. */
 const FRESH_MS = 45_000;
 const ASSIGN_CHUNK = 500;
+const ASSIGN_BYTES = 1024 * 1024;
 const LIVE_EVERY_MS = 2_000;
 const REVOCATION_EVERY_MS = 1_000;
 
@@ -295,9 +296,23 @@ export class NodeHub implements CheckObserver, Placement, PeerRechecker {
     const node = this.nodes.get(nodeId);
     if (!node?.session) return;
     for (const c of checks) node.given.add(c.id);
-    for (let i = 0; i === 0 || i < checks.length; i += ASSIGN_CHUNK) {
-      node.session.send({ type: 'assign', reset: reset && i === 0, checks: checks.slice(i, i + ASSIGN_CHUNK), runNow: i === 0 ? runNow : [] });
+    // Frames of at most ASSIGN_CHUNK checks and about ASSIGN_BYTES (a check may carry a 64 KB body).
+    let chunk: AssignedCheck[] = [];
+    let bytes = 0;
+    let first = true;
+    const flush = () => {
+      node.session!.send({ type: 'assign', reset: reset && first, checks: chunk, runNow: first ? runNow : [] });
+      first = false;
+      chunk = [];
+      bytes = 0;
+    };
+    for (const c of checks) {
+      const size = JSON.stringify(c).length;
+      if (chunk.length > 0 && (chunk.length >= ASSIGN_CHUNK || bytes + size > ASSIGN_BYTES)) flush();
+      chunk.push(c);
+      bytes += size;
     }
+    if (first || chunk.length > 0) flush();
   }
 
   private runNow(checkId: string): void {

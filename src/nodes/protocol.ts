@@ -16,8 +16,9 @@ import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 export const NODE_PATH = '/v1/nodes/connect';
 /** Largest frame either side accepts; a node keeps its batches well under it. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
-/** Results per batch: 100 results with 4 KiB snippets stay far under MAX_FRAME_BYTES. */
+/** Results per batch, and the bytes a batch's results may take (a frame stays under MAX_FRAME_BYTES). */
 export const MAX_BATCH = 100;
+export const MAX_BATCH_BYTES = 768 * 1024;
 
 /** One check a node probes on its own wheel, at the same phase the central would. */
 export interface AssignedCheck {

@@ -71,7 +71,8 @@ export class NodeLink {
     if (this.stopped) return;
     const ws = new WebSocket(this.url, {
       headers: { authorization: `Bearer ${this.opts.token}` },
-      maxPayload: MAX_FRAME_BYTES,
+      // The central's frames (assignments of checks with large bodies) may be larger than a node's.
+      maxPayload: 4 * MAX_FRAME_BYTES,
       handshakeTimeout: 10_000,
       perMessageDeflate: false,
     });

@@ -90,12 +90,18 @@ export class Outbox {
     this.unwritten = [];
   }
 
-  /** The next results to send on this connection, at most `max`, in order. */
-  takeUnsent(max: number): ResultItem[] {
+  /** The next results to send on this connection, in order: at most `max`, and `maxBytes` once serialised (at least one). */
+  takeUnsent(max: number, maxBytes = Infinity): ResultItem[] {
     if (this.sendAt < this.head) this.sendAt = this.head;
-    const end = Math.min(this.items.length, this.sendAt + max);
-    const out = this.items.slice(this.sendAt, end) as ResultItem[];
-    this.sendAt = end;
+    const out: ResultItem[] = [];
+    let bytes = 0;
+    while (this.sendAt < this.items.length && out.length < max) {
+      const item = this.items[this.sendAt]!;
+      bytes += JSON.stringify(item).length;
+      if (out.length > 0 && bytes > maxBytes) break;
+      out.push(item);
+      this.sendAt++;
+    }
     return out;
   }
 

@@ -6,7 +6,7 @@ import { PiscinaDispatcher, type ProbeDispatcher } from '../engine/dispatcher.js
 import type { ProbeTask } from '../domain/probe-types.js';
 import { followingDue, nextDue, TimingWheel } from '../engine/timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from '../engine/wheel-driver.js';
-import { MAX_BATCH, type AssignedCheck, type CentralMessage } from '../nodes/protocol.js';
+import { MAX_BATCH, MAX_BATCH_BYTES, type AssignedCheck, type CentralMessage } from '../nodes/protocol.js';
 import { VERSION } from '../version.js';
 import { NodeLink } from './link.js';
 import { Outbox } from './outbox.js';
@@ -165,7 +165,7 @@ export class Prober {
     this.outbox.persist();
     if (!this.welcomed || !this.link.open) return;
     while (this.outbox.inFlight < MAX_IN_FLIGHT && this.link.buffered < MAX_BUFFERED_BYTES) {
-      const items = this.outbox.takeUnsent(MAX_BATCH);
+      const items = this.outbox.takeUnsent(MAX_BATCH, MAX_BATCH_BYTES);
       if (items.length === 0) break;
       this.link.send({ type: 'results', epoch: this.outbox.epoch, items });
     }

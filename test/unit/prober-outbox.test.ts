@@ -93,3 +93,15 @@ test('protocol: a node frame is validated; unknown shapes, bad JSON and oversize
   assert.equal(parseNodeMessage(JSON.stringify({ type: 'results', epoch: 'e', items: many })), null);
   assert.equal(parseNodeMessage(JSON.stringify({ type: 'results', epoch: 'e', items: [{ ...item, result: { ...item.result, ok: 'yes' } }] })), null);
 });
+
+test('outbox: a batch stays under its byte budget, but always carries at least one result', () => {
+  withDir((dir) => {
+    const box = new Outbox({ dir, max: 100 });
+    const big = { ...result(1), snippet: 'x'.repeat(4000) };
+    for (let i = 0; i < 10; i++) box.add('chk_a', big);
+    const first = box.takeUnsent(100, 10_000);
+    assert.equal(first.length, 2);
+    assert.equal(box.takeUnsent(100, 10).length, 1);
+    box.close();
+  });
+});
