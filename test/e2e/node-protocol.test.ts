@@ -182,4 +182,14 @@ describe('node protocol (a hand-played node against a real server)', () => {
     assert.equal(welcome.seq, 0);
     node = again;
   });
+
+  test('a failure below the threshold asks the node for an immediate recheck', async () => {
+    const patched = await server.request('PATCH', `/v1/public/checks/${checkId}`, { body: { downConfirmationAttempts: 3 } });
+    assert.equal(patched.status, 200);
+    assert.deepEqual((await node.next('assign', (m) => !m.reset)).runNow, [checkId], 'a behaviour change runs the check at once');
+    const now = Date.now();
+    // Up again, then one failure: below the threshold of 3.
+    node.send({ type: 'results', epoch: 'epoch-2', items: [{ seq: 1, checkId, result: ok(now) }, { seq: 2, checkId, result: down(now + 1) }] });
+    assert.equal((await node.next('run')).id, checkId);
+  });
 });
