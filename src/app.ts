@@ -23,24 +23,22 @@ import { RdapBootstrap } from './engine/domains/rdap-bootstrap.js';
 import { RdapClient } from './engine/domains/rdap-client.js';
 import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
-import { BatchWriter } from './store/sqlite/batch-writer.js';
+import { BatchWriter } from './store/batch-writer.js';
 import { PiscinaDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
+import { Recorder } from './monitor/recorder.js';
 import { heartbeatRoutes } from './api/heartbeat-routes.js';
 import { statsRoutes } from './api/stats-routes.js';
 import { RawRetention } from './stats/retention.js';
 import { StatsService } from './core/stats-service.js';
 import type { RollupStore } from './store/rollup-store.js';
-import { sqliteRetention } from './store/sqlite/raw-retention.js';
-import { sqliteRollups } from './store/sqlite/rollups.js';
 import { Mailer } from './alerts/delivery/mailer.js';
 import { oauthRoutes } from './api/oauth-routes.js';
 import { mcpRoutes } from './mcp/mcp-routes.js';
 import { regionsRoutes } from './api/regions-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
-import { sqliteOAuth } from './store/sqlite/oauth.js';
 import { attachNodeSocket } from './front/node-socket.js';
 import { NodeHub } from './nodes/hub.js';
 import { NodeRegistry } from './nodes/node-registry.js';
@@ -73,6 +71,9 @@ export class VigilApp {
   nodes: NodeHub | null = null;
   /** Email and webhook settings, the delivery queue and sender. */
   alerts!: AlertsModule;
+  /** Every observation of a check becomes state, one write and events here. */
+  recorder!: Recorder;
+  heartbeats!: HeartbeatMonitor;
   /** Domain expiry lookups (RDAP) on the engine's wheel. */
   domains!: DomainMonitor;
   rdapBootstrap!: RdapBootstrap;
@@ -94,7 +95,7 @@ export class VigilApp {
     this.store = openSqliteStore(input.dataDir);
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
     this.writer = new BatchWriter(this.store, this.log);
-    this.rollups = sqliteRollups(this.store.db);
+    this.rollups = this.store.rollups;
     this.mailer = new Mailer(input);
   }
 
@@ -109,9 +110,10 @@ export class VigilApp {
     this.config = resolveConfig(this.input, this.server.port);
     const dispatcher = this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads });
     let hub: NodeHub | null = null;
+    this.recorder = new Recorder({ writer: this.writer, onEvent: (check, event) => this.onEvent(check, event) });
     this.engine = new Engine({
       store: this.store,
-      writer: this.writer,
+      recorder: this.recorder,
       dispatcher,
       placement: { probesHere: (region) => hub?.probesHere(region) ?? true },
       peer: { recheck: (task, region) => hub?.recheck(task, region) ?? Promise.resolve(null) },
@@ -119,23 +121,19 @@ export class VigilApp {
       config: this.config,
       log: this.log,
       autoStart: this.opts.autoTick !== false,
-      onEvent: (check, event) => this.onEvent(check, event),
-      aggregator: this.rollups,
     });
     const heartbeats = new HeartbeatMonitor({
-      store: this.store, writer: this.writer, engine: this.engine, clock: this.clock, config: this.config, log: this.log,
-      aggregator: this.rollups,
-      onEvent: (check, event) => this.onEvent(check, event),
+      store: this.store, recorder: this.recorder, wheel: this.engine.wheel, clock: this.clock, config: this.config, log: this.log,
     });
+    this.heartbeats = heartbeats;
     this.alerts = new AlertsModule({
       store: this.store, writer: this.writer, mailer: this.mailer, clock: this.clock, config: this.config, log: this.log,
     });
     const rdap = this.config.rdap;
     this.rdapBootstrap = new RdapBootstrap({ overrides: rdap.servers, url: rdap.bootstrapUrl, timeoutMs: rdap.timeoutMs, clock: this.clock, log: this.log });
     this.domains = new DomainMonitor({
-      store: this.store, watch: this.store.alerts.domainWatch, writer: this.writer, engine: this.engine,
+      store: this.store, watch: this.store.alerts.domainWatch, writer: this.writer, recorder: this.recorder, wheel: this.engine.wheel,
       rdap: new RdapClient(this.rdapBootstrap, rdap.timeoutMs), clock: this.clock, config: this.config, log: this.log,
-      onEvent: (check, event) => this.onEvent(check, event),
     });
     this.services = this.buildServices(heartbeats);
     this.services.checks.observe(this.engine);
@@ -155,7 +153,7 @@ export class VigilApp {
     this.pipeline = this.buildPipeline();
     this.every(HOUR, () => this.idempotency.prune());
     this.every(60_000, () => this.rollups.flushOpen(this.clock.now()));
-    const retention = new RawRetention(sqliteRetention(this.store.db), this.clock, { rawDays: this.config.retention.rawDays });
+    const retention = new RawRetention(this.store.retention, this.clock, { rawDays: this.config.retention.rawDays });
     this.every(HOUR, () => void retention.prune().catch((err: unknown) => this.log.error({ err }, 'retention failed')));
     // Daily, and once now: a node restarted more often than daily would otherwise never run it.
     this.every(DAY, () => this.services.oauth.lifecycle.run());
@@ -181,7 +179,6 @@ export class VigilApp {
     this.domains?.stop();
     await this.alerts?.stop();
     this.writer.close();
-    this.rollups.close();
     this.mailer.close();
     this.store.close();
   }
@@ -207,8 +204,9 @@ export class VigilApp {
       webhooks: this.alerts.webhooks,
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
       regions: () => this.nodes?.regions() ?? [],
+      lastProbe: (checkId) => this.engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId),
       oauth: buildOAuth({
-        store, repo: sqliteOAuth(store.db, () => store.credentialsChanged()), checks, mailer: this.mailer,
+        store, repo: store.oauth, checks, mailer: this.mailer,
         config, clock, log: this.log, mailDomainResolver: this.opts.mailDomainResolver,
       }),
     };

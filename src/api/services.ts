@@ -10,6 +10,7 @@ import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
 import type { RegionView } from '../nodes/hub.js';
+import type { LastProbe } from '../monitor/live-check.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
 export interface Services {
@@ -26,6 +27,8 @@ export interface Services {
   /** Webhooks and their test (spec 4.9). */
   webhooks: WebhookService;
   usage(accountId: string): { checks: number };
+  /** The check's latest result, live from memory (the record's `lastProbe`). */
+  lastProbe(checkId: string): LastProbe | null;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
   /** Regions a check can be pinned to, with their prober nodes. */

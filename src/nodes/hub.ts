@@ -9,7 +9,8 @@ import { failedResult } from '../engine/dispatcher.js';
 import type { Engine, Placement } from '../engine/engine.js';
 import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 import type { PeerRechecker, PeerVerdict } from '../monitor/peer.js';
-import type { BatchWriter } from '../store/sqlite/batch-writer.js';
+import type { BatchWriter } from '../store/batch-writer.js';
+import type { NodeCursorWrite } from '../store/writes.js';
 import type { Store } from '../store/store.js';
 import { CLOCK_WARNING_MS, type NodeRegistry } from './node-registry.js';
 import { asProbeResult, parseNodeMessage, type AssignedCheck, type CentralMessage, type NodeMessage } from './protocol.js';
@@ -336,17 +337,17 @@ export class NodeHub implements CheckObserver, Placement, PeerRechecker {
       node.received = item.seq;
       node.pending.push(item.seq);
       const epoch = node.epoch;
-      const joinWrite = () => this.cursorWrite(node, epoch, item.seq);
+      const cursor = () => this.cursorWrite(node, epoch, item.seq);
       if (!node.given.has(item.checkId)) {
         node.rejected++;
         this.deps.log.warn({ nodeId: node.id, checkId: item.checkId }, 'node sent a result for a check not given to it; dropped');
-        this.deps.writer.submit(joinWrite());
+        this.deps.writer.submit(cursor());
         continue;
       }
       const result = asProbeResult(item.result);
       const corrected: ProbeResult = node.offsetMs ? { ...result, startedAt: Math.round(result.startedAt - node.offsetMs) } : result;
       const fresh = now - corrected.startedAt <= FRESH_MS;
-      void this.deps.engine.recordRemote(item.checkId, corrected, node.region, fresh, joinWrite).then(
+      void this.deps.engine.recordRemote(item.checkId, corrected, node.region, fresh, cursor).then(
         () => this.acknowledge(node),
         (err: unknown) => this.deps.log.error({ err, nodeId: node.id }, 'recording a node result failed'),
       );
@@ -354,17 +355,20 @@ export class NodeHub implements CheckObserver, Placement, PeerRechecker {
     this.acknowledge(node);
   }
 
-  /** Marks `seq` written and returns the write that moves the node's durable cursor with it. */
-  private cursorWrite(node: NodeState, epoch: string | null, seq: number): () => void {
-    if (epoch !== node.epoch || epoch === null) return () => {};
-    node.done.add(seq);
-    while (node.pending.length && node.done.has(node.pending[0]!)) {
-      node.watermark = node.pending.shift()!;
-      node.done.delete(node.watermark);
+  /**
+   * Marks `seq` recorded and returns the write that moves the node's durable cursor with it:
+   * the highest sequence below which every result has been handed to the writer (results
+   * re-checked by a peer finish out of order).
+   */
+  private cursorWrite(node: NodeState, epoch: string, seq: number): NodeCursorWrite {
+    if (epoch === node.epoch) {
+      node.done.add(seq);
+      while (node.pending.length && node.done.has(node.pending[0]!)) {
+        node.watermark = node.pending.shift()!;
+        node.done.delete(node.watermark);
+      }
     }
-    const cursor = { epoch, seq: node.watermark };
-    const { store } = this.deps;
-    return () => store.nodes.setCursor(node.id, cursor);
+    return { kind: 'node-cursor', nodeId: node.id, cursor: { epoch: node.epoch ?? epoch, seq: node.watermark } };
   }
 
   /** Once what is submitted is durable, tells the node it may drop it (one commit at a time). */
@@ -373,10 +377,15 @@ export class NodeHub implements CheckObserver, Placement, PeerRechecker {
     node.acking = true;
     const epoch = node.epoch;
     const seq = node.watermark;
-    this.deps.writer.commit(() => {}).then(
+    if (epoch === null) {
+      node.acking = false;
+      return;
+    }
+    // The cursor once more, durably: everything submitted before it is durable with it.
+    this.deps.writer.commit({ kind: 'node-cursor', nodeId: node.id, cursor: { epoch, seq } }).then(
       () => {
         node.acking = false;
-        if (epoch !== null && epoch === node.epoch) node.session?.send({ type: 'ack', epoch, seq });
+        if (epoch === node.epoch) node.session?.send({ type: 'ack', epoch, seq });
         if (node.watermark > seq) this.acknowledge(node);
       },
       () => {
@@ -442,29 +451,26 @@ export class NodeHub implements CheckObserver, Placement, PeerRechecker {
   }
 
   private saveLive(): void {
-    const list = [...this.nodes.values()];
-    const { store } = this.deps;
-    this.deps.writer.submit(() => {
-      for (const n of list) {
-        store.nodes.saveLive(n.id, {
+    if (this.nodes.size === 0) return;
+    const owned = new Map<string, number>();
+    for (const c of this.checks.values()) if (c.owner) owned.set(c.owner, (owned.get(c.owner) ?? 0) + 1);
+    this.deps.writer.submit({
+      kind: 'node-live',
+      nodes: [...this.nodes.values()].map((n) => ({
+        id: n.id,
+        live: {
           connected: n.ready && n.session !== null,
           lastSeenAt: n.lastSeenAt,
           version: n.version,
-          assigned: this.ownedBy(n.id),
+          assigned: owned.get(n.id) ?? 0,
           probesPerSecond: n.probesPerSecond,
           outboxDepth: n.outboxDepth,
           clockOffsetMs: n.offsetMs,
           rejectedResults: n.rejected,
           droppedResults: n.dropped,
-        });
-      }
+        },
+      })),
     });
-  }
-
-  private ownedBy(nodeId: string): number {
-    let count = 0;
-    for (const c of this.checks.values()) if (c.owner === nodeId) count++;
-    return count;
   }
 
   /** `vigil node revoke` runs in another process: connected nodes are looked up every second. */

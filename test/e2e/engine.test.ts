@@ -1,12 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/domain/clock.js';
-import { wheelId } from '../../src/engine/timing-wheel.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { newAccount, newKey } from './util.js';
 
-const settle = () => new Promise((r) => setTimeout(r, 30)); // probe promise + 5 ms group commit
 
 describe('engine: scheduling, state and the status endpoint', () => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
@@ -31,7 +29,7 @@ describe('engine: scheduling, state and the status endpoint', () => {
 
   const tick = async () => {
     srv.app.engine.tick();
-    await settle();
+    await srv.app.engine.idle();
   };
   const get = async () => (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
   const statusOf = async (etag?: string) =>
@@ -50,6 +48,9 @@ describe('engine: scheduling, state and the status endpoint', () => {
     clock.advance(3000);
     await tick();
     assert.equal(dispatcher.calls.length, 2);
+    const live = await get();
+    assert.deepEqual(live.lastProbe, { at: new Date(clock.now()).toISOString(), status: 'up', responseTime: 42, region: srv.app.config.region });
+    assert.ok(Date.parse(live.lastChecked) < clock.now(), 'the record is not written for a result that changes nothing; lastProbe is live');
   });
 
   test('failures below the threshold are re-probed at once, then the check goes down', async () => {
@@ -107,9 +108,8 @@ describe('engine: scheduling, state and the status endpoint', () => {
   });
 
   test('pause stops probing, resume probes at once; a behaviour PATCH runs at once, a rename does not', async () => {
-    const key = wheelId('probe', id);
     await srv.request('POST', `/v1/public/checks/${id}/toggle`, { body: { disabled: true, reason: 'deploy' } });
-    assert.equal(srv.app.engine.wheel.has(key), false);
+    assert.equal(srv.app.engine.wheel.has('probe', id), false);
     const calls = dispatcher.calls.length;
     clock.advance(60_000);
     await tick();
@@ -161,7 +161,7 @@ describe('engine: scheduling, state and the status endpoint', () => {
     assert.equal(check.maintenanceMode, true);
     assert.equal((await statusOf()).body.data[0].maintenanceMode, true);
     await srv.request('DELETE', `/v1/public/checks/${id}`);
-    assert.equal(srv.app.engine.wheel.has(wheelId('probe', id)), false);
+    assert.equal(srv.app.engine.wheel.has('probe', id), false);
     assert.equal(srv.app.engine.size, 0);
   });
 });
@@ -180,10 +180,10 @@ describe('engine: restart', () => {
     const second = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false, dataDir: first.dataDir });
     try {
       const wheel = second.app.engine.wheel;
-      assert.equal(wheel.has(wheelId('probe', ids[0]!)), true);
-      assert.equal(wheel.has(wheelId('probe', ids[1]!)), true);
-      assert.equal(wheel.has(wheelId('probe', ids[2]!)), false, 'paused checks stay paused');
-      const due = [ids[0]!, ids[1]!].map((id) => wheel.dueAt(wheelId('probe', id))!);
+      assert.equal(wheel.has('probe', ids[0]!), true);
+      assert.equal(wheel.has('probe', ids[1]!), true);
+      assert.equal(wheel.has('probe', ids[2]!), false, 'paused checks stay paused');
+      const due = [ids[0]!, ids[1]!].map((id) => wheel.dueAt('probe', id)!);
       for (const d of due) assert.ok(d >= clock.now() && d < clock.now() + 5 * 60_000, 'within one interval, not all at once');
     } finally {
       await second.stop();
