@@ -299,23 +299,6 @@ describe('regional prober nodes (real processes)', () => {
     assert.ok(back.length > 0);
   });
 
-  test('revoking the node disconnects it at once and for good', async () => {
-    const again = runCli(['node', 'create', '--region', EDGE, '--config', centralConfig], join(dir, 'central'));
-    const spare = JSON.parse(again.stdout) as { id: string; token: string };
-    const ws = new WebSocket(`${url.replace('http', 'ws')}/v1/nodes/connect`, { headers: { authorization: `Bearer ${spare.token}` } });
-    await new Promise((r) => ws.on('open', r));
-    const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
-    assert.equal(runCli(['node', 'revoke', spare.id, '--config', centralConfig], join(dir, 'central')).status, 0);
-    assert.equal(await closed, 4001);
-    const status = await new Promise<number>((resolve) => {
-      const retry = new WebSocket(`${url.replace('http', 'ws')}/v1/nodes/connect`, { headers: { authorization: `Bearer ${spare.token}` } });
-      retry.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-      retry.on('open', () => resolve(101));
-      retry.on('error', () => {});
-    });
-    assert.equal(status, 401);
-  });
-
   test('restart the central while the node probes: every result made meanwhile appears exactly once', async () => {
     const target = await startTarget();
     targets.push(target);
@@ -337,5 +320,22 @@ describe('regional prober nodes (real processes)', () => {
     const ms = times.map((t) => Date.parse(t)).sort((a, b) => a - b);
     for (let i = 1; i < ms.length; i++) assert.ok(ms[i]! - ms[i - 1]! < 5_000, `a gap between ${times[i - 1]} and ${times[i]}`);
     assert.ok((await history(id)).every((r) => r.region === EDGE), 'the node came back before the failover');
+  });
+
+  test('revoking the node disconnects it at once and for good: the prober exits, its token is refused', async () => {
+    const id = (nodeList().find((n) => n.region === EDGE && !n.revoked) as { id: string }).id;
+    assert.equal(runCli(['node', 'revoke', id, '--config', centralConfig], join(dir, 'central')).status, 0);
+    assert.equal(await prober.exited, 1, 'the prober stops: its token is refused from now on');
+    assert.match(prober.output(), /refused this node token/);
+    const status = await new Promise<number>((resolve) => {
+      const retry = new WebSocket(`${url.replace('http', 'ws')}/v1/nodes/connect`, { headers: { authorization: `Bearer ${token}` } });
+      retry.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      retry.on('open', () => resolve(101));
+      retry.on('error', () => {});
+    });
+    assert.equal(status, 401);
+    const listed = nodeList().find((n) => n.id === id)!;
+    assert.equal(listed.revoked, true);
+    assert.equal(listed.connected, false);
   });
 });
