@@ -22,7 +22,7 @@ export interface ProberOptions {
 }
 
 /** Batches sent and not yet acknowledged before the node waits (flow control over one socket). */
-const MAX_IN_FLIGHT = 20 * MAX_BATCH;
+const MAX_IN_FLIGHT = 50 * MAX_BATCH;
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 interface Assigned extends AssignedCheck {
@@ -43,6 +43,8 @@ export class Prober {
   private readonly link: NodeLink;
   private driver: WheelDriver | null = null;
   private welcomed = false;
+  /** Set by stop(): probes the closing pool fails are not the targets' fault and are not recorded. */
+  private stopping = false;
   private completed: number[] = [];
   /** The backlog found at the last connect and when that was, until it is acknowledged. */
   private replay: { results: number; since: number } | null = null;
@@ -76,6 +78,7 @@ export class Prober {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     this.driver?.stop();
     this.link.stop();
     await this.dispatcher.close();
@@ -154,6 +157,7 @@ export class Prober {
     check.inFlight = true;
     void this.dispatcher.run(check.task).then((result) => {
       check.inFlight = false;
+      if (this.stopping) return;
       // Unassigned while probing: the result still describes the target at that time.
       this.outbox.add(id, result);
       this.completed.push(Date.now());
