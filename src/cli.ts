@@ -17,6 +17,8 @@ const USAGE = `Usage: vigil <command> [options]
   key create --account ID_OR_EMAIL [--scopes s1,s2] [--checks id1,id2] [--folders f1,f2]
              [--expires-at ISO8601] [--name NAME]    create an API key (printed once)
   account claim ID_OR_EMAIL                          claim an agent-created account (when no claim email could be sent)
+  account list                                       list accounts with their numbers of checks and keys
+  key list [--account ID_OR_EMAIL]                   list API keys (never their secrets), of one account or all
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
   node create --region REGION [--name NAME]          register a prober node (its token is printed once)
   node list                                          nodes with connection, load, outbox and clock offset
@@ -39,8 +41,8 @@ function parse(argv: string[], names: string[], maxPositionals = 0): { values: R
     return { values: values as Record<string, string | undefined>, positionals };
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    // parseArgs calls a missing value "ambiguous" when the next word is an option.
-    const option = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec((err as Error).message)?.[1];
+    // parseArgs calls a missing value "ambiguous" when the next word is an option, "missing" at the end.
+    const option = /^Option '(--[\w-]+)[^']*' argument (?:is ambiguous|missing)/.exec((err as Error).message)?.[1];
     throw new UsageError(option ? `${option} needs a value` : (err as Error).message.split('\n')[0]);
   }
 }
@@ -74,6 +76,14 @@ async function main(argv: string[]): Promise<number> {
       // A running server sees the claim at once; checks resumed here start probing at its next start.
       return { id: account.id, email: account.email, claimed: true, resumedChecks: claims.claimAccount(account.id) };
     });
+  }
+  if (command === 'account' && sub === 'list') {
+    const { values } = parse(rest, []);
+    return withAccounts(values.config, (accounts) => accounts.listAccounts());
+  }
+  if (command === 'key' && sub === 'list') {
+    const { values } = parse(rest, ['account']);
+    return withAccounts(values.config, (accounts) => accounts.listKeys(values.account));
   }
   if (command === 'key' && sub === 'create') {
     const { values } = parse(rest, ['account', 'scopes', 'checks', 'folders', 'expires-at', 'name']);

@@ -47,6 +47,7 @@ export function checkRoutes(s: Services): Route[] {
       body: CreateCheckBody,
       responses: { 201: CreatedResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
       precheck: ({ principal, body }) => s.checks.checkTarget(principal, null, body),
+      authorize: ({ principal, body }) => s.checks.requireCreateAccess(principal, body.folder ?? null),
       handler: ({ principal, body }) => ok({ data: s.checks.create(principal, body) }, 201),
     }),
     defineRoute({
@@ -97,6 +98,7 @@ export function checkRoutes(s: Services): Route[] {
       transaction: true,
       body: ToggleBody,
       responses: { 200: ToggleResponse, ...errorsFor(400, 401, 403, 404, 422, 429) },
+      authorize: ({ principal, params }) => s.checks.get(principal, params.id!),
       handler: ({ principal, params, body }) => ok({ data: s.checks.toggle(principal, params.id!, body.disabled, body.reason) }),
     }),
     defineRoute({
@@ -109,6 +111,7 @@ export function checkRoutes(s: Services): Route[] {
       transaction: true,
       body: MaintenanceBody,
       responses: { 200: MaintenanceResponse, ...errorsFor(400, 401, 403, 404, 422, 429) },
+      authorize: ({ principal, params }) => s.checks.get(principal, params.id!),
       handler: ({ principal, params, body }) =>
         ok({ data: s.checks.setMaintenance(principal, params.id!, body.enabled, body.until) }),
     }),

@@ -46,6 +46,7 @@ export function heartbeatRoutes(s: Services): Route[] {
       idempotency: 'optional',
       transaction: true,
       responses: { 200: Type.Object({ data: Type.Object({ pingUrl: Type.String() }) }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
+      authorize: ({ principal, params }) => s.checks.get(principal, params.id!),
       handler: ({ principal, params }) => {
         const { check } = s.checks.regenerateToken(principal, params.id!);
         return ok({ data: { pingUrl: checkUrl(check, s.config) } });

@@ -77,6 +77,12 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
    * throw an ApiError. Return undefined when there is nothing to wait for.
    */
   precheck?: (ctx: HandlerContext<Static<B>, Static<Q>>) => Promise<void> | undefined;
+  /**
+   * The handler's own access checks (a restricted key's checks and folders), without acting:
+   * run before an Idempotency-Key replay, so a replay is answered only to a caller allowed to
+   * make the request. A restricted key replaying on a route without it is refused.
+   */
+  authorize?: (ctx: HandlerContext<Static<B>, Static<Q>>) => void;
   handler: (ctx: HandlerContext<Static<B>, Static<Q>>) => Reply | Promise<Reply>;
 }
 

@@ -29,6 +29,35 @@ export interface CreatedKey {
   access: KeyAccess | null;
 }
 
+export interface AccountSummary {
+  id: string;
+  email: string;
+  tier: Tier;
+  claimed: boolean;
+  createdAt: number;
+  checks: number;
+  keys: number;
+}
+
+export interface KeySummary {
+  id: string;
+  accountId: string;
+  name: string | null;
+  status: 'active' | 'disabled' | 'expired' | 'revoked';
+  scopes: Scope[];
+  access: KeyAccess | null;
+  expiresAt: number | null;
+  createdAt: number;
+}
+
+/** Whether a key authenticates now, and if not why (revocation is final, so it wins). */
+function keyStatus(key: ApiKey, now: number): KeySummary['status'] {
+  if (key.revokedAt !== null) return 'revoked';
+  if (key.disabled) return 'disabled';
+  if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
 /** Accounts and API keys: the one place that creates, disables and revokes them. */
 export class AccountsService {
   constructor(
@@ -85,6 +114,35 @@ export class AccountsService {
       this.store.keys.insert(key, hashSecret(secret));
       return { id: key.id, key: secret, scopes, expiresAt, access };
     });
+  }
+
+  /** Every account with its number of checks and of keys not revoked (the CLI's account list). */
+  listAccounts(): AccountSummary[] {
+    return this.store.accounts.all().map((a) => ({
+      id: a.id,
+      email: a.email,
+      tier: a.tier,
+      claimed: a.claimed,
+      createdAt: a.createdAt,
+      checks: this.store.checks.countForAccount(a.id),
+      keys: this.store.keys.countLive(a.id),
+    }));
+  }
+
+  /** Keys of one account (by id or email) or of all, never their secrets (the CLI's key list). */
+  listKeys(account?: string): KeySummary[] {
+    const owner = account === undefined ? null : this.findAccount(account).id;
+    const now = this.clock.now();
+    return this.store.keys.list(owner).map((k) => ({
+      id: k.id,
+      accountId: k.accountId,
+      name: k.name,
+      status: keyStatus(k, now),
+      scopes: k.scopes,
+      access: k.access,
+      expiresAt: k.expiresAt,
+      createdAt: k.createdAt,
+    }));
   }
 
   revokeKey(id: string): void {

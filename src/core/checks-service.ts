@@ -9,7 +9,9 @@ import { limitsFor } from '../domain/plans.js';
 import { accessAllows, type Principal } from './principal.js';
 import { resolvesToPrivate } from '../domain/private-target.js';
 import type { Check, CheckSettings } from '../domain/records.js';
-import type { CreateCheckInput, UpdateCheckInput } from './schemas/checks.js';
+import type { CreateCheckInput, UpdateCheckBody } from './schemas/checks.js';
+import { settingsOfPatch } from './check-patch.js';
+import { checkDetail } from './views.js';
 import { parseIsoInstant } from './iso-date.js';
 import { hashSecret, newHeartbeatToken, newId } from '../domain/secrets.js';
 import { parseTarget } from './check-target.js';
@@ -61,10 +63,7 @@ export class ChecksService {
     if (type === 'heartbeat') settings.url = '';
     const urlKey = validateSettings(settings, account, this.config, new Set([...Object.keys(input), 'type']));
     if (input.checkRegionOverride) this.checkRegion(input.checkRegionOverride);
-    if (principal.access && !(settings.folder !== null && principal.access.folders.includes(settings.folder))) {
-      // A restricted key could never see what it creates outside its folders.
-      throw errors.forbidden('A key restricted to checks or folders can only create checks in one of its folders (set folder)');
-    }
+    this.requireCreateAccess(principal, settings.folder);
     const id = newId('chk');
     const token = type === 'heartbeat' ? newHeartbeatToken() : null;
     if (!settings.name) settings.name = type === 'heartbeat' ? `Heartbeat ${id.slice(4, 12)}` : settings.url;
@@ -113,6 +112,13 @@ export class ChecksService {
   }
 
   /** A check the principal may see; 404 when it does not exist, 403 when it is not theirs. */
+  /** A restricted key creates only inside its folders: it could never see a check created elsewhere. */
+  requireCreateAccess(principal: Principal, folder: string | null): void {
+    if (principal.access && !(folder !== null && principal.access.folders.includes(folder))) {
+      throw errors.forbidden('A key restricted to checks or folders can only create checks in one of its folders (set folder)');
+    }
+  }
+
   get(principal: Principal, id: string): Check {
     const check = this.store.checks.byId(id);
     if (!check) throw errors.notFound(`Check ${id} not found`);
@@ -177,10 +183,12 @@ export class ChecksService {
     });
   }
 
-  update(principal: Principal, id: string, input: UpdateCheckInput): void {
-    const changed = new Set(Object.keys(input));
-    const check = this.store.transaction(() => {
+  /** PATCH: only the fields sent change; a GET record sent back is accepted (check-patch.ts). */
+  update(principal: Principal, id: string, body: UpdateCheckBody): void {
+    const { check, changed } = this.store.transaction(() => {
       const current = this.get(principal, id);
+      const input = settingsOfPatch(body, checkDetail(current, this.config, this.clock.now()));
+      const changed = new Set(Object.keys(input));
       if (current.type === 'heartbeat' && input.url !== undefined) {
         throw errors.badRequest('A heartbeat check has a generated ping URL; use regenerate-token to change it');
       }
@@ -200,7 +208,7 @@ export class ChecksService {
       }
       const now = this.clock.now();
       this.store.checks.updateSettings(id, settings, urlKey, now);
-      return { ...current, ...settings, updatedAt: now };
+      return { check: { ...current, ...settings, updatedAt: now }, changed };
     });
     const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
     if (behaviourChanged) this.saved(check, true);

@@ -104,7 +104,12 @@ export class RequestPipeline {
     const accountId = principal.account.id;
     const hash = Idempotency.fingerprint(body ?? null);
     const replay = idempotency.replay(accountId, idemKey, req.method, req.path, hash);
-    if (replay) return replay;
+    if (replay) {
+      // The record belongs to the account; this caller gets the answer only if it may ask.
+      if (route.authorize) route.authorize(ctx);
+      else if (principal.access) throw errors.forbidden('A key restricted to checks or folders cannot replay this request');
+      return replay;
+    }
     const pending = route.precheck?.(ctx);
     const atomically = (): Reply =>
       store.transaction(() => {

@@ -1,4 +1,5 @@
 import uWS from 'uWebSockets.js';
+import { BodyBuffer } from './body-buffer.js';
 import { MAX_BODY_BYTES, type HttpRequest, type Reply } from '../api/http-types.js';
 const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
 
@@ -69,7 +70,7 @@ export function serve(host: string, port: number, handle: Handle, configure?: (a
       dispatch(Buffer.alloc(0));
       return;
     }
-    readBody(res, (body) => {
+    readBody(res, declared, (body) => {
       oversized = body === null;
       dispatch(body ?? Buffer.alloc(0));
     });
@@ -102,21 +103,17 @@ export function serve(host: string, port: number, handle: Handle, configure?: (a
 }
 
 /** Collects the body; calls back with null once it passes the cap (the rest is discarded). */
-function readBody(res: uWS.HttpResponse, done: (body: Buffer | null) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let over = false;
+function readBody(res: uWS.HttpResponse, expected: number, done: (body: Buffer | null) => void): void {
+  let body: BodyBuffer | null = new BodyBuffer(MAX_BODY_BYTES, expected);
   res.onData((chunk, isLast) => {
-    if (over) return;
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      over = true;
+    if (body === null) return;
+    // append copies the chunk: uWS reuses its memory after this callback returns.
+    if (!body.append(new Uint8Array(chunk))) {
+      body = null;
       done(null);
       return;
     }
-    // uWS reuses the chunk's memory after this callback returns: copy it.
-    chunks.push(Buffer.from(chunk.slice(0)));
-    if (isLast) done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    if (isLast) done(body.contents());
   });
 }
 

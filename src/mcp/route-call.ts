@@ -64,6 +64,11 @@ export class RouteCaller {
     }
     const idempotencyKey = rest[IDEMPOTENCY_ARG];
     delete rest[IDEMPOTENCY_ARG];
+    // The key travels as a header the caller never sees: a missing one is named as the argument.
+    if (tool.route.idempotency === 'required' && (idempotencyKey === undefined || idempotencyKey === '')) {
+      const message = `${IDEMPOTENCY_ARG} is required: a retry with the same key returns the first answer instead of creating twice`;
+      return toolError(message, { error: { code: 400, message } }, 400);
+    }
     const answer = await this.call(tool.route.method, path, {
       idempotencyKey: idempotencyKey === undefined ? undefined : String(idempotencyKey),
       body: tool.route.body ? rest : undefined,

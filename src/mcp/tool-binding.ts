@@ -60,6 +60,8 @@ function inputSchemaOf(spec: ToolSpec, route: Route, pathParams: string[]): Tool
   }
   const source = plainSchema(route.body ?? route.query);
   for (const [name, schema] of Object.entries(source.properties ?? {})) {
+    // Read-only record fields are accepted so a GET record can go back as a PATCH; a tool caller never needs them.
+    if ((schema as { readOnly?: boolean }).readOnly) continue;
     if (name in properties) throw new Error(`MCP tool ${spec.name}: argument ${name} is both a path parameter and a field`);
     properties[name] = schema as object;
   }

@@ -49,6 +49,8 @@ export interface AccountRepo {
   byId(id: string): Account | null;
   byEmail(email: string): Account | null;
   count(): number;
+  /** Every account, oldest first (the CLI's account list). */
+  all(): Account[];
   /** Marks an agent-created account claimed (spec 3); credential caches see the change. */
   setClaimed(id: string): void;
   /** Unclaimed accounts created at or before `cutoff`, oldest first (the claim lifecycle). */
@@ -66,6 +68,8 @@ export interface KeyRepo {
   insert(key: ApiKey, hash: Buffer): void;
   byHash(hash: Buffer): ApiKey | null;
   byId(id: string): ApiKey | null;
+  /** Keys of one account, or of every account with null, oldest first (revoked ones included). */
+  list(accountId: string | null): ApiKey[];
   /** Keys that still count against the plan's allowance (not revoked). */
   countLive(accountId: string): number;
   setDisabled(id: string, disabled: boolean): void;

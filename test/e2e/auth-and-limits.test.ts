@@ -321,6 +321,54 @@ describe('restricted keys', () => {
   });
 });
 
+describe('an Idempotency-Key replay is answered only to a caller allowed to make the request', () => {
+  const post = (path: string, key: string, idem: string, body: unknown) =>
+    server.request('POST', path, { key, body, headers: { 'idempotency-key': idem } });
+
+  test('a folder key replaying the full key\'s create gets the 403 it gets without the header', async () => {
+    const owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    const ops = newKey(server, owner.accountId, { scopes: ALL_SCOPES, folders: ['ops'] });
+    const body = { url: 'https://replay.restricted.example.com' };
+    const created = await post('/v1/public/checks', owner.key, 'shared-create', body);
+    assertStatus(created, 201);
+
+    const withoutHeader = await server.request('POST', '/v1/public/checks', { key: ops.key, body });
+    assertError(withoutHeader, 403);
+    const replayed = await post('/v1/public/checks', ops.key, 'shared-create', body);
+    assertError(replayed, 403, withoutHeader.body.error.message);
+    assert.equal(replayed.headers.get('idempotent-replayed'), null);
+    assert.ok(!replayed.text.includes(created.body.data.id), 'the id outside its reach is not shown');
+
+    // Inside its folder the same key is allowed, so it gets the replay; the full key still does.
+    const inOps = { url: 'https://replay-ops.restricted.example.com', folder: 'ops' };
+    const first = await post('/v1/public/checks', owner.key, 'shared-ops', inOps);
+    const again = await post('/v1/public/checks', ops.key, 'shared-ops', inOps);
+    assertStatus(again, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(again.body, first.body);
+    assert.equal((await post('/v1/public/checks', owner.key, 'shared-create', body)).headers.get('idempotent-replayed'), 'true');
+  });
+
+  test('toggle, maintenance and regenerate-token replays need access to the check', async () => {
+    const owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    const mine = await createCheck(server, { url: 'https://mine.replay.example.com' }, owner.key);
+    const theirs = await createCheck(server, { type: 'heartbeat', checkFrequency: 30 }, owner.key);
+    const narrow = newKey(server, owner.accountId, { scopes: ALL_SCOPES, checkIds: [mine] });
+    const cases: Array<[string, unknown]> = [
+      [`/v1/public/checks/${theirs}/toggle`, { disabled: true }],
+      [`/v1/public/checks/${theirs}/maintenance`, { enabled: true }],
+      [`/v1/public/checks/${theirs}/regenerate-token`, undefined],
+    ];
+    for (const [path, body] of cases) {
+      assertStatus(await post(path, owner.key, `k-${path}`, body), 200);
+      assertError(await post(path, narrow.key, `k-${path}`, body), 403);
+    }
+    const toggled = await post(`/v1/public/checks/${mine}/toggle`, owner.key, 'mine-toggle', { disabled: true });
+    const replay = await post(`/v1/public/checks/${mine}/toggle`, narrow.key, 'mine-toggle', { disabled: true });
+    assert.deepEqual([replay.status, replay.headers.get('idempotent-replayed'), replay.body], [200, 'true', toggled.body]);
+  });
+});
+
 describe('GET /v1/public/account (spec 2.7)', () => {
   test('the admin account: every field, limits from the config', async () => {
     const res = await server.request('GET', '/v1/public/account');

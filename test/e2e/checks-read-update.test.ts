@@ -316,6 +316,48 @@ describe('update (PATCH)', () => {
     assert.deepEqual(restAfter, restBefore, 'nothing else changed');
   });
 
+  test('a GET record sent back as a PATCH changes nothing, for every type (heartbeat ping URL and fixed types included)', async () => {
+    const ids = [
+      await createCheck(server, { url: 'https://roundtrip.patch.example.com/x', requestHeaders: { 'X-A': '1' }, folder: 'rt' }, actor.key),
+      await createCheck(server, { type: 'heartbeat', checkFrequency: 30, schedule: '0 * * * *' }, actor.key),
+      await createCheck(server, { type: 'domain', url: 'roundtrip.example.com' }, actor.key),
+      await createCheck(server, { type: 'redirect', url: 'https://rt-redirect.example.com/' }, actor.key),
+      await createCheck(server, { type: 'tcp', url: 'tcp://rt.example.com:25' }, actor.key),
+    ];
+    for (const id of ids) {
+      const record = await getCheck(id, actor.key);
+      clock.advance(1_000);
+      assertStatus(await patch(id, record), 200);
+      const { updatedAt: _u1, ...before } = record;
+      const { updatedAt: _u2, ...after } = await getCheck(id, actor.key);
+      assert.deepEqual(after, before, `${record.type}: nothing changed`);
+    }
+  });
+
+  test('a read-only field with another value is a 400 naming it (and where to change it); nothing changes', async () => {
+    const id = await createCheck(server, { url: 'https://readonly.patch.example.com' }, actor.key);
+    const record = await getCheck(id, actor.key);
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ id: 'chk_00000000000000000000' }, /^id is read-only/],
+      [{ createdAt: '2020-01-01T00:00:00.000Z' }, /^createdAt is read-only/],
+      [{ interval: record.interval + 2 }, /^interval is read-only: change it with checkFrequency/],
+      [{ method: 'PUT' }, /^method is read-only: change it with httpMethod/],
+      [{ headers: { 'X-B': '2' } }, /^headers is read-only: change it with requestHeaders/],
+      [{ status: 'paused' }, /^status is read-only: change it with POST \/v1\/public\/checks\/\{id\}\/toggle/],
+      [{ maintenanceMode: true }, /^maintenanceMode is read-only: change it with POST/],
+      [{ ...record, name: 'renamed', region: 'elsewhere' }, /^region is read-only: change it with checkRegionOverride/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await patch(id, body);
+      assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)}: ${res.text}`);
+      assertError(res, 400, message);
+    }
+    assert.deepEqual(await getCheck(id, actor.key), record);
+    // Observations move on their own between a GET and the PATCH: whatever their value, they are ignored.
+    assertStatus(await patch(id, { ...record, name: 'renamed', lastChecked: '2020-01-01T00:00:00.000Z', uptime: 12.5, ssl: null }), 200);
+    assert.equal((await getCheck(id, actor.key)).name, 'renamed');
+  });
+
   test('input names map to output names', async () => {
     const id = await createCheck(server, { url: 'https://map.patch.example.com' }, actor.key);
     assertStatus(await patch(id, { httpMethod: 'PUT' }), 200);

@@ -222,10 +222,76 @@ describe('key create / revoke / disable / enable', () => {
   });
 
   test('unknown commands are bad input', () => {
-    for (const args of [['frobnicate'], ['key', 'list'], ['account', 'delete'], ['account'], ['key']]) {
+    for (const args of [['frobnicate'], ['key', 'lists'], ['account', 'delete'], ['account'], ['key']]) {
       assertBadInput(runCli(args, dir), /unknown command|usage|help/i);
     }
     assertBadInput(runCli(['frobnicate', '--config', '/nonexistent.json'], dir), /^vigil: unknown command: frobnicate \(see vigil help\)\n$/);
+  });
+});
+
+describe('account list / key list', () => {
+  let dir: string;
+  let free: { id: string; email: string };
+  let pro: { id: string; email: string };
+  before(() => {
+    dir = tmp();
+    free = jsonLine(runCli(['account', 'create', '--email', uniqueEmail('list-free')], dir)) as { id: string; email: string };
+    pro = jsonLine(runCli(['account', 'create', '--email', uniqueEmail('list-pro'), '--tier', 'pro'], dir)) as { id: string; email: string };
+  });
+
+  /** One JSON array on one line, exit 0. */
+  function jsonArray(r: CliResult): Array<Record<string, unknown>> {
+    assert.equal(r.status, 0, `exit 0 (stderr: ${r.stderr})`);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 1, `one line on stdout: ${JSON.stringify(r.stdout)}`);
+    const parsed = JSON.parse(lines[0]!) as unknown;
+    assert.ok(Array.isArray(parsed));
+    return parsed as Array<Record<string, unknown>>;
+  }
+
+  test('account list: every account, oldest first, with its numbers of checks and live keys', () => {
+    jsonLine(runCli(['key', 'create', '--account', pro.id], dir));
+    seedChecks(dir, pro.id, ['https://a.list.example.com', 'https://b.list.example.com']);
+    const accounts = jsonArray(runCli(['account', 'list'], dir));
+    const ours = accounts.filter((a) => a.id === free.id || a.id === pro.id);
+    assert.deepEqual(ours.map((a) => a.email), [free.email, pro.email]);
+    assert.deepEqual(Object.keys(ours[1]!).sort(), ['checks', 'claimed', 'createdAt', 'email', 'id', 'keys', 'tier']);
+    assert.deepEqual(
+      ours.map((a) => [a.tier, a.claimed, a.checks, a.keys]),
+      [['free', true, 0, 0], ['pro', true, 2, 1]],
+    );
+    assert.equal(typeof ours[0]!.createdAt, 'number');
+  });
+
+  test('key list: never the secret; status says active, disabled, expired or revoked; --account by id or email', () => {
+    const active = jsonLine(runCli(['key', 'create', '--account', free.email, '--scopes', 'checks:read,checks:write', '--name', 'deploy'], dir)) as { id: string; key: string };
+    const keys = (args: string[]) => jsonArray(runCli(['key', 'list', ...args], dir));
+    const [listed] = keys(['--account', free.email]);
+    assert.deepEqual(listed, {
+      id: active.id, accountId: free.id, name: 'deploy', status: 'active', scopes: ['checks:read', 'checks:write'], access: null, expiresAt: null,
+      createdAt: listed!.createdAt,
+    });
+    jsonLine(runCli(['key', 'disable', active.id], dir));
+    assert.equal(keys(['--account', free.id])[0]!.status, 'disabled');
+    jsonLine(runCli(['key', 'revoke', active.id], dir));
+    assert.equal(keys(['--account', free.id])[0]!.status, 'revoked');
+
+    const restricted = jsonLine(runCli(['key', 'create', '--account', pro.id, '--folders', 'ops', '--expires-at', '2030-01-01T00:00:00Z'], dir)) as { id: string };
+    const proKeys = keys(['--account', pro.email]);
+    assert.deepEqual(proKeys.at(-1), {
+      id: restricted.id, accountId: pro.id, name: null, status: 'active', scopes: ['checks:read'], access: { checkIds: [], folders: ['ops'] },
+      expiresAt: Date.UTC(2030, 0, 1), createdAt: proKeys.at(-1)!.createdAt,
+    });
+    const all = keys([]);
+    assert.ok(all.some((k) => k.id === active.id) && all.some((k) => k.id === restricted.id), 'without --account: every account');
+    assert.ok(!runCli(['key', 'list'], dir).stdout.includes('vigil_live_'), 'no secret is printed');
+  });
+
+  test('bad input: an unknown account, a stray argument or an unknown option', () => {
+    assertBadInput(runCli(['key', 'list', '--account', 'nobody@example.com'], dir), /nobody@example\.com/);
+    assertBadInput(runCli(['key', 'list', 'extra'], dir), /unexpected argument/);
+    assertBadInput(runCli(['account', 'list', '--tier', 'pro'], dir));
+    assertBadInput(runCli(['key', 'list', '--account'], dir), /--account needs a value/);
   });
 });
 

@@ -20,10 +20,6 @@ async function ping(srv: TestServer, pingUrl: string, suffix = '', init: Request
 describe('heartbeat ingest', () => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
   let srv: TestServer;
-  let id: string;
-  let pingUrl: string;
-  const get = async () => (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
-  const history = async () => (await srv.request('GET', `/v1/public/checks/${id}/history?limit=100`)).body.data;
   const tick = async () => {
     srv.app.engine.tick();
     await srv.app.heartbeats.idle();
@@ -31,14 +27,23 @@ describe('heartbeat ingest', () => {
 
   before(async () => {
     srv = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
-    const created = await srv.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', checkFrequency: 5, gracePeriod: 30 } });
-    assert.equal(created.status, 201);
-    id = created.body.data.id;
-    pingUrl = (await get()).url;
   });
   after(() => srv.stop());
 
+  /** Each test has its own heartbeat (5 min, 30 s grace), so any one runs alone or in any order; `up` pings it once. */
+  async function heartbeat(opts: { up?: boolean } = {}) {
+    const created = await srv.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', checkFrequency: 5, gracePeriod: 30 } });
+    assert.equal(created.status, 201);
+    const id = created.body.data.id as string;
+    const get = async () => (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
+    const history = async () => (await srv.request('GET', `/v1/public/checks/${id}/history?limit=100`)).body.data;
+    const pingUrl = (await get()).url as string;
+    if (opts.up) assert.equal((await ping(srv, pingUrl)).status, 200);
+    return { id, pingUrl, get, history };
+  }
+
   test('a heartbeat needs no url and gets a 64-hex ping URL on heartbeatUrl', async () => {
+    const { pingUrl, get } = await heartbeat();
     assert.match(pingUrl, new RegExp(`^${srv.app.config.heartbeatUrl}/heartbeat/[0-9a-f]{64}$`));
     const check = await get();
     assert.equal(check.status, 'pending');
@@ -46,6 +51,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('pending: no deadline and no alert before the first ping', async () => {
+    const { id, get } = await heartbeat();
     assert.equal(srv.app.engine.wheel.has('deadline', id), false);
     clock.advance(60 * MIN);
     await tick();
@@ -53,6 +59,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('a ping with metadata goes up, truncates long texts and is in history', async () => {
+    const { pingUrl, get, history } = await heartbeat();
     const res = await ping(srv, pingUrl, '', {
       method: 'POST',
       body: JSON.stringify({ status: 's'.repeat(250), duration: 1234, message: 'm'.repeat(1500) }),
@@ -72,6 +79,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('the record shows the last ping live (lastProbe); a job-start ping is not a result', async () => {
+    const { pingUrl, get } = await heartbeat();
     clock.advance(MIN);
     assert.equal((await ping(srv, pingUrl, '')).status, 200);
     const at = new Date(clock.now()).toISOString();
@@ -82,6 +90,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('a HEAD request to the ping URL is a ping too', async () => {
+    const { pingUrl, history } = await heartbeat();
     const before = (await history()).length;
     const res = await fetch(new URL(pingUrl).pathname.replace(/^/, srv.url), { method: 'HEAD' });
     assert.equal(res.status, 200);
@@ -90,6 +99,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('invalid JSON is ignored but the ping is recorded; GET works too', async () => {
+    const { pingUrl, history } = await heartbeat();
     const before = (await history()).length;
     assert.equal((await ping(srv, pingUrl, '', { method: 'POST', body: '{not json' })).status, 200);
     assert.equal((await ping(srv, pingUrl)).status, 200);
@@ -97,6 +107,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('unknown, malformed and wrong-length tokens are 404 {ok:false, error:"not_found"}', async () => {
+    const { pingUrl } = await heartbeat();
     for (const token of ['0'.repeat(64), 'nothex', 'a'.repeat(63), `${new URL(pingUrl).pathname.split('/').pop()}0`]) {
       const res = await fetch(`${srv.url}/heartbeat/${token}`);
       assert.equal(res.status, 404);
@@ -107,6 +118,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('a missed deadline (interval + grace) marks it down; the next ping brings it up', async () => {
+    const { pingUrl, get, history } = await heartbeat({ up: true });
     clock.advance(5 * MIN + 29_000);
     await tick();
     assert.equal((await get()).status, 'up', 'still inside the grace period');
@@ -125,6 +137,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('/start then a ping records the run duration; /fail and non-zero exit codes go down at once', async () => {
+    const { pingUrl, get, history } = await heartbeat({ up: true });
     await ping(srv, pingUrl, '/start');
     clock.advance(4_000);
     await ping(srv, pingUrl, '/0');
@@ -143,6 +156,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('pings to a paused check are recorded but change nothing', async () => {
+    const { id, pingUrl, get, history } = await heartbeat({ up: true });
     await srv.request('POST', `/v1/public/checks/${id}/toggle`, { body: { disabled: true } });
     const before = (await history()).length;
     assert.equal((await ping(srv, pingUrl, '/fail')).status, 200);
@@ -155,6 +169,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('regenerate-token: new URL at once, the old token 404 from the next request', async () => {
+    const { id, pingUrl, get } = await heartbeat({ up: true });
     const res = await srv.request('POST', `/v1/public/checks/${id}/regenerate-token`);
     assert.equal(res.status, 200);
     const fresh = res.body.data.pingUrl as string;
@@ -162,7 +177,6 @@ describe('heartbeat ingest', () => {
     assert.equal((await ping(srv, pingUrl)).status, 404);
     assert.equal((await ping(srv, fresh)).status, 200);
     assert.equal((await get()).url, fresh);
-    pingUrl = fresh;
   });
 
   test('regenerate-token on a probe check is 400, on an unknown check 404', async () => {
@@ -172,6 +186,7 @@ describe('heartbeat ingest', () => {
   });
 
   test('deleting the check invalidates its token', async () => {
+    const { id, pingUrl } = await heartbeat({ up: true });
     await srv.request('DELETE', `/v1/public/checks/${id}`);
     assert.equal((await ping(srv, pingUrl)).status, 404);
   });

@@ -145,7 +145,10 @@ describe('every tool, through the same routes as REST', () => {
     const id = created.data.id as string;
     const replay = await ok(client, 'create_check', { url: 'https://example.com/health', name: 'API', idempotencyKey: 'mcp-create-1' });
     assert.equal(replay.data.id, id, 'the same key replays the first answer');
-    assert.match(await fails(client, 'create_check', { url: 'https://example.com/other' }, 400), /Idempotency-Key header is required/);
+    const missing = await fails(client, 'create_check', { url: 'https://example.com/other' }, 400);
+    assert.match(missing, /^idempotencyKey is required/, 'names the argument, not the HTTP header the caller never sees');
+    assert.doesNotMatch(missing, /header/i);
+    assert.match(await fails(client, 'create_check', { url: 'https://example.com/other', idempotencyKey: '' }, 400), /^idempotencyKey is required/);
     assert.match(await fails(client, 'create_check', { name: 'x'.repeat(201), url: 'https://a.example', idempotencyKey: 'k2' }, 400), /name must be at most 200/);
 
     assert.equal((await ok(client, 'get_check', { id })).data.name, 'API');

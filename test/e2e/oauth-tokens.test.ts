@@ -18,11 +18,21 @@ after(() => server.stop());
 
 describe('the bearer principal works wherever an API key does', () => {
   let agent: AgentSession;
-  let checkId: string;
 
   before(async () => {
     agent = await signUp(server);
   });
+
+  /** An agent of its own with one check, so a test never depends on what another created. */
+  async function agentWithCheck(): Promise<{ session: AgentSession; checkId: string }> {
+    const session = await signUp(server);
+    const created = await asBearer(server, session.accessToken, 'POST', '/v1/public/checks', {
+      body: { url: 'https://bearer.example.com', name: 'made by an agent' },
+      headers: { 'idempotency-key': 'agent-setup' },
+    });
+    assert.equal(created.status, 201, created.text);
+    return { session, checkId: created.body.data.id };
+  }
 
   test('POST /v1/public/checks still needs an Idempotency-Key', async () => {
     const res = await rawRequest(server, 'POST', '/v1/public/checks', {
@@ -37,7 +47,7 @@ describe('the bearer principal works wherever an API key does', () => {
     const body = { url: 'https://bearer.example.com', name: 'made by an agent' };
     const first = await asBearer(server, agent.accessToken, 'POST', '/v1/public/checks', { body, headers });
     assert.equal(first.status, 201, first.text);
-    checkId = first.body.data.id;
+    const checkId = first.body.data.id;
     const again = await asBearer(server, agent.accessToken, 'POST', '/v1/public/checks', { body, headers });
     assert.equal(again.status, 201);
     assert.equal(again.body.data.id, checkId);
@@ -45,6 +55,7 @@ describe('the bearer principal works wherever an API key does', () => {
   });
 
   test('reads: list, one check, status, history, account', async () => {
+    const { session: agent, checkId } = await agentWithCheck();
     const list = await asBearer(server, agent.accessToken, 'GET', '/v1/public/checks');
     assert.equal(list.status, 200, list.text);
     assert.deepEqual(list.body.data.map((c: { id: string }) => c.id), [checkId]);
@@ -58,6 +69,7 @@ describe('the bearer principal works wherever an API key does', () => {
   });
 
   test('writes: update, toggle, maintenance', async () => {
+    const { session: agent, checkId } = await agentWithCheck();
     const patch = await asBearer(server, agent.accessToken, 'PATCH', `/v1/public/checks/${checkId}`, { body: { name: 'renamed' } });
     assert.equal(patch.status, 200, patch.text);
     const toggle = await asBearer(server, agent.accessToken, 'POST', `/v1/public/checks/${checkId}/toggle`, { body: { disabled: true } });
@@ -68,6 +80,7 @@ describe('the bearer principal works wherever an API key does', () => {
   });
 
   test('the signup scopes apply: no checks:delete', async () => {
+    const { session: agent, checkId } = await agentWithCheck();
     assertError(await asBearer(server, agent.accessToken, 'DELETE', `/v1/public/checks/${checkId}`), 403, 'checks:delete');
   });
 

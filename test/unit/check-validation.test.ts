@@ -1,3 +1,4 @@
+import { settingsOfPatch } from '../../src/core/check-patch.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, resolveConfig } from '../../src/config.js';
@@ -32,10 +33,13 @@ test('create schema names the offending field in plain words', () => {
   assert.equal(message(create.check({ url: 'https://a.b', expectedStatusCodes: [] })), 'expectedStatusCodes must have at least 1 item');
 });
 
-test('update schema only allows the spec PATCH types', () => {
+test('a PATCH changes type only to the spec PATCH types; a fixed type may come back unchanged', () => {
   assert.equal(message(update.check({ type: 'tcp' })), 'ok');
-  assert.match(message(update.check({ type: 'heartbeat' })), /^type must be one of/);
+  assert.match(message(update.check({ type: 'gopher' })), /^type must be one of/);
   assert.equal(message(update.check({})), 'ok');
+  const record = { type: 'heartbeat', url: 'https://ping.example.com/heartbeat/abc' };
+  assert.deepEqual(settingsOfPatch({ type: 'heartbeat', url: record.url, name: 'n' }, record), { name: 'n' });
+  rejects(() => settingsOfPatch({ type: 'domain' }, { type: 'website' }), 400, /^type must be one of: website, rest_endpoint/);
 });
 
 const settings = (over: Partial<CheckSettings>): CheckSettings => ({

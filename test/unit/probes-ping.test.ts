@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pingHost, probePing, summarizeEchoes } from '../../src/engine/probes/ping.js';
 import { probeTask } from '../helpers/fixtures/probe-task.js';
+import { NO_RAW_SOCKETS } from '../helpers/raw-sockets.js';
 
 describe('ping probe', () => {
-  it('gets echo replies from 127.0.0.1; responseTime is their mean', async () => {
+  it('gets echo replies from 127.0.0.1; responseTime is their mean', { skip: NO_RAW_SOCKETS }, async () => {
     const result = await probePing(probeTask('ping', '127.0.0.1', { pingPackets: 3 }));
     assert.equal(result.ok, true, result.error ?? '');
     assert.equal(result.error, null);
@@ -15,7 +16,7 @@ describe('ping probe', () => {
     assert.match(result.snippet ?? '', /^3\/3 replies from 127\.0\.0\.1, rtt min\/avg\/max [\d.]+\/[\d.]+\/[\d.]+ ms$/);
   });
 
-  it('accepts icmp:// and host names', async () => {
+  it('accepts icmp:// and host names', { skip: NO_RAW_SOCKETS }, async () => {
     const result = await probePing(probeTask('ping', 'icmp://127.0.0.1', { pingPackets: 1 }));
     assert.equal(result.ok, true, result.error ?? '');
     assert.match(result.snippet ?? '', /^1\/1 replies/);
@@ -24,12 +25,12 @@ describe('ping probe', () => {
     assert.throws(() => pingHost('http://example.com/path'));
   });
 
-  it('runs concurrent pings on one shared raw socket without mixing their replies', async () => {
+  it('runs concurrent pings on one shared raw socket without mixing their replies', { skip: NO_RAW_SOCKETS }, async () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => probePing(probeTask('ping', '127.0.0.1', { pingPackets: 2 }))));
     for (const result of results) assert.match(result.snippet ?? '', /^2\/2 replies/);
   });
 
-  it('is down when every packet is lost', async () => {
+  it('is down when every packet is lost', { skip: NO_RAW_SOCKETS }, async () => {
     // 240.0.0.0/4 is reserved: no host answers (no route, an unreachable, or silence).
     const result = await probePing(probeTask('ping', '240.0.0.1', { pingPackets: 2, timeoutMs: 500 }));
     assert.equal(result.ok, false);

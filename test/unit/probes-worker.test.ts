@@ -4,6 +4,7 @@ import { PiscinaDispatcher } from '../../src/engine/dispatcher.js';
 import type { ProbeTask } from '../../src/domain/probe-types.js';
 import { startHttpFixture, type HttpFixture } from '../helpers/fixtures/http-server.js';
 import { probeTask } from '../helpers/fixtures/probe-task.js';
+import { NO_RAW_SOCKETS } from '../helpers/raw-sockets.js';
 
 describe('probe worker (in the piscina dispatcher)', () => {
   let pool: PiscinaDispatcher;
@@ -23,7 +24,7 @@ describe('probe worker (in the piscina dispatcher)', () => {
     assert.equal(result.statusCode, 200);
   });
 
-  it('pings from worker threads (net-ping cannot run in one; a helper process does)', async () => {
+  it('pings from worker threads (net-ping cannot run in one; a helper process does)', { skip: NO_RAW_SOCKETS }, async () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => pool.run(probeTask('ping', '127.0.0.1', { pingPackets: 2 }))));
     for (const result of results) {
       assert.equal(result.ok, true, result.error ?? '');

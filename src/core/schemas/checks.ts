@@ -49,15 +49,15 @@ export const CreateCheckBody = Type.Object(
 );
 export type CreateCheckInput = Static<typeof CreateCheckBody>;
 
-export const UpdateCheckBody = Type.Object(
-  {
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    type: Type.Optional(StringEnum(PATCH_TYPES)),
-    ...settingsFields,
-  },
-  { additionalProperties: false, $id: 'UpdateCheck' },
-);
-export type UpdateCheckInput = Static<typeof UpdateCheckBody>;
+const updateFields = {
+  url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: "A heartbeat's ping URL may be sent unchanged, not changed" })),
+  type: Type.Optional(
+    StringEnum(CHECK_TYPES, { description: `Changes only to ${PATCH_TYPES.join(', ')}; a type fixed at creation may be sent unchanged` }),
+  ),
+  ...settingsFields,
+};
+const UpdateSettings = Type.Object(updateFields);
+export type UpdateCheckInput = Static<typeof UpdateSettings>;
 
 export const ToggleBody = Type.Object(
   {
@@ -166,6 +166,27 @@ export const CheckDetail = Type.Object(
   },
   { $id: 'CheckDetail' },
 );
+
+/**
+ * Fields of the check record that PATCH cannot set. They are accepted so that a record read
+ * with GET can be sent back as a PATCH: equal to the current value they are ignored, different
+ * they are a 400 naming the field (check-patch.ts).
+ */
+export const RECORD_READ_ONLY_FIELDS = Object.keys(CheckDetail.properties).filter((name) => !Object.hasOwn(updateFields, name));
+
+export const UpdateCheckBody = Type.Object(
+  {
+    ...updateFields,
+    ...Object.fromEntries(
+      RECORD_READ_ONLY_FIELDS.map((name) => [
+        name,
+        Type.Optional(Type.Unknown({ readOnly: true, description: 'Read-only: ignored when equal to the current value, else a 400' })),
+      ]),
+    ),
+  },
+  { additionalProperties: false, $id: 'UpdateCheck' },
+);
+export type UpdateCheckBody = Static<typeof UpdateCheckBody>;
 
 export const CheckListResponse = Type.Object({ data: Type.Array(CheckListItem), meta: ListMeta });
 export const CheckDetailResponse = Type.Object({ data: CheckDetail });

@@ -29,6 +29,7 @@ export function sqliteAccounts(db: Db, changed: () => void): AccountRepo {
   const byId = db.prepare('SELECT * FROM accounts WHERE id = ?');
   const byEmail = db.prepare('SELECT * FROM accounts WHERE email = ?');
   const count = db.prepare('SELECT count(*) FROM accounts').pluck();
+  const all = db.prepare('SELECT * FROM accounts ORDER BY created_at, id');
   const setClaimed = db.prepare('UPDATE accounts SET claimed = 1 WHERE id = ?');
   const unclaimed = db.prepare('SELECT * FROM accounts WHERE claimed = 0 AND created_at <= ? ORDER BY created_at');
   const checkCount = db.prepare('SELECT check_count FROM accounts WHERE id = ?').pluck();
@@ -49,6 +50,7 @@ export function sqliteAccounts(db: Db, changed: () => void): AccountRepo {
       return r ? toAccount(r) : null;
     },
     count: () => count.get() as number,
+    all: () => (all.all() as AccountRowDb[]).map(toAccount),
     setClaimed: (id) => {
       setClaimed.run(id);
       changed();

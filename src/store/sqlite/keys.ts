@@ -34,6 +34,8 @@ export function sqliteKeys(db: Db, changed: () => void): KeyRepo {
   );
   const byHash = db.prepare('SELECT * FROM api_keys WHERE key_hash = ?');
   const byId = db.prepare('SELECT * FROM api_keys WHERE id = ?');
+  const listAll = db.prepare('SELECT * FROM api_keys ORDER BY created_at, id');
+  const listOf = db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id');
   const countLive = db.prepare('SELECT count(*) FROM api_keys WHERE account_id = ? AND revoked_at IS NULL').pluck();
   const setDisabled = db.prepare('UPDATE api_keys SET disabled = ? WHERE id = ?');
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
@@ -48,6 +50,7 @@ export function sqliteKeys(db: Db, changed: () => void): KeyRepo {
     },
     byHash: (hash) => one(byHash.get(hash)),
     byId: (id) => one(byId.get(id)),
+    list: (accountId) => ((accountId === null ? listAll.all() : listOf.all(accountId)) as KeyRowDb[]).map(toKey),
     countLive: (accountId) => countLive.get(accountId) as number,
     setDisabled: (id, disabled) => {
       setDisabled.run(fromBool(disabled), id);
