@@ -159,6 +159,11 @@ describe('regional prober nodes (real processes)', () => {
     assert.equal(runCli(['node', 'create', '--config', centralConfig], join(dir, 'central')).status, 2);
     assert.equal(runCli(['node', 'create', '--region', CENTRAL, '--config', centralConfig], join(dir, 'central')).status, 2);
     assert.equal(runCli(['node', 'revoke', 'nod_missing', '--config', centralConfig], join(dir, 'central')).status, 2);
+    const noServer = runCli(['prober', '--token', 'vigil_node_x'], join(dir, 'node'));
+    assert.equal(noServer.status, 2);
+    assert.equal(noServer.stderr, 'vigil: prober needs --server URL (or VIGIL_SERVER)\n');
+    assert.equal(runCli(['prober', '--server', 'not a url', '--token', 'x'], join(dir, 'node')).status, 2);
+    assert.equal(runCli(['prober', '--server', url], join(dir, 'node')).status, 2, 'no token');
 
     const made = runCli(['node', 'create', '--region', EDGE, '--name', 'us-east', '--config', centralConfig], join(dir, 'central'));
     assert.equal(made.status, 0, made.stderr);
