@@ -131,6 +131,17 @@ export class Engine implements CheckObserver {
     await this.deps.recorder.idle();
   }
 
+  /**
+   * A result probed elsewhere (a prober node in `region`) for a scheduled check, recorded like
+   * one of ours; false when the check is not scheduled here.
+   */
+  recordResult(checkId: string, result: ProbeResult, region: string | null, peer: PeerVerdict | null = null): boolean {
+    const entry = this.scheduled.get(checkId);
+    if (!entry || this.closing) return false;
+    this.record(entry, result, region ?? this.region, peer);
+    return true;
+  }
+
   /** The latest result of a scheduled check, from memory (the record's `lastProbe`). */
   lastProbe(checkId: string): LastProbe | null {
     return this.scheduled.get(checkId)?.lastProbe ?? null;

@@ -7,18 +7,13 @@ import type { NodeCursorWrite, ObservationWrite } from '../store/writes.js';
 import { domainStep, type DomainEventType } from './domain-expiry.js';
 import type { LiveCheck } from './live-check.js';
 import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
-import type { PeerVerdict } from './peer.js';
-import { transition, type MonitorInput, type MonitorState, type Recheck } from './state-machine.js';
+import { transition, type MonitorInput, type MonitorState, type ProbeInput, type Recheck } from './state-machine.js';
 
 /** Where transitions go: the alert pipeline subscribes (app.ts). */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
 
-/** A probe's result, run here or by a prober node, with the peer's re-check of a failure. */
-export interface ProbeObservation {
-  kind: 'probe';
-  result: ProbeResult;
-  region: string | null;
-  peer: PeerVerdict | null;
+/** A probe's result, run here or by a prober node (its region), with the peer's re-check of a failure. */
+export interface ProbeObservation extends ProbeInput {
   /** Older than a result already applied (a prober node's replay): history, counters and rollups only. */
   late?: boolean;
   /** A prober node's result: its outbox cursor is written in the same transaction (exactly once). */
@@ -121,7 +116,8 @@ export class Recorder {
     switch (obs.kind) {
       case 'probe':
         if (obs.late) return this.lateProbe(live, obs, now);
-        return this.stateful(live, { kind: 'probe', result: obs.result, region: obs.region, peer: obs.peer }, obs, now);
+        // A probe observation is the state machine's probe input as it is.
+        return this.stateful(live, obs, obs, now);
       case 'ping':
         if (obs.signal === 'start' || obs.paused) return this.unstateful(live, obs, now);
         return this.stateful(live, { kind: 'heartbeat', signal: obs.signal, error: obs.error, region: obs.region }, obs, now);
@@ -281,7 +277,15 @@ export class Recorder {
   private counted(live: LiveCheck, ok: boolean, at: number, responseTime: number | null, region: string | null): void {
     live.probesTotal++;
     if (ok) live.probesUp++;
-    live.lastProbe = { at, status: ok ? 'up' : 'down', responseTime, region };
+    const last = live.lastProbe;
+    if (last === null) live.lastProbe = { at, status: ok ? 'up' : 'down', responseTime, region };
+    else {
+      // Updated in place: no allocation per result.
+      last.at = at;
+      last.status = ok ? 'up' : 'down';
+      last.responseTime = responseTime;
+      last.region = region;
+    }
   }
 
   /**

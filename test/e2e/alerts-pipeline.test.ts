@@ -234,6 +234,8 @@ describe('retries', () => {
     clock.advance(1);
     srv.app.alerts.sender.wake();
     await receiver.waitFor(() => at('/t4/').length === 4);
+    // The retry is timed from when the sender settles the attempt, not from when the receiver saw it.
+    await srv.app.alerts.idle();
     clock.advance(4000);
     srv.app.alerts.sender.wake();
     await receiver.waitFor(() => at('/t4/').length === 6);
