@@ -10,6 +10,8 @@ export const NODE_TOKEN_PATTERN = /^vigil_node_[0-9a-f]{64}$/;
 export const REGION_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 /** A node offset further than this from the central's clock is a warning (log and node list). */
 export const CLOCK_WARNING_MS = 2_000;
+/** A node the server has not heard from this long is not shown connected (the server may have died). */
+const SILENT_MS = 60_000;
 
 export interface CreatedNode {
   id: string;
@@ -63,7 +65,8 @@ export class NodeRegistry {
   }
 
   list(): NodeListing[] {
-    return this.nodes.list().map(listing);
+    const now = this.clock.now();
+    return this.nodes.list().map((n) => listing(n, now));
   }
 
   revoke(id: string): { id: string; status: 'revoked' } {
@@ -82,13 +85,13 @@ export class NodeRegistry {
   }
 }
 
-function listing(n: NodeRow): NodeListing {
+function listing(n: NodeRow, now: number): NodeListing {
   return {
     id: n.id,
     name: n.name,
     region: n.region,
     revoked: n.revokedAt !== null,
-    connected: n.connected && n.revokedAt === null,
+    connected: n.connected && n.revokedAt === null && n.lastSeenAt !== null && now - n.lastSeenAt < SILENT_MS,
     lastSeenAt: n.lastSeenAt === null ? null : new Date(n.lastSeenAt).toISOString(),
     version: n.version,
     assignedChecks: n.assigned,

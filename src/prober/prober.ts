@@ -143,9 +143,8 @@ export class Prober {
     }
   }
 
-  /** The node's own `probes.blockPrivateAddresses` applies on top of the central's. */
   private guarded(task: ProbeTask): ProbeTask {
-    return this.opts.config.probes.blockPrivateAddresses && !task.blockPrivateAddresses ? { ...task, blockPrivateAddresses: true } : task;
+    return nodeTask(task, this.opts.config.probes.blockPrivateAddresses);
   }
 
   private fire(id: string, dueAt: number): void {
@@ -192,4 +191,9 @@ export class Prober {
     if (drop) this.completed = this.completed.slice(drop);
     return this.completed.length / 10;
   }
+}
+
+/** The node's own `probes.blockPrivateAddresses` applies on top of the central's: either one refuses private targets. */
+export function nodeTask(task: ProbeTask, blockPrivateAddresses: boolean): ProbeTask {
+  return blockPrivateAddresses && !task.blockPrivateAddresses ? { ...task, blockPrivateAddresses: true } : task;
 }

@@ -105,3 +105,12 @@ test('outbox: a batch stays under its byte budget, but always carries at least o
     box.close();
   });
 });
+
+test('a node refuses private targets when its own config or the central says so', async () => {
+  const { nodeTask } = await import('../../src/prober/prober.js');
+  const task = { blockPrivateAddresses: false } as Parameters<typeof nodeTask>[0];
+  assert.equal(nodeTask(task, true).blockPrivateAddresses, true);
+  assert.equal(nodeTask(task, false), task);
+  const central = { ...task, blockPrivateAddresses: true };
+  assert.equal(nodeTask(central, false).blockPrivateAddresses, true, 'the node cannot lift the central’s rule');
+});
