@@ -71,6 +71,8 @@ interface NodeState extends NodeIdentity {
   received: number;
   /** Sequences received and not yet submitted for writing, in order; `done` holds those finished out of order. */
   pending: number[];
+  /** Index of the first entry of `pending` not yet passed by the watermark. */
+  pendingHead: number;
   done: Set<number>;
   /** Highest sequence whose write (and every earlier one's) has been submitted. */
   watermark: number;
@@ -197,6 +199,7 @@ export class NodeHub implements CheckObserver, Placement, PeerRechecker {
       node.epoch = m.epoch;
       node.received = node.watermark = 0;
       node.pending = [];
+      node.pendingHead = 0;
       node.done.clear();
     }
     node.ready = true;
@@ -363,9 +366,13 @@ export class NodeHub implements CheckObserver, Placement, PeerRechecker {
   private cursorWrite(node: NodeState, epoch: string, seq: number): NodeCursorWrite {
     if (epoch === node.epoch) {
       node.done.add(seq);
-      while (node.pending.length && node.done.has(node.pending[0]!)) {
-        node.watermark = node.pending.shift()!;
+      while (node.pendingHead < node.pending.length && node.done.has(node.pending[node.pendingHead]!)) {
+        node.watermark = node.pending[node.pendingHead++]!;
         node.done.delete(node.watermark);
+      }
+      if (node.pendingHead > 1024 && node.pendingHead * 2 > node.pending.length) {
+        node.pending = node.pending.slice(node.pendingHead);
+        node.pendingHead = 0;
       }
     }
     return { kind: 'node-cursor', nodeId: node.id, cursor: { epoch: node.epoch ?? epoch, seq: node.watermark } };
@@ -488,7 +495,7 @@ export class NodeHub implements CheckObserver, Placement, PeerRechecker {
     if (!node) {
       node = {
         ...identity, session: null, ready: false, version: null, lastSeenAt: null, epoch: null, received: 0,
-        pending: [], done: new Set(), watermark: 0, acking: false, given: new Set(), offsetMs: null,
+        pending: [], pendingHead: 0, done: new Set(), watermark: 0, acking: false, given: new Set(), offsetMs: null,
         outboxDepth: 0, dropped: 0, probesPerSecond: 0, rejected: 0, warnedClock: false,
       };
       this.nodes.set(identity.id, node);
