@@ -210,21 +210,20 @@ export class Engine implements CheckObserver {
    * A result a prober node of `region` sent. A fresh failure is re-checked by a peer first (a
    * replayed one is not: the target's state then says nothing about its state now). A result
    * older than the newest one applied goes into history and rollups only. `cursor` is asked
-   * once, as the result is recorded or dropped, and its write joins the result's.
+   * once, as the result is recorded or dropped, and its write joins the result's. Recorded at
+   * once (null), or a promise when a peer must answer first: most results make no promise.
    */
-  async recordRemote(checkId: string, result: ProbeResult, region: string, fresh: boolean, cursor: CursorFor): Promise<void> {
+  recordRemote(checkId: string, result: ProbeResult, region: string, fresh: boolean, cursor: CursorFor): Promise<void> | null {
     const entry = this.scheduled.get(checkId);
-    const stale = () => !entry || this.closing || this.scheduled.get(checkId) !== entry;
-    if (stale()) {
+    if (!entry || this.closing) {
       this.deps.recorder.write(cursor());
-      return;
+      return null;
     }
-    const peer = !result.ok && fresh && result.startedAt >= entry!.lastResultAt ? await this.peer.recheck(entry!.task, region) : null;
-    if (stale()) {
-      this.deps.recorder.write(cursor());
-      return;
+    if (result.ok || !fresh || result.startedAt < entry.lastResultAt) {
+      this.record(entry, result, region, null, cursor);
+      return null;
     }
-    this.record(entry!, result, region, peer, cursor);
+    return this.peer.recheck(entry.task, region).then((peer) => this.record(entry, result, region, peer, cursor));
   }
 
   /** An immediate recheck of a check probed on a node goes to that node. */

@@ -350,7 +350,7 @@ export class NodeHub implements CheckObserver, Placement, PeerRechecker {
       const result = asProbeResult(item.result);
       const corrected: ProbeResult = node.offsetMs ? { ...result, startedAt: Math.round(result.startedAt - node.offsetMs) } : result;
       const fresh = now - corrected.startedAt <= FRESH_MS;
-      void this.deps.engine.recordRemote(item.checkId, corrected, node.region, fresh, cursor).then(
+      this.deps.engine.recordRemote(item.checkId, corrected, node.region, fresh, cursor)?.then(
         () => this.acknowledge(node),
         (err: unknown) => this.deps.log.error({ err, nodeId: node.id }, 'recording a node result failed'),
       );
