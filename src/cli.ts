@@ -7,6 +7,8 @@ import { ApiError } from './domain/errors.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
+import { SessionsService } from './core/sessions-service.js';
+import { sqliteSessions } from './store/sqlite/sessions.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
 
@@ -20,6 +22,8 @@ const USAGE = `Usage: vigil <command> [options]
   account list                                       list accounts with their numbers of checks and keys
   key list [--account ID_OR_EMAIL]                   list API keys (never their secrets), of one account or all
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
+  login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
+                                                     (default: the admin account)
   node create --region REGION [--name NAME]          register a prober node (its token is printed once)
   node list                                          nodes with connection, load, outbox and clock offset
   node revoke NODE_ID                                disconnect a node at once and for good
@@ -109,6 +113,12 @@ async function main(argv: string[]): Promise<number> {
       else accounts.setKeyDisabled(id, sub === 'disable');
       return { id, status: sub === 'revoke' ? 'revoked' : sub === 'disable' ? 'disabled' : 'enabled' };
     });
+  }
+  if (command === 'login-link') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
+    return withStore(values.config, (store, config) =>
+      new SessionsService(store, sqliteSessions(store.db), systemClock, config).createLoginLink(values.account),
+    );
   }
   if (command === 'node') return nodeCommand(sub, rest);
   if (command === 'prober') {
@@ -203,7 +213,8 @@ async function serve(configFile: string | undefined): Promise<number> {
     process.stdout.write(
       `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +
         `Admin API key (shown once, store it now): ${admin.key}\n` +
-        `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n\n`,
+        `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n` +
+        `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${app.services.sessions.createLoginLink(undefined).url}\n\n`,
     );
   }
   // Logged last: whoever waits for this line finds the admin key already printed. It is part of

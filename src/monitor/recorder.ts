@@ -78,7 +78,14 @@ const NOTHING: Outcome = Object.freeze({ write: null, events: Object.freeze([]) 
  * builds writes by hand.
  */
 export class Recorder {
-  constructor(private readonly deps: { writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>; onEvent?: EventSink }) {}
+  constructor(
+    private readonly deps: {
+      writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>;
+      onEvent?: EventSink;
+      /** The check's status changed (alert-worthy or not, e.g. pending to up) or a ping arrived: live views refresh it. */
+      onChange?: (check: { id: string; accountId: string }) => void;
+    },
+  ) {}
 
   /** Resolves once every write recorded so far is applied (tests wait on it). */
   idle(): Promise<void> {
@@ -90,6 +97,7 @@ export class Recorder {
     const out = this.outcome(live, obs, now);
     if (out.write) this.deps.writer.submit(out.write);
     this.raise(live, out.events);
+    this.changed(live, obs, out);
     return out.recheck;
   }
 
@@ -98,6 +106,13 @@ export class Recorder {
     const out = this.outcome(live, obs, now);
     if (out.write) await this.deps.writer.commit(out.write);
     this.raise(live, out.events);
+    this.changed(live, obs, out);
+  }
+
+  private changed(live: LiveCheck, obs: Observation, out: Outcome): void {
+    if (out.write?.kind === 'observation' && (out.write.statusChange !== null || obs.kind === 'ping')) {
+      this.deps.onChange?.({ id: live.id, accountId: live.accountId });
+    }
   }
 
   /** A write that is no observation but must keep its place in line (a prober node's cursor). */

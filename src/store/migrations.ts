@@ -1,6 +1,8 @@
 import { ROLLUPS_MIGRATION } from './migrations-rollups.js';
 import { ALERTS_MIGRATION } from './migrations-alerts.js';
 import { OAUTH_MIGRATION } from './migrations-oauth.js';
+import { STATUS_PAGES_MIGRATION } from './migrations-status-pages.js';
+import { SESSIONS_MIGRATION } from './migrations-sessions.js';
 import { NODES_MIGRATION } from './migrations-nodes.js';
 
 /**
@@ -145,5 +147,7 @@ export const MIGRATIONS: Migration[] = [
   ROLLUPS_MIGRATION,
   ALERTS_MIGRATION,
   OAUTH_MIGRATION,
+  STATUS_PAGES_MIGRATION,
+  SESSIONS_MIGRATION,
   NODES_MIGRATION,
 ];

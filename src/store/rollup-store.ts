@@ -45,7 +45,36 @@ export interface Horizons {
   minutesFrom: number | null;
 }
 
+/** The sums of one bucket, without histograms: a point of a chart or sparkline. */
+export interface BucketSums {
+  /** The bucket's UTC start. */
+  at: number;
+  total: number;
+  success: number;
+  rtCount: number;
+  rtSum: number;
+  dnsCount: number;
+  dnsSum: number;
+  connectCount: number;
+  connectSum: number;
+  tlsCount: number;
+  tlsSum: number;
+  ttfbCount: number;
+  ttfbSum: number;
+}
+
+/** Two stretches of the same bucket summed (a stored row and what is buffered for it). */
+export function addBucket(a: BucketSums, b: BucketSums): BucketSums {
+  const out = { ...a };
+  for (const k of Object.keys(b) as Array<keyof BucketSums>) if (k !== 'at') out[k] += b[k];
+  return out;
+}
+
 export interface RollupReads {
+  /** The check's buckets of one level starting in [from, to), oldest first, what is still buffered included unless told not to. */
+  buckets(checkSeq: number, level: RollupLevel, from: number, to: number, withBuffered?: boolean): BucketSums[];
+  /** What is buffered in memory for one bucket (not yet in its row); null when nothing is. */
+  bufferedBucket(checkSeq: number, level: RollupLevel, at: number): BucketSums | null;
   openBuckets(): OpenBuckets;
   horizons(checkSeq: number): Horizons;
   /** Rows whose bucket start lies in one of the half-open intervals. */
@@ -53,6 +82,11 @@ export interface RollupReads {
   /** The buckets of the intervals (rows and what is buffered) summed into one Rollup, histograms merged (single-range statistics). */
   rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Rollup;
   totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupTotals;
+  /**
+   * Each bucket of the level starting in [from, to) that has results, as [bucket start, totals]
+   * in time order (rows and what is buffered): bars and sparklines in one read.
+   */
+  bucketTotals(checkSeq: number, level: RollupLevel, from: number, to: number): Array<[number, RollupTotals]>;
   /**
    * Results whose time lies in one of the intervals: history rows that are not events, with
    * status up or down (a heartbeat's job-start ping is not a result). Whatever writes such a

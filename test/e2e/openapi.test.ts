@@ -39,6 +39,13 @@ const SERVED: Array<{ method: string; path: string; scope: string | null }> = [
   { method: 'get', path: '/v1/public/checks/status', scope: 'checks:read' },
   { method: 'get', path: '/v1/public/account', scope: 'checks:read' },
   { method: 'get', path: '/v1/openapi.json', scope: null },
+  { method: 'get', path: '/v1/public/status-pages', scope: 'checks:read' },
+  { method: 'post', path: '/v1/public/status-pages', scope: 'checks:write' },
+  { method: 'get', path: '/v1/public/status-pages/{id}', scope: 'checks:read' },
+  { method: 'patch', path: '/v1/public/status-pages/{id}', scope: 'checks:write' },
+  { method: 'delete', path: '/v1/public/status-pages/{id}', scope: 'checks:write' },
+  { method: 'get', path: '/healthz', scope: null },
+  { method: 'get', path: '/readyz', scope: null },
 ];
 
 /** Coverage probes use an id that does not exist: a 404 "check not found" still proves the route. */
@@ -70,6 +77,9 @@ describe('the document', () => {
   });
 });
 
+/** Documented routes whose response stays open (server-sent events). */
+const STREAMS = new Set(['/v1/public/live']);
+
 describe('coverage of the routes', () => {
   for (const { method, path, scope } of SERVED) {
     test(`${method.toUpperCase()} ${path} is documented and answered`, async () => {
@@ -95,6 +105,14 @@ describe('coverage of the routes', () => {
     for (const [path, ops] of Object.entries(doc.paths as Json)) {
       for (const method of Object.keys(ops as Json)) {
         if (!['get', 'post', 'patch', 'put', 'delete'].includes(method)) continue;
+        if (STREAMS.has(path)) {
+          // A stream never ends: its status line is the answer.
+          const stream = new AbortController();
+          const res = await fetch(server.url + path, { headers: { 'x-api-key': server.adminKey }, signal: stream.signal });
+          assert.equal(res.status, 200, `documented stream ${path} is served`);
+          stream.abort();
+          continue;
+        }
         const res = await server.request(method.toUpperCase(), concrete(path), {
           body: method === 'get' || method === 'delete' ? undefined : {},
         });
