@@ -8,7 +8,6 @@ import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
 import { SessionsService } from './core/sessions-service.js';
-import { sqliteSessions } from './store/sqlite/sessions.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
 
@@ -117,7 +116,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
-      new SessionsService(store, sqliteSessions(store.db), systemClock, config).createLoginLink(values.account),
+      new SessionsService(store, systemClock, config).createLoginLink(values.account),
     );
   }
   if (command === 'node') return nodeCommand(sub, rest);

@@ -33,9 +33,14 @@ const ConfigSchema = Type.Object({
    * measures each node's clock every `pingMs`; a node redials at most `reconnectMaxMs` apart.
    */
   nodes: Type.Object({ failoverMs: Type.Number(), outboxMax: Type.Number(), pingMs: Type.Number(), reconnectMaxMs: Type.Number() }),
-  /** Delivery queue: first retry delay (the second waits 4x longer), per-request timeout, parallelism. */
+  /**
+   * Delivery queue: first retry delay (each next about twice as long), how long retries go on,
+   * per-request timeout, parallelism; whether webhooks may use plain http (private networks).
+   */
   alerts: Type.Object({
     retryBaseMs: Type.Number(),
+    retryForHours: Type.Number(),
+    allowHttpWebhooks: Type.Boolean(),
     timeoutMs: Type.Number(),
     concurrency: Type.Number(),
     perTargetConcurrency: Type.Number(),

@@ -8,7 +8,7 @@ import type { Migration } from './migrations.js';
  * result, they make a replay after any crash record each result exactly once.
  */
 export const NODES_MIGRATION: Migration = {
-  version: 7,
+  version: 8,
   name: 'prober nodes',
   sql: `
     CREATE TABLE nodes (
