@@ -8,6 +8,8 @@ import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
 import { SessionsService } from './core/sessions-service.js';
+import { NodeRegistry } from './nodes/node-registry.js';
+import { runProber } from './prober/run.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -21,6 +23,10 @@ const USAGE = `Usage: vigil <command> [options]
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
   login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
                                                      (default: the admin account)
+  node create --region REGION [--name NAME]          register a prober node (its token is printed once)
+  node list                                          nodes with connection, load, outbox and clock offset
+  node revoke NODE_ID                                disconnect a node at once and for good
+  prober --server URL --token TOKEN                  run a regional prober node (or VIGIL_SERVER, VIGIL_NODE_TOKEN)
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
 
@@ -113,8 +119,45 @@ async function main(argv: string[]): Promise<number> {
       new SessionsService(store, systemClock, config).createLoginLink(values.account),
     );
   }
+  if (command === 'node') return nodeCommand(sub, rest);
+  if (command === 'prober') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['server', 'token']);
+    const server = values.server ?? process.env.VIGIL_SERVER;
+    const token = values.token ?? process.env.VIGIL_NODE_TOKEN;
+    if (!server) throw new UsageError('prober needs --server URL (or VIGIL_SERVER)');
+    if (!token) throw new UsageError('prober needs --token TOKEN (or VIGIL_NODE_TOKEN)');
+    try {
+      new URL(server);
+    } catch {
+      throw new UsageError(`--server must be a URL such as https://vigil.example.com (got ${server})`);
+    }
+    return runProber({ server, token, config: readConfig(values.config) });
+  }
   const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
+}
+
+function nodeCommand(sub: string | undefined, rest: string[]): number {
+  if (sub === 'create') {
+    const { values } = parse(rest, ['region', 'name']);
+    const region = values.region;
+    if (!region) throw new UsageError('node create needs --region REGION');
+    return withNodes(values.config, (nodes) => nodes.create({ region, name: values.name }));
+  }
+  if (sub === 'list') {
+    const { values } = parse(rest, []);
+    return withNodes(values.config, (nodes) => nodes.list());
+  }
+  if (sub === 'revoke') {
+    const { values, positionals } = parse(rest, [], 1);
+    if (positionals.length !== 1) throw new UsageError('node revoke needs exactly one NODE_ID');
+    return withNodes(values.config, (nodes) => nodes.revoke(positionals[0]!));
+  }
+  throw new UsageError(`unknown command: node${sub ? ` ${sub}` : ''} (see vigil help)`);
+}
+
+function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): number {
+  return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock)));
 }
 
 function readConfig(file: string | undefined): ConfigInput {

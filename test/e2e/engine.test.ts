@@ -224,28 +224,3 @@ describe('status endpoint limits', () => {
     }
   });
 });
-
-describe('engine: results probed elsewhere', () => {
-  test('a prober node\'s result goes through the same recorder: state, history and lastProbe name its region', async () => {
-    const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
-    const srv = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
-    try {
-      const created = await srv.request('POST', '/v1/public/checks', { body: { url: 'http://127.0.0.1:1/remote', downConfirmationAttempts: 1 } });
-      const id = created.body.data.id as string;
-      const result = {
-        ok: false, statusCode: 503, responseTime: 80, timing: null, error: 'Expected status 200, got 503',
-        snippet: null, ssl: null, location: null, startedAt: clock.now(),
-      };
-      assert.equal(srv.app.engine.recordResult(id, result, 'eu-1'), true);
-      assert.equal(srv.app.engine.recordResult('chk_unknown', result, 'eu-1'), false);
-      await srv.app.engine.idle();
-      const check = (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
-      assert.equal(check.status, 'down');
-      assert.deepEqual(check.lastProbe, { at: new Date(clock.now()).toISOString(), status: 'down', responseTime: 80, region: 'eu-1' });
-      const [entry] = (await srv.request('GET', `/v1/public/checks/${id}/history`)).body.data;
-      assert.equal(entry.region, 'eu-1');
-    } finally {
-      await srv.stop();
-    }
-  });
-});
