@@ -9,6 +9,10 @@ import type { AlertSummary } from '../alerts/alerts-module.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
+import type { StatusPagesService } from '../status-pages/status-pages-service.js';
+import type { PublicPages } from '../status-pages/public-pages.js';
+import type { MetricsService } from '../metrics/metrics-service.js';
+import type { Readiness } from '../metrics/readiness.js';
 import type { LastProbe } from '../monitor/live-check.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
@@ -30,4 +34,10 @@ export interface Services {
   lastProbe(checkId: string): LastProbe | null;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Status pages of an account (the API) and what anyone may read of them (pages, badges). */
+  statusPages: StatusPagesService;
+  publicPages: PublicPages;
+  /** `/metrics` and `/readyz`. */
+  metrics: MetricsService;
+  readiness: Readiness;
 }

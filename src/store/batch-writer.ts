@@ -27,6 +27,7 @@ export class BatchWriter {
   private flushing = false;
   private closed = false;
   private inFlight: Promise<void> | null = null;
+  private readonly batchListeners: Array<(writes: number) => void> = [];
 
   constructor(
     private readonly store: Pick<Store, 'applyWrites'>,
@@ -40,6 +41,11 @@ export class BatchWriter {
 
   commit(record: WriteRecord): Promise<void> {
     return new Promise((resolve, reject) => this.enqueue(record, { resolve, reject }));
+  }
+
+  /** Told the size of every batch once it is applied (the batch-size metric, cache purges). */
+  afterEachBatch(listener: (writes: number) => void): void {
+    this.batchListeners.push(listener);
   }
 
   /** Records queued and not yet applied. */
@@ -137,5 +143,6 @@ export class BatchWriter {
         waiters[i]?.reject(err);
       }
     }
+    for (const listener of this.batchListeners) listener(batch.length);
   }
 }
