@@ -42,31 +42,26 @@ describe('the delivery worker thread stops', () => {
     await thread.close();
   });
 
-  test('a delivery in flight at close is rejected as unreachable (it stays pending and is retried), and close resolves', async () => {
+  /** Sends to a receiver that never answers, closes once it holds the request, returns the send's outcome. */
+  async function closeWithOneInFlight(closeGraceMs?: number): Promise<unknown> {
     const receiver = await silentReceiver();
     try {
-      const thread = new WebhookThread(options);
+      const thread = new WebhookThread(options, closeGraceMs);
       const sent = thread.send({ url: receiver.url, webhookType: 'generic', secret: null }, content, 'd1');
       const outcome = sent.then(() => null, (err: unknown) => err);
       await receiver.arrived;
       await thread.close();
-      assert.ok((await outcome) instanceof WebhookUnreachable);
+      return await outcome;
     } finally {
       await receiver.close();
     }
+  }
+
+  test('a delivery in flight at close is rejected as unreachable (it stays pending and is retried), and close resolves', async () => {
+    assert.ok((await closeWithOneInFlight()) instanceof WebhookUnreachable);
   });
 
   test('a worker that has not exited within the grace is terminated; the delivery it held is rejected', async () => {
-    const receiver = await silentReceiver();
-    try {
-      const thread = new WebhookThread(options, 0);
-      const sent = thread.send({ url: receiver.url, webhookType: 'generic', secret: null }, content, 'd2');
-      const outcome = sent.then(() => null, (err: unknown) => err);
-      await receiver.arrived;
-      await thread.close();
-      assert.ok((await outcome) instanceof WebhookUnreachable);
-    } finally {
-      await receiver.close();
-    }
+    assert.ok((await closeWithOneInFlight(0)) instanceof WebhookUnreachable);
   });
 });
