@@ -38,6 +38,15 @@ import { oauthRoutes } from './api/oauth-routes.js';
 import { mcpRoutes } from './mcp/mcp-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
+import { SessionsService } from './core/sessions-service.js';
+import { sqliteSessions } from './store/sqlite/sessions.js';
+import { StatusFeed } from './core/status-feed.js';
+import { CheckTrends } from './stats/check-summaries.js';
+import { SeriesReader } from './stats/series.js';
+import { LiveFeed } from './api/live-feed.js';
+import { checkSummary } from './api/check-summary.js';
+import { dashboardRoutes } from './api/dashboard-routes.js';
+import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 import { sqliteOperations, sqliteStatusPages } from './store/sqlite/status-pages.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
@@ -88,6 +97,9 @@ export class VigilApp {
   /** Created right after the store: opening it rebuilds rollups a crash left short. */
   readonly rollups: RollupStore;
   readonly mailer: Mailer;
+  /** Every check event and edit, for whoever needs to hear of it at once (live dashboards, page caches). */
+  readonly statusFeed = new StatusFeed();
+  private live: LiveFeed | null = null;
   private pipeline: RequestPipeline | null = null;
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
@@ -143,7 +155,11 @@ export class VigilApp {
   async start(): Promise<{ url: string; port: number }> {
     this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req));
     this.config = resolveConfig(this.input, this.server.port);
-    this.recorder = new Recorder({ writer: this.writer, onEvent: (check, event) => this.onEvent(check, event) });
+    this.recorder = new Recorder({
+      writer: this.writer,
+      onEvent: (check, event) => this.onEvent(check, event),
+      onChange: (check) => this.publishChange(check, 'status'),
+    });
     this.engine = new Engine({
       store: this.store,
       recorder: this.recorder,
@@ -170,6 +186,14 @@ export class VigilApp {
     this.services.checks.observe(this.engine);
     this.services.checks.observe(heartbeats);
     this.services.checks.observe(this.domains);
+    this.services.checks.observe({
+      checkSaved: (check) => this.publishChange(check, 'saved'),
+      checkEdited: (check) => this.publishChange(check, 'saved'),
+      checkDeleted: (check) => {
+        this.services.trends.forget(check.seq);
+        this.publishChange(check, 'deleted');
+      },
+    });
     const purge = (check: { id: string }) => this.purgeRenders(check.id);
     this.services.checks.observe({ checkSaved: purge, checkDeleted: purge });
     this.services.statusPages.onChange((...pages) => {
@@ -191,6 +215,7 @@ export class VigilApp {
     // Daily, and once now: a node restarted more often than daily would otherwise never run it.
     this.every(DAY, () => this.services.oauth.lifecycle.run());
     this.services.oauth.lifecycle.run();
+    this.every(HOUR, () => this.services.sessions.pruneExpired());
     const url = `http://${this.input.server.host}:${this.server.port}`;
     return { url, port: this.server.port };
   }
@@ -203,6 +228,7 @@ export class VigilApp {
   /** Graceful stop: no new connections, in-flight requests answered, then the database closed. */
   async stop(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
+    this.live?.close();
     await this.server?.close();
     this.server = null;
     // The engine first: probes still in flight finish and their events reach a running alert
@@ -219,6 +245,21 @@ export class VigilApp {
     this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
     this.alerts.handle(check, event);
     for (const listener of this.statusListeners) listener(check, event);
+    this.publishChange(check, event.type);
+  }
+
+  /**
+   * Published once the writer has applied what the change wrote (the group commit queued in the
+   * same turn runs first), so a subscriber reading the check sees the new record.
+   */
+  private publishChange(check: { id: string; accountId: string }, type: string): void {
+    const at = this.clock.now();
+    setImmediate(() =>
+      this.writer.drained().then(
+        () => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type, at }),
+        () => {},
+      ),
+    );
   }
 
   private buildServices(heartbeats: HeartbeatMonitor): Services {
@@ -252,6 +293,9 @@ export class VigilApp {
       emailAlerts: this.alerts.email,
       webhooks: this.alerts.webhooks,
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
+      sessions: new SessionsService(store, sqliteSessions(store.db), clock, config),
+      trends: new CheckTrends(this.rollups),
+      series: new SeriesReader(this.rollups, store.stateChanges, store.history),
       lastProbe: (checkId) => this.engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId),
       oauth: buildOAuth({
         store, repo: store.oauth, checks, mailer: this.mailer,
@@ -262,7 +306,17 @@ export class VigilApp {
 
   private buildPipeline(): RequestPipeline {
     const routes: Route[] = [];
+    const { checks, trends } = this.services;
+    const live = new LiveFeed(
+      (id) => checks.find(id),
+      (check) => checkSummary(check, trends, this.config, this.clock.now()),
+    );
+    this.live = live;
+    this.statusFeed.subscribe((change) => live.publish(change));
+    let auth: Authenticator | null = null;
     routes.push(
+      ...dashboardRoutes(this.services, live, (headers) => auth!.authenticate(headers)),
+      ...dashboardAssetRoutes(),
       ...statusRoutes(this.services),
       ...checkRoutes(this.services),
       ...historyRoutes(this.services),
@@ -278,8 +332,9 @@ export class VigilApp {
       ...mcpRoutes({ routes: () => routes, dispatch: async (req) => this.handle(req), publicUrl: this.config.publicUrl }),
     );
     const challenge = `Bearer realm="vigil", resource_metadata="${this.config.publicUrl}/.well-known/oauth-protected-resource"`;
-    const auth = new Authenticator(this.store, this.clock, challenge);
+    auth = new Authenticator(this.store, this.clock, challenge);
     auth.addBearerResolver(this.services.oauth.bearer);
+    auth.setSessionResolver(this.services.sessions, this.config.publicUrl);
     return new RequestPipeline({
       routes,
       auth,
