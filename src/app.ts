@@ -18,6 +18,7 @@ import { serve, type RunningServer } from './front/uws-server.js';
 import { createLogger, type Logger } from './log.js';
 import type { AlertEvent } from './domain/events.js';
 import { AlertsModule } from './alerts/alerts-module.js';
+import { DeliveryLog } from './core/delivery-log.js';
 import { DomainMonitor } from './engine/domains/domain-monitor.js';
 import { RdapBootstrap } from './engine/domains/rdap-bootstrap.js';
 import { RdapClient } from './engine/domains/rdap-client.js';
@@ -39,7 +40,6 @@ import { mcpRoutes } from './mcp/mcp-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
 import { SessionsService } from './core/sessions-service.js';
-import { sqliteSessions } from './store/sqlite/sessions.js';
 import { StatusFeed } from './core/status-feed.js';
 import { CheckTrends } from './stats/check-summaries.js';
 import { SeriesReader } from './stats/series.js';
@@ -47,7 +47,6 @@ import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
-import { sqliteOperations, sqliteStatusPages } from './store/sqlite/status-pages.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
 import { statusPageRoutes } from './api/status-page-routes.js';
@@ -69,7 +68,6 @@ export interface AppOptions {
 }
 
 /** Told of every status change of any check (the status-page cache purges on it). */
-export type StatusChangeListener = (check: { id: string; accountId: string }, event: AlertEvent) => void;
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -104,7 +102,6 @@ export class VigilApp {
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
   private timers: NodeJS.Timeout[] = [];
-  private readonly statusListeners: StatusChangeListener[] = [];
   /** Rendered status pages and badges; every status change purges what shows the check. */
   readonly pageCache: RenderCache;
   readonly badgeCache: RenderCache;
@@ -123,28 +120,13 @@ export class VigilApp {
     this.mailer = new Mailer(input);
     this.pageCache = new RenderCache(this.clock);
     this.badgeCache = new RenderCache(this.clock);
-    // Events are raised before the writer applies the new status: purge now, and again once the
-    // writer's queue is applied, or a render in between would keep the old status cached.
-    const purgeAfterCommit = new Set<string>();
-    this.onStatusChange((check) => {
-      this.purgeRenders(check.id);
-      purgeAfterCommit.add(check.id);
-    });
-    this.writer.afterEachBatch(() => {
-      if (this.writer.pending > 0 || purgeAfterCommit.size === 0) return;
-      for (const id of purgeAfterCommit) this.purgeRenders(id);
-      purgeAfterCommit.clear();
-    });
+    // Published once the writer has applied the change, so a re-render reads the new status.
+    this.statusFeed.subscribe((change) => this.purgeRenders(change.checkId));
   }
 
   private purgeRenders(checkId: string): void {
     this.pageCache.purgeCheck(checkId);
     this.badgeCache.purgeCheck(checkId);
-  }
-
-  /** Subscribes to the status changes of every check (pushed live, purged, routed). */
-  onStatusChange(listener: StatusChangeListener): void {
-    this.statusListeners.push(listener);
   }
 
   /** First start of an empty data directory: the admin key, returned once to be printed. */
@@ -194,8 +176,6 @@ export class VigilApp {
         this.publishChange(check, 'deleted');
       },
     });
-    const purge = (check: { id: string }) => this.purgeRenders(check.id);
-    this.services.checks.observe({ checkSaved: purge, checkDeleted: purge });
     this.services.statusPages.onChange((...pages) => {
       for (const page of pages) {
         if (!page) continue;
@@ -244,7 +224,6 @@ export class VigilApp {
   private onEvent(check: { id: string; accountId: string }, event: AlertEvent): void {
     this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
     this.alerts.handle(check, event);
-    for (const listener of this.statusListeners) listener(check, event);
     this.publishChange(check, event.type);
   }
 
@@ -266,8 +245,7 @@ export class VigilApp {
     const { store, config, clock, engine } = this;
     const checks = new ChecksService(store, config, clock);
     const stats = new StatsService({ stateChanges: store.stateChanges, rollups: this.rollups }, checks, clock);
-    const pages = sqliteStatusPages(store.db);
-    const ops = sqliteOperations(store.db);
+    const { statusPages: pages, operations: ops } = store;
     const processMetrics = new ProcessMetrics({
       wheelLag: engine.metrics.lag,
       probesFired: () => engine.metrics.fired,
@@ -292,8 +270,11 @@ export class VigilApp {
       alertSummary: (accountId) => this.alerts.summary(accountId),
       emailAlerts: this.alerts.email,
       webhooks: this.alerts.webhooks,
+      deliveries: new DeliveryLog({
+        queue: this.alerts.repos.deliveries, webhooks: this.alerts.repos.webhooks, store, sender: this.alerts.sender, clock, log: this.log,
+      }),
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
-      sessions: new SessionsService(store, sqliteSessions(store.db), clock, config),
+      sessions: new SessionsService(store, clock, config),
       trends: new CheckTrends(this.rollups),
       series: new SeriesReader(this.rollups, store.stateChanges, store.history),
       lastProbe: (checkId) => this.engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId),

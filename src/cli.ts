@@ -8,7 +8,6 @@ import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
 import { SessionsService } from './core/sessions-service.js';
-import { sqliteSessions } from './store/sqlite/sessions.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -111,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
-      new SessionsService(store, sqliteSessions(store.db), systemClock, config).createLoginLink(values.account),
+      new SessionsService(store, systemClock, config).createLoginLink(values.account),
     );
   }
   const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));

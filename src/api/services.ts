@@ -8,6 +8,7 @@ import type { HeartbeatMonitor } from '../engine/heartbeats.js';
 import type { AlertSummary } from '../alerts/alerts-module.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
+import type { DeliveryLog } from '../core/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
 import type { SessionsService } from '../core/sessions-service.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
@@ -32,6 +33,7 @@ export interface Services {
   emailAlerts: EmailAlertsService;
   /** Webhooks and their test (spec 4.9). */
   webhooks: WebhookService;
+  deliveries: DeliveryLog;
   usage(accountId: string): { checks: number };
   /** The check's latest result, live from memory (the record's `lastProbe`). */
   lastProbe(checkId: string): LastProbe | null;

@@ -7,7 +7,7 @@ import type { Principal } from './principal.js';
 import { SCOPES } from '../domain/records.js';
 import { API_KEY_PATTERN, hashSecret } from '../domain/secrets.js';
 import type { Config } from '../config.js';
-import type { SessionRow, SessionStore } from '../store/session-store.js';
+import type { SessionRow } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 
 export const SESSION_COOKIE = 'vigil_session';
@@ -32,7 +32,6 @@ export interface OpenedSession {
 export class SessionsService {
   constructor(
     private readonly store: Store,
-    private readonly sessions: SessionStore,
     private readonly clock: Clock,
     private readonly config: Config,
   ) {}
@@ -48,7 +47,7 @@ export class SessionsService {
 
   signInWithLoginLink(token: string): OpenedSession {
     const now = this.clock.now();
-    const accountId = LOGIN_TOKEN.test(token) ? this.sessions.redeemLoginLink(hashSecret(token), now) : null;
+    const accountId = LOGIN_TOKEN.test(token) ? this.store.sessions.redeemLoginLink(hashSecret(token), now) : null;
     if (accountId === null) throw errors.badRequest('loginToken is unknown, already used or older than 15 minutes; ask for a new link');
     const account = this.store.accounts.byId(accountId);
     if (!account) throw errors.badRequest('loginToken is unknown, already used or older than 15 minutes; ask for a new link');
@@ -57,7 +56,7 @@ export class SessionsService {
 
   /** The principal of a session cookie, or a 401 naming why there is none. */
   resolve(token: string, challenge: string): Principal {
-    const session = SESSION_TOKEN.test(token) ? this.sessions.byTokenHash(hashSecret(token)) : null;
+    const session = SESSION_TOKEN.test(token) ? this.store.sessions.byTokenHash(hashSecret(token)) : null;
     if (!session) throw errors.unauthorized('Session has ended; sign in again', challenge);
     const now = this.clock.now();
     // The key first: a session that ended with its key says why.
@@ -67,12 +66,12 @@ export class SessionsService {
   }
 
   signOut(token: string): void {
-    const session = SESSION_TOKEN.test(token) ? this.sessions.byTokenHash(hashSecret(token)) : null;
-    if (session) this.sessions.delete(session.id);
+    const session = SESSION_TOKEN.test(token) ? this.store.sessions.byTokenHash(hashSecret(token)) : null;
+    if (session) this.store.sessions.delete(session.id);
   }
 
   pruneExpired(): number {
-    return this.sessions.pruneExpired(this.clock.now());
+    return this.store.sessions.pruneExpired(this.clock.now());
   }
 
   /** A one-time sign-in URL for the account (the admin account by default), valid 15 minutes. */
@@ -80,7 +79,7 @@ export class SessionsService {
     const account = new AccountsService(this.store, this.config, this.clock).findAccount(accountIdOrEmail ?? ADMIN_EMAIL);
     const token = `vl_${randomBytes(32).toString('base64url')}`;
     const now = this.clock.now();
-    this.sessions.insertLoginLink(hashSecret(token), account.id, now, now + LOGIN_LINK_MS);
+    this.store.sessions.insertLoginLink(hashSecret(token), account.id, now, now + LOGIN_LINK_MS);
     // The token rides in the fragment: browsers never send it to servers, proxies or logs.
     return { url: `${this.config.dashboardUrl}#login=${token}`, accountId: account.id, email: account.email, expiresAt: new Date(now + LOGIN_LINK_MS).toISOString() };
   }
@@ -102,7 +101,7 @@ export class SessionsService {
   private open(principal: Principal, keyId: string | null, expiresAt: number): OpenedSession {
     const token = `vs_${randomBytes(32).toString('base64url')}`;
     const row: SessionRow = { id: `ses_${randomBytes(10).toString('hex')}`, accountId: principal.account.id, keyId, createdAt: this.clock.now(), expiresAt };
-    this.sessions.insert(row, hashSecret(token));
+    this.store.sessions.insert(row, hashSecret(token));
     return { token, principal: keyId === null ? this.linkPrincipal(principal.account, row.id) : principal, expiresAt };
   }
 
@@ -115,7 +114,7 @@ export class SessionsService {
     const key = this.store.keys.byId(session.keyId);
     const principal = key ? keyPrincipal(this.store, key, now) : 'Invalid API key';
     if (typeof principal === 'string') {
-      this.sessions.delete(session.id);
+      this.store.sessions.delete(session.id);
       throw errors.unauthorized(`Session has ended: ${principal}`, challenge);
     }
     return principal;
