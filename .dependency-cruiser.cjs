@@ -1,7 +1,7 @@
 /**
  * The layers of src/ (docs/architecture.md), enforced by `npm run lint:layers` before the tests.
  * From the top: composition roots (app.ts, cli.ts) → front/, mcp/ → api/ → services (core/,
- * oauth/) → engine/, monitor/, stats/, alerts/ → store/ → domain/. A folder imports only
+ * oauth/, status-pages/, metrics/) → engine/, monitor/, stats/, alerts/ → store/ → domain/. A folder imports only
  * folders below it; domain/ imports nothing of Vigil's. config.ts, log.ts, version.ts and
  * util/ are shared infrastructure below everything but domain/.
  */
@@ -10,7 +10,7 @@ const ROOTS = '^src/(app|cli)\\.ts$';
 const SHARED = '^src/(config|log|version)\\.ts$|^src/util/';
 const TOP = ['front', 'mcp'];
 const API = ['api'];
-const SERVICES = ['core', 'oauth'];
+const SERVICES = ['core', 'oauth', 'status-pages', 'metrics'];
 const WORKERS = ['engine', 'monitor', 'stats', 'alerts'];
 const STORE = ['store'];
 

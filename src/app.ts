@@ -40,6 +40,16 @@ import { mcpRoutes } from './mcp/mcp-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
 import { sqliteOAuth } from './store/sqlite/oauth.js';
+import { sqliteOperations, sqliteStatusPages } from './store/sqlite/status-pages.js';
+import { StatusPagesService } from './status-pages/status-pages-service.js';
+import { PublicPages } from './status-pages/public-pages.js';
+import { statusPageRoutes } from './api/status-page-routes.js';
+import { publicStatusRoutes } from './api/public-status-routes.js';
+import { operationsRoutes } from './api/operations-routes.js';
+import { RenderCache } from './api/render-cache.js';
+import { ProcessMetrics } from './metrics/process-metrics.js';
+import { MetricsService } from './metrics/metrics-service.js';
+import { Readiness } from './metrics/readiness.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -50,6 +60,9 @@ export interface AppOptions {
   /** Answers the signup's "can this domain receive mail" lookups (tests); the system resolver otherwise. */
   mailDomainResolver?: MailDomainResolver;
 }
+
+/** Told of every status change of any check (the status-page cache purges on it). */
+export type StatusChangeListener = (check: { id: string; accountId: string }, event: AlertEvent) => void;
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -78,6 +91,11 @@ export class VigilApp {
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
   private timers: NodeJS.Timeout[] = [];
+  private readonly statusListeners: StatusChangeListener[] = [];
+  /** Rendered status pages and badges; every status change purges what shows the check. */
+  readonly pageCache: RenderCache;
+  readonly badgeCache: RenderCache;
+  private dispatcher!: ProbeDispatcher;
 
   constructor(
     private readonly input: ConfigInput,
@@ -90,6 +108,24 @@ export class VigilApp {
     this.writer = new BatchWriter(this.store, this.log);
     this.rollups = sqliteRollups(this.store.db);
     this.mailer = new Mailer(input);
+    this.pageCache = new RenderCache(this.clock);
+    this.badgeCache = new RenderCache(this.clock);
+    this.onStatusChange((check) => {
+      this.purgeRenders(check.id);
+      // Events are published before the writer commits the new status: purge again right after
+      // it (the writer runs its queue in order), or a render in between would cache the old one.
+      this.writer.submit(() => this.purgeRenders(check.id));
+    });
+  }
+
+  private purgeRenders(checkId: string): void {
+    this.pageCache.purgeCheck(checkId);
+    this.badgeCache.purgeCheck(checkId);
+  }
+
+  /** Subscribes to the status changes of every check (pushed live, purged, routed). */
+  onStatusChange(listener: StatusChangeListener): void {
+    this.statusListeners.push(listener);
   }
 
   /** First start of an empty data directory: the admin key, returned once to be printed. */
@@ -103,7 +139,7 @@ export class VigilApp {
     this.engine = new Engine({
       store: this.store,
       writer: this.writer,
-      dispatcher: this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads }),
+      dispatcher: (this.dispatcher = this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads })),
       clock: this.clock,
       config: this.config,
       log: this.log,
@@ -130,6 +166,15 @@ export class VigilApp {
     this.services.checks.observe(this.engine);
     this.services.checks.observe(heartbeats);
     this.services.checks.observe(this.domains);
+    const purge = (check: { id: string }) => this.purgeRenders(check.id);
+    this.services.checks.observe({ checkSaved: purge, checkDeleted: purge });
+    this.services.statusPages.onChange((...pages) => {
+      for (const page of pages) {
+        if (!page) continue;
+        this.pageCache.purgeSlug(page.slug);
+        for (const id of page.checkIds) this.purgeRenders(id);
+      }
+    });
     this.engine.start();
     heartbeats.start();
     this.alerts.start();
@@ -170,17 +215,34 @@ export class VigilApp {
   private onEvent(check: { id: string; accountId: string }, event: AlertEvent): void {
     this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
     this.alerts.handle(check, event);
+    for (const listener of this.statusListeners) listener(check, event);
   }
 
   private buildServices(heartbeats: HeartbeatMonitor): Services {
-    const { store, config, clock } = this;
+    const { store, config, clock, engine } = this;
     const checks = new ChecksService(store, config, clock);
+    const stats = new StatsService({ stateChanges: store.stateChanges, rollups: this.rollups }, checks, clock);
+    const pages = sqliteStatusPages(store.db);
+    const ops = sqliteOperations(store.db);
+    const processMetrics = new ProcessMetrics({
+      wheelLag: engine.metrics.lag,
+      probesFired: () => engine.metrics.fired,
+      probesInFlight: () => engine.inFlight,
+      probeQueueDepth: () => this.dispatcher.queued,
+      writerQueueLength: () => this.writer.pending,
+      pendingDeliveries: () => ops.pendingDeliveries(),
+    });
+    this.writer.onBatch = (writes) => processMetrics.batchCommitted(writes);
     return {
+      statusPages: new StatusPagesService(store, pages, config, clock),
+      publicPages: new PublicPages({ store, pages, rollups: this.rollups, stats, clock }),
+      metrics: new MetricsService(checks, stats, processMetrics),
+      readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock }),
       config,
       clock,
       checks,
       history: new HistoryService(store, checks),
-      stats: new StatsService({ stateChanges: store.stateChanges, rollups: this.rollups }, checks, clock),
+      stats,
       heartbeats,
       accounts: new AccountsService(store, config, clock),
       alertSummary: (accountId) => this.alerts.summary(accountId),
@@ -205,6 +267,9 @@ export class VigilApp {
       ...accountRoutes(this.services),
       ...alertsRoutes(this.services),
       ...oauthRoutes(this.services),
+      ...statusPageRoutes(this.services),
+      ...publicStatusRoutes(this.services, { pages: this.pageCache, badges: this.badgeCache }),
+      ...operationsRoutes(this.services),
       ...metaRoutes(() => routes, this.config.publicUrl),
       ...mcpRoutes({ routes: () => routes, dispatch: async (req) => this.handle(req), publicUrl: this.config.publicUrl }),
     );

@@ -24,10 +24,12 @@ export function tempDir(tag: string): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** Spawns a server process and resolves once its output matches `ready`. */
-export function spawnUntil(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 30_000): Promise<ChildProcess> {
+/** Spawns a server process (pinned to one core if asked) and resolves once its output matches `ready`. */
+export function spawnUntil(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 30_000, pinToCore?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const options = { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'] };
+    const child =
+      pinToCore === undefined ? spawn(process.execPath, args, options) : spawn('taskset', ['-c', pinToCore, process.execPath, ...args], options);
     let seen = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

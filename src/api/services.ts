@@ -9,6 +9,10 @@ import type { AlertSummary } from '../alerts/alerts-module.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
+import type { StatusPagesService } from '../status-pages/status-pages-service.js';
+import type { PublicPages } from '../status-pages/public-pages.js';
+import type { MetricsService } from '../metrics/metrics-service.js';
+import type { Readiness } from '../metrics/readiness.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
 export interface Services {
@@ -27,4 +31,10 @@ export interface Services {
   usage(accountId: string): { checks: number };
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Status pages of an account (the API) and what anyone may read of them (pages, badges). */
+  statusPages: StatusPagesService;
+  publicPages: PublicPages;
+  /** `/metrics` and `/readyz`. */
+  metrics: MetricsService;
+  readiness: Readiness;
 }

@@ -81,7 +81,11 @@ export class Engine implements CheckObserver {
    * (under one tick by design, plus event-loop delay); `tickDelay` is the event-loop delay
    * alone, how late each tick ran after its boundary.
    */
-  readonly metrics = { fired: 0, skippedInFlight: 0, completed: 0, lag: new Histogram(), tickDelay: new Histogram() };
+  readonly metrics = {
+    fired: 0, skippedInFlight: 0, completed: 0, lag: new Histogram(), tickDelay: new Histogram(),
+    /** When the wheel last advanced (readiness: the engine is ticking); null before the first tick. */
+    lastTickAt: null as number | null,
+  };
   private readonly region: string;
   private readonly peer: PeerRechecker;
 
@@ -101,7 +105,10 @@ export class Engine implements CheckObserver {
         clock: this.deps.clock,
         fire: (id, dueAt) => this.dispatch(id, dueAt),
         onError: (err) => this.deps.log.error({ err }, 'scheduler error'),
-        onTick: (lateMs) => this.metrics.tickDelay.record(lateMs),
+        onTick: (lateMs) => {
+          this.metrics.tickDelay.record(lateMs);
+          this.metrics.lastTickAt = this.deps.clock.now();
+        },
       });
     }
   }
@@ -127,6 +134,7 @@ export class Engine implements CheckObserver {
 
   /** Advances the wheel to the clock (tests with a manual clock call this). */
   tick(): void {
+    this.metrics.lastTickAt = this.deps.clock.now();
     this.wheel.advance(this.deps.clock.now(), (id, dueAt) => this.dispatch(id, dueAt));
   }
 

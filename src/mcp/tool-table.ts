@@ -24,6 +24,8 @@ const CHECK_ID = { id: 'Check id (from list_checks or create_check)' };
 const WEBHOOK_ID = { id: 'Webhook id (from list_webhooks or create_webhook)' };
 const CHECKS = '/v1/public/checks';
 const WEBHOOKS = '/v1/public/alerts/webhooks';
+const PAGES = '/v1/public/status-pages';
+const PAGE_ID = { id: 'Status page id (from list_status_pages or create_status_page)' };
 
 export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'list_checks', method: 'GET', path: CHECKS, title: 'List checks', note: 'Paginate with meta.cursor.' },
@@ -60,5 +62,16 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     // Destructive: the old ping URL stops working at once, so jobs still using it look down.
     name: 'regenerate_heartbeat_token', method: 'POST', path: `${CHECKS}/:id/regenerate-token`, title: 'New heartbeat ping URL',
     params: CHECK_ID, destructive: true, note: 'The old ping URL stops working at once; update the job that pings it.',
+  },
+  { name: 'list_status_pages', method: 'GET', path: PAGES, title: 'List status pages' },
+  {
+    name: 'create_status_page', method: 'POST', path: PAGES, title: 'Create a public status page',
+    note: 'Anyone can read it at its url without signing in; list only checks meant to be public.',
+  },
+  { name: 'get_status_page', method: 'GET', path: `${PAGES}/:id`, title: 'Get a status page', params: PAGE_ID },
+  { name: 'update_status_page', method: 'PATCH', path: `${PAGES}/:id`, title: 'Update a status page', params: PAGE_ID, idempotent: true },
+  {
+    name: 'delete_status_page', method: 'DELETE', path: `${PAGES}/:id`, title: 'Delete a status page', params: PAGE_ID,
+    destructive: true, idempotent: true, note: 'Its public address and badges stop working; the checks stay.',
   },
 ];

@@ -1,6 +1,7 @@
 import { ROLLUPS_MIGRATION } from './migrations-rollups.js';
 import { ALERTS_MIGRATION } from './migrations-alerts.js';
 import { OAUTH_MIGRATION } from './migrations-oauth.js';
+import { STATUS_PAGES_MIGRATION } from './migrations-status-pages.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -144,4 +145,5 @@ export const MIGRATIONS: Migration[] = [
   ROLLUPS_MIGRATION,
   ALERTS_MIGRATION,
   OAUTH_MIGRATION,
+  STATUS_PAGES_MIGRATION,
 ];

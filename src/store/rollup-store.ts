@@ -54,6 +54,11 @@ export interface RollupReads {
   rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Rollup;
   totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupTotals;
   /**
+   * Each bucket of the level starting in [from, to) that has results, as [bucket start, totals]
+   * in time order (rows and what is buffered): bars and sparklines in one read.
+   */
+  bucketTotals(checkSeq: number, level: RollupLevel, from: number, to: number): Array<[number, RollupTotals]>;
+  /**
    * Results whose time lies in one of the intervals: history rows that are not events, with
    * status up or down (a heartbeat's job-start ping is not a result). Whatever writes such a
    * row must hand the same result to the aggregator, or rollups and raw edges disagree.

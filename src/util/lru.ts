@@ -25,4 +25,9 @@ export class Lru<K, V> {
   clear(): void {
     this.map.clear();
   }
+
+  /** Forgets every entry the test picks (cache purges). */
+  deleteWhere(test: (key: K, value: V) => boolean): void {
+    for (const [key, value] of this.map) if (test(key, value)) this.map.delete(key);
+  }
 }

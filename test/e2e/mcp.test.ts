@@ -20,6 +20,7 @@ const TOOL_NAMES = [
   'list_checks', 'get_check', 'create_check', 'update_check', 'delete_check', 'toggle_check', 'set_maintenance',
   'get_history', 'get_stats', 'get_status_overview', 'get_account', 'get_email_alerts', 'update_email_alerts',
   'test_email_alerts', 'list_webhooks', 'create_webhook', 'test_webhook', 'delete_webhook', 'regenerate_heartbeat_token',
+  'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page',
 ];
 
 let server: TestServer;
@@ -93,7 +94,7 @@ describe('discovery of tools, resources and prompts', () => {
       const readOnly = tool.name.startsWith('get_') || tool.name.startsWith('list_');
       assert.equal(tool.annotations?.readOnlyHint, readOnly, `${tool.name} readOnlyHint`);
       if (!readOnly) {
-        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token'].includes(tool.name);
+        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page'].includes(tool.name);
         assert.equal(tool.annotations?.destructiveHint, destructive, `${tool.name} destructiveHint`);
       }
     }
@@ -229,6 +230,20 @@ describe('every tool, through the same routes as REST', () => {
     }
     assert.deepEqual((await ok(client, 'delete_webhook', { id })).data, { id, deleted: true });
     assert.deepEqual((await ok(client, 'list_webhooks')).data, []);
+  });
+
+  test('status pages: create, get, update, list, delete; bad input is the REST 400', async () => {
+    const actor = fresh();
+    const client = await withKey(actor);
+    const checkId = await createCheck(server, { url: 'https://pages.example.com', name: 'Pages' }, actor.key);
+    const slug = `mcp-${actor.accountId.slice(4)}`;
+    const created = (await ok(client, 'create_status_page', { slug, title: 'Agent page', checkIds: [checkId] })).data;
+    assert.equal(created.url, `${server.app.config.publicUrl}/status/${slug}`);
+    assert.equal((await ok(client, 'get_status_page', { id: created.id })).data.title, 'Agent page');
+    assert.equal((await ok(client, 'update_status_page', { id: created.id, description: 'Hi' })).data.description, 'Hi');
+    assert.deepEqual((await ok(client, 'list_status_pages')).data.map((p: { id: string }) => p.id), [created.id]);
+    assert.match(await fails(client, 'create_status_page', { slug: 'Bad slug', title: 't', checkIds: [] }, 400), /slug must be/);
+    assert.deepEqual((await ok(client, 'delete_status_page', { id: created.id })).data, { success: true });
   });
 });
 

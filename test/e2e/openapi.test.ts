@@ -39,6 +39,13 @@ const SERVED: Array<{ method: string; path: string; scope: string | null }> = [
   { method: 'get', path: '/v1/public/checks/status', scope: 'checks:read' },
   { method: 'get', path: '/v1/public/account', scope: 'checks:read' },
   { method: 'get', path: '/v1/openapi.json', scope: null },
+  { method: 'get', path: '/v1/public/status-pages', scope: 'checks:read' },
+  { method: 'post', path: '/v1/public/status-pages', scope: 'checks:write' },
+  { method: 'get', path: '/v1/public/status-pages/{id}', scope: 'checks:read' },
+  { method: 'patch', path: '/v1/public/status-pages/{id}', scope: 'checks:write' },
+  { method: 'delete', path: '/v1/public/status-pages/{id}', scope: 'checks:write' },
+  { method: 'get', path: '/healthz', scope: null },
+  { method: 'get', path: '/readyz', scope: null },
 ];
 
 /** Coverage probes use an id that does not exist: a 404 "check not found" still proves the route. */

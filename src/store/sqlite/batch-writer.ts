@@ -18,6 +18,8 @@ export class BatchWriter {
   private scheduled: NodeJS.Immediate | null = null;
   private flushing = false;
   private closed = false;
+  /** Told the size of every committed batch (the batch-size metric). */
+  onBatch: ((writes: number) => void) | null = null;
 
   constructor(
     private readonly store: Pick<Store, 'transaction'>,
@@ -88,6 +90,7 @@ export class BatchWriter {
     } finally {
       this.flushing = false;
     }
+    this.onBatch?.(batch.length);
     for (const p of batch) {
       const err = failed.get(p);
       if (err === undefined) p.done?.resolve();

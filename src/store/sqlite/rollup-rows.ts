@@ -49,6 +49,8 @@ export interface RollupRows {
   rows(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupRow[];
   rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Rollup;
   totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupTotals;
+  /** [bucket start, totals] of each row of the level in [from, to), in time order. */
+  bucketTotals(checkSeq: number, level: RollupLevel, from: number, to: number): Array<[number, RollupTotals]>;
   deleteFrom(level: RollupLevel, at: number): void;
   rawSamples(checkSeq: number, intervals: readonly Interval[]): RollupSample[];
   /** [at, sample] of every result at or after `from`, in time order. */
@@ -76,6 +78,10 @@ export function sqliteRollupRows(db: Db): RollupRows {
       sums: db.prepare(`SELECT ${SELECT_SUMS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       hists: db.prepare(`SELECT ${SELECT_HISTS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       totals: db.prepare(`SELECT ${SELECT_TOTALS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
+      // (check_seq, at) is the key: one row per bucket, nothing to sum.
+      bucketTotals: db
+        .prepare(`SELECT at, total, success, failure, rt_count, rt_sum, rt_min, rt_max FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`)
+        .raw(),
       deleteFrom: db.prepare(`DELETE FROM ${table} WHERE at >= ?`),
     };
   };
@@ -127,6 +133,13 @@ export function sqliteRollupRows(db: Db): RollupRows {
     },
     totals(seq, level, intervals) {
       return sumTotals(intervals.map(([start, end]) => stmts[level].totals.get(seq, start, end) as RollupTotals));
+    },
+    bucketTotals(seq, level, from, to) {
+      type Row = [number, number, number, number, number, number, number | null, number | null];
+      return (stmts[level].bucketTotals.all(seq, from, to) as Row[]).map(([at, total, success, failure, rtCount, rtSum, rtMin, rtMax]) => [
+        at,
+        { total, success, failure, rtCount, rtSum, rtMin, rtMax },
+      ]);
     },
     deleteFrom: (level, at) => void stmts[level].deleteFrom.run(at),
     rawSamples(seq, intervals) {

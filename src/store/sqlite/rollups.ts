@@ -70,6 +70,13 @@ export function sqliteRollups(db: Db): RollupStore {
       return rollup;
     },
     totals: (seq, level, intervals) => sumTotals([rows.totals(seq, level, intervals), ...byLevel[level].buffered(seq, intervals)]),
+    bucketTotals(seq, level, from, to) {
+      const out = new Map(rows.bucketTotals(seq, level, from, to));
+      for (const [key, buffered] of byLevel[level].bufferedByStart(seq, from, to)) {
+        out.set(key, sumTotals([out.get(key) ?? sumTotals([]), buffered]));
+      }
+      return [...out].sort((a, b) => a[0] - b[0]);
+    },
     rawSamples: (seq, intervals) => rows.rawSamples(seq, intervals),
   };
 }
@@ -138,6 +145,11 @@ class OpenLevel {
       if (intervals.some(([start, end]) => key >= start && key < end)) out.push(rollup);
     }
     return out;
+  }
+
+  /** The check's buffered buckets starting in [from, to), with their starts. */
+  bufferedByStart(seq: number, from: number, to: number): Array<[number, Rollup]> {
+    return [...(this.open.get(seq) ?? [])].filter(([key]) => key >= from && key < to);
   }
 
   /** Writes the buckets older than the one holding `now` (all of them for +Infinity). */

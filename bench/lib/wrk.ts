@@ -1,0 +1,69 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnUntil } from './harness.js';
+
+/**
+ * Server benchmarks on a 2-core machine: the server pinned to core 0, wrk to core 1, so the
+ * load generator never takes the server's CPU (autocannon in the same process would).
+ */
+export const SERVER_CORE = '0';
+export const LOAD_CORE = '1';
+
+export interface WrkResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Spawns `node args` pinned to the server core; resolves once its output matches `ready`. */
+export function spawnPinned(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
+  return spawnUntil(args, env, ready, 30_000, SERVER_CORE);
+}
+
+function millis(text: string): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(text);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+/** Parses wrk's --latency report. */
+export function parseWrk(out: string): WrkResult {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  if (!rps) throw new Error(`wrk said: ${out}`);
+  const percentile = (p: string) => millis(new RegExp(`\\s${p}%\\s+(\\S+)`).exec(out)?.[1] ?? '');
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const errs = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  return { requestsPerSec: Number(rps[1]), p50Ms: percentile('50'), p99Ms: percentile('99'), non2xx, errors };
+}
+
+function wrkArgs(opts: { connections: number; seconds: number; headers?: Record<string, string> }): string[] {
+  const args = ['-c', LOAD_CORE, 'wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency'];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`);
+  return args;
+}
+
+/** One wrk run from the load core (one thread, keep-alive). */
+export function wrk(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string> }): WrkResult {
+  const r = spawnSync('taskset', [...wrkArgs(opts), url], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
+  return parseWrk(r.stdout);
+}
+
+/** The same, in the background, while something else is measured. */
+export function wrkInBackground(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<WrkResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', [...wrkArgs(opts), url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', () => {
+      try {
+        resolve(parseWrk(out));
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+}

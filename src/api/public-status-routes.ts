@@ -1,0 +1,151 @@
+import { Type } from '@sinclair/typebox';
+import { errorBody, errors } from '../domain/errors.js';
+import { StringEnum } from '../core/schemas/common.js';
+import { defineRoute, type HttpRequest, type Reply, type Route } from './http-types.js';
+import { BADGE_STYLES, badgeJson, badgeSvg, type BadgeStyle } from '../status-pages/badge-svg.js';
+import { pageAtom, pageJson } from '../status-pages/page-feeds.js';
+import { renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js';
+import { RESPONSE_WINDOWS, UPTIME_WINDOWS, type BadgeKind } from '../status-pages/public-pages.js';
+import type { StatusPage } from '../store/status-pages.js';
+import type { RenderCache, Rendered } from './render-cache.js';
+import type { Services } from './services.js';
+
+const HTML = 'text/html; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+const publicPage = {
+  tag: 'status-pages',
+  auth: 'none',
+  allowRestricted: true,
+  rateLimit: 'none',
+  idempotency: 'none',
+  errorShape: 'standard',
+  documented: false,
+  responses: {},
+} as const;
+
+const BadgeQuery = Type.Object(
+  {
+    style: Type.Optional(StringEnum(BADGE_STYLES)),
+    label: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: true },
+);
+
+type Format = 'html' | 'json' | 'atom';
+
+function splitFormat(name: string): { slug: string; format: Format } {
+  if (name.endsWith('.json')) return { slug: name.slice(0, -5), format: 'json' };
+  if (name.endsWith('.atom')) return { slug: name.slice(0, -5), format: 'atom' };
+  return { slug: name, format: 'html' };
+}
+
+/**
+ * The public, sign-in-free side of status pages (issue 15): `/status/{slug}` as HTML, `.json`
+ * and `.atom`, a page's custom domain at `/`, and badges of the checks pages list. Answers come
+ * from render caches the app purges on every status change; badges have their own, so badge
+ * URLs with made-up labels can never push pages out.
+ */
+export function publicStatusRoutes(s: Services, caches: { pages: RenderCache; badges: RenderCache }): Route[] {
+  const cache = caches.pages;
+  const pages = s.publicPages;
+
+  const renderPage = (page: StatusPage, format: Format): Rendered => {
+    const checkIds = page.checkIds;
+    if (format === 'atom') {
+      const text = pageAtom({ slug: page.slug, title: page.title, pageUrl: s.statusPages.url(page) }, pages.changes(page), s.clock.now());
+      return { status: 200, contentType: 'application/atom+xml; charset=utf-8', text, slug: page.slug, checkIds };
+    }
+    const view = pages.view(page);
+    // A maintenance window that runs out changes the page without any event: render again then.
+    const ends = view.checks.map((c) => c.maintenanceUntil).filter((t): t is number => t !== null);
+    const validUntil = ends.length ? Math.min(...ends) : undefined;
+    if (format === 'json') return { status: 200, contentType: JSON_TYPE, text: JSON.stringify(pageJson(view)), slug: page.slug, checkIds, validUntil };
+    return { status: 200, contentType: HTML, text: renderPageHtml(view), slug: page.slug, checkIds, validUntil };
+  };
+
+  // Unknown slugs are not kept: made-up addresses must not push real pages out of the cache.
+  const renderSlug = (slug: string, format: Format): Rendered => {
+    const page = SLUG.test(slug) ? pages.bySlug(slug) : null;
+    if (page) return renderPage(page, format);
+    const missing = { status: 404, slug, checkIds: [], keep: false };
+    if (format === 'html') return { ...missing, contentType: HTML, text: renderNotFoundHtml() };
+    return { ...missing, contentType: JSON_TYPE, text: JSON.stringify(errorBody(errors.notFound(`No status page ${slug}`), 'standard')) };
+  };
+
+  // A badge of a check on no page is a 404, cached like the rest: listing the check purges it.
+  const badge = (req: HttpRequest, checkId: string, kind: BadgeKind, file: string, query: { style?: BadgeStyle; label?: string }): Reply => {
+    const json = file.endsWith('.json');
+    const key = `badge:${checkId}:${kind.kind}:${'window' in kind ? kind.window : ''}:${json ? 'json' : 'svg'}:${query.style ?? ''}:${query.label ?? ''}`;
+    return caches.badges.reply(key, req, () => {
+      const checkIds = [checkId];
+      const found = pages.badge(checkId, kind);
+      if (!found) {
+        const text = JSON.stringify(errorBody(errors.notFound(`No status page shows check ${checkId}`), 'standard'));
+        return { status: 404, contentType: JSON_TYPE, text, slug: null, checkIds };
+      }
+      const facts = query.label === undefined ? found : { ...found, label: query.label };
+      return json
+        ? { status: 200, contentType: JSON_TYPE, text: JSON.stringify(badgeJson(facts, query.style)), slug: null, checkIds }
+        : { status: 200, contentType: 'image/svg+xml; charset=utf-8', text: badgeSvg(facts, query.style), slug: null, checkIds };
+    });
+  };
+
+  const windowOf = <T extends string>(file: string, allowed: readonly T[]): T => {
+    const name = file.replace(/\.(svg|json)$/, '');
+    if (!/\.(svg|json)$/.test(file) || !(allowed as readonly string[]).includes(name)) {
+      throw errors.notFound(`No such badge: ${allowed.map((w) => `${w}.svg`).join(', ')} (or .json)`);
+    }
+    return name as T;
+  };
+  return [
+    defineRoute({
+      ...publicPage,
+      method: 'GET',
+      path: '/status/:page',
+      summary: 'A public status page: HTML, or .json, or .atom (status changes)',
+      handler: ({ req, params }) => {
+        const { slug, format } = splitFormat(params.page!);
+        return cache.reply(`${slug}.${format}`, req, () => renderSlug(slug, format));
+      },
+    }),
+    defineRoute({
+      ...publicPage,
+      method: 'GET',
+      path: '/',
+      summary: 'The status page whose customDomain is the request Host',
+      handler: ({ req }) => {
+        const page = pages.byHost(req.headers['host']);
+        if (!page) throw errors.routeNotFound(req.method, req.path);
+        return cache.reply(`${page.slug}.html`, req, () => renderPage(page, 'html'));
+      },
+    }),
+    defineRoute({
+      ...publicPage,
+      method: 'GET',
+      path: '/badge/:id/:file',
+      summary: 'Status badge of a check on a status page (status.svg or status.json)',
+      query: BadgeQuery,
+      handler: ({ req, params, query }) => {
+        if (params.file !== 'status.svg' && params.file !== 'status.json') throw errors.notFound('No such badge');
+        return badge(req, params.id!, { kind: 'status' }, params.file, query);
+      },
+    }),
+    defineRoute({
+      ...publicPage,
+      method: 'GET',
+      path: '/badge/:id/:measure/:file',
+      summary: 'Uptime (1d, 7d, 30d, 90d) or average response time (1d, 7d, 30d) badge, .svg or .json',
+      query: BadgeQuery,
+      handler: ({ req, params, query }) => {
+        const file = params.file!;
+        if (params.measure === 'uptime') return badge(req, params.id!, { kind: 'uptime', window: windowOf(file, UPTIME_WINDOWS) }, file, query);
+        if (params.measure === 'response-time') {
+          return badge(req, params.id!, { kind: 'response-time', window: windowOf(file, RESPONSE_WINDOWS) }, file, query);
+        }
+        throw errors.notFound('Badges: status, uptime/{window} or response-time/{window}');
+      },
+    }),
+  ];
+}

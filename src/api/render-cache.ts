@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { Clock } from '../domain/clock.js';
+import type { Reply } from './http-types.js';
+import { Lru } from '../util/lru.js';
+import { etagMatches } from './status-routes.js';
+
+/** What a public page or badge rendered to, and what makes it stale. */
+export interface Rendered {
+  status: number;
+  contentType: string;
+  text: string;
+  /** The page it shows (purged when the page changes); null for badges. */
+  slug: string | null;
+  /** Every check it shows (purged when one of them changes status or settings). */
+  checkIds: readonly string[];
+  /** When it goes stale by itself (a maintenance window ends), if sooner than the cache's max age. */
+  validUntil?: number;
+  /** False for answers anyone can multiply at will (unknown slugs): served, never kept. */
+  keep?: boolean;
+}
+
+interface Entry extends Rendered {
+  etag: string;
+  renderedAt: number;
+  /** Compressed once at render, for clients that accept it (every browser does). */
+  br: Buffer | null;
+  gzip: Buffer | null;
+}
+
+/** Below this, compressing saves less than its headers cost (badges). */
+const COMPRESS_FROM = 1024;
+
+function preferred(acceptEncoding: string | undefined): 'br' | 'gzip' | null {
+  if (!acceptEncoding) return null;
+  if (/\bbr\b/.test(acceptEncoding)) return 'br';
+  if (/\bgzip\b/.test(acceptEncoding)) return 'gzip';
+  return null;
+}
+
+/**
+ * Browsers and proxies may keep a copy 2 s and serve it a little longer while they revalidate;
+ * the ETag makes revalidation a 304.
+ */
+export const PUBLIC_CACHE_CONTROL = 'public, max-age=2, stale-while-revalidate=5';
+
+/**
+ * Rendered public pages and badges, kept until one of their checks or their page changes (the
+ * app purges on every status change, so an outage is served at once) or, for figures that move
+ * with every probe (response times, uptime), until they are `maxAgeMs` old.
+ */
+export class RenderCache {
+  private readonly entries: Lru<string, Entry>;
+  /** Renders the cache served, and those it had to make (the status-page bench reads these). */
+  readonly counts = { hits: 0, renders: 0 };
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxAgeMs = 10_000,
+    capacity = 5_000,
+  ) {
+    this.entries = new Lru(capacity);
+  }
+
+  reply(key: string, req: { headers: Record<string, string> }, render: () => Rendered): Reply {
+    const now = this.clock.now();
+    let entry = this.entries.get(key);
+    if (entry && now - entry.renderedAt < this.maxAgeMs && !(entry.validUntil !== undefined && now >= entry.validUntil)) this.counts.hits++;
+    else {
+      const rendered = render();
+      this.counts.renders++;
+      const etag = createHash('sha1').update(rendered.text).digest('base64url');
+      const big = rendered.text.length >= COMPRESS_FROM;
+      entry = {
+        ...rendered,
+        etag,
+        renderedAt: now,
+        br: big ? brotliCompressSync(rendered.text, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : null,
+        gzip: big ? gzipSync(rendered.text) : null,
+      };
+      if (rendered.keep !== false) this.entries.set(key, entry);
+    }
+    const encoding = entry.br ? preferred(req.headers['accept-encoding']) : null;
+    // A strong ETag names one representation: each encoding has its own.
+    const etag = `"${entry.etag}${encoding ? `-${encoding}` : ''}"`;
+    const headers: Record<string, string> = { ETag: etag, 'Cache-Control': PUBLIC_CACHE_CONTROL };
+    if (entry.br) headers['Vary'] = 'Accept-Encoding';
+    if (entry.status === 200 && etagMatches(req.headers['if-none-match'], etag)) return { status: 304, headers };
+    if (encoding) headers['Content-Encoding'] = encoding;
+    const body = encoding === 'br' ? entry.br! : encoding === 'gzip' ? entry.gzip! : entry.text;
+    return { status: entry.status, headers, raw: { contentType: entry.contentType, text: body } };
+  }
+
+  purgeCheck(checkId: string): void {
+    this.entries.deleteWhere((_, e) => e.checkIds.includes(checkId));
+  }
+
+  purgeSlug(slug: string): void {
+    this.entries.deleteWhere((_, e) => e.slug === slug);
+  }
+}

@@ -1,0 +1,63 @@
+import { Type } from '@sinclair/typebox';
+import { IsoDate } from './common.js';
+
+/** Request and response shapes of the status pages API (issue 15; beyond the spec). */
+
+const Slug = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$',
+  description: 'lower-case letters, digits and hyphens, starting and ending with a letter or digit (the page lives at /status/{slug})',
+});
+const Title = Type.String({ minLength: 1, maxLength: 100, description: 'One line of plain text' });
+const Description = Type.Union([Type.String({ maxLength: 1000 }), Type.Null()], { description: 'Plain text shown under the title' });
+const CheckIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+  maxItems: 500,
+  description: 'Checks of your account shown on the page, in this order (duplicates dropped)',
+});
+const CustomDomain = Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Null()], {
+  description: 'A host name such as status.example.com: requests with this Host get the page at /',
+});
+
+export const CreateStatusPageBody = Type.Object(
+  {
+    slug: Slug,
+    title: Title,
+    description: Type.Optional(Description),
+    checkIds: CheckIds,
+    customDomain: Type.Optional(CustomDomain),
+  },
+  { additionalProperties: false, $id: 'CreateStatusPage' },
+);
+
+export const UpdateStatusPageBody = Type.Object(
+  {
+    slug: Type.Optional(Slug),
+    title: Type.Optional(Title),
+    description: Type.Optional(Description),
+    checkIds: Type.Optional(CheckIds),
+    customDomain: Type.Optional(CustomDomain),
+  },
+  { additionalProperties: false, $id: 'UpdateStatusPage' },
+);
+
+export const StatusPageObject = Type.Object(
+  {
+    id: Type.String(),
+    slug: Type.String(),
+    title: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    checkIds: Type.Array(Type.String()),
+    customDomain: Type.Union([Type.String(), Type.Null()]),
+    url: Type.String({ description: 'The public page' }),
+    createdAt: IsoDate,
+    updatedAt: IsoDate,
+  },
+  { $id: 'StatusPage' },
+);
+
+export const StatusPageResponse = Type.Object({ data: StatusPageObject });
+export const StatusPageListResponse = Type.Object({ data: Type.Array(StatusPageObject), meta: Type.Object({ total: Type.Integer() }) });
+
+export type CreateStatusPageInput = (typeof CreateStatusPageBody)['static'];
+export type UpdateStatusPageInput = (typeof UpdateStatusPageBody)['static'];

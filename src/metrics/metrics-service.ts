@@ -1,0 +1,30 @@
+import { Registry } from 'prom-client';
+import type { ChecksService } from '../core/checks-service.js';
+import type { Principal } from '../core/principal.js';
+import type { StatsService } from '../core/stats-service.js';
+import { checkRegistry, UPTIME_WINDOWS, type CheckReading } from './check-metrics.js';
+import type { ProcessMetrics } from './process-metrics.js';
+
+/** `/metrics`: the process's metrics and those of the checks the scraping key may see. */
+export class MetricsService {
+  constructor(
+    private readonly checks: Pick<ChecksService, 'all'>,
+    private readonly stats: Pick<StatsService, 'multiRange'>,
+    private readonly process: ProcessMetrics,
+  ) {}
+
+  get contentType(): string {
+    return this.process.registry.contentType;
+  }
+
+  async scrape(principal: Principal): Promise<string> {
+    const readings: CheckReading[] = this.checks.all(principal).map((check) => {
+      const stats = this.stats.multiRange(principal, check.id, UPTIME_WINDOWS.join(','));
+      return {
+        check,
+        uptime: { '1d': stats['1d']?.uptimePercentage ?? null, '7d': stats['7d']?.uptimePercentage ?? null, '30d': stats['30d']?.uptimePercentage ?? null },
+      };
+    });
+    return Registry.merge([this.process.registry, checkRegistry(readings)]).metrics();
+  }
+}

@@ -1,0 +1,152 @@
+import { escapeHtml as esc } from '../oauth/html.js';
+import type { DayBar, Incident, OverallState, PublicCheck, PublicPage, PublicStatus } from './page-view.js';
+
+/**
+ * The public status page as one self-contained HTML document: inline CSS (light and dark from
+ * prefers-color-scheme), inline SVG for bars and sparklines, no external asset. It is complete
+ * without JavaScript; the small script only swaps in a fresh copy of `<main>` while visible.
+ */
+
+const OVERALL_TEXT: Record<OverallState, string> = {
+  operational: 'All systems operational',
+  partial_outage: 'Partial outage',
+  major_outage: 'Major outage',
+  maintenance: 'Under maintenance',
+  unknown: 'Status being checked',
+};
+
+const STATUS_TEXT: Record<PublicStatus, string> = {
+  up: 'Operational',
+  down: 'Down',
+  paused: 'Paused',
+  pending: 'Checking',
+  maintenance: 'Maintenance',
+};
+
+const CSS = `
+:root{--bg:#f6f7f9;--card:#fff;--text:#1b1f24;--muted:#5f6b7a;--line:#e3e7ec;--up:#1f9d55;--down:#d93a3a;--warn:#e0a100;--maint:#3b6fd8;--none:#d5dae0;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1216;--card:#171b21;--text:#e6e9ed;--muted:#9aa5b1;--line:#2a3039;--none:#303741}}
+*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+.wrap{max-width:860px;margin:0 auto;padding:32px 16px 48px}
+h1{font-size:1.7rem;margin:0 0 4px}h2{font-size:1.05rem;margin:32px 0 10px}
+.lead{color:var(--muted);margin:0 0 20px}
+.banner{display:flex;align-items:center;gap:10px;padding:16px 18px;border-radius:10px;color:#fff;font-weight:600;font-size:1.1rem}
+.banner.operational{background:var(--up)}.banner.partial_outage{background:var(--warn);color:#1b1f24}.banner.major_outage{background:var(--down)}
+.banner.maintenance{background:var(--maint)}.banner.unknown{background:var(--muted)}
+.card{background:var(--card);border:1px solid var(--line);border-radius:10px;margin-top:16px}
+.check{padding:14px 18px;border-top:1px solid var(--line)}.check:first-child{border-top:0}
+.row{display:flex;justify-content:space-between;align-items:center;gap:12px;flex-wrap:wrap}
+.name{font-weight:600;overflow-wrap:anywhere}
+.pill{font-size:.85rem;font-weight:600;white-space:nowrap}
+.pill.up{color:var(--up)}.pill.down{color:var(--down)}.pill.maintenance{color:var(--maint)}.pill.paused,.pill.pending{color:var(--muted)}
+.bars{display:block;width:100%;height:34px;margin:8px 0 2px}
+.bars path{stroke-width:3;fill:none}.bars path.u100{stroke:var(--up)}.bars path.none{stroke:var(--none)}.bars .u100{fill:var(--up)}.bars .u99{fill:#7cc36b}.bars .u95{fill:var(--warn)}.bars .ulow{fill:var(--down)}.bars .none{fill:var(--none)}
+.meta{display:flex;justify-content:space-between;gap:12px;color:var(--muted);font-size:.8rem;flex-wrap:wrap}
+.right{display:flex;align-items:center;gap:14px}.spark{display:flex;align-items:center;gap:6px;color:var(--muted);font-size:.8rem}.spark svg{width:96px;height:20px}.spark polyline{fill:none;stroke:var(--maint);stroke-width:1.5}
+ul.list{list-style:none;margin:0;padding:0}ul.list li{padding:10px 18px;border-top:1px solid var(--line)}ul.list li:first-child{border-top:0}
+.when{color:var(--muted);font-size:.85rem}.empty{padding:14px 18px;color:var(--muted)}
+footer{margin-top:32px;color:var(--muted);font-size:.85rem;display:flex;justify-content:space-between;gap:12px;flex-wrap:wrap}
+a{color:var(--maint)}
+@media (max-width:520px){.wrap{padding:20px 12px}h1{font-size:1.4rem}.spark svg{width:56px}}
+`;
+
+/** Refreshes `<main>` every 2 s while the tab is visible; the ETag makes an unchanged page a 304. */
+const SCRIPT = `(()=>{const r=async()=>{if(document.hidden)return;try{const x=await fetch(location.href,{cache:'no-cache'});if(!x.ok)return;const d=new DOMParser().parseFromString(await x.text(),'text/html').querySelector('main');const m=document.querySelector('main');if(d&&m&&d.innerHTML!==m.innerHTML)m.innerHTML=d.innerHTML}catch{}};setInterval(r,2000);document.addEventListener('visibilitychange',r)})();`;
+
+const time = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+
+export function durationText(ms: number): string {
+  const minutes = Math.max(1, Math.round(ms / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+const percent = (value: number | null): string => (value === null ? 'no data' : `${value >= 99.995 ? '100' : value.toFixed(2)}% uptime`);
+
+function barClass(bar: DayBar): string {
+  if (bar.uptime === null) return 'none';
+  if (bar.uptime >= 99.95) return 'u100';
+  if (bar.uptime >= 99) return 'u99';
+  if (bar.uptime >= 95) return 'u95';
+  return 'ulow';
+}
+
+/**
+ * Ninety bars per check, a hundred checks a page: perfect days and days without data are one
+ * path each (a few bytes a bar); only days that lost uptime get their own bar with a tooltip.
+ */
+function bars(days: readonly DayBar[]): string {
+  // Each bar is a 3-wide stroke: "m<dx>-34v34" from the previous one's foot, 8 bytes a bar.
+  const paths: Record<string, { d: string; x: number }> = { u100: { d: '', x: 0 }, none: { d: '', x: 0 } };
+  let marked = '';
+  days.forEach((d, i) => {
+    const cls = barClass(d);
+    const path = paths[cls];
+    const x = i * 4 + 1.5;
+    if (path) {
+      path.d += path.d === '' ? `M${x} 0v34` : `m${x - path.x}-34v34`;
+      path.x = x;
+    } else marked += `<rect x="${i * 4}" width="3" height="34" class="${cls}"><title>${d.day}: ${d.uptime!.toFixed(2)}%</title></rect>`;
+  });
+  const shapes = Object.entries(paths).map(([cls, p]) => (p.d ? `<path class="${cls}" d="${p.d}"/>` : '')).join('');
+  return `<svg class="bars" viewBox="0 0 ${days.length * 4 - 1} 34" preserveAspectRatio="none" role="img" aria-label="Uptime per day, last ${days.length} days">${shapes}${marked}</svg>`;
+}
+
+function sparkline(points: ReadonlyArray<number | null>): string {
+  const values = points.filter((p): p is number => p !== null);
+  if (values.length < 2) return '';
+  const max = Math.max(...values);
+  const min = Math.min(...values);
+  const span = max - min || 1;
+  const step = 120 / (points.length - 1);
+  const coords = points
+    .map((p, i) => (p === null ? null : `${(i * step).toFixed(1)},${(20 - ((p - min) / span) * 18).toFixed(1)}`))
+    .filter((c) => c !== null)
+    .join(' ');
+  return `<svg viewBox="0 0 120 22" preserveAspectRatio="none" role="img" aria-label="Response time, last 24 hours"><polyline points="${coords}"/></svg>`;
+}
+
+function checkHtml(c: PublicCheck): string {
+  const rt = c.responseTime === null ? '' : `<span>${Math.round(c.responseTime)} ms</span>`;
+  return `<div class="check" id="check-${esc(c.id)}"><div class="row"><span class="name">${esc(c.name)}</span>` +
+    `<span class="right"><span class="spark">${sparkline(c.spark)}${rt}</span><span class="pill ${c.status}" data-status="${c.status}">${STATUS_TEXT[c.status]}</span></span></div>\n` +
+    `${bars(c.days)}<div class="meta"><span>${c.days.length} days ago</span><span>${percent(c.uptime)}</span><span>Today</span></div></div>`;
+}
+
+function maintenanceHtml(checks: readonly PublicCheck[]): string {
+  const open = checks.filter((c) => c.status === 'maintenance');
+  if (open.length === 0) return '';
+  const items = open.map((c) => `<li><strong>${esc(c.name)}</strong> <span class="when">${c.maintenanceUntil === null ? 'until further notice' : `until ${time(c.maintenanceUntil)}`}</span></li>`);
+  return `<h2>Maintenance</h2><div class="card"><ul class="list">${items.join('')}</ul></div>`;
+}
+
+function incidentsHtml(incidents: readonly Incident[], now: number): string {
+  const items = incidents.map((i) => {
+    const state = i.to === null ? `ongoing for ${durationText(now - i.from)}` : `resolved after ${durationText(i.to - i.from)}`;
+    return `<li><strong>${esc(i.name)}</strong> was down <span class="when">since ${time(i.from)}, ${state}</span></li>`;
+  });
+  const body = items.length ? `<ul class="list">${items.join('')}</ul>` : '<p class="empty">No incidents in the last 30 days.</p>';
+  return `<h2>Recent incidents</h2><div class="card">${body}</div>`;
+}
+
+function document(title: string, main: string, head = ''): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${esc(title)}</title>${head}<style>${CSS}</style></head><body><div class="wrap">${main}</div></body></html>`;
+}
+
+export function renderPageHtml(page: PublicPage): string {
+  const base = `/status/${encodeURIComponent(page.slug)}`;
+  const checks = page.checks.length ? page.checks.map(checkHtml).join('') : '<p class="empty">No checks on this page yet.</p>';
+  const main = `<main><header><h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
+<div class="banner ${page.overall}" data-overall="${page.overall}">${OVERALL_TEXT[page.overall]}</div>
+<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${incidentsHtml(page.incidents, page.generatedAt)}
+<footer><span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · Powered by Vigil</span></footer></main>`;
+  const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">`;
+  return document(page.title, `${main}<script>${SCRIPT}</script>`, head);
+}
+
+export function renderNotFoundHtml(): string {
+  return document('Status page not found', '<main><h1>Status page not found</h1><p class="lead">There is no status page at this address.</p></main>');
+}

@@ -1,0 +1,188 @@
+import { inMaintenance } from '../monitor/maintenance.js';
+import type { Check } from '../domain/records.js';
+import { publicStatus } from '../core/views.js';
+import { DAY_MS, dayKey } from '../domain/cover.js';
+import { HOUR_MS, hourKey } from '../domain/rollup.js';
+import type { RollupReads } from '../store/rollup-store.js';
+import type { StatusPage } from '../store/status-pages.js';
+import type { LoggedStatus, StateChangeRepo } from '../store/store.js';
+
+export const BAR_DAYS = 90;
+const SPARK_HOURS = 24;
+const INCIDENT_DAYS = 30;
+const MAX_INCIDENTS = 10;
+const MAX_FEED_ENTRIES = 50;
+
+export type PublicStatus = 'up' | 'down' | 'paused' | 'pending' | 'maintenance';
+export type OverallState = 'operational' | 'partial_outage' | 'major_outage' | 'maintenance' | 'unknown';
+
+/** One day's bar: results that day and the share that succeeded (null: no results). */
+export interface DayBar {
+  day: string;
+  total: number;
+  uptime: number | null;
+}
+
+export interface PublicCheck {
+  id: string;
+  name: string;
+  status: PublicStatus;
+  lastChecked: number | null;
+  responseTime: number | null;
+  /** Oldest first, BAR_DAYS of them, today last. */
+  days: DayBar[];
+  /** Share of successful results over the bars' days, in percent; null without results. */
+  uptime: number | null;
+  /** Mean response time per hour over the last 24 hours, oldest first (null: none that hour). */
+  spark: Array<number | null>;
+  maintenanceUntil: number | null;
+}
+
+export interface Incident {
+  checkId: string;
+  name: string;
+  from: number;
+  /** Null while it lasts. */
+  to: number | null;
+}
+
+export interface StatusChange {
+  checkId: string;
+  name: string;
+  at: number;
+  status: LoggedStatus;
+}
+
+export interface PublicPage {
+  slug: string;
+  title: string;
+  description: string | null;
+  generatedAt: number;
+  overall: OverallState;
+  checks: PublicCheck[];
+  incidents: Incident[];
+}
+
+export interface PageViewDeps {
+  checks: { byId(id: string): Check | null };
+  rollups: Pick<RollupReads, 'bucketTotals'>;
+  stateChanges: Pick<StateChangeRepo, 'between'>;
+}
+
+/**
+ * What a status page shows, built from the check records, day and hour rollups (one read of
+ * each per check) and the state-change log. Only the page's own checks of its own account are
+ * ever read.
+ */
+export class PageViews {
+  constructor(private readonly deps: PageViewDeps) {}
+
+  /** The page's checks that still exist and belong to its account, in its order. */
+  checksOf(page: StatusPage): Check[] {
+    const out: Check[] = [];
+    for (const id of page.checkIds) {
+      const check = this.deps.checks.byId(id);
+      if (check && check.accountId === page.accountId) out.push(check);
+    }
+    return out;
+  }
+
+  build(page: StatusPage, now: number): PublicPage {
+    const listed = this.checksOf(page);
+    const checks = listed.map((c) => this.publicCheck(c, now));
+    return {
+      slug: page.slug,
+      title: page.title,
+      description: page.description,
+      generatedAt: now,
+      overall: overallOf(checks),
+      checks,
+      incidents: this.incidents(listed, now),
+    };
+  }
+
+  /** Status changes of the page's checks, newest first (the Atom feed). */
+  changes(page: StatusPage, now: number): StatusChange[] {
+    const from = now - INCIDENT_DAYS * DAY_MS;
+    const out: StatusChange[] = [];
+    for (const check of this.checksOf(page)) {
+      for (const change of this.deps.stateChanges.between(check.seq, from, now)) {
+        if (change.at >= from) out.push({ checkId: check.id, name: check.name, at: change.at, status: change.status });
+      }
+    }
+    return out.sort((a, b) => b.at - a.at).slice(0, MAX_FEED_ENTRIES);
+  }
+
+  publicCheck(check: Check, now: number): PublicCheck {
+    const today = dayKey(now);
+    const first = today - (BAR_DAYS - 1) * DAY_MS;
+    const perDay = new Map(this.deps.rollups.bucketTotals(check.seq, 'day', first, today + DAY_MS));
+    const days: DayBar[] = [];
+    let total = 0;
+    let success = 0;
+    for (let start = first; start <= today; start += DAY_MS) {
+      const t = perDay.get(start);
+      total += t?.total ?? 0;
+      success += t?.success ?? 0;
+      days.push({ day: dayLabel(start), total: t?.total ?? 0, uptime: t && t.total > 0 ? (t.success / t.total) * 100 : null });
+    }
+    const hour = hourKey(now);
+    const firstHour = hour - (SPARK_HOURS - 1) * HOUR_MS;
+    const perHour = new Map(this.deps.rollups.bucketTotals(check.seq, 'hour', firstHour, hour + HOUR_MS));
+    const spark: Array<number | null> = [];
+    for (let start = firstHour; start <= hour; start += HOUR_MS) {
+      const t = perHour.get(start);
+      spark.push(t && t.rtCount > 0 ? Math.round(t.rtSum / t.rtCount) : null);
+    }
+    const maintenance = inMaintenance(check, now);
+    return {
+      id: check.id,
+      name: check.name,
+      status: maintenance ? 'maintenance' : publicStatus(check),
+      lastChecked: check.lastChecked,
+      responseTime: check.lastResponseTime,
+      days,
+      uptime: total === 0 ? null : (success / total) * 100,
+      spark,
+      maintenanceUntil: maintenance ? check.maintenanceUntil : null,
+    };
+  }
+
+  private incidents(checks: Check[], now: number): Incident[] {
+    const from = now - INCIDENT_DAYS * DAY_MS;
+    const out: Incident[] = [];
+    for (const check of checks) {
+      let open: number | null = null;
+      for (const change of this.deps.stateChanges.between(check.seq, from, now)) {
+        if (change.status === 'down') open ??= Math.max(change.at, from);
+        else if (open !== null) {
+          out.push({ checkId: check.id, name: check.name, from: open, to: change.at });
+          open = null;
+        }
+      }
+      if (open !== null) out.push({ checkId: check.id, name: check.name, from: open, to: null });
+    }
+    return out.sort((a, b) => b.from - a.from).slice(0, MAX_INCIDENTS);
+  }
+}
+
+/** Day labels repeat on every render: 90 of them a check, so each is formatted once. */
+const labels = new Map<number, string>();
+function dayLabel(start: number): string {
+  let label = labels.get(start);
+  if (label === undefined) {
+    if (labels.size > 1_000) labels.clear();
+    label = new Date(start).toISOString().slice(0, 10);
+    labels.set(start, label);
+  }
+  return label;
+}
+
+export function overallOf(checks: readonly Pick<PublicCheck, 'status'>[]): OverallState {
+  const watched = checks.filter((c) => c.status !== 'paused');
+  const down = watched.filter((c) => c.status === 'down').length;
+  if (down > 0) return down === watched.length ? 'major_outage' : 'partial_outage';
+  if (watched.some((c) => c.status === 'maintenance')) return 'maintenance';
+  if (watched.length === 0 || watched.some((c) => c.status === 'pending')) return 'unknown';
+  return 'operational';
+}

@@ -1,0 +1,90 @@
+import type { Clock } from '../domain/clock.js';
+import type { Principal } from '../core/principal.js';
+import type { Check } from '../domain/records.js';
+import type { StatsService } from '../core/stats-service.js';
+import type { RollupReads } from '../store/rollup-store.js';
+import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
+import type { Store } from '../store/store.js';
+import { responseTimeColor, uptimeColor, type Badge } from './badge-svg.js';
+import { PageViews, type PublicPage, type PublicStatus, type StatusChange } from './page-view.js';
+
+export const UPTIME_WINDOWS = ['1d', '7d', '30d', '90d'] as const;
+export const RESPONSE_WINDOWS = ['1d', '7d', '30d'] as const;
+export type BadgeKind =
+  | { kind: 'status' }
+  | { kind: 'uptime'; window: (typeof UPTIME_WINDOWS)[number] }
+  | { kind: 'response-time'; window: (typeof RESPONSE_WINDOWS)[number] };
+
+const STATUS_BADGE: Record<PublicStatus, Pick<Badge, 'message' | 'color'>> = {
+  up: { message: 'up', color: 'brightgreen' },
+  down: { message: 'down', color: 'red' },
+  paused: { message: 'paused', color: 'lightgrey' },
+  pending: { message: 'pending', color: 'lightgrey' },
+  maintenance: { message: 'maintenance', color: 'blue' },
+};
+
+/**
+ * What anyone may read without signing in: status pages by slug or custom domain, their
+ * status changes, and badges of checks that some page lists. A check on no page is never
+ * shown, whoever asks.
+ */
+export class PublicPages {
+  readonly views: PageViews;
+
+  private readonly store: Store;
+  private readonly pages: StatusPageRepo;
+  private readonly stats: Pick<StatsService, 'multiRange'>;
+  private readonly clock: Clock;
+
+  constructor(deps: { store: Store; pages: StatusPageRepo; rollups: Pick<RollupReads, 'bucketTotals'>; stats: Pick<StatsService, 'multiRange'>; clock: Clock }) {
+    ({ store: this.store, pages: this.pages, stats: this.stats, clock: this.clock } = deps);
+    this.views = new PageViews({ checks: deps.store.checks, rollups: deps.rollups, stateChanges: deps.store.stateChanges });
+  }
+
+  bySlug(slug: string): StatusPage | null {
+    return this.pages.bySlug(slug);
+  }
+
+  byHost(hostHeader: string | undefined): StatusPage | null {
+    if (!hostHeader) return null;
+    const host = hostHeader.trim().toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+    return host === '' ? null : this.pages.byDomain(host);
+  }
+
+  view(page: StatusPage): PublicPage {
+    return this.views.build(page, this.clock.now());
+  }
+
+  changes(page: StatusPage): StatusChange[] {
+    return this.views.changes(page, this.clock.now());
+  }
+
+  /** The badge's facts, or null when the check is on no status page (or does not exist). */
+  badge(checkId: string, kind: BadgeKind): Badge | null {
+    const check = this.store.checks.byId(checkId);
+    if (!check || !this.pages.listsCheck(checkId)) return null;
+    const now = this.clock.now();
+    if (kind.kind === 'status') return { label: 'status', ...STATUS_BADGE[this.views.publicCheck(check, now).status] };
+    const stats = this.stats.multiRange(this.ownerView(check), check.id, kind.window)[kind.window];
+    if (kind.kind === 'uptime') {
+      const value = stats?.uptimePercentage ?? null;
+      if (value === null) return { label: `uptime ${kind.window}`, message: 'no data', color: 'lightgrey' };
+      return { label: `uptime ${kind.window}`, message: `${formatPercent(value)}%`, color: uptimeColor(value) };
+    }
+    const avg = stats?.avgResponseTime ?? null;
+    if (avg === null) return { label: `response time ${kind.window}`, message: 'no data', color: 'lightgrey' };
+    return { label: `response time ${kind.window}`, message: `${Math.round(avg)} ms`, color: responseTimeColor(avg) };
+  }
+
+  /** Statistics read as the check's own account would (the check is public through a page). */
+  private ownerView(check: Check): Principal {
+    const account = this.store.accounts.byId(check.accountId)!;
+    return { kind: 'api_key', credentialId: 'status-page', account, scopes: ['checks:read'], access: null, key: null };
+  }
+}
+
+function formatPercent(value: number): string {
+  if (value >= 100) return '100';
+  // Never round 99.996 up to a perfect 100.
+  return (Math.floor(value * 100) / 100).toFixed(2);
+}

@@ -1,0 +1,133 @@
+import type { Config } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import { displayName } from '../domain/display-name.js';
+import { errors } from '../domain/errors.js';
+import type { Principal } from '../core/principal.js';
+import type { CreateStatusPageInput, UpdateStatusPageInput } from '../core/schemas/status-pages.js';
+import { newId } from '../domain/secrets.js';
+import type { Store } from '../store/store.js';
+import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
+
+const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/** Told when a page is created, changed or deleted (the page cache drops what it rendered). */
+export type PageChanged = (before: StatusPage | null, after: StatusPage | null) => void;
+
+/**
+ * Status pages of an account (issue 15): the one owner of their mutations. A page lists only
+ * checks of its own account; slugs and custom domains are unique across the node.
+ */
+export class StatusPagesService {
+  private readonly listeners: PageChanged[] = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly pages: StatusPageRepo,
+    private readonly config: Config,
+    private readonly clock: Clock,
+  ) {}
+
+  onChange(listener: PageChanged): void {
+    this.listeners.push(listener);
+  }
+
+  list(principal: Principal): StatusPage[] {
+    return this.pages.listForAccount(principal.account.id);
+  }
+
+  get(principal: Principal, id: string): StatusPage {
+    const page = this.pages.byId(id);
+    if (!page) throw errors.notFound(`Status page ${id} not found`);
+    if (page.accountId !== principal.account.id) throw errors.forbidden('This status page belongs to another account');
+    return page;
+  }
+
+  create(principal: Principal, input: CreateStatusPageInput): StatusPage {
+    const now = this.clock.now();
+    const page = this.store.transaction(() => {
+      const draft: StatusPage = {
+        id: newId('spg'),
+        accountId: principal.account.id,
+        slug: input.slug,
+        title: displayName(input.title, 'title'),
+        description: description(input.description),
+        customDomain: customDomain(input.customDomain),
+        checkIds: this.ownChecks(principal, input.checkIds),
+        createdAt: now,
+        updatedAt: now,
+      };
+      this.ensureFree(draft);
+      this.pages.insert(draft);
+      return draft;
+    });
+    this.changed(null, page);
+    return page;
+  }
+
+  update(principal: Principal, id: string, input: UpdateStatusPageInput): StatusPage {
+    const [before, after] = this.store.transaction(() => {
+      const current = this.get(principal, id);
+      const next: StatusPage = {
+        ...current,
+        slug: input.slug ?? current.slug,
+        title: input.title === undefined ? current.title : displayName(input.title, 'title'),
+        description: input.description === undefined ? current.description : description(input.description),
+        customDomain: input.customDomain === undefined ? current.customDomain : customDomain(input.customDomain),
+        checkIds: input.checkIds === undefined ? current.checkIds : this.ownChecks(principal, input.checkIds),
+        updatedAt: this.clock.now(),
+      };
+      this.ensureFree(next);
+      this.pages.update(next);
+      return [current, next] as const;
+    });
+    this.changed(before, after);
+    return after;
+  }
+
+  remove(principal: Principal, id: string): void {
+    const page = this.store.transaction(() => {
+      const current = this.get(principal, id);
+      this.pages.delete(id);
+      return current;
+    });
+    this.changed(page, null);
+  }
+
+  /** The page's public address: on its custom domain when it has one. */
+  url(page: StatusPage): string {
+    return page.customDomain ? `https://${page.customDomain}/` : `${this.config.publicUrl}/status/${page.slug}`;
+  }
+
+  private ownChecks(principal: Principal, ids: readonly string[]): string[] {
+    const unique = [...new Set(ids)];
+    for (const id of unique) {
+      const check = this.store.checks.byId(id);
+      if (!check || check.accountId !== principal.account.id) throw errors.badRequest(`checkIds: ${id} is not a check of this account`);
+    }
+    return unique;
+  }
+
+  private ensureFree(page: StatusPage): void {
+    const sameSlug = this.pages.bySlug(page.slug);
+    if (sameSlug && sameSlug.id !== page.id) throw errors.conflict(`slug ${page.slug} is already taken`);
+    if (page.customDomain === null) return;
+    const sameDomain = this.pages.byDomain(page.customDomain);
+    if (sameDomain && sameDomain.id !== page.id) throw errors.conflict(`customDomain ${page.customDomain} is already used by another status page`);
+  }
+
+  private changed(before: StatusPage | null, after: StatusPage | null): void {
+    for (const listener of this.listeners) listener(before, after);
+  }
+}
+
+function description(raw: string | null | undefined): string | null {
+  const text = raw?.trim() ?? '';
+  return text === '' ? null : text;
+}
+
+function customDomain(raw: string | null | undefined): string | null {
+  if (raw === undefined || raw === null) return null;
+  const host = raw.trim().toLowerCase().replace(/\.$/, '');
+  if (!HOST_NAME.test(host)) throw errors.badRequest('customDomain must be a host name such as status.example.com (no scheme, port or path)');
+  return host;
+}

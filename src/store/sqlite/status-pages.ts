@@ -1,0 +1,80 @@
+import type { Db } from '../db.js';
+import type { OperationsRepo, StatusPage, StatusPageRepo } from '../status-pages.js';
+
+interface PageRowDb {
+  id: string;
+  account_id: string;
+  slug: string;
+  title: string;
+  description: string | null;
+  custom_domain: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function sqliteStatusPages(db: Db): StatusPageRepo {
+  const insertPage = db.prepare(
+    `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, created_at, updated_at)
+     VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @createdAt, @updatedAt)`,
+  );
+  const updatePage = db.prepare(
+    `UPDATE status_pages SET slug = @slug, title = @title, description = @description, custom_domain = @customDomain,
+     updated_at = @updatedAt WHERE id = @id`,
+  );
+  const deletePage = db.prepare('DELETE FROM status_pages WHERE id = ?');
+  const byId = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE id = ?');
+  const bySlug = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE slug = ?');
+  const byDomain = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE custom_domain = ?');
+  const forAccount = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE account_id = ? ORDER BY created_at, id');
+  const checksOf = db.prepare<[string], string>('SELECT check_id FROM status_page_checks WHERE page_id = ? ORDER BY position').pluck();
+  const clearChecks = db.prepare('DELETE FROM status_page_checks WHERE page_id = ?');
+  const addCheck = db.prepare('INSERT INTO status_page_checks (page_id, check_id, position) VALUES (?, ?, ?)');
+  const listed = db.prepare<[string], number>('SELECT 1 FROM status_page_checks WHERE check_id = ? LIMIT 1').pluck();
+  const slugsListing = db
+    .prepare<[string], string>('SELECT p.slug FROM status_page_checks c JOIN status_pages p ON p.id = c.page_id WHERE c.check_id = ?')
+    .pluck();
+
+  const toPage = (r: PageRowDb): StatusPage => ({
+    id: r.id,
+    accountId: r.account_id,
+    slug: r.slug,
+    title: r.title,
+    description: r.description,
+    customDomain: r.custom_domain,
+    checkIds: checksOf.all(r.id),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
+  const one = (row: PageRowDb | undefined) => (row === undefined ? null : toPage(row));
+  const setChecks = (page: StatusPage) => {
+    clearChecks.run(page.id);
+    page.checkIds.forEach((checkId, position) => addCheck.run(page.id, checkId, position));
+  };
+
+  return {
+    insert: db.transaction((page: StatusPage) => {
+      insertPage.run(page);
+      setChecks(page);
+    }),
+    update: db.transaction((page: StatusPage) => {
+      updatePage.run(page);
+      setChecks(page);
+    }),
+    delete: (id) => void deletePage.run(id),
+    byId: (id) => one(byId.get(id)),
+    bySlug: (slug) => one(bySlug.get(slug)),
+    byDomain: (host) => one(byDomain.get(host)),
+    listForAccount: (accountId) => forAccount.all(accountId).map(toPage),
+    listsCheck: (checkId) => listed.get(checkId) !== undefined,
+    slugsListing: (checkId) => slugsListing.all(checkId),
+  };
+}
+
+export function sqliteOperations(db: Db): OperationsRepo {
+  const touch = db.prepare('INSERT INTO readiness (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at');
+  const pending = db.prepare<[], number>("SELECT count(*) FROM alert_deliveries WHERE status IN ('pending', 'sending')").pluck();
+  return {
+    touch: (now) => void touch.run(now),
+    pendingDeliveries: () => pending.get() ?? 0,
+  };
+}
