@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { VigilApp } from '../src/app.js';
 import { testContent } from '../src/alerts/alert-content.js';
 import type { AlertEvent } from '../src/domain/events.js';
@@ -9,6 +8,7 @@ import { createLogger } from '../src/log.js';
 import { Histogram } from '../src/domain/histogram.js';
 import { benchConfig, seedChecks } from './lib/seed.js';
 import { fmt, freePort, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
+import { bareUndici, inChildTrustingTestCa, TEST_CA } from './lib/webhook-bench.js';
 
 /**
  * Issue 6 target: 1,000 checks go down at once with 3 webhooks each. Time until all 3,000
@@ -24,41 +24,11 @@ const CHECKS = Number(process.env.BENCH_ALERT_CHECKS ?? 1000);
 const WEBHOOKS = ['generic', 'slack', 'discord'] as const;
 const NORMAL_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const CA = fileURLToPath(new URL('../../test/helpers/fixtures/tls/ca.pem', import.meta.url));
 const TARGET = fileURLToPath(new URL('./fixtures/http-target.js', import.meta.url));
 const RECEIVER = fileURLToPath(new URL('./fixtures/webhook-receiver.js', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The receiver is trusted the way an operator trusts a private CA; Node reads it at start. */
-function inChild(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF], { env: { ...process.env, NODE_EXTRA_CA_CERTS: CA }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.on('close', (code) => (code === 0 ? resolve(out.trimEnd()) : reject(new Error(`alerts bench exited with ${code}`))));
-  });
-}
-
-/** The baseline: undici POSTing one generic payload at a time per worker, keep-alive, as many in flight as Vigil allows. */
-async function bareUndici(origin: string, body: string, total: number, inFlight: number) {
-  const agent = new Agent({ connections: inFlight, keepAliveTimeout: 10_000 });
-  let next = 0;
-  const started = performance.now();
-  const worker = async () => {
-    while (next < total) {
-      next++;
-      const res = await request(`${origin}/baseline`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent });
-      await res.body.dump();
-      if (res.statusCode !== 200) throw new Error(`baseline got ${res.statusCode}`);
-    }
-  };
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  const ms = performance.now() - started;
-  await agent.close();
-  return { ms, rate: total / (ms / 1000) };
-}
 
 async function receiverCount(origin: string): Promise<number> {
   const res = await request(`${origin}/count`);
@@ -171,7 +141,7 @@ async function measure(): Promise<string> {
 }
 
 export async function runAlertsBench(): Promise<string> {
-  return process.env.NODE_EXTRA_CA_CERTS === CA ? measure() : inChild();
+  return process.env.NODE_EXTRA_CA_CERTS === TEST_CA ? measure() : inChildTrustingTestCa(SELF, 'alerts');
 }
 
 runIfMain(import.meta.url, runAlertsBench);

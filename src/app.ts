@@ -18,6 +18,7 @@ import { serve, type RunningServer } from './front/uws-server.js';
 import { createLogger, type Logger } from './log.js';
 import type { AlertEvent } from './domain/events.js';
 import { AlertsModule } from './alerts/alerts-module.js';
+import { DeliveryLog } from './core/delivery-log.js';
 import { DomainMonitor } from './engine/domains/domain-monitor.js';
 import { RdapBootstrap } from './engine/domains/rdap-bootstrap.js';
 import { RdapClient } from './engine/domains/rdap-client.js';
@@ -248,6 +249,9 @@ export class VigilApp {
       alertSummary: (accountId) => this.alerts.summary(accountId),
       emailAlerts: this.alerts.email,
       webhooks: this.alerts.webhooks,
+      deliveries: new DeliveryLog({
+        queue: this.alerts.repos.deliveries, webhooks: this.alerts.repos.webhooks, store, sender: this.alerts.sender, clock, log: this.log,
+      }),
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
       oauth: buildOAuth({
         store, repo: sqliteOAuth(store.db, () => store.credentialsChanged()), checks, mailer: this.mailer,

@@ -27,9 +27,14 @@ const ConfigSchema = Type.Object({
   }),
   /** `threads`: probe worker threads; 0 = one less than the cores, at most 2 (a core stays free for the API). */
   probes: Type.Object({ blockPrivateAddresses: Type.Boolean(), threads: Type.Number() }),
-  /** Delivery queue: first retry delay (the second waits 4x longer), per-request timeout, parallelism. */
+  /**
+   * Delivery queue: first retry delay (each next about twice as long), how long retries go on,
+   * per-request timeout, parallelism; whether webhooks may use plain http (private networks).
+   */
   alerts: Type.Object({
     retryBaseMs: Type.Number(),
+    retryForHours: Type.Number(),
+    allowHttpWebhooks: Type.Boolean(),
     timeoutMs: Type.Number(),
     concurrency: Type.Number(),
     perTargetConcurrency: Type.Number(),

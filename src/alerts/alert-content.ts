@@ -23,6 +23,8 @@ export interface AlertContent {
   };
   ssl: { issuer: string; subject: string; validTo: string; fingerprint: string } | null;
   domain: DomainInfo | null;
+  /** Issue 17: a repeat `website_down` while the check stays down; when it went down. Absent on other alerts. */
+  reminder?: { downSince: number };
 }
 
 /**
@@ -50,6 +52,18 @@ export function alertContent(check: Check, event: AlertEvent, config: Config): A
     },
     ssl: event.ssl ? { issuer: event.ssl.issuer, subject: event.ssl.subject, validTo: event.ssl.validTo, fingerprint: event.ssl.fingerprint } : null,
     domain: event.domain ?? null,
+  };
+}
+
+/** A `website_down` reminder: the check as it is now, still down since `downSince`. */
+export function reminderContent(check: Check, downSince: number, now: number, config: Config): AlertContent {
+  return {
+    ...alertContent(check, {
+      type: 'website_down', at: now, previousStatus: 'down', status: check.status, error: check.lastError,
+      statusCode: check.lastStatusCode, responseTime: null, ssl: null,
+      regions: check.regions ?? { primary: config.region, peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false },
+    }, config),
+    reminder: { downSince },
   };
 }
 

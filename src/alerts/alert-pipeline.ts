@@ -11,6 +11,7 @@ import type { AlertEvent } from '../domain/events.js';
 import type { AlertRouting } from './alert-routing.js';
 import type { DeliveryQueue, NewAlert } from '../store/alert-store.js';
 import type { DeliverySender } from './delivery/sender.js';
+import { routeMatches } from './target-options.js';
 
 export interface AlertPipelineDeps {
   store: Pick<Store, 'checks'>;
@@ -102,11 +103,14 @@ export class AlertPipeline {
       return;
     }
     const email = targets.email;
-    const recipients = email && email.enabled && mailer.configured && email.events.includes(event.type) ? email.recipients : [];
-    const webhooks = targets.webhooks.filter((w) => w.enabled && w.events.includes(event.type));
-    if (recipients.length === 0 && webhooks.length === 0) return;
+    const emailListens = email !== null && email.enabled && mailer.configured && email.events.includes(event.type);
+    const listening = targets.webhooks.filter((w) => w.enabled && w.events.includes(event.type));
+    if (!emailListens && listening.length === 0) return;
     const check = this.deps.store.checks.byId(ref.id);
     if (!check) return;
+    const recipients = emailListens && routeMatches(email, check) ? email.recipients : [];
+    const webhooks = listening.filter((w) => routeMatches(w, check));
+    if (recipients.length === 0 && webhooks.length === 0) return;
     // The state machine already stays silent in maintenance; this also covers domain events.
     if (inMaintenance(check, now)) {
       this.suppress(ref, event, 'maintenance');
@@ -118,6 +122,7 @@ export class AlertPipeline {
       event: event.type,
       contentJson: JSON.stringify(alertContent(check, event, config)),
       createdAt: now,
+      retryUntil: this.deps.sender.retryUntil(now),
       deliveries: [
         ...recipients.map((to) => ({ id: newId('dlv'), channel: 'email' as const, target: to })),
         ...webhooks.map((w) => ({ id: newId('dlv'), channel: 'webhook' as const, target: w.id })),

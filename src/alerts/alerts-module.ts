@@ -21,6 +21,8 @@ export interface AlertSummary {
   emailEnabled: boolean;
   webhookCount: number;
 }
+import { ReminderSweep } from './reminders.js';
+import { TargetOptionsPolicy } from './target-options.js';
 
 export interface AlertsDeps {
   store: Store;
@@ -39,6 +41,7 @@ export class AlertsModule {
   readonly repos: AlertStore;
   readonly email: EmailAlertsService;
   readonly webhooks: WebhookService;
+  readonly reminders: ReminderSweep;
   readonly sender: DeliverySender;
   readonly pipeline: AlertPipeline;
   private readonly client: WebhookThread;
@@ -55,8 +58,9 @@ export class AlertsModule {
       // burst to one popular origin (hooks.slack.com) would spend its timeout waiting.
       connectionsPerOrigin: alerts.concurrency,
     });
-    this.email = new EmailAlertsService(this.repos.emailSettings, routing, mailer, clock, config);
-    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, client: this.client, store, clock, config, log });
+    const options = new TargetOptionsPolicy(store);
+    this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config);
+    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,
       channels: { webhook: new WebhookChannel(routing, this.client), email: new EmailChannel(routing, mailer) },
@@ -64,12 +68,14 @@ export class AlertsModule {
       log,
       options: alerts,
     });
+    this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log });
     this.pipeline = new AlertPipeline({ store, queue: this.repos.deliveries, routing, writer, sender: this.sender, mailer, clock, config, log });
   }
 
   start(): void {
     this.client.warm();
     this.sender.start();
+    this.reminders.start();
   }
 
   /**
@@ -77,6 +83,7 @@ export class AlertsModule {
    * deliveries, and attempts in flight finish or go back to pending.
    */
   async stop(): Promise<void> {
+    this.reminders.stop();
     await this.pipeline.settled();
     await this.sender.stop();
     await this.client.close();

@@ -1,6 +1,7 @@
 import type { Mail } from './delivery/mailer.js';
 import type { AlertContent } from './alert-content.js';
 import type { EmailFormat } from '../store/alert-store.js';
+import { escapeHtml } from './formats/html.js';
 import { alertMessage, type Severity } from './formats/message.js';
 
 /**
@@ -12,8 +13,6 @@ import { alertMessage, type Severity } from './formats/message.js';
 const TAG: Record<Severity, string> = { critical: 'ALERT', warning: 'WARNING', ok: 'RESOLVED' };
 const COLOR: Record<Severity, string> = { critical: '#c62828', warning: '#b26a00', ok: '#2e7d32' };
 
-const escapeHtml = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** Subjects are one line whatever a check's name holds. */
 const oneLine = (s: string): string => s.replace(/[\r\n]+/g, ' ').trim();

@@ -2,14 +2,15 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import type { Mailer } from './delivery/mailer.js';
-import type { Account } from '../domain/records.js';
+import type { Account, KeyAccess } from '../domain/records.js';
 import { testContent } from './alert-content.js';
 import { DEFAULT_EVENTS, normalizeEvents } from './alert-events.js';
 import type { AlertRouting } from './alert-routing.js';
 import type { EmailFormat, EmailSettings, EmailSettingsRepo } from '../store/alert-store.js';
 import { alertMail } from './email-format.js';
+import type { TargetOptionsInput, TargetOptionsPolicy } from './target-options.js';
 
-export interface EmailSettingsPatch {
+export interface EmailSettingsPatch extends TargetOptionsInput {
   recipients?: string[];
   events?: string[];
   enabled?: boolean;
@@ -40,6 +41,7 @@ export class EmailAlertsService {
   constructor(
     private readonly repo: EmailSettingsRepo,
     private readonly routing: AlertRouting,
+    private readonly options: TargetOptionsPolicy,
     private readonly mailer: Mailer,
     private readonly clock: Clock,
     private readonly config: Config,
@@ -50,7 +52,7 @@ export class EmailAlertsService {
   }
 
   /** Only the fields sent change; the first call needs `recipients` and gets the defaults. */
-  update(accountId: string, patch: EmailSettingsPatch): EmailSettings {
+  update(accountId: string, patch: EmailSettingsPatch, access: KeyAccess | null = null): EmailSettings {
     const current = this.repo.get(accountId);
     if (!current && patch.recipients === undefined) {
       throw errors.badRequest('recipients is required when email alerts are set up for the first time');
@@ -62,6 +64,7 @@ export class EmailAlertsService {
       events: patch.events !== undefined ? normalizeEvents(patch.events) : (current?.events ?? [...DEFAULT_EVENTS]),
       emailFormat: patch.emailFormat ?? current?.emailFormat ?? 'html',
       updatedAt: this.clock.now(),
+      ...this.options.resolve(accountId, access, patch, current),
     };
     this.repo.put(next);
     this.routing.invalidate(accountId);

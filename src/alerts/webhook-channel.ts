@@ -24,9 +24,10 @@ export class WebhookChannel implements AlertChannel {
     if (!hook) return { kind: 'cancelled', error: 'webhook deleted' };
     if (!hook.enabled) return { kind: 'cancelled', error: 'webhook disabled' };
     try {
-      const status = await this.client.send(hook, d.contentJson, d.id, signal);
+      const { status, retryAfterMs } = await this.client.send(hook, d.contentJson, d.id, signal);
       if (status >= 200 && status < 300) return { kind: 'delivered', status };
-      return { kind: 'failed', status, error: `receiver answered ${status}`, retryable: retryableStatus(status) };
+      const retryable = retryableStatus(status);
+      return { kind: 'failed', status, error: `receiver answered ${status}`, retryable, ...(retryable && retryAfterMs !== null ? { retryAfterMs } : {}) };
     } catch (err) {
       if (err instanceof MisconfiguredWebhook) return { kind: 'failed', status: null, error: err.message, retryable: false };
       if (err instanceof WebhookUnreachable) return { kind: 'failed', status: null, error: err.message, retryable: true };

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
-import type { Account } from '../domain/records.js';
+import type { Account, KeyAccess } from '../domain/records.js';
 import { newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
 import { testContent } from './alert-content.js';
@@ -15,10 +15,11 @@ import { WebhookUnreachable } from './delivery/webhook-client.js';
 import type { WebhookPoster } from './delivery/webhook-poster.js';
 import { detectWebhookType } from './webhook-type.js';
 import { assertPublicHost, cutUrl, parseWebhookUrl, webhookUrlKey } from './webhook-url.js';
+import type { TargetOptionsInput, TargetOptionsPolicy } from './target-options.js';
 import { limitsFor } from '../domain/plans.js';
 import { displayName } from '../domain/display-name.js';
 
-export interface CreateWebhookInput {
+export interface CreateWebhookInput extends TargetOptionsInput {
   url: string;
   name: string;
   events?: string[];
@@ -32,6 +33,7 @@ export interface WebhookServiceDeps {
   repo: WebhookRepo;
   queue: DeliveryQueue;
   routing: AlertRouting;
+  options: TargetOptionsPolicy;
   client: WebhookPoster;
   store: Pick<Store, 'transaction'>;
   clock: Clock;
@@ -39,7 +41,7 @@ export interface WebhookServiceDeps {
   log: Logger;
 }
 
-/** Spec 4.9: webhooks are account-wide and receive alerts for every check. */
+/** Spec 4.9: webhooks are account-wide and receive alerts for every check, unless routed (issue 17). */
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
@@ -51,9 +53,10 @@ export class WebhookService {
     return this.deps.repo.count(accountId);
   }
 
-  async create(account: Account, input: CreateWebhookInput): Promise<Webhook> {
+  async create(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null): Promise<Webhook> {
     const { repo, config, clock } = this.deps;
-    const url = parseWebhookUrl(input.url);
+    const url = parseWebhookUrl(input.url, config.alerts.allowHttpWebhooks);
+    const options = this.deps.options.resolve(account.id, access, input, null);
     const name = displayName(input.name);
     const events = input.events === undefined ? [...DEFAULT_EVENTS] : normalizeEvents(input.events);
     if (config.probes.blockPrivateAddresses) await assertPublicHost(url);
@@ -69,6 +72,7 @@ export class WebhookService {
       enabled: true,
       secret: input.secret ?? null,
       createdAt: clock.now(),
+      ...options,
     };
     this.deps.store.transaction(() => {
       const max = limitsFor(config, account).maxWebhooks;
@@ -116,7 +120,7 @@ export class WebhookService {
     const sample = JSON.stringify(testContent(this.deps.clock.now(), this.deps.config));
     let status: number;
     try {
-      status = await this.deps.client.send(hook, sample, newId('dlv'));
+      ({ status } = await this.deps.client.send(hook, sample, newId('dlv')));
     } catch (err) {
       if (err instanceof MisconfiguredWebhook) throw errors.badGateway(`Webhook ${where} is misconfigured: ${err.message}`);
       if (!(err instanceof WebhookUnreachable)) throw err;

@@ -19,8 +19,11 @@ export function cutUrl(url: string): string {
   }
 }
 
-/** The URL a create body gave, as an https URL, or the 400 that says why not. */
-export function parseWebhookUrl(raw: string): URL {
+/**
+ * The URL a create body gave, as an https URL (or http when `allowHttp`: receivers on a private
+ * network, issue 17), or the 400 that says why not.
+ */
+export function parseWebhookUrl(raw: string, allowHttp = false): URL {
   const text = raw.trim();
   if (text.length === 0) throw errors.badRequest('url is required');
   if (text.length > MAX_URL_LENGTH) throw errors.badRequest(`url must be at most ${MAX_URL_LENGTH} characters`);
@@ -30,7 +33,10 @@ export function parseWebhookUrl(raw: string): URL {
   } catch {
     throw errors.badRequest('url is not a valid URL');
   }
-  if (url.protocol !== 'https:') throw errors.badRequest('url must be an https URL');
+  if (url.protocol === 'http:' && !allowHttp) {
+    throw errors.badRequest('url must be an https URL; to allow plain http receivers (on a private network), set alerts.allowHttpWebhooks to true in the server config');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw errors.badRequest(`url must be an https URL${allowHttp ? ' or an http URL' : ''}`);
   if (!url.hostname) throw errors.badRequest('url has no host');
   return url;
 }

@@ -1,6 +1,6 @@
 import {
   CreateWebhookBody, EmailSettingsPatchBody, EmailSettingsResponse, EmailSettingsUpdateResponse, EmailTestFailedBody,
-  EmailTestResponse, WebhookCreatedResponse, WebhookDeletedResponse, WebhookListResponse, WebhookTestResponse,
+  EmailTestResponse, DeliveryListResponse, DeliveryQuerySchema, DeliveryResponse, WebhookCreatedResponse, WebhookDeletedResponse, WebhookListResponse, WebhookTestResponse,
 } from '../core/schemas/alerts.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { emailSettingsUpdateView, emailSettingsView, webhookListItem, webhookView } from '../alerts/alert-views.js';
@@ -36,7 +36,7 @@ export function alertsRoutes(s: Services): Route[] {
       idempotency: 'none',
       body: EmailSettingsPatchBody,
       responses: { 200: EmailSettingsUpdateResponse, ...errorsFor(400, 401, 403, 413, 429) },
-      handler: ({ principal, body }) => ok({ data: emailSettingsUpdateView(s.emailAlerts.update(principal.account.id, body)) }),
+      handler: ({ principal, body }) => ok({ data: emailSettingsUpdateView(s.emailAlerts.update(principal.account.id, body, principal.access)) }),
     }),
     defineRoute({
       ...base,
@@ -62,12 +62,12 @@ export function alertsRoutes(s: Services): Route[] {
       ...base,
       method: 'POST',
       path: '/v1/public/alerts/webhooks',
-      summary: 'Create a webhook for every check of the account',
+      summary: 'Create a webhook for every check of the account, or only for checkIds and folders',
       scope: 'alerts:write',
       idempotency: 'optional',
       body: CreateWebhookBody,
       responses: { 201: WebhookCreatedResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
-      handler: async ({ principal, body }) => ok({ data: webhookView(await s.webhooks.create(principal.account, body)) }, 201),
+      handler: async ({ principal, body }) => ok({ data: webhookView(await s.webhooks.create(principal.account, body, principal.access)) }, 201),
     }),
     defineRoute({
       ...base,
@@ -88,6 +88,36 @@ export function alertsRoutes(s: Services): Route[] {
       idempotency: 'none',
       responses: { 200: WebhookDeletedResponse, ...errorsFor(400, 401, 403, 404, 429) },
       handler: ({ principal, params }) => ok({ data: s.webhooks.delete(principal.account, params.id!) }),
+    }),
+    // Issue 17: the delivery log. A restricted key sees (and retries) only its checks' deliveries.
+    defineRoute({
+      ...base,
+      allowRestricted: true,
+      method: 'GET',
+      path: '/v1/public/alerts/deliveries',
+      summary: 'Alert deliveries, newest first: event, target (URLs cut), attempts, next attempt, last status or error',
+      scope: 'alerts:read',
+      idempotency: 'none',
+      query: DeliveryQuerySchema,
+      responses: { 200: DeliveryListResponse, ...errorsFor(400, 401, 403, 429) },
+      handler: ({ principal, query }) =>
+        ok(s.deliveries.list(principal.account.id, principal.access, query, {
+          limit: query.limit ?? 25,
+          page: query.page ?? 1,
+          cursor: query.cursor,
+          includeTotal: query.includeTotal ?? false,
+        })),
+    }),
+    defineRoute({
+      ...base,
+      allowRestricted: true,
+      method: 'POST',
+      path: '/v1/public/alerts/deliveries/:id/retry',
+      summary: 'Queue a failed delivery again, due now, with a new retry window (409 unless it failed)',
+      scope: 'alerts:write',
+      idempotency: 'optional',
+      responses: { 200: DeliveryResponse, ...errorsFor(400, 401, 403, 404, 409, 429) },
+      handler: ({ principal, params }) => ok({ data: s.deliveries.retry(principal.account.id, principal.access, params.id!) }),
     }),
   ];
 }

@@ -8,6 +8,7 @@ import type { HeartbeatMonitor } from '../engine/heartbeats.js';
 import type { AlertSummary } from '../alerts/alerts-module.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
+import type { DeliveryLog } from '../core/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
 import type { PublicPages } from '../status-pages/public-pages.js';
@@ -28,6 +29,7 @@ export interface Services {
   emailAlerts: EmailAlertsService;
   /** Webhooks and their test (spec 4.9). */
   webhooks: WebhookService;
+  deliveries: DeliveryLog;
   usage(accountId: string): { checks: number };
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;

@@ -59,6 +59,14 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     destructive: true, idempotent: true,
   },
   {
+    name: 'list_alert_deliveries', method: 'GET', path: '/v1/public/alerts/deliveries', title: 'Alert delivery log',
+    note: 'Filter by status (pending, delivered, failed, cancelled), checkId or webhookId; paginate with meta.cursor.',
+  },
+  {
+    name: 'retry_alert_delivery', method: 'POST', path: '/v1/public/alerts/deliveries/:id/retry', title: 'Retry a failed alert delivery',
+    params: { id: 'Delivery id (from list_alert_deliveries)' }, openWorld: true,
+  },
+  {
     // Destructive: the old ping URL stops working at once, so jobs still using it look down.
     name: 'regenerate_heartbeat_token', method: 'POST', path: `${CHECKS}/:id/regenerate-token`, title: 'New heartbeat ping URL',
     params: CHECK_ID, destructive: true, note: 'The old ping URL stops working at once; update the job that pings it.',

@@ -5,8 +5,23 @@ import type { AlertEventType } from '../domain/events.js';
 export type EmailFormat = 'html' | 'text';
 export const EMAIL_FORMATS: readonly EmailFormat[] = ['html', 'text'];
 
+/**
+ * Which checks a target hears about (issue 17): a check listed by id or in a listed folder;
+ * both lists empty means every check of the account (the spec's account-wide default).
+ */
+export interface AlertRoute {
+  checkIds: string[];
+  folders: string[];
+}
+
+/** What email settings and webhooks add to the spec's fields: routing and reminders. */
+export interface TargetOptions extends AlertRoute {
+  /** While a check stays down, a `website_down` reminder this often (minutes, >= 5); null: none. */
+  remindEveryMinutes: number | null;
+}
+
 /** Spec 2.8, one per account. */
-export interface EmailSettings {
+export interface EmailSettings extends TargetOptions {
   accountId: string;
   enabled: boolean;
   recipients: string[];
@@ -15,11 +30,15 @@ export interface EmailSettings {
   updatedAt: number;
 }
 
-export const WEBHOOK_TYPES = ['slack', 'discord', 'teams', 'pumble', 'pagerduty', 'opsgenie', 'pushover', 'generic'] as const;
+export const WEBHOOK_TYPES = [
+  'slack', 'discord', 'teams', 'pumble', 'pagerduty', 'opsgenie', 'pushover', 'generic',
+  // Issue 17: the channels self-hosters run themselves.
+  'ntfy', 'gotify', 'telegram', 'matrix', 'mattermost', 'rocketchat', 'googlechat',
+] as const;
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];
 
 /** Spec 2.9 as stored: the full URL and the secret stay inside the alerts layer. */
-export interface Webhook {
+export interface Webhook extends TargetOptions {
   id: string;
   accountId: string;
   name: string;
@@ -54,6 +73,8 @@ export interface Delivery {
   lastError: string | null;
   createdAt: number;
   finishedAt: number | null;
+  /** No retry is scheduled past this time (alerts.retryForHours after queueing). */
+  retryUntil: number;
 }
 
 /** One alert to queue: what it says, once, and the channel targets it goes to. */
@@ -64,12 +85,26 @@ export interface NewAlert {
   /** JSON of the AlertContent, made while routing so the group commit only inserts. */
   contentJson: string;
   createdAt: number;
+  retryUntil: number;
   deliveries: Array<Pick<Delivery, 'id' | 'channel' | 'target'>>;
+}
+
+/** Delivery log filters (issue 17); `pending` covers rows being sent. */
+export interface DeliveryFilter {
+  accountId: string;
+  /** A restricted key sees only deliveries of checks in its reach. */
+  checkIds: readonly string[] | null;
+  status?: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  checkId?: string;
+  /** A webhook id or an email recipient. */
+  target?: string;
 }
 
 export interface EmailSettingsRepo {
   get(accountId: string): EmailSettings | null;
   put(settings: EmailSettings): void;
+  /** Accounts whose email settings send reminders. */
+  remindingAccounts(): string[];
 }
 
 export interface WebhookRepo {
@@ -79,11 +114,14 @@ export interface WebhookRepo {
   urlTaken(accountId: string, urlKey: string): boolean;
   insert(webhook: Webhook): void;
   delete(id: string): void;
+  /** Accounts with a target that sends reminders (the reminder sweep visits only these). */
+  remindingAccounts(): string[];
 }
 
 /** The outcome of one attempt, as the queue records it. */
 export type AttemptRecord =
-  | { kind: 'delivered'; status: number | null }
+  /** `recovered`: it succeeded after failing, so the target's other waiting retries are due now. */
+  | { kind: 'delivered'; status: number | null; recovered?: boolean }
   | { kind: 'retry'; status: number | null; error: string; nextAt: number }
   | { kind: 'failed'; status: number | null; error: string }
   | { kind: 'cancelled'; error: string }
@@ -100,23 +138,32 @@ export interface DeliveryQueue {
   /**
    * Leases up to `limit` due rows (pending ones whose time has come, and sending ones whose
    * lease ran out) until `leaseUntil` and counts the attempt, taking no target past
-   * `perTarget` in flight (`inFlight` holds the counts already running). Rows out of attempts
-   * whose lease ran out are failed instead. One transaction.
+   * `perTarget` in flight (`inFlight` holds the counts already running). Only the head of each
+   * target's line per check is due: a later alert for the same check and target waits until
+   * the earlier one is finished. Rows whose lease ran out after their retry window are failed
+   * instead. One transaction.
    */
-  claim(now: number, leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number, maxAttempts: number): Delivery[];
+  claim(now: number, leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number): Delivery[];
   /** Records outcomes, many in one transaction. */
   settle(settled: readonly SettledAttempt[], now: number): void;
   /** settle() then claim() in one transaction: the sender's single write per turn. */
   settleAndClaim(
     settled: readonly SettledAttempt[], now: number, leaseUntil: number, limit: number,
-    inFlight: ReadonlyMap<string, number>, perTarget: number, maxAttempts: number,
+    inFlight: ReadonlyMap<string, number>, perTarget: number,
   ): Delivery[];
   /** Pending deliveries of a removed webhook are dropped. */
   cancelTarget(channel: DeliveryChannel, target: string, now: number): number;
-  /** When the next row becomes claimable, or null when none is waiting. */
+  /** When the next head of line becomes claimable, or null when none is waiting. */
   nextDueAt(): number | null;
   byId(id: string): Delivery | null;
   forCheck(checkId: string): Delivery[];
+  /** The delivery log, newest first; `beforeSeq` is the cursor. */
+  list(filter: DeliveryFilter, page: { limit: number; offset: number; beforeSeq: number | null }): Array<Delivery & { seq: number }>;
+  count(filter: DeliveryFilter): number;
+  /** A failed or cancelled delivery back to pending, due now, with a new retry window; false when it was not finished that way. */
+  requeue(id: string, now: number, retryUntil: number): boolean;
+  /** When the last alert of `event` for the check was queued to the target, or null. */
+  lastQueued(target: string, checkId: string, event: AlertEventType): number | null;
   countByStatus(): Record<DeliveryStatus, number>;
   /** Deletes alerts older than `before` whose deliveries are all finished; returns how many. */
   prune(before: number): number;

@@ -2,6 +2,7 @@ import { ROLLUPS_MIGRATION } from './migrations-rollups.js';
 import { ALERTS_MIGRATION } from './migrations-alerts.js';
 import { OAUTH_MIGRATION } from './migrations-oauth.js';
 import { STATUS_PAGES_MIGRATION } from './migrations-status-pages.js';
+import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -146,4 +147,5 @@ export const MIGRATIONS: Migration[] = [
   ALERTS_MIGRATION,
   OAUTH_MIGRATION,
   STATUS_PAGES_MIGRATION,
+  ALERTS_ROUTING_MIGRATION,
 ];

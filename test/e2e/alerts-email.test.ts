@@ -38,7 +38,11 @@ describe('settings', () => {
     const res = await patch(a, { recipients: ['Ops@Example.com', 'ops@example.com ', 'dev@example.com'] });
     assertStatus(res, 200);
     assert.deepEqual(res.body, {
-      data: { enabled: true, recipients: ['Ops@Example.com', 'dev@example.com'], events: ['website_down', 'website_up'], emailFormat: 'html' },
+      // The spec's four fields, then issue 17's routing and reminders (every check, none).
+      data: {
+        enabled: true, recipients: ['Ops@Example.com', 'dev@example.com'], events: ['website_down', 'website_up'], emailFormat: 'html',
+        checkIds: [], folders: [], remindEveryMinutes: null,
+      },
     });
     const got = await server.request('GET', EMAIL, { key: a.key });
     assert.equal(typeof got.body.data.updatedAt, 'number');
@@ -50,7 +54,9 @@ describe('settings', () => {
     await patch(a, { recipients: ['a@example.com'] });
     const res = await patch(a, { events: ['ssl_error', 'made_up', 'domain_expiring'], emailFormat: 'text' });
     assertStatus(res, 200);
-    assert.deepEqual(res.body.data, { enabled: true, recipients: ['a@example.com'], events: ['ssl_error', 'domain_expiring'], emailFormat: 'text' });
+    assert.deepEqual(res.body.data, {
+      enabled: true, recipients: ['a@example.com'], events: ['ssl_error', 'domain_expiring'], emailFormat: 'text', checkIds: [], folders: [], remindEveryMinutes: null,
+    });
     assert.deepEqual((await patch(a, { enabled: false })).body.data.enabled, false);
     assert.deepEqual((await patch(a, {})).body.data.recipients, ['a@example.com']);
   });

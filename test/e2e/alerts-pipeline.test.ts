@@ -9,6 +9,7 @@ import { startReceiver, waitFor, type Received, type Receiver } from '../helpers
 import { startSmtpSink, type SmtpSink } from '../helpers/fixtures/alerts-smtp.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { assertStatus, externalWrite, newAccount, type Actor } from './util.js';
+import { createFastCheck, createWebhook, receivedAt, wheelRound } from '../helpers/alerts-e2e.js';
 
 /**
  * The alert pipeline end to end: state machine events -> email settings and webhooks -> the
@@ -23,6 +24,9 @@ const answers = new Map<string, () => Partial<ProbeResult>>();
 const dispatcher = new ScriptedDispatcher((task) => (answers.get(task.url) ?? (() => ({ ok: true })))(), () => clock.now());
 const ALL = ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'];
 
+/** The retry window, shortened from 24 hours so the test moves the clock a few seconds. */
+const WINDOW_MS = 10_000;
+
 let srv: TestServer;
 let receiver: Receiver;
 let sink: SmtpSink;
@@ -32,7 +36,7 @@ before(async () => {
   receiver = await startReceiver();
   sink = await startSmtpSink();
   srv = await startServer(
-    { smtp: { url: sink.url }, plans: { pro: { minCheckIntervalMinutes: 0.05 } }, alerts: { retryBaseMs: 1000, timeoutMs: 1000 } },
+    { smtp: { url: sink.url }, plans: { pro: { minCheckIntervalMinutes: 0.05 } }, alerts: { retryBaseMs: 1000, timeoutMs: 1000, retryForHours: WINDOW_MS / 3_600_000 } },
     clock,
     { dispatcher, autoTick: false },
   );
@@ -45,27 +49,14 @@ after(async () => {
 
 const settle = () => new Promise((r) => setTimeout(r, 30));
 /** One round of the wheel at the clock's time, then everything queued sent. */
-async function round(advance = INTERVAL): Promise<void> {
-  clock.advance(advance);
-  srv.app.engine.tick();
-  await settle();
-  await srv.app.alerts.idle();
-}
-const at = (prefix: string): Received[] => receiver.received.filter((r) => r.path.startsWith(prefix));
+const round = (advance = INTERVAL) => wheelRound(srv, clock, advance);
+const at = (prefix: string): Received[] => receivedAt(receiver, prefix);
 
 async function account(): Promise<Actor> {
   return newAccount(srv, { tier: 'pro', scopes: ALL });
 }
-async function webhook(a: Actor, body: Record<string, unknown>): Promise<string> {
-  const res = await srv.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'hook', ...body } });
-  assertStatus(res, 201);
-  return res.body.data.id as string;
-}
-async function check(a: Actor, url: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await srv.request('POST', '/v1/public/checks', { key: a.key, body: { url, name: 'Shop', checkFrequency: 0.05, downConfirmationAttempts: 1, ...extra } });
-  assertStatus(res, 201);
-  return res.body.data.id as string;
-}
+const webhook = (a: Actor, body: Record<string, unknown>) => createWebhook(srv, a.key, body);
+const check = (a: Actor, url: string, extra: Record<string, unknown> = {}) => createFastCheck(srv, a.key, url, { name: 'Shop', ...extra });
 const statusOf = async (a: Actor, id: string) => (await srv.request('GET', `/v1/public/checks/${id}`, { key: a.key })).body.data.status as string;
 
 describe('a check going down and up', () => {
@@ -218,36 +209,40 @@ describe('suppression', () => {
 });
 
 describe('retries', () => {
-  test('three attempts with backoff, one delivery id; a receiver that keeps failing gets exactly three', async () => {
+  test('retried with backoff until the window ends, one delivery id; a 4xx other than 408 and 429 is final', async () => {
     const a = await account();
     await webhook(a, { url: receiver.url('/t4/flaky') });
     await webhook(a, { url: receiver.url('/t4/broken') });
+    await webhook(a, { url: receiver.url('/t4/gone') });
     let flaky = 0;
-    receiver.respond = (r) => (r.path === '/t4/broken' ? 500 : r.path === '/t4/flaky' ? (++flaky <= 2 ? 503 : 200) : 200);
+    receiver.respond = (r) =>
+      r.path === '/t4/broken' ? 500 : r.path === '/t4/gone' ? 410 : r.path === '/t4/flaky' ? (++flaky <= 2 ? (flaky === 1 ? 503 : 429) : 200) : 200;
     const target = 'http://127.0.0.1:1/retry';
     const id = await check(a, target);
     await round(0);
     answers.set(target, () => ({ ok: false }));
     await round();
-    await receiver.waitFor(() => at('/t4/').length === 2);
-    await round(999);
-    assert.equal(at('/t4/').length, 2, 'the first retry waits retryBaseMs');
-    clock.advance(1);
-    srv.app.alerts.sender.wake();
-    await receiver.waitFor(() => at('/t4/').length === 4);
-    clock.advance(4000);
-    srv.app.alerts.sender.wake();
-    await receiver.waitFor(() => at('/t4/').length === 6);
-    await srv.app.alerts.idle();
-    clock.advance(60_000);
+    await receiver.waitFor(() => at('/t4/').length === 3);
+    await round(499);
+    assert.equal(at('/t4/').length, 3, 'the first retry waits at least half of retryBaseMs');
+    // Past the whole window, a second at a time: each retry falls due on the way.
+    for (let t = 0; t <= WINDOW_MS; t += 500) {
+      clock.advance(500);
+      srv.app.alerts.sender.wake();
+      await srv.app.alerts.idle();
+    }
+    const broken = at('/t4/broken').length;
+    clock.advance(3_600_000);
     srv.app.alerts.sender.wake();
     await srv.app.alerts.idle();
     receiver.respond = () => 200;
-    assert.equal(at('/t4/flaky').length, 3);
-    assert.equal(at('/t4/broken').length, 3, 'never a fourth attempt');
+    assert.equal(at('/t4/flaky').length, 3, '503, 429, then delivered');
+    assert.equal(at('/t4/gone').length, 1, '410 is final');
+    assert.ok(broken >= 4, `a receiver failing with 500 is retried through the window (${broken} attempts)`);
+    assert.equal(at('/t4/broken').length, broken, 'nothing after the window');
     assert.equal(new Set(at('/t4/flaky').map((r) => r.headers['x-vigil-delivery'])).size, 1, 'a retry is the same delivery');
     const rows = srv.app.alerts.repos.deliveries.forCheck(id);
-    assert.deepEqual(rows.map((r) => [r.status, r.attempts, r.lastStatus]).sort(), [['delivered', 3, 200], ['failed', 3, 500]]);
+    assert.deepEqual(rows.map((r) => [r.status, r.attempts, r.lastStatus]).sort(), [['delivered', 3, 200], ['failed', 1, 410], ['failed', broken, 500]]);
     answers.delete(target);
     await round();
   });

@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pino from 'pino';
 import { verifySignature } from '../../src/alerts/signing.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { startLoggingServer } from '../helpers/alerts-e2e.js';
 import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { assertError, assertStatus, externalWrite, newAccount, newKey, NO_PROBES, type Actor } from './util.js';
@@ -14,13 +14,12 @@ const ALERTS = ['alerts:read', 'alerts:write', 'checks:read'];
 
 let server: TestServer;
 let receiver: Receiver;
-const logLines: string[] = [];
+let logLines: string[] = [];
 
 before(async () => {
   assertCaTrusted();
   receiver = await startReceiver();
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
-  server = await startServer({}, undefined, { ...NO_PROBES, logger });
+  ({ server, logLines } = await startLoggingServer());
 });
 after(async () => {
   await server.stop();
@@ -48,12 +47,12 @@ describe('create and list', () => {
     assert.match(res.body.data.id, /^whk_[0-9a-f]{20}$/);
     assert.deepEqual(res.body.data, {
       id: res.body.data.id, name: 'Receiver', url: receiver.origin, webhookType: 'generic',
-      events: ['website_down', 'website_up'], enabled: true,
+      events: ['website_down', 'website_up'], enabled: true, checkIds: [], folders: [], remindEveryMinutes: null,
     });
     const list = await server.request('GET', HOOKS, { key: a.key });
     assertStatus(list, 200);
     assert.equal(list.body.data.length, 1);
-    assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['createdAt', 'enabled', 'events', 'id', 'name', 'url', 'webhookType']);
+    assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['checkIds', 'createdAt', 'enabled', 'events', 'folders', 'id', 'name', 'remindEveryMinutes', 'url', 'webhookType']);
     assert.equal(typeof list.body.data[0].createdAt, 'number');
     assert.ok(!list.text.includes('t0ps3cret') && !res.text.includes('t0ps3cret'), 'no response carries the path');
     assert.ok(!list.text.includes('shh'), 'nor the secret');
@@ -92,7 +91,12 @@ describe('create and list', () => {
       [{ url: 'https://example.net/hook', name: '   ' }, /name must not be empty/],
       [{ url: 'https://example.net/hook', name: 'Ops\nforged line' }, /control characters/],
       [{ url: 'https://example.net/hook', name: 'n'.repeat(101) }, /name must be at most 100 characters/],
-      [{ url: 'https://example.net/hook', name: 'x', webhookType: 'telegram' }, /webhookType must be one of: slack, discord, teams, pumble, pagerduty, opsgenie, pushover, generic/],
+      [{ url: 'https://example.net/hook', name: 'x', webhookType: 'signal' }, /webhookType must be one of: slack, discord, teams, pumble, pagerduty, opsgenie, pushover, generic, ntfy, gotify, telegram, matrix, mattermost, rocketchat, googlechat/],
+      [{ url: 'http://example.net/hook', name: 'x' }, /set alerts\.allowHttpWebhooks to true/],
+      [{ url: 'https://example.net/hook', name: 'x', remindEveryMinutes: 4 }, /remindEveryMinutes/],
+      [{ url: 'https://example.net/hook', name: 'x', remindEveryMinutes: 7.5 }, /remindEveryMinutes/],
+      [{ url: 'https://example.net/hook', name: 'x', checkIds: ['chk_00000000000000000000'] }, /checkIds names no check of this account/],
+      [{ url: 'https://example.net/hook', name: 'x', folders: [''] }, /folders must hold names/],
       [{ url: 'https://example.net/hook', name: 'x', events: ['bogus'] }, /events has no valid value/],
       [{ url: 'https://example.net/hook', name: 'x', events: 'website_down' }, /events must be an array/],
       [{ url: 'https://example.net/hook', name: 'x', headers: {} }, /headers is not a known field/],

@@ -19,7 +19,8 @@ const ALL_SCOPES = ['checks:read', 'checks:write', 'checks:delete', 'alerts:read
 const TOOL_NAMES = [
   'list_checks', 'get_check', 'create_check', 'update_check', 'delete_check', 'toggle_check', 'set_maintenance',
   'get_history', 'get_stats', 'get_status_overview', 'get_account', 'get_email_alerts', 'update_email_alerts',
-  'test_email_alerts', 'list_webhooks', 'create_webhook', 'test_webhook', 'delete_webhook', 'regenerate_heartbeat_token',
+  'test_email_alerts', 'list_webhooks', 'create_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
+  'retry_alert_delivery', 'regenerate_heartbeat_token',
   'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page',
 ];
 
@@ -244,6 +245,16 @@ describe('every tool, through the same routes as REST', () => {
     assert.deepEqual((await ok(client, 'list_status_pages')).data.map((p: { id: string }) => p.id), [created.id]);
     assert.match(await fails(client, 'create_status_page', { slug: 'Bad slug', title: 't', checkIds: [] }, 400), /slug must be/);
     assert.deepEqual((await ok(client, 'delete_status_page', { id: created.id })).data, { success: true });
+  test('alert routing, reminders and the delivery log (issue 17)', async () => {
+    const actor = fresh();
+    const client = await withKey(actor);
+    const checkId = await createCheck(server, { url: 'https://example.com/mcp-route' }, actor.key);
+    const created = await ok(client, 'create_webhook', { url: receiver.url('/hooks/mcp/2/x'), name: 'Routed', checkIds: [checkId], remindEveryMinutes: 10 });
+    assert.deepEqual([created.data.checkIds, created.data.remindEveryMinutes], [[checkId], 10]);
+    const log = await ok(client, 'list_alert_deliveries', { status: 'failed' });
+    assert.deepEqual(log.data, []);
+    assert.equal(log.meta.cursor, null);
+    await fails(client, 'retry_alert_delivery', { id: 'dlv_00000000000000000000' }, 404);
   });
 });
 

@@ -1,6 +1,5 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AlertContent } from '../../src/alerts/alert-content.js';
 import { testContent } from '../../src/alerts/alert-content.js';
 import { alertMail } from '../../src/alerts/email-format.js';
 import { vendorRequest } from '../../src/alerts/formats/index.js';
@@ -9,25 +8,12 @@ import { genericPayload } from '../../src/alerts/formats/generic.js';
 import { webhookRequest } from '../../src/alerts/delivery/webhook-request.js';
 import { signBody, verifySignature } from '../../src/alerts/signing.js';
 import { resolveConfig, loadConfig } from '../../src/config.js';
+import { ALERT_AT, sampleContent } from '../helpers/alert-content.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const AT = Date.UTC(2026, 5, 1, 12, 0, 0);
-const REGIONS = { primary: 'vps-eu-1', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false };
-
-function content(event: AlertContent['event'], over: Partial<AlertContent> = {}): AlertContent {
-  return {
-    event,
-    test: false,
-    at: AT,
-    check: { id: 'chk_0123456789abcdef0123', name: 'Shop API', url: 'https://shop.example.com/health', type: 'website', status: event === 'website_up' ? 'up' : 'down' },
-    previousStatus: event === 'website_up' ? 'down' : 'up',
-    details: { statusCode: 503, responseTime: event === 'website_up' ? 87 : null, error: 'Expected status 200, got 503', region: 'vps-eu-1', regions: REGIONS },
-    ssl: null,
-    domain: null,
-    ...over,
-  };
-}
+const AT = ALERT_AT;
+const content = sampleContent;
 
 describe('generic payload (decisions §8)', () => {
   test('has exactly the documented keys', () => {
@@ -50,7 +36,7 @@ describe('generic payload (decisions §8)', () => {
 
 describe('vendor formats', () => {
   test('slack: text fallback, coloured attachment with blocks; mrkdwn control characters escaped', () => {
-    const r = vendorRequest('slack', 'https://hooks.slack.com/services/T/B/X', content('website_down', { check: { ...content('website_down').check, name: 'A <b> & c' } }));
+    const r = vendorRequest('slack', 'https://hooks.slack.com/services/T/B/X', content('website_down', { check: { ...content('website_down').check, name: 'A <b> & c' } }), 'dlv_00000000000000000000');
     const body = r.body as Json;
     assert.equal(r.url, 'https://hooks.slack.com/services/T/B/X');
     assert.match(body.text, /is down/);
@@ -61,7 +47,7 @@ describe('vendor formats', () => {
   });
 
   test('discord: one embed coloured by severity, no mentions parsed', () => {
-    const body = vendorRequest('discord', 'https://discord.com/api/webhooks/1/x', content('website_up')).body as Json;
+    const body = vendorRequest('discord', 'https://discord.com/api/webhooks/1/x', content('website_up'), 'dlv_00000000000000000000').body as Json;
     assert.deepEqual(body.allowed_mentions, { parse: [] });
     assert.equal(body.embeds.length, 1);
     assert.equal(body.embeds[0].color, 0x30a46c);
@@ -71,7 +57,7 @@ describe('vendor formats', () => {
   });
 
   test('teams: an Adaptive Card message', () => {
-    const body = vendorRequest('teams', 'https://acme.webhook.office.com/webhookb2/x', content('ssl_warning')).body as Json;
+    const body = vendorRequest('teams', 'https://acme.webhook.office.com/webhookb2/x', content('ssl_warning'), 'dlv_00000000000000000000').body as Json;
     assert.equal(body.type, 'message');
     const card = body.attachments[0];
     assert.equal(card.contentType, 'application/vnd.microsoft.card.adaptive');
@@ -81,15 +67,15 @@ describe('vendor formats', () => {
   });
 
   test('pumble: a text message', () => {
-    const body = vendorRequest('pumble', 'https://api.pumble.com/workspaces/x', content('website_down')).body as Json;
+    const body = vendorRequest('pumble', 'https://api.pumble.com/workspaces/x', content('website_down'), 'dlv_00000000000000000000').body as Json;
     assert.deepEqual(Object.keys(body), ['text']);
     assert.match(body.text, /Shop API is down/);
   });
 
   test('pagerduty: trigger and resolve share one dedup key per check; the key leaves the URL', () => {
     const url = 'https://events.pagerduty.com/v2/enqueue?routing_key=R0UT1NG';
-    const down = vendorRequest('pagerduty', url, content('website_down'));
-    const up = vendorRequest('pagerduty', url, content('website_up'));
+    const down = vendorRequest('pagerduty', url, content('website_down'), 'dlv_00000000000000000000');
+    const up = vendorRequest('pagerduty', url, content('website_up'), 'dlv_00000000000000000000');
     assert.equal(down.url, 'https://events.pagerduty.com/v2/enqueue');
     const d = down.body as Json;
     const u = up.body as Json;
@@ -101,27 +87,27 @@ describe('vendor formats', () => {
     assert.equal(u.event_action, 'resolve');
     assert.equal(d.dedup_key, 'vigil-chk_0123456789abcdef0123');
     assert.equal(u.dedup_key, d.dedup_key);
-    const ssl = vendorRequest('pagerduty', url, content('ssl_warning')).body as Json;
+    const ssl = vendorRequest('pagerduty', url, content('ssl_warning'), 'dlv_00000000000000000000').body as Json;
     assert.equal(ssl.dedup_key, 'vigil-chk_0123456789abcdef0123-ssl');
     assert.equal(ssl.payload.severity, 'warning');
   });
 
   test('opsgenie: create with alias and GenieKey, close by alias', () => {
     const url = 'https://api.eu.opsgenie.com/v2/alerts?apiKey=K3Y';
-    const create = vendorRequest('opsgenie', url, content('website_down'));
+    const create = vendorRequest('opsgenie', url, content('website_down'), 'dlv_00000000000000000000');
     assert.equal(create.url, 'https://api.eu.opsgenie.com/v2/alerts');
     assert.deepEqual(create.headers, { Authorization: 'GenieKey K3Y' });
     const b = create.body as Json;
     assert.equal(b.alias, 'vigil-chk_0123456789abcdef0123');
     assert.equal(b.priority, 'P1');
     assert.ok(b.message.length <= 130);
-    const close = vendorRequest('opsgenie', url, content('website_up'));
+    const close = vendorRequest('opsgenie', url, content('website_up'), 'dlv_00000000000000000000');
     assert.equal(close.url, 'https://api.eu.opsgenie.com/v2/alerts/vigil-chk_0123456789abcdef0123/close?identifierType=alias');
     assert.equal((close.body as Json).source, 'Vigil');
   });
 
   test('pushover: token and user from the query string, high priority when down', () => {
-    const r = vendorRequest('pushover', 'https://api.pushover.net/1/messages.json?token=APP&user=USR&sound=siren', content('website_down'));
+    const r = vendorRequest('pushover', 'https://api.pushover.net/1/messages.json?token=APP&user=USR&sound=siren', content('website_down'), 'dlv_00000000000000000000');
     assert.equal(r.url, 'https://api.pushover.net/1/messages.json');
     const b = r.body as Json;
     assert.equal(b.token, 'APP');
@@ -133,14 +119,14 @@ describe('vendor formats', () => {
   });
 
   test('a missing credential is a misconfiguration (no retry will help)', () => {
-    assert.throws(() => vendorRequest('pagerduty', 'https://events.pagerduty.com/v2/enqueue', content('website_down')), MisconfiguredWebhook);
-    assert.throws(() => vendorRequest('opsgenie', 'https://api.opsgenie.com/v2/alerts', content('website_down')), MisconfiguredWebhook);
-    assert.throws(() => vendorRequest('pushover', 'https://api.pushover.net/1/messages.json?token=x', content('website_down')), /user=/);
+    assert.throws(() => vendorRequest('pagerduty', 'https://events.pagerduty.com/v2/enqueue', content('website_down'), 'dlv_00000000000000000000'), MisconfiguredWebhook);
+    assert.throws(() => vendorRequest('opsgenie', 'https://api.opsgenie.com/v2/alerts', content('website_down'), 'dlv_00000000000000000000'), MisconfiguredWebhook);
+    assert.throws(() => vendorRequest('pushover', 'https://api.pushover.net/1/messages.json?token=x', content('website_down'), 'dlv_00000000000000000000'), /user=/);
   });
 
   test('domain events read well', () => {
     const c = content('domain_expiring', { domain: { name: 'shop.example', registrar: 'Reg Inc.', expiresAt: '2026-06-21T00:00:00.000Z', updatedAt: null } });
-    const body = vendorRequest('pumble', 'https://api.pumble.com/x', c).body as Json;
+    const body = vendorRequest('pumble', 'https://api.pumble.com/x', c, 'dlv_00000000000000000000').body as Json;
     assert.match(body.text, /Domain shop\.example expires soon/);
     assert.match(body.text, /expires in 19 days, on 2026-06-21/);
     assert.match(body.text, /Registrar:\* Reg Inc\./);

@@ -87,7 +87,7 @@ describe('delivery-time address policy (decisions §3)', () => {
     try {
       for (const url of [`https://127.0.0.1:${port}/x`, `https://localhost:${port}/x`]) {
         await assert.rejects(
-          client.post({ url, headers: {}, body: '{}' }),
+          client.post({ url, method: 'POST', headers: {}, body: '{}' }),
           (err: unknown) => err instanceof WebhookUnreachable && /private address/.test(err.message),
         );
       }

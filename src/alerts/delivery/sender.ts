@@ -4,16 +4,18 @@ import type { Clock } from '../../domain/clock.js';
 import type { AttemptRecord, Delivery, DeliveryChannel, DeliveryQueue, SettledAttempt } from '../../store/alert-store.js';
 import type { AlertChannel, AttemptOutcome } from '../channel.js';
 
-/** Decisions §8: three attempts per delivery. */
-export const MAX_ATTEMPTS = 3;
 const HOUR = 3_600_000;
+/** The longest wait between two attempts, however long the outage. */
+export const MAX_BACKOFF_MS = 30 * 60_000;
 /** Rows leased per transaction. */
 const CLAIM_BATCH = 32;
 const DAY = 24 * HOUR;
 
 export interface SenderOptions {
-  /** The first retry waits this long, the second four times as long. */
+  /** The first retry waits about this long; each next one about twice as long, up to MAX_BACKOFF_MS. */
   retryBaseMs: number;
+  /** Issue 17: retries go on this long after an alert is queued (a Retry-After inside it is honoured). */
+  retryForHours: number;
   /** Per attempt; a lease lasts a little longer, so only a crash lets one run out. */
   timeoutMs: number;
   concurrency: number;
@@ -29,11 +31,18 @@ export interface SenderDeps {
   clock: Clock;
   log: Logger;
   options: SenderOptions;
+  /** 0 <= random() < 1: the jitter's source (tests pass a fixed one). */
+  random?: () => number;
 }
 
-/** The delay before attempt `attempts + 1`: base, then 4 x base. */
-export function backoffMs(attempts: number, baseMs: number): number {
-  return baseMs * 4 ** Math.max(0, attempts - 1);
+/**
+ * The delay before attempt `attempts + 1`: exponential (base, 2 x base, 4 x base ...) up to
+ * MAX_BACKOFF_MS, with "equal jitter" (half fixed, half random), so many deliveries failed by
+ * one outage do not all come back in the same instant.
+ */
+export function backoffMs(attempts: number, baseMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(MAX_BACKOFF_MS, baseMs * 2 ** Math.min(30, Math.max(0, attempts - 1)));
+  return ceiling / 2 + random() * (ceiling / 2);
 }
 
 /** A count per key (in flight, or leased), removing keys that reach zero. */
@@ -67,10 +76,12 @@ export class DeliverySender {
   private timer: NodeJS.Timeout | null = null;
   private pruner: NodeJS.Timeout | null = null;
   readonly metrics = { delivered: 0, retried: 0, failed: 0, cancelled: 0 };
+  private readonly random: () => number;
 
   constructor(private readonly deps: SenderDeps) {
     // Every attempt in flight listens for shutdown on this one signal.
     setMaxListeners(0, this.abort.signal);
+    this.random = deps.random ?? Math.random;
   }
 
   start(): void {
@@ -162,7 +173,7 @@ export class DeliverySender {
       : 0;
     if (want > 0) {
       const leaseUntil = now + options.timeoutMs * 2 + 5_000;
-      const rows = this.write(() => queue.settleAndClaim(settled, now, leaseUntil, want, this.leased, options.perTargetConcurrency * 2, MAX_ATTEMPTS));
+      const rows = this.write(() => queue.settleAndClaim(settled, now, leaseUntil, want, this.leased, options.perTargetConcurrency * 2));
       for (const d of rows ?? []) {
         bump(this.leased, d.target, 1);
         this.ready.push(d);
@@ -230,11 +241,20 @@ export class DeliverySender {
   }
 
   private recordOf(d: Delivery, o: AttemptOutcome, now: number): AttemptRecord {
+    if (o.kind === 'delivered') return d.attempts > 1 ? { ...o, recovered: true } : o;
     if (o.kind !== 'failed') return o;
-    if (o.retryable && d.attempts < MAX_ATTEMPTS) {
-      return { kind: 'retry', status: o.status, error: o.error, nextAt: now + backoffMs(d.attempts, this.deps.options.retryBaseMs) };
+    if (o.retryable && now < d.retryUntil) {
+      const wait = o.retryAfterMs ?? backoffMs(d.attempts, this.deps.options.retryBaseMs, this.random);
+      // The last attempt lands on the window's end rather than past it.
+      return { kind: 'retry', status: o.status, error: o.error, nextAt: Math.min(now + wait, d.retryUntil) };
     }
-    return { kind: 'failed', status: o.status, error: o.error };
+    const error = o.retryable ? `${o.error} (gave up after ${d.attempts} attempts)` : o.error;
+    return { kind: 'failed', status: o.status, error };
+  }
+
+  /** When a delivery queued now stops being retried. */
+  retryUntil(now: number): number {
+    return now + this.deps.options.retryForHours * HOUR;
   }
 
   private count(r: AttemptRecord): void {

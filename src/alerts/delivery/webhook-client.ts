@@ -12,6 +12,12 @@ export interface WebhookClientOptions {
   connectionsPerOrigin: number;
 }
 
+/** What a receiver answered: its status, and how long it asked to be left alone (Retry-After), if it did. */
+export interface ReceiverAnswer {
+  status: number;
+  retryAfterMs: number | null;
+}
+
 /** A delivery attempt that reached no answer (or was refused before leaving). */
 export class WebhookUnreachable extends Error {}
 
@@ -49,17 +55,17 @@ export class WebhookClient {
     });
   }
 
-  /** The receiver's HTTP status; rejects with WebhookUnreachable when there was no answer. */
-  async post(req: SignedRequest, signal?: AbortSignal): Promise<number> {
+  /** The receiver's answer; rejects with WebhookUnreachable when there was none. */
+  async post(req: SignedRequest, signal?: AbortSignal): Promise<ReceiverAnswer> {
     const url = new URL(req.url);
     const host = bare(url.hostname);
     if (this.opts.blockPrivateAddresses && isIP(host) !== 0 && isPrivateAddress(host)) {
       throw new WebhookUnreachable(BLOCKED_TARGET_MESSAGE);
     }
     try {
-      const res = await request(url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: this.agent, signal });
+      const res = await request(url, { method: req.method, headers: req.headers, body: req.body, dispatcher: this.agent, signal });
       await res.body.dump({ limit: 64 * 1024 });
-      return res.statusCode;
+      return { status: res.statusCode, retryAfterMs: retryAfterMs(res.headers['retry-after']) };
     } catch (err) {
       throw new WebhookUnreachable(describe(err));
     }
@@ -68,6 +74,16 @@ export class WebhookClient {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** RFC 9110 Retry-After: delay-seconds or an HTTP-date; null when absent or unreadable. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return null;
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 /** A short reason, never the URL (it may carry credentials). */

@@ -1,14 +1,15 @@
 import type { Webhook } from '../../store/alert-store.js';
+import type { ReceiverAnswer } from './webhook-client.js';
 
 /** What the delivery worker needs of a webhook to render, sign and send to it. */
 export type HookTarget = Pick<Webhook, 'url' | 'webhookType' | 'secret'>;
 
 /**
  * Sends one alert to one webhook: renders the vendor format, signs it and POSTs it. Resolves
- * with the receiver's HTTP status; rejects with MisconfiguredWebhook (a credential missing
+ * with the receiver's answer (HTTP status, Retry-After); rejects with MisconfiguredWebhook (a credential missing
  * from the URL: final) or WebhookUnreachable (no answer: worth a retry).
  */
 export interface WebhookPoster {
-  send(hook: HookTarget, contentJson: string, deliveryId: string, signal?: AbortSignal): Promise<number>;
+  send(hook: HookTarget, contentJson: string, deliveryId: string, signal?: AbortSignal): Promise<ReceiverAnswer>;
   close(): Promise<void>;
 }

@@ -1,11 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { MisconfiguredWebhook } from '../formats/vendor-request.js';
-import { WebhookUnreachable, type WebhookClientOptions } from './webhook-client.js';
+import { WebhookUnreachable, type ReceiverAnswer, type WebhookClientOptions } from './webhook-client.js';
 import type { HookTarget, WebhookPoster } from './webhook-poster.js';
 import type { SendRequest, WorkerReply, WorkerRequest } from './webhook-worker.js';
 
 interface Waiting {
-  resolve: (status: number) => void;
+  resolve: (answer: ReceiverAnswer) => void;
   reject: (err: Error) => void;
 }
 
@@ -28,7 +28,7 @@ export class WebhookThread implements WebhookPoster {
     this.start();
   }
 
-  send(hook: HookTarget, contentJson: string, deliveryId: string, signal?: AbortSignal): Promise<number> {
+  send(hook: HookTarget, contentJson: string, deliveryId: string, signal?: AbortSignal): Promise<ReceiverAnswer> {
     if (signal?.aborted) return Promise.reject(new WebhookUnreachable('aborted'));
     const worker = this.start();
     const id = this.nextId++;
@@ -41,7 +41,7 @@ export class WebhookThread implements WebhookPoster {
       }
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    return new Promise<number>((resolve, reject) => {
+    return new Promise<ReceiverAnswer>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       const target: HookTarget = { url: hook.url, webhookType: hook.webhookType, secret: hook.secret };
       if (this.outbox.length === 0) setImmediate(() => this.flush());
@@ -61,7 +61,7 @@ export class WebhookThread implements WebhookPoster {
     const w = this.waiting.get(m.id);
     if (!w) return;
     this.waiting.delete(m.id);
-    if ('status' in m) w.resolve(m.status);
+    if ('answer' in m) w.resolve(m.answer);
     else w.reject(m.misconfigured ? new MisconfiguredWebhook(m.error) : new WebhookUnreachable(m.error));
   }
 

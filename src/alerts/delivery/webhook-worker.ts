@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AlertContent } from '../alert-content.js';
 import { MisconfiguredWebhook } from '../formats/vendor-request.js';
-import { WebhookClient, WebhookUnreachable, type WebhookClientOptions } from './webhook-client.js';
+import { WebhookClient, WebhookUnreachable, type ReceiverAnswer, type WebhookClientOptions } from './webhook-client.js';
 import type { HookTarget } from './webhook-poster.js';
 import { webhookRequest } from './webhook-request.js';
 
@@ -20,7 +20,7 @@ export interface SendRequest {
 /** Sends travel in batches, one message per turn of the sending thread's event loop. */
 export type WorkerRequest = { kind: 'send'; batch: SendRequest[] } | { kind: 'abort'; id: number } | { kind: 'close' };
 
-export type WorkerReply = { id: number; status: number } | { id: number; error: string; misconfigured: boolean };
+export type WorkerReply = { id: number; answer: ReceiverAnswer } | { id: number; error: string; misconfigured: boolean };
 
 const client = new WebhookClient(workerData as WebhookClientOptions);
 const running = new Map<number, AbortController>();
@@ -35,7 +35,7 @@ function reply(r: WorkerReply): void {
 async function send(m: SendRequest, signal: AbortSignal): Promise<WorkerReply> {
   try {
     const req = webhookRequest(m.hook, JSON.parse(m.contentJson) as AlertContent, m.deliveryId);
-    return { id: m.id, status: await client.post(req, signal) };
+    return { id: m.id, answer: await client.post(req, signal) };
   } catch (err) {
     if (err instanceof MisconfiguredWebhook) return { id: m.id, error: err.message, misconfigured: true };
     return { id: m.id, error: err instanceof WebhookUnreachable ? err.message : 'request failed', misconfigured: false };

@@ -1,10 +1,10 @@
 import type { AlertContent } from '../alert-content.js';
+import { cut } from './html.js';
 import { alertMessage, type Severity } from './message.js';
 
 /** Discord webhooks: one embed, coloured by severity; mentions are never parsed. */
 
 const COLOR: Record<Severity, number> = { critical: 0xe5484d, warning: 0xf5a524, ok: 0x30a46c };
-const cut = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const SHORT_FACT = 40;
 
 export function discordMessage(c: AlertContent) {

@@ -11,6 +11,8 @@ export function genericPayload(c: AlertContent) {
     timestamp: new Date(c.at).toISOString(),
     check: { id: c.check.id, name: c.check.name, url: c.check.url, type: c.check.type, status: c.check.status },
     previousStatus: c.previousStatus,
+    // Issue 17: a repeat website_down while the check stays down says so; other alerts keep decisions §8's exact shape.
+    ...(c.reminder ? { reminder: true } : {}),
     details: {
       statusCode: c.details.statusCode,
       responseTime: c.details.responseTime,

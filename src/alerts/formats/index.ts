@@ -8,9 +8,15 @@ import { pushoverRequest } from './pushover.js';
 import { pumbleMessage, slackMessage } from './slack.js';
 import { teamsMessage } from './teams.js';
 import type { VendorRequest } from './vendor-request.js';
+import { mattermostMessage, rocketChatMessage } from './chat-webhooks.js';
+import { googleChatMessage } from './googlechat.js';
+import { gotifyRequest } from './gotify.js';
+import { matrixRequest } from './matrix.js';
+import { ntfyRequest } from './ntfy.js';
+import { telegramRequest } from './telegram.js';
 
-/** Each webhook type's own request for an alert (spec 4.9, decisions §8). */
-export function vendorRequest(type: WebhookType, webhookUrl: string, c: AlertContent): VendorRequest {
+/** Each webhook type's own request for an alert (spec 4.9, decisions §8, issue 17). */
+export function vendorRequest(type: WebhookType, webhookUrl: string, c: AlertContent, deliveryId: string): VendorRequest {
   switch (type) {
     case 'slack':
       return { url: webhookUrl, body: slackMessage(c) };
@@ -28,6 +34,20 @@ export function vendorRequest(type: WebhookType, webhookUrl: string, c: AlertCon
       return pushoverRequest(webhookUrl, c);
     case 'generic':
       return { url: webhookUrl, body: genericPayload(c) };
+    case 'ntfy':
+      return ntfyRequest(webhookUrl, c);
+    case 'gotify':
+      return gotifyRequest(webhookUrl, c);
+    case 'telegram':
+      return telegramRequest(webhookUrl, c);
+    case 'matrix':
+      return matrixRequest(webhookUrl, c, deliveryId);
+    case 'mattermost':
+      return { url: webhookUrl, body: mattermostMessage(c) };
+    case 'rocketchat':
+      return { url: webhookUrl, body: rocketChatMessage(c) };
+    case 'googlechat':
+      return { url: webhookUrl, body: googleChatMessage(c) };
   }
 }
 

@@ -47,7 +47,7 @@ function titleOf(c: AlertContent): string {
   const domain = c.domain?.name ?? name;
   switch (c.event) {
     case 'website_down':
-      return `${name} is down`;
+      return c.reminder ? `Reminder: ${name} is still down` : `${name} is down`;
     case 'website_up':
       return `${name} is up again`;
     case 'website_error':
@@ -69,6 +69,7 @@ function summaryOf(c: AlertContent): string {
   const d = c.details;
   switch (c.event) {
     case 'website_down':
+      if (c.reminder) return `It has been down since ${readableTime(c.reminder.downSince)}${d.error ? `: ${d.error}` : ''}.`;
       return d.error ? `It stopped answering as expected: ${d.error}.` : 'It stopped answering as expected.';
     case 'website_up':
       return d.responseTime !== null ? `It answers again (${Math.round(d.responseTime)} ms).` : 'It answers again.';

@@ -1,7 +1,10 @@
 /** What a vendor format asks to send; signing and the Vigil headers are added around it. */
 export interface VendorRequest {
   url: string;
+  /** POST unless the vendor's API says otherwise (Matrix sends with PUT). */
+  method?: 'POST' | 'PUT';
   headers?: Record<string, string>;
+  /** JSON, or a string sent as plain text. */
   body: unknown;
 }
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { EMAIL_FORMATS, WEBHOOK_TYPES } from '../../store/alert-store.js';
 import { ALERT_EVENT_TYPES } from '../../domain/events.js';
-import { EpochMs, StringEnum } from './common.js';
+import { EpochMs, ListMeta, Pagination, StringEnum } from './common.js';
 
 /**
  * Request and response shapes of spec 4.8 and 4.9. Counts and event names are checked by the
@@ -14,8 +14,21 @@ const EventList = Type.Array(Type.String({ maxLength: 64 }), {
   description: `Alert events (unknown values are dropped; at least one must be valid): ${ALERT_EVENT_TYPES.join(', ')}`,
 });
 
+/** Issue 17: routing and reminders, on email settings and webhooks alike (all optional). */
+const TargetOptionsInput = {
+  checkIds: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000, description: 'Only these checks (and those in `folders`) alert here; both empty or absent: every check. A restricted key may only name checks in its reach' })),
+  folders: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100, description: 'Checks in these folders alert here' })),
+  remindEveryMinutes: Type.Optional(Type.Union([Type.Integer({ minimum: 5, maximum: 10080 }), Type.Null()], { description: 'While a check stays down, repeat website_down (marked as a reminder) this often; null: no reminders' })),
+};
+const TargetOptionsFields = {
+  checkIds: Type.Array(Type.String()),
+  folders: Type.Array(Type.String()),
+  remindEveryMinutes: Type.Union([Type.Integer(), Type.Null()]),
+};
+
 export const EmailSettingsPatchBody = Type.Object(
   {
+    ...TargetOptionsInput,
     recipients: Type.Optional(Type.Array(Type.String({ maxLength: 254 }), { maxItems: 100, description: '1 to 10 email addresses once duplicates are removed; replaces the list' })),
     events: Type.Optional(EventList),
     enabled: Type.Optional(Type.Boolean()),
@@ -29,6 +42,7 @@ const EmailSettingsFields = {
   recipients: Type.Array(Type.String()),
   events: Type.Array(StringEnum(ALERT_EVENT_TYPES)),
   emailFormat: StringEnum(EMAIL_FORMATS),
+  ...TargetOptionsFields,
 };
 
 export const EmailSettingsResponse = Type.Object({
@@ -42,11 +56,12 @@ export const EmailTestFailedBody = Type.Object({
 
 export const CreateWebhookBody = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'An https URL; PagerDuty, Opsgenie and Pushover read their credentials from its query string' }),
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'An https URL (http too when the server sets alerts.allowHttpWebhooks); PagerDuty, Opsgenie, Pushover, Gotify, Telegram and Matrix read their credentials from it' }),
     name: Type.String({ minLength: 1, maxLength: 100 }),
     events: Type.Optional(EventList),
-    webhookType: Type.Optional(StringEnum(WEBHOOK_TYPES, { description: 'Detected from the URL when omitted (slack, discord, teams, pumble; otherwise generic)' })),
+    webhookType: Type.Optional(StringEnum(WEBHOOK_TYPES, { description: 'Detected from the URL when omitted (slack, discord, teams, pumble, ntfy.sh, telegram, googlechat, matrix, gotify, mattermost, rocketchat URLs; otherwise generic)' })),
     secret: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Signs each delivery: X-Vigil-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>' })),
+    ...TargetOptionsInput,
   },
   { additionalProperties: false, $id: 'CreateWebhook' },
 );
@@ -58,6 +73,7 @@ const WebhookFields = {
   webhookType: StringEnum(WEBHOOK_TYPES),
   events: Type.Array(StringEnum(ALERT_EVENT_TYPES)),
   enabled: Type.Boolean(),
+  ...TargetOptionsFields,
 };
 
 export const WebhookListResponse = Type.Object({
@@ -66,3 +82,35 @@ export const WebhookListResponse = Type.Object({
 export const WebhookCreatedResponse = Type.Object({ data: Type.Object(WebhookFields) });
 export const WebhookTestResponse = Type.Object({ data: Type.Object({ message: Type.String(), status: Type.Integer() }) });
 export const WebhookDeletedResponse = Type.Object({ data: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }) });
+
+export const DeliveryQuerySchema = Type.Object({
+  ...Pagination,
+  status: Type.Optional(StringEnum(['pending', 'delivered', 'failed', 'cancelled'] as const, { description: 'pending includes deliveries being sent' })),
+  checkId: Type.Optional(Type.String({ maxLength: 64 })),
+  webhookId: Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+export const DeliveryEntry = Type.Object(
+  {
+    id: Type.String(),
+    event: StringEnum(ALERT_EVENT_TYPES),
+    reminder: Type.Boolean({ description: 'A repeated website_down sent while the check stays down' }),
+    checkId: Type.String(),
+    channel: StringEnum(['webhook', 'email'] as const),
+    webhookId: Nullable(Type.String()),
+    target: Type.String({ description: 'The webhook URL cut to scheme and host, or the email recipient' }),
+    status: StringEnum(['pending', 'delivered', 'failed', 'cancelled'] as const),
+    attempts: Type.Integer(),
+    nextAttemptAt: Nullable(EpochMs),
+    lastStatus: Nullable(Type.Integer({ description: 'HTTP status (or SMTP reply code) of the last attempt' })),
+    lastError: Nullable(Type.String()),
+    retryUntil: EpochMs,
+    createdAt: EpochMs,
+    finishedAt: Nullable(EpochMs),
+  },
+  { $id: 'AlertDelivery' },
+);
+export const DeliveryListResponse = Type.Object({ data: Type.Array(DeliveryEntry), meta: ListMeta });
+export const DeliveryResponse = Type.Object({ data: DeliveryEntry });

@@ -1,6 +1,6 @@
 import type { Db } from '../../db.js';
 import type { AlertEventType } from '../../../domain/events.js';
-import type { Delivery, DeliveryChannel, DeliveryQueue, DeliveryStatus, SettledAttempt } from '../../alert-store.js';
+import type { Delivery, DeliveryChannel, DeliveryFilter, DeliveryQueue, DeliveryStatus, SettledAttempt } from '../../alert-store.js';
 
 interface DeliveryRow {
   seq: number;
@@ -14,6 +14,7 @@ interface DeliveryRow {
   last_status: number | null;
   last_error: string | null;
   finished_at: number | null;
+  retry_until: number;
 }
 
 interface AlertRow {
@@ -39,9 +40,10 @@ const toDelivery = (r: DeliveryRow, a: AlertRow): Delivery => ({
   lastError: r.last_error,
   createdAt: a.created_at,
   finishedAt: r.finished_at,
+  retryUntil: r.retry_until,
 });
 
-type ClaimArgs = [leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number, maxAttempts: number];
+type ClaimArgs = [leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number];
 
 /** Candidates read per free slot: enough to skip past busy targets without scanning the queue. */
 const SCAN_FACTOR = 4;
@@ -62,12 +64,14 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
     'INSERT INTO alert_events (account_id, check_id, event, content, created_at) VALUES (?, ?, ?, ?, ?)',
   );
   const insertDelivery = db.prepare(
-    "INSERT INTO alert_deliveries (id, alert_seq, channel, target, status, attempts, next_at) VALUES (?, ?, ?, ?, 'pending', 0, ?)",
+    "INSERT INTO alert_deliveries (id, alert_seq, channel, target, status, attempts, next_at, check_id, retry_until) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)",
   );
   const alertOf = db.prepare('SELECT account_id, check_id, event, content, created_at FROM alert_events WHERE seq = ?');
   const candidates = db.prepare(
-    `SELECT id, target, attempts FROM alert_deliveries
+    `SELECT id, target, status, retry_until FROM alert_deliveries d
      WHERE status IN ('pending', 'sending') AND next_at <= ? AND target NOT IN (SELECT value FROM json_each(?))
+       AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.target = d.target AND e.check_id = d.check_id
+                       AND e.status IN ('pending', 'sending') AND e.seq < d.seq)
      ORDER BY next_at, seq LIMIT ?`,
   );
   const lease = db.prepare(
@@ -79,6 +83,19 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
   );
   const finish = db.prepare('UPDATE alert_deliveries SET status = ?, last_status = ?, last_error = ?, finished_at = ? WHERE id = ?');
   const retry = db.prepare("UPDATE alert_deliveries SET status = 'pending', last_status = ?, last_error = ?, next_at = ? WHERE id = ?");
+  // The receiver answered again after failing: its other waiting retries need not sit out their backoff.
+  const hurry = db.prepare(
+    `UPDATE alert_deliveries SET next_at = @now WHERE status = 'pending' AND next_at > @now
+       AND target = (SELECT target FROM alert_deliveries WHERE id = @id)`,
+  );
+  const requeue = db.prepare(
+    `UPDATE alert_deliveries SET status = 'pending', next_at = ?, retry_until = ?, finished_at = NULL
+     WHERE id = ? AND status = 'failed'`,
+  );
+  const lastQueued = db.prepare(
+    `SELECT max(a.created_at) FROM alert_deliveries d JOIN alert_events a ON a.seq = d.alert_seq
+     WHERE d.check_id = ? AND d.target = ? AND a.event = ?`,
+  ).pluck();
   const release = db.prepare(
     "UPDATE alert_deliveries SET status = 'pending', attempts = max(0, attempts - 1), next_at = ? WHERE id = ? AND status = 'sending'",
   );
@@ -86,7 +103,13 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
     `UPDATE alert_deliveries SET status = 'cancelled', last_error = 'webhook deleted', finished_at = ?
      WHERE channel = ? AND target = ? AND status = 'pending'`,
   );
-  const nextDue = db.prepare("SELECT min(next_at) FROM alert_deliveries WHERE status IN ('pending', 'sending')").pluck();
+  // Heads of line only: a row waiting behind an earlier alert to the same target and check is
+  // not due whatever its next_at says (the earlier one's outcome wakes the sender).
+  const nextDue = db.prepare(
+    `SELECT min(next_at) FROM alert_deliveries d WHERE status IN ('pending', 'sending')
+       AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.target = d.target AND e.check_id = d.check_id
+                       AND e.status IN ('pending', 'sending') AND e.seq < d.seq)`,
+  ).pluck();
   const byId = db.prepare(`${JOINED} WHERE d.id = ?`);
   const forCheck = db.prepare(`${JOINED} WHERE a.check_id = ? ORDER BY d.seq`);
   const counts = db.prepare('SELECT status, count(*) AS n FROM alert_deliveries GROUP BY status');
@@ -103,6 +126,7 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
       switch (o.kind) {
         case 'delivered':
           finish.run('delivered', o.status, null, now, id);
+          if (o.recovered) hurry.run({ now, id });
           break;
         case 'retry':
           retry.run(o.status, o.error, o.nextAt, id);
@@ -121,16 +145,16 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
   });
 
   const claim = db.transaction(
-    (now: number, leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number, maxAttempts: number) => {
+    (now: number, leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number) => {
       const busy = [...inFlight].filter(([, n]) => n >= perTarget).map(([t]) => t);
-      const rows = candidates.all(now, JSON.stringify(busy), limit * SCAN_FACTOR) as Array<Pick<DeliveryRow, 'id' | 'target' | 'attempts'>>;
+      const rows = candidates.all(now, JSON.stringify(busy), limit * SCAN_FACTOR) as Array<Pick<DeliveryRow, 'id' | 'target' | 'status' | 'retry_until'>>;
       const taken = new Map<string, number>();
       const alerts = new Map<number, AlertRow>();
       const out: Delivery[] = [];
       for (const r of rows) {
         if (out.length >= limit) break;
-        if (r.attempts >= maxAttempts) {
-          // A lease that ran out on the last attempt: the receiver may or may not have it.
+        if (r.status === 'sending' && now >= r.retry_until) {
+          // A lease that ran out past the retry window: the receiver may or may not have it.
           expire.run(now, r.id);
           continue;
         }
@@ -151,7 +175,7 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
     enqueue: db.transaction((alerts, now: number) => {
       for (const a of alerts) {
         const seq = Number(insertAlert.run(a.accountId, a.checkId, a.event, a.contentJson, a.createdAt).lastInsertRowid);
-        for (const d of a.deliveries) insertDelivery.run(d.id, seq, d.channel, d.target, now);
+        for (const d of a.deliveries) insertDelivery.run(d.id, seq, d.channel, d.target, now, a.checkId, a.retryUntil);
       }
     }) as DeliveryQueue['enqueue'],
     claim: (...args) => claim(...args),
@@ -167,6 +191,17 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
       return r ? joined(r) : null;
     },
     forCheck: (checkId) => (forCheck.all(checkId) as Array<DeliveryRow & AlertRow>).map(joined),
+    list(filter, page) {
+      const w = logWhere(filter, page.beforeSeq);
+      const rows = db.prepare(`${JOINED} WHERE ${w.sql} ORDER BY d.seq DESC LIMIT ? OFFSET ?`).all(...w.params, page.limit, page.offset);
+      return (rows as Array<DeliveryRow & AlertRow>).map((r) => ({ ...joined(r), seq: r.seq }));
+    },
+    count(filter) {
+      const w = logWhere(filter, null);
+      return db.prepare(`SELECT count(*) FROM alert_deliveries d JOIN alert_events a ON a.seq = d.alert_seq WHERE ${w.sql}`).pluck().get(...w.params) as number;
+    },
+    requeue: (id, now, retryUntil) => requeue.run(now, retryUntil, id).changes > 0,
+    lastQueued: (target, checkId, event) => (lastQueued.get(checkId, target, event) as number | null) ?? null,
     countByStatus() {
       const out: Record<DeliveryStatus, number> = { pending: 0, sending: 0, delivered: 0, failed: 0, cancelled: 0 };
       for (const r of counts.all() as Array<{ status: DeliveryStatus; n: number }>) out[r.status] = r.n;
@@ -174,4 +209,38 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
     },
     prune: (before) => prune.run(before).changes,
   };
+}
+
+const STATUSES: Record<NonNullable<DeliveryFilter['status']>, readonly DeliveryStatus[]> = {
+  pending: ['pending', 'sending'],
+  delivered: ['delivered'],
+  failed: ['failed'],
+  cancelled: ['cancelled'],
+};
+
+/** The delivery log's WHERE clause (statements vary with the filters, so they are prepared per call). */
+function logWhere(f: DeliveryFilter, beforeSeq: number | null): { sql: string; params: unknown[] } {
+  const parts = ['a.account_id = ?'];
+  const params: unknown[] = [f.accountId];
+  if (f.status) {
+    parts.push('d.status IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(STATUSES[f.status]));
+  }
+  if (f.checkId !== undefined) {
+    parts.push('d.check_id = ?');
+    params.push(f.checkId);
+  }
+  if (f.checkIds !== null) {
+    parts.push('d.check_id IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(f.checkIds));
+  }
+  if (f.target !== undefined) {
+    parts.push('d.target = ?');
+    params.push(f.target);
+  }
+  if (beforeSeq !== null) {
+    parts.push('d.seq < ?');
+    params.push(beforeSeq);
+  }
+  return { sql: parts.join(' AND '), params };
 }

@@ -14,6 +14,9 @@ interface Row {
   enabled: number;
   secret: string | null;
   created_at: number;
+  check_ids: string;
+  folders: string;
+  remind_every_minutes: number | null;
 }
 
 const toWebhook = (r: Row): Webhook => ({
@@ -27,6 +30,9 @@ const toWebhook = (r: Row): Webhook => ({
   enabled: toBool(r.enabled),
   secret: r.secret,
   createdAt: r.created_at,
+  checkIds: JSON.parse(r.check_ids) as string[],
+  folders: JSON.parse(r.folders) as string[],
+  remindEveryMinutes: r.remind_every_minutes,
 });
 
 export function sqliteWebhooks(db: Db): WebhookRepo {
@@ -35,9 +41,10 @@ export function sqliteWebhooks(db: Db): WebhookRepo {
   const count = db.prepare('SELECT count(*) FROM webhooks WHERE account_id = ?').pluck();
   const urlTaken = db.prepare('SELECT 1 FROM webhooks WHERE account_id = ? AND url_key = ?').pluck();
   const insert = db.prepare(
-    `INSERT INTO webhooks (id, account_id, name, url, url_key, webhook_type, events, enabled, secret, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO webhooks (id, account_id, name, url, url_key, webhook_type, events, enabled, secret, created_at, check_ids, folders, remind_every_minutes)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const reminding = db.prepare('SELECT DISTINCT account_id FROM webhooks WHERE remind_every_minutes IS NOT NULL AND enabled = 1').pluck();
   const del = db.prepare('DELETE FROM webhooks WHERE id = ?');
   return {
     list: (accountId) => (list.all(accountId) as Row[]).map(toWebhook),
@@ -48,8 +55,10 @@ export function sqliteWebhooks(db: Db): WebhookRepo {
     count: (accountId) => count.get(accountId) as number,
     urlTaken: (accountId, urlKey) => urlTaken.get(accountId, urlKey) !== undefined,
     insert(w) {
-      insert.run(w.id, w.accountId, w.name, w.url, w.urlKey, w.webhookType, JSON.stringify(w.events), fromBool(w.enabled), w.secret, w.createdAt);
+      insert.run(w.id, w.accountId, w.name, w.url, w.urlKey, w.webhookType, JSON.stringify(w.events), fromBool(w.enabled), w.secret, w.createdAt,
+        JSON.stringify(w.checkIds), JSON.stringify(w.folders), w.remindEveryMinutes);
     },
     delete: (id) => void del.run(id),
+    remindingAccounts: () => reminding.all() as string[],
   };
 }

@@ -1,0 +1,62 @@
+import { after, before } from 'node:test';
+import pino from 'pino';
+import type { ManualClock } from '../../src/domain/clock.js';
+import type { AppOptions } from '../../src/app.js';
+import { assertStatus } from '../e2e/util.js';
+import { startReceiver, type Received, type Receiver } from './fixtures/alerts-receiver.js';
+import { assertCaTrusted } from './fixtures/alerts-tls.js';
+import { startServer, type TestServer } from './server.js';
+
+/** What the alert end-to-end tests share: a wheel round, webhooks and checks made through the API, a logging server. */
+
+/** One round of the wheel at the clock's time, then everything queued sent. */
+export async function wheelRound(server: TestServer, clock: ManualClock, advanceMs: number): Promise<void> {
+  clock.advance(advanceMs);
+  server.app.engine.tick();
+  await new Promise((r) => setTimeout(r, 30));
+  await server.app.alerts.idle();
+}
+
+export const receivedAt = (receiver: Receiver, prefix: string): Received[] => receiver.received.filter((r) => r.path.startsWith(prefix));
+
+export async function createWebhook(server: TestServer, key: string, body: Record<string, unknown>): Promise<string> {
+  const res = await server.request('POST', '/v1/public/alerts/webhooks', { key, body: { name: 'hook', ...body } });
+  assertStatus(res, 201);
+  return res.body.data.id as string;
+}
+
+/** A check probed every 3 s that goes down at its first failure. */
+export async function createFastCheck(server: TestServer, key: string, url: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await server.request('POST', '/v1/public/checks', { key, body: { url, checkFrequency: 0.05, downConfirmationAttempts: 1, ...extra } });
+  assertStatus(res, 201);
+  return res.body.data.id as string;
+}
+
+/** A server without probes whose log lines are kept (tests look for leaked secrets in them). */
+export async function startLoggingServer(options: Omit<AppOptions, 'clock' | 'logger'> = {}): Promise<{ server: TestServer; logLines: string[] }> {
+  const logLines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
+  const server = await startServer({}, undefined, { autoTick: false, ...options, logger });
+  return { server, logLines };
+}
+
+export interface ReceiverWorld {
+  server: TestServer;
+  receiver: Receiver;
+  logLines: string[];
+}
+
+/** Registers before/after hooks: a local HTTPS receiver and a logging server for the file's tests. */
+export function receiverWorld(): ReceiverWorld {
+  const world = { logLines: [] } as unknown as ReceiverWorld;
+  before(async () => {
+    assertCaTrusted();
+    world.receiver = await startReceiver();
+    Object.assign(world, await startLoggingServer());
+  });
+  after(async () => {
+    await world.server.stop();
+    await world.receiver.close();
+  });
+  return world;
+}
