@@ -245,6 +245,8 @@ describe('every tool, through the same routes as REST', () => {
     assert.deepEqual((await ok(client, 'list_status_pages')).data.map((p: { id: string }) => p.id), [created.id]);
     assert.match(await fails(client, 'create_status_page', { slug: 'Bad slug', title: 't', checkIds: [] }, 400), /slug must be/);
     assert.deepEqual((await ok(client, 'delete_status_page', { id: created.id })).data, { success: true });
+  });
+
   test('alert routing, reminders and the delivery log (issue 17)', async () => {
     const actor = fresh();
     const client = await withKey(actor);
