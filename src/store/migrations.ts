@@ -3,6 +3,7 @@ import { ALERTS_MIGRATION } from './migrations-alerts.js';
 import { OAUTH_MIGRATION } from './migrations-oauth.js';
 import { STATUS_PAGES_MIGRATION } from './migrations-status-pages.js';
 import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
+import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -148,4 +149,5 @@ export const MIGRATIONS: Migration[] = [
   OAUTH_MIGRATION,
   STATUS_PAGES_MIGRATION,
   ALERTS_ROUTING_MIGRATION,
+  KUMA_IMPORTS_MIGRATION,
 ];
