@@ -1,6 +1,6 @@
 import { Bench } from 'tinybench';
 import { ManualClock } from '../src/domain/clock.js';
-import { TimingWheel, wheelId } from '../src/engine/timing-wheel.js';
+import { TimingWheel } from '../src/engine/timing-wheel.js';
 import { fmt, runIfMain, table } from './lib/harness.js';
 
 /**
@@ -13,7 +13,7 @@ const INTERVAL = 5 * 60_000;
 export async function runDeadlineBench(): Promise<string> {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const wheel = new TimingWheel({ clock, tickMs: 100 });
-  const ids = Array.from({ length: CHECKS }, (_, i) => wheelId('deadline', `chk_${i.toString(16).padStart(20, '0')}`));
+  const ids = Array.from({ length: CHECKS }, (_, i) => `deadline:chk_${i.toString(16).padStart(20, '0')}`);
   for (const id of ids) wheel.schedule(id, clock.now() + Math.floor(Math.random() * INTERVAL));
   const timers = new Map<string, NodeJS.Timeout>();
   for (const id of ids) timers.set(id, setTimeout(() => {}, INTERVAL + Math.random() * INTERVAL));

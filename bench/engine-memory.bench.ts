@@ -4,7 +4,8 @@ import { PiscinaDispatcher } from '../src/engine/dispatcher.js';
 import { Engine } from '../src/engine/engine.js';
 import { systemClock } from '../src/domain/clock.js';
 import { createLogger } from '../src/log.js';
-import { BatchWriter } from '../src/store/sqlite/batch-writer.js';
+import { BatchWriter } from '../src/store/batch-writer.js';
+import { Recorder } from '../src/monitor/recorder.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
 import { benchConfig, seedChecks } from './lib/seed.js';
 import { fmt, runIfMain, table, tempDir } from './lib/harness.js';
@@ -33,7 +34,7 @@ async function measure(dataDir: string): Promise<Measured> {
   gc();
   const before = process.memoryUsage();
   const engine = new Engine({
-    store, writer: new BatchWriter(store, log), dispatcher, clock: systemClock, config: benchConfig(dataDir), log, autoStart: false,
+    store, recorder: new Recorder({ writer: new BatchWriter(store, log) }), dispatcher, clock: systemClock, config: benchConfig(dataDir), log, autoStart: false,
   });
   engine.start();
   store.db.pragma('shrink_memory');

@@ -24,23 +24,21 @@ import { RdapBootstrap } from './engine/domains/rdap-bootstrap.js';
 import { RdapClient } from './engine/domains/rdap-client.js';
 import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
-import { BatchWriter } from './store/sqlite/batch-writer.js';
+import { BatchWriter } from './store/batch-writer.js';
 import { PiscinaDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
+import { Recorder } from './monitor/recorder.js';
 import { heartbeatRoutes } from './api/heartbeat-routes.js';
 import { statsRoutes } from './api/stats-routes.js';
 import { RawRetention } from './stats/retention.js';
 import { StatsService } from './core/stats-service.js';
 import type { RollupStore } from './store/rollup-store.js';
-import { sqliteRetention } from './store/sqlite/raw-retention.js';
-import { sqliteRollups } from './store/sqlite/rollups.js';
 import { Mailer } from './alerts/delivery/mailer.js';
 import { oauthRoutes } from './api/oauth-routes.js';
 import { mcpRoutes } from './mcp/mcp-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
-import { sqliteOAuth } from './store/sqlite/oauth.js';
 import { sqliteOperations, sqliteStatusPages } from './store/sqlite/status-pages.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
@@ -81,6 +79,9 @@ export class VigilApp {
   engine!: Engine;
   /** Email and webhook settings, the delivery queue and sender. */
   alerts!: AlertsModule;
+  /** Every observation of a check becomes state, one write and events here. */
+  recorder!: Recorder;
+  heartbeats!: HeartbeatMonitor;
   /** Domain expiry lookups (RDAP) on the engine's wheel. */
   domains!: DomainMonitor;
   rdapBootstrap!: RdapBootstrap;
@@ -107,15 +108,21 @@ export class VigilApp {
     this.store = openSqliteStore(input.dataDir);
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
     this.writer = new BatchWriter(this.store, this.log);
-    this.rollups = sqliteRollups(this.store.db);
+    this.rollups = this.store.rollups;
     this.mailer = new Mailer(input);
     this.pageCache = new RenderCache(this.clock);
     this.badgeCache = new RenderCache(this.clock);
+    // Events are raised before the writer applies the new status: purge now, and again once the
+    // writer's queue is applied, or a render in between would keep the old status cached.
+    const purgeAfterCommit = new Set<string>();
     this.onStatusChange((check) => {
       this.purgeRenders(check.id);
-      // Events are published before the writer commits the new status: purge again right after
-      // it (the writer runs its queue in order), or a render in between would cache the old one.
-      this.writer.submit(() => this.purgeRenders(check.id));
+      purgeAfterCommit.add(check.id);
+    });
+    this.writer.afterEachBatch(() => {
+      if (this.writer.pending > 0 || purgeAfterCommit.size === 0) return;
+      for (const id of purgeAfterCommit) this.purgeRenders(id);
+      purgeAfterCommit.clear();
     });
   }
 
@@ -137,31 +144,28 @@ export class VigilApp {
   async start(): Promise<{ url: string; port: number }> {
     this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req));
     this.config = resolveConfig(this.input, this.server.port);
+    this.recorder = new Recorder({ writer: this.writer, onEvent: (check, event) => this.onEvent(check, event) });
     this.engine = new Engine({
       store: this.store,
-      writer: this.writer,
+      recorder: this.recorder,
       dispatcher: (this.dispatcher = this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads })),
       clock: this.clock,
       config: this.config,
       log: this.log,
       autoStart: this.opts.autoTick !== false,
-      onEvent: (check, event) => this.onEvent(check, event),
-      aggregator: this.rollups,
     });
     const heartbeats = new HeartbeatMonitor({
-      store: this.store, writer: this.writer, engine: this.engine, clock: this.clock, config: this.config, log: this.log,
-      aggregator: this.rollups,
-      onEvent: (check, event) => this.onEvent(check, event),
+      store: this.store, recorder: this.recorder, wheel: this.engine.wheel, clock: this.clock, config: this.config, log: this.log,
     });
+    this.heartbeats = heartbeats;
     this.alerts = new AlertsModule({
       store: this.store, writer: this.writer, mailer: this.mailer, clock: this.clock, config: this.config, log: this.log,
     });
     const rdap = this.config.rdap;
     this.rdapBootstrap = new RdapBootstrap({ overrides: rdap.servers, url: rdap.bootstrapUrl, timeoutMs: rdap.timeoutMs, clock: this.clock, log: this.log });
     this.domains = new DomainMonitor({
-      store: this.store, watch: this.store.alerts.domainWatch, writer: this.writer, engine: this.engine,
+      store: this.store, watch: this.store.alerts.domainWatch, writer: this.writer, recorder: this.recorder, wheel: this.engine.wheel,
       rdap: new RdapClient(this.rdapBootstrap, rdap.timeoutMs), clock: this.clock, config: this.config, log: this.log,
-      onEvent: (check, event) => this.onEvent(check, event),
     });
     this.services = this.buildServices(heartbeats);
     this.services.checks.observe(this.engine);
@@ -183,7 +187,7 @@ export class VigilApp {
     this.pipeline = this.buildPipeline();
     this.every(HOUR, () => this.idempotency.prune());
     this.every(60_000, () => this.rollups.flushOpen(this.clock.now()));
-    const retention = new RawRetention(sqliteRetention(this.store.db), this.clock, { rawDays: this.config.retention.rawDays });
+    const retention = new RawRetention(this.store.retention, this.clock, { rawDays: this.config.retention.rawDays });
     this.every(HOUR, () => void retention.prune().catch((err: unknown) => this.log.error({ err }, 'retention failed')));
     // Daily, and once now: a node restarted more often than daily would otherwise never run it.
     this.every(DAY, () => this.services.oauth.lifecycle.run());
@@ -208,7 +212,6 @@ export class VigilApp {
     this.domains?.stop();
     await this.alerts?.stop();
     this.writer.close();
-    this.rollups.close();
     this.mailer.close();
     this.store.close();
   }
@@ -233,7 +236,7 @@ export class VigilApp {
       writerQueueLength: () => this.writer.pending,
       pendingDeliveries: () => ops.pendingDeliveries(),
     });
-    this.writer.onBatch = (writes) => processMetrics.batchCommitted(writes);
+    this.writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
     return {
       statusPages: new StatusPagesService(store, pages, config, clock),
       publicPages: new PublicPages({ store, pages, rollups: this.rollups, stats, clock }),
@@ -253,8 +256,9 @@ export class VigilApp {
         queue: this.alerts.repos.deliveries, webhooks: this.alerts.repos.webhooks, store, sender: this.alerts.sender, clock, log: this.log,
       }),
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
+      lastProbe: (checkId) => this.engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId),
       oauth: buildOAuth({
-        store, repo: sqliteOAuth(store.db, () => store.credentialsChanged()), checks, mailer: this.mailer,
+        store, repo: store.oauth, checks, mailer: this.mailer,
         config, clock, log: this.log, mailDomainResolver: this.opts.mailDomainResolver,
       }),
     };

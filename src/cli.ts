@@ -5,7 +5,6 @@ import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-s
 import { systemClock } from './domain/clock.js';
 import { ApiError } from './domain/errors.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
-import { sqliteOAuth } from './store/sqlite/oauth.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
 import { AlertsModule } from './alerts/alerts-module.js';
@@ -87,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
       const account = accounts.findAccount(positionals[0]!);
       if (account.claimed) throw new UsageError(`account ${account.email} is already claimed`);
       const checks = new ChecksService(store, config, systemClock);
-      const claims = new ClaimService(store, sqliteOAuth(store.db, () => store.credentialsChanged()), checks, systemClock);
+      const claims = new ClaimService(store, store.oauth, checks, systemClock);
       // A running server sees the claim at once; checks resumed here start probing at its next start.
       return { id: account.id, email: account.email, claimed: true, resumedChecks: claims.claimAccount(account.id) };
     });

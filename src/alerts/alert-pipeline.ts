@@ -4,18 +4,17 @@ import { inMaintenance } from '../monitor/maintenance.js';
 import type { Clock } from '../domain/clock.js';
 import type { Mailer } from './delivery/mailer.js';
 import { newId } from '../domain/secrets.js';
-import type { BatchWriter } from '../store/sqlite/batch-writer.js';
+import type { BatchWriter } from '../store/batch-writer.js';
 import type { Store } from '../store/store.js';
 import { alertContent } from './alert-content.js';
 import type { AlertEvent } from '../domain/events.js';
 import type { AlertRouting } from './alert-routing.js';
-import type { DeliveryQueue, NewAlert } from '../store/alert-store.js';
+import type { NewAlert } from '../store/alert-store.js';
 import type { DeliverySender } from './delivery/sender.js';
 import { routeMatches } from './target-options.js';
 
 export interface AlertPipelineDeps {
   store: Pick<Store, 'checks'>;
-  queue: DeliveryQueue;
   routing: AlertRouting;
   writer: BatchWriter;
   sender: DeliverySender;
@@ -87,7 +86,7 @@ export class AlertPipeline {
     this.metrics.queued += rows.reduce((n, a) => n + a.deliveries.length, 0);
     this.committing++;
     this.deps.writer
-      .commit(() => this.deps.queue.enqueue(rows, now))
+      .commit({ kind: 'alerts', alerts: rows, at: now })
       .then(
         () => this.deps.sender.wake(),
         (err: unknown) => this.deps.log.error({ err, alerts: rows.length }, 'alert deliveries not queued'),

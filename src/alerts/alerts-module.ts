@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Mailer } from './delivery/mailer.js';
-import type { BatchWriter } from '../store/sqlite/batch-writer.js';
+import type { BatchWriter } from '../store/batch-writer.js';
 import type { Store } from '../store/store.js';
 import { AlertRouting } from './alert-routing.js';
 import type { AlertStore } from '../store/alert-store.js';
@@ -69,7 +69,7 @@ export class AlertsModule {
       options: alerts,
     });
     this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log });
-    this.pipeline = new AlertPipeline({ store, queue: this.repos.deliveries, routing, writer, sender: this.sender, mailer, clock, config, log });
+    this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log });
   }
 
   start(): void {

@@ -5,7 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Mailer } from './delivery/mailer.js';
 import type { Check } from '../domain/records.js';
 import { newId } from '../domain/secrets.js';
-import type { BatchWriter } from '../store/sqlite/batch-writer.js';
+import type { BatchWriter } from '../store/batch-writer.js';
 import type { Store } from '../store/store.js';
 import { reminderContent } from './alert-content.js';
 import type { AlertRouting } from './alert-routing.js';
@@ -74,7 +74,7 @@ export class ReminderSweep {
     }
     if (rows.length === 0) return 0;
     try {
-      await writer.commit(() => repos.deliveries.enqueue(rows, now));
+      await writer.commit({ kind: 'alerts', alerts: rows, at: now });
     } catch (err) {
       log.error({ err, alerts: rows.length }, 'reminders not queued');
       return 0;

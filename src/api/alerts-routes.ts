@@ -117,6 +117,7 @@ export function alertsRoutes(s: Services): Route[] {
       scope: 'alerts:write',
       idempotency: 'optional',
       responses: { 200: DeliveryResponse, ...errorsFor(400, 401, 403, 404, 409, 429) },
+      authorize: ({ principal, params }) => s.deliveries.requireAccess(principal.account.id, principal.access, params.id!),
       handler: ({ principal, params }) => ok({ data: s.deliveries.retry(principal.account.id, principal.access, params.id!) }),
     }),
   ];

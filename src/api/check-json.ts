@@ -6,6 +6,7 @@ import type { PageMeta } from '../core/pagination.js';
 import type { Reply } from './http-types.js';
 import type { Principal } from '../core/principal.js';
 import { Lru } from '../util/lru.js';
+import type { LastProbe } from '../monitor/live-check.js';
 
 /**
  * Check records are immutable (a change makes a new object), so the JSON of a record can be
@@ -41,8 +42,13 @@ export function listReply(checks: Check[], meta: PageMeta, config: Config): Repl
   return jsonReply(`{"data":[${checks.map((c) => listItemJson(c, config)).join(',')}],"meta":${JSON.stringify(meta)}}`);
 }
 
-export function detailReply(check: Check, config: Config, now: number): Reply {
-  return jsonReply(`{"data":${detailJsonOf(check, config, now)}}`);
+/** The record with its `lastProbe`, which changes with every result and so is not cached with the rest. */
+export function detailReply(check: Check, config: Config, now: number, lastProbe: LastProbe | null = null): Reply {
+  const json = detailJsonOf(check, config, now);
+  const live = lastProbe && {
+    at: new Date(lastProbe.at).toISOString(), status: lastProbe.status, responseTime: lastProbe.responseTime, region: lastProbe.region,
+  };
+  return jsonReply(`{"data":${json.slice(0, -1)},"lastProbe":${JSON.stringify(live)}}}`);
 }
 
 /**

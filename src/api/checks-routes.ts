@@ -58,7 +58,7 @@ export function checkRoutes(s: Services): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: CheckDetailResponse, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params, now }) => detailReply(s.checks.get(principal, params.id!), s.config, now),
+      handler: ({ principal, params, now }) => detailReply(s.checks.get(principal, params.id!), s.config, now, s.lastProbe(params.id!)),
     }),
     defineRoute({
       ...base,

@@ -13,6 +13,8 @@ import type { Services } from './services.js';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+/** How long a page showing a check still waiting for its first result is kept. */
+const PENDING_RECHECK_MS = 2_000;
 
 const publicPage = {
   tag: 'status-pages',
@@ -58,8 +60,10 @@ export function publicStatusRoutes(s: Services, caches: { pages: RenderCache; ba
       return { status: 200, contentType: 'application/atom+xml; charset=utf-8', text, slug: page.slug, checkIds };
     }
     const view = pages.view(page);
-    // A maintenance window that runs out changes the page without any event: render again then.
+    // Changes that come without an alert event: a maintenance window running out, and a new
+    // check's first result (pending to up); render again at the window's end, or soon.
     const ends = view.checks.map((c) => c.maintenanceUntil).filter((t): t is number => t !== null);
+    if (view.checks.some((c) => c.status === 'pending')) ends.push(view.generatedAt + PENDING_RECHECK_MS);
     const validUntil = ends.length ? Math.min(...ends) : undefined;
     if (format === 'json') return { status: 200, contentType: JSON_TYPE, text: JSON.stringify(pageJson(view)), slug: page.slug, checkIds, validUntil };
     return { status: 200, contentType: HTML, text: renderPageHtml(view), slug: page.slug, checkIds, validUntil };

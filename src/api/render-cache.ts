@@ -51,8 +51,6 @@ export const PUBLIC_CACHE_CONTROL = 'public, max-age=2, stale-while-revalidate=5
  */
 export class RenderCache {
   private readonly entries: Lru<string, Entry>;
-  /** Renders the cache served, and those it had to make (the status-page bench reads these). */
-  readonly counts = { hits: 0, renders: 0 };
 
   constructor(
     private readonly clock: Clock,
@@ -65,20 +63,9 @@ export class RenderCache {
   reply(key: string, req: { headers: Record<string, string> }, render: () => Rendered): Reply {
     const now = this.clock.now();
     let entry = this.entries.get(key);
-    if (entry && now - entry.renderedAt < this.maxAgeMs && !(entry.validUntil !== undefined && now >= entry.validUntil)) this.counts.hits++;
-    else {
-      const rendered = render();
-      this.counts.renders++;
-      const etag = createHash('sha1').update(rendered.text).digest('base64url');
-      const big = rendered.text.length >= COMPRESS_FROM;
-      entry = {
-        ...rendered,
-        etag,
-        renderedAt: now,
-        br: big ? brotliCompressSync(rendered.text, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : null,
-        gzip: big ? gzipSync(rendered.text) : null,
-      };
-      if (rendered.keep !== false) this.entries.set(key, entry);
+    if (entry === undefined || !this.fresh(entry, now)) {
+      entry = this.made(render(), now);
+      if (entry.keep !== false) this.entries.set(key, entry);
     }
     const encoding = entry.br ? preferred(req.headers['accept-encoding']) : null;
     // A strong ETag names one representation: each encoding has its own.
@@ -89,6 +76,22 @@ export class RenderCache {
     if (encoding) headers['Content-Encoding'] = encoding;
     const body = encoding === 'br' ? entry.br! : encoding === 'gzip' ? entry.gzip! : entry.text;
     return { status: entry.status, headers, raw: { contentType: entry.contentType, text: body } };
+  }
+
+  private fresh(entry: Entry, now: number): boolean {
+    return now - entry.renderedAt < this.maxAgeMs && (entry.validUntil === undefined || now < entry.validUntil);
+  }
+
+  private made(rendered: Rendered, now: number): Entry {
+    // Compressed once per render, so only what is kept is worth it.
+    const big = rendered.keep !== false && rendered.text.length >= COMPRESS_FROM;
+    return {
+      ...rendered,
+      etag: createHash('sha1').update(rendered.text).digest('base64url'),
+      renderedAt: now,
+      br: big ? brotliCompressSync(rendered.text, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : null,
+      gzip: big ? gzipSync(rendered.text) : null,
+    };
   }
 
   purgeCheck(checkId: string): void {

@@ -14,6 +14,7 @@ import type { StatusPagesService } from '../status-pages/status-pages-service.js
 import type { PublicPages } from '../status-pages/public-pages.js';
 import type { MetricsService } from '../metrics/metrics-service.js';
 import type { Readiness } from '../metrics/readiness.js';
+import type { LastProbe } from '../monitor/live-check.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
 export interface Services {
@@ -31,6 +32,8 @@ export interface Services {
   webhooks: WebhookService;
   deliveries: DeliveryLog;
   usage(accountId: string): { checks: number };
+  /** The check's latest result, live from memory (the record's `lastProbe`). */
+  lastProbe(checkId: string): LastProbe | null;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
   /** Status pages of an account (the API) and what anyone may read of them (pages, badges). */

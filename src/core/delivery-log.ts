@@ -89,6 +89,11 @@ export class DeliveryLog {
     return entry(this.deps.queue.byId(d.id)!, this.webhookUrls(accountId));
   }
 
+  /** The retry's access checks without acting (an Idempotency-Key replay runs them first). */
+  requireAccess(accountId: string, access: KeyAccess | null, id: string): void {
+    this.owned(accountId, access, id);
+  }
+
   private owned(accountId: string, access: KeyAccess | null, id: string): Delivery {
     if (!DELIVERY_ID.test(id)) throw errors.badRequest(`Invalid delivery id: ${JSON.stringify(id.slice(0, 60))}`);
     const d = this.deps.queue.byId(id);

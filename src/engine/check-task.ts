@@ -1,20 +1,17 @@
 import type { Config } from '../config.js';
 import type { ProbeType } from '../domain/check-types.js';
 import type { Check } from '../domain/records.js';
-import type { MonitorState } from '../monitor/state-machine.js';
-import { initialState } from '../monitor/state-machine.js';
 import type { ProbeTask } from '../domain/probe-types.js';
 
 const MAX_PROBE_TIMEOUT_MS = 30_000;
 
 /*
  * A scheduled check lives in memory for as long as it is enabled; at 100,000 checks every
- * object counts. Values most checks share (no headers, [200], the initial regions, the
- * type and method names) point at one frozen copy instead of one copy per check.
+ * object counts. Values most checks share (no headers, [200], the type and method names)
+ * point at one frozen copy instead of one copy per check.
  */
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const DEFAULT_CODES: number[] = Object.freeze([200]) as unknown as number[];
-const INITIAL_REGIONS = Object.freeze(initialState().regions);
 const interned = new Map<string, string>();
 /** One string object per distinct value (types, methods, statuses, account ids). */
 export function intern(value: string): string {
@@ -50,19 +47,5 @@ export function probeTask(check: Check, config: Config): ProbeTask {
     // The smaller of 30 s and the interval: a probe never overlaps its own next run.
     timeoutMs: Math.min(MAX_PROBE_TIMEOUT_MS, intervalMs(check)),
     blockPrivateAddresses: config.probes.blockPrivateAddresses,
-  };
-}
-
-/** The state machine's view of a stored check. */
-export function monitorState(check: Check): MonitorState {
-  return {
-    status: intern(check.status) as MonitorState['status'],
-    consecutiveFailures: check.consecutiveFailures,
-    degraded: check.degraded,
-    lastStatusChange: check.lastStatusChange,
-    lastError: check.lastError,
-    errorAlerted: check.errorAlerted,
-    ssl: check.sslAlerts,
-    regions: check.regions ?? INITIAL_REGIONS,
   };
 }

@@ -1,60 +1,34 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CheckObserver } from '../domain/check-observer.js';
-import { endLapsedMaintenance, inMaintenance, takeLapsedMaintenance } from '../monitor/maintenance.js';
 import type { Clock } from '../domain/clock.js';
 import type { Check } from '../domain/records.js';
-import type { MonitorEvent } from '../domain/events.js';
+import { liveCheck, type LastProbe, type LiveCheck } from '../monitor/live-check.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
-import { transition, type MonitorPolicy, type MonitorState } from '../monitor/state-machine.js';
-import type { BatchWriter } from '../store/sqlite/batch-writer.js';
+import type { Recorder } from '../monitor/recorder.js';
 import type { Store } from '../store/store.js';
-import type { ResultAggregator } from '../store/rollup-store.js';
-import { intern, intervalMs, isProbeType, monitorState, probeTask } from './check-task.js';
+import { intern, intervalMs, isProbeType, probeTask } from './check-task.js';
+import { CheckWheel } from './check-wheel.js';
 import type { ProbeDispatcher } from './dispatcher.js';
-import type { ProbeResult, ProbeTask, SslInfo } from '../domain/probe-types.js';
-import { followingDue, nextDue, parseWheelId, TimingWheel, wheelId, type WheelEntryKind } from './timing-wheel.js';
+import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
+import { followingDue, nextDue } from './timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
 import { Histogram } from '../domain/histogram.js';
 
-/** Where transitions go: the alert pipeline subscribes (a later layer). */
-export type EventSink = (check: { id: string; accountId: string; seq: number }, event: MonitorEvent) => void;
-
-/** Timing fields are synced on status changes and at least this often (spec 2.2 rule 2). */
-const SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
-/** The uptime counters reach the database at least this often even when nothing else changes. */
-export const COUNTERS_EVERY_MS = 10 * 60 * 1000;
-
-/** One scheduled check: only what probing and the state machine need, kept small. */
-interface Scheduled {
-  id: string;
-  seq: number;
-  accountId: string;
+/** One scheduled check: its live state (the recorder's) and what probing needs, kept small. */
+interface Scheduled extends LiveCheck {
   intervalMs: number;
   task: ProbeTask;
-  policy: Omit<MonitorPolicy, 'maintenance'>;
-  maintenance: boolean;
-  maintenanceUntil: number | null;
-  state: MonitorState;
-  probesTotal: number;
-  probesUp: number;
-  ssl: SslInfo | null;
-  lastSyncedAt: number;
-  countersWrittenAt: number;
   inFlight: boolean;
-  /** The state-change log may not know the current status yet (fresh start, resume after 'pending'). */
-  verifyLog: boolean;
 }
 
 export interface EngineDeps {
-  store: Store;
-  writer: BatchWriter;
+  store: Pick<Store, 'checks'>;
+  recorder: Recorder;
   dispatcher: ProbeDispatcher;
   clock: Clock;
   config: Config;
   log: Logger;
-  onEvent?: EventSink;
-  aggregator?: ResultAggregator;
   /** A second region that re-checks failures before they count (none on a single node). */
   peer?: PeerRechecker;
   /** Tests drive the wheel themselves; production ticks on real time. */
@@ -63,14 +37,13 @@ export interface EngineDeps {
 
 /**
  * Schedules every enabled check on the timing wheel, sends due probes to the dispatcher and
- * runs each result through the state machine, then hands one write per result to the batched
- * writer. Nothing here waits on an HTTP client, and no request waits on a probe.
+ * hands each result to the recorder (state machine, one write, events). Nothing here waits on
+ * an HTTP client, and no request waits on a probe.
  */
 export class Engine implements CheckObserver {
-  readonly wheel: TimingWheel;
+  /** The one wheel: probes here, heartbeat deadlines and domain lookups by their owners. */
+  readonly wheel: CheckWheel;
   private readonly scheduled = new Map<string, Scheduled>();
-  /** Handlers of the wheel's other entry kinds (heartbeat deadlines, domain checks). */
-  private readonly deadlineHandlers = new Map<WheelEntryKind, (checkId: string, dueAt: number) => void>();
   private driver: WheelDriver | null = null;
   /** Probes dispatched whose results are not recorded yet. */
   private probing = 0;
@@ -88,9 +61,11 @@ export class Engine implements CheckObserver {
   };
   private readonly region: string;
   private readonly peer: PeerRechecker;
+  private idleWaiters: Array<() => void> = [];
 
   constructor(private readonly deps: EngineDeps) {
-    this.wheel = new TimingWheel({ clock: deps.clock, tickMs: 100 });
+    this.wheel = new CheckWheel(deps.clock, 100);
+    this.wheel.handle('probe', (checkId, dueAt) => this.fire(checkId, dueAt));
     this.region = deps.config.region;
     this.peer = deps.peer ?? new NoPeer();
   }
@@ -101,9 +76,9 @@ export class Engine implements CheckObserver {
     this.deps.store.checks.forEachEnabled((check) => this.add(check, false, now));
     if (this.deps.autoStart !== false) {
       this.driver = startWheelDriver({
-        wheel: this.wheel,
+        wheel: this.wheel.timingWheel,
         clock: this.deps.clock,
-        fire: (id, dueAt) => this.dispatch(id, dueAt),
+        fire: this.wheel.fire,
         onError: (err) => this.deps.log.error({ err }, 'scheduler error'),
         onTick: (lateMs) => {
           this.metrics.tickDelay.record(lateMs);
@@ -135,12 +110,30 @@ export class Engine implements CheckObserver {
   /** Advances the wheel to the clock (tests with a manual clock call this). */
   tick(): void {
     this.metrics.lastTickAt = this.deps.clock.now();
-    this.wheel.advance(this.deps.clock.now(), (id, dueAt) => this.dispatch(id, dueAt));
+    this.wheel.advance(this.deps.clock.now());
   }
 
-  /** Routes wheel entries of another kind (e.g. `deadline`) to their owner. */
-  onDeadline(kind: Exclude<WheelEntryKind, 'probe'>, handler: (checkId: string, dueAt: number) => void): void {
-    this.deadlineHandlers.set(kind, handler);
+  /** Resolves once no probe is in flight and every result so far is recorded and written (tests wait on it after a tick). */
+  async idle(): Promise<void> {
+    if (this.probing > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await this.deps.recorder.idle();
+  }
+
+  /**
+   * A result probed elsewhere (a prober node in `region`) for a scheduled check, recorded like
+   * one of ours; false when the check is not scheduled here.
+   */
+  recordResult(checkId: string, result: ProbeResult, region: string | null, peer: PeerVerdict | null = null): boolean {
+    const entry = this.scheduled.get(checkId);
+    if (!entry || this.closing) return false;
+    const now = this.deps.clock.now();
+    if (this.deps.recorder.record(entry, { kind: 'probe', result, region, peer }, now) === 'immediate') this.wheel.schedule('probe', checkId, now);
+    return true;
+  }
+
+  /** The latest result of a scheduled check, from memory (the record's `lastProbe`). */
+  lastProbe(checkId: string): LastProbe | null {
+    return this.scheduled.get(checkId)?.lastProbe ?? null;
   }
 
   checkSaved(check: Check, runNow: boolean): void {
@@ -153,51 +146,28 @@ export class Engine implements CheckObserver {
 
   checkDeleted(check: Pick<Check, 'id'>): void {
     this.scheduled.delete(check.id);
-    this.wheel.cancel(wheelId('probe', check.id));
+    this.wheel.cancel('probe', check.id);
   }
 
   private add(check: Check, runNow: boolean, now: number): void {
     if (!isProbeType(check.type) || check.disabled) return;
-    const previous = this.scheduled.get(check.id);
-    const entry: Scheduled = {
-      id: check.id,
-      seq: check.seq,
-      accountId: intern(check.accountId),
-      intervalMs: intervalMs(check),
-      task: probeTask(check, this.deps.config),
-      policy: {
-        downConfirmationAttempts: check.downConfirmationAttempts,
-        immediateRecheckEnabled: check.immediateRecheckEnabled,
-        responseTimeLimit: check.responseTimeLimit,
-      },
-      maintenance: check.maintenance,
-      maintenanceUntil: check.maintenanceUntil,
-      // A live entry's state is newer than the stored row (writes are batched).
-      state: previous?.state ?? monitorState(check),
-      probesTotal: previous?.probesTotal ?? check.probesTotal,
-      probesUp: previous?.probesUp ?? check.probesUp,
-      ssl: previous?.ssl ?? check.ssl,
-      lastSyncedAt: previous?.lastSyncedAt ?? check.lastChecked ?? 0,
-      countersWrittenAt: now,
-      inFlight: false,
-      verifyLog: previous === undefined,
+    const policy = {
+      downConfirmationAttempts: check.downConfirmationAttempts,
+      immediateRecheckEnabled: check.immediateRecheckEnabled,
+      responseTimeLimit: check.responseTimeLimit,
     };
+    const live = liveCheck(check, policy, intern(check.accountId), this.scheduled.get(check.id), now);
+    const entry: Scheduled = Object.assign(live, { intervalMs: intervalMs(check), task: probeTask(check, this.deps.config), inFlight: false });
+    entry.countersWrittenAt = now;
     this.scheduled.set(check.id, entry);
-    this.wheel.schedule(wheelId('probe', check.id), runNow ? now : nextDue(check.id, entry.intervalMs, now));
+    this.wheel.schedule('probe', check.id, runNow ? now : nextDue(check.id, entry.intervalMs, now));
   }
 
-  private dispatch(id: string, dueAt: number): void {
-    const parsed = parseWheelId(id);
-    if (!parsed) return;
-    if (parsed.kind === 'probe') this.fire(id, parsed.checkId, dueAt);
-    else this.deadlineHandlers.get(parsed.kind)?.(parsed.checkId, dueAt);
-  }
-
-  private fire(id: string, checkId: string, dueAt: number): void {
+  private fire(checkId: string, dueAt: number): void {
     const entry = this.scheduled.get(checkId);
     if (!entry) return;
     const now = this.deps.clock.now();
-    this.wheel.schedule(id, followingDue(entry.id, entry.intervalMs, dueAt, now));
+    this.wheel.schedule('probe', checkId, followingDue(entry.id, entry.intervalMs, dueAt, now));
     this.metrics.fired++;
     this.metrics.lag.record(Math.max(0, now - dueAt));
     if (entry.inFlight) {
@@ -211,7 +181,11 @@ export class Engine implements CheckObserver {
       (err: unknown) => this.deps.log.error({ err, checkId: entry.id }, 'probe dispatch failed'),
     ).finally(() => {
       entry.inFlight = false;
-      this.probing--;
+      if (--this.probing === 0 && this.idleWaiters.length > 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
     });
   }
 
@@ -220,83 +194,7 @@ export class Engine implements CheckObserver {
     this.metrics.completed++;
     if (this.closing || this.scheduled.get(entry.id) !== entry) return;
     const now = this.deps.clock.now();
-    const lapsed = takeLapsedMaintenance(entry, now);
-    const maintenance = inMaintenance(entry, now);
-    const before = entry.state;
-    const t = transition(before, { ...entry.policy, maintenance }, { kind: 'probe', result, region: this.region, peer }, now);
-    entry.state = t.state;
-    entry.probesTotal++;
-    if (result.ok) entry.probesUp++;
-    const sslChanged = result.ssl !== null && (result.ssl.fingerprint !== entry.ssl?.fingerprint || result.ssl.valid !== entry.ssl?.valid);
-    if (result.ssl) entry.ssl = result.ssl;
-
-    const statusChanged = before.status !== t.state.status;
-    const visibleChanged = statusChanged || sslChanged || stateDiffers(before, t.state);
-    const syncDue = statusChanged || now - entry.lastSyncedAt >= SYNC_EVERY_MS;
-    const countersDue = now - entry.countersWrittenAt >= COUNTERS_EVERY_MS;
-    if (syncDue) entry.lastSyncedAt = now;
-    if (visibleChanged || syncDue || countersDue) entry.countersWrittenAt = now;
-
-    const { store, writer } = this.deps;
-    const verifyLog = entry.verifyLog;
-    entry.verifyLog = false;
-    const runtime = visibleChanged || syncDue || countersDue ? this.runtimeOf(entry, syncDue ? result : null) : null;
-    writer.submit(() => {
-      store.history.insertResult({
-        checkSeq: entry.seq,
-        at: result.startedAt,
-        kind: 'probe',
-        status: result.ok ? 'up' : 'down',
-        statusCode: result.statusCode,
-        responseTime: result.responseTime,
-        timing: result.timing,
-        error: result.error,
-        region: this.region,
-        snippet: result.snippet,
-        meta: result.location ? { location: result.location } : null,
-      });
-      if (runtime) store.checks.saveRuntime(entry.id, runtime);
-      if (lapsed !== null) endLapsedMaintenance(store, entry, lapsed);
-      if (statusChanged || (verifyLog && store.stateChanges.between(entry.seq, now, now)[0]?.status !== t.state.status)) {
-        store.stateChanges.append(entry.seq, now, t.state.status);
-      }
-      this.deps.aggregator?.add(entry.seq, result);
-    });
-
-    for (const event of t.events) this.deps.onEvent?.({ id: entry.id, accountId: entry.accountId, seq: entry.seq }, event);
-    if (t.recheck === 'immediate') this.wheel.schedule(wheelId('probe', entry.id), now);
+    const recheck = this.deps.recorder.record(entry, { kind: 'probe', result, region: this.region, peer }, now);
+    if (recheck === 'immediate') this.wheel.schedule('probe', entry.id, now);
   }
-
-  private runtimeOf(entry: Scheduled, synced: ProbeResult | null) {
-    const s = entry.state;
-    return {
-      status: s.status,
-      consecutiveFailures: s.consecutiveFailures,
-      degraded: s.degraded,
-      lastError: s.lastError,
-      lastStatusChange: s.lastStatusChange,
-      probesTotal: entry.probesTotal,
-      probesUp: entry.probesUp,
-      ssl: entry.ssl,
-      regions: s.regions,
-      errorAlerted: s.errorAlerted,
-      sslAlerts: s.ssl,
-      // The probe's start, as its history entry's createdAt, so the two can be matched.
-      sync: synced ? { lastChecked: synced.startedAt, lastResponseTime: synced.responseTime, lastStatusCode: synced.statusCode } : null,
-    };
-  }
-}
-
-function stateDiffers(a: MonitorState, b: MonitorState): boolean {
-  return (
-    a.consecutiveFailures !== b.consecutiveFailures ||
-    a.degraded !== b.degraded ||
-    a.lastError !== b.lastError ||
-    a.errorAlerted !== b.errorAlerted ||
-    a.ssl !== b.ssl ||
-    a.regions.primary !== b.regions.primary ||
-    a.regions.regionsTotal !== b.regions.regionsTotal ||
-    a.regions.regionsDown !== b.regions.regionsDown ||
-    a.regions.confirmedDown !== b.regions.confirmedDown
-  );
 }

@@ -11,7 +11,7 @@ import type { Clock } from '../domain/clock.js';
  * so a far entry is merely looked at once per revolution.
  *
  * The wheel never sets timers: a driver (wheel-driver.ts) calls `advance(now, fire)`.
- * Ids are opaque strings; `probe:<checkId>` and `deadline:<checkId>` live side by side.
+ * Ids are opaque strings; check-wheel.ts gives them kinds and owners.
  */
 
 export type FireFn = (id: string, dueAt: number) => void;
@@ -300,19 +300,4 @@ function assertInterval(intervalMs: number): void {
   if (!(intervalMs > 0) || !Number.isFinite(intervalMs)) {
     throw new RangeError('intervalMs must be a positive number');
   }
-}
-
-/** What a wheel entry stands for; the wheel itself treats ids as opaque. */
-export type WheelEntryKind = 'probe' | 'deadline' | 'domain';
-
-export function wheelId(kind: WheelEntryKind, checkId: string): string {
-  return `${kind}:${checkId}`;
-}
-
-export function parseWheelId(id: string): { kind: WheelEntryKind; checkId: string } | null {
-  const colon = id.indexOf(':');
-  if (colon === -1) return null;
-  const kind = id.slice(0, colon);
-  if (kind !== 'probe' && kind !== 'deadline' && kind !== 'domain') return null;
-  return { kind, checkId: id.slice(colon + 1) };
 }

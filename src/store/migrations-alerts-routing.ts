@@ -5,7 +5,7 @@ import type { Migration } from './migrations.js';
  * their check (order is kept per target and check) and when their retries stop.
  */
 export const ALERTS_ROUTING_MIGRATION: Migration = {
-  version: 5,
+  version: 6,
   name: 'alert routing, reminders, delivery order and retry window',
   sql: `
     ALTER TABLE email_settings ADD COLUMN check_ids TEXT NOT NULL DEFAULT '[]';
@@ -21,8 +21,15 @@ export const ALERTS_ROUTING_MIGRATION: Migration = {
     UPDATE alert_deliveries SET
       check_id = (SELECT check_id FROM alert_events a WHERE a.seq = alert_deliveries.alert_seq),
       retry_until = next_at + 86400000;
-    -- The head of each target's line per check: what is still unfinished, in queue order.
+    -- Order per target and check: a row waits (held = 1) while an earlier one of its line is
+    -- unfinished; finishing a row releases the next. At most one row per line is unheld.
+    ALTER TABLE alert_deliveries ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX alert_deliveries_line ON alert_deliveries(target, check_id, seq) WHERE status IN ('pending', 'sending');
+    UPDATE alert_deliveries SET held = 1 WHERE status IN ('pending', 'sending') AND EXISTS (
+      SELECT 1 FROM alert_deliveries e WHERE e.target = alert_deliveries.target AND e.check_id = alert_deliveries.check_id
+        AND e.status IN ('pending', 'sending') AND e.seq < alert_deliveries.seq);
+    -- What the sender may claim: unfinished, not held.
+    CREATE INDEX alert_deliveries_ready ON alert_deliveries(next_at) WHERE status IN ('pending', 'sending') AND held = 0;
     -- The delivery log by check, newest first, and reminders' last send per check.
     CREATE INDEX alert_deliveries_check ON alert_deliveries(check_id, seq);
   `,

@@ -4,8 +4,8 @@ import type { Interval } from '../domain/ranges.js';
 import { addTotals, type Rollup, type RollupRow, type RollupSample, type RollupTotals } from '../domain/rollup.js';
 
 /**
- * Rollups beside the store (DESIGN 7): the aggregator the engine feeds inside the writer's
- * transaction, and what statistics read back. SQLite now, like the rest of the store.
+ * Rollups beside the store (DESIGN 7): the aggregator the store feeds inside each batch's
+ * transaction (Store.applyWrites), and what statistics read back. SQLite now, like the rest.
  */
 
 /**

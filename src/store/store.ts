@@ -1,9 +1,14 @@
 import type { Account, ApiKey, Check, CheckRuntime, CheckSettings, DomainInfo, HistoryRow, KeyAccess } from '../domain/records.js';
 import type { AlertStore } from './alert-store.js';
+import type { OAuthRepo } from './oauth-repo.js';
+import type { RetentionStore, RollupStore } from './rollup-store.js';
+import type { WriteFailure, WriteRecord } from './writes.js';
 
 /**
  * The store is the interface the services call (SQLite now; DESIGN "Scaling past one machine").
- * No SQL leaves the store; methods speak in domain records.
+ * No SQL leaves the store; methods speak in domain records. Units of work (docs/architecture.md
+ * "Transactions"): a batch of typed write records (`applyWrites`, the batched writer's), and a
+ * service's `transaction(fn)` whose fn does nothing but store work.
  */
 export interface Store {
   accounts: AccountRepo;
@@ -14,13 +19,25 @@ export interface Store {
   idempotency: IdempotencyRepo;
   /** Alert settings, webhooks, the delivery queue and the domain monitor's memory. */
   alerts: AlertStore;
+  /** Agent signups, OAuth grants and tokens. */
+  oauth: OAuthRepo;
+  /** Per-minute, hour and day aggregates of results (DESIGN 7), fed by applyWrites. */
+  rollups: RollupStore;
+  /** Raw-history and minute-rollup pruning. */
+  retention: RetentionStore;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.
    */
   credentialsVersion(): string;
-  /** Runs fn in one transaction; nested calls join the outer one. */
+  /** Runs fn in one transaction; nested calls join the outer one. fn does store work only. */
   transaction<T>(fn: () => T): T;
+  /**
+   * Applies a batch of monitoring writes as one transaction (group commit). A record that fails
+   * on its own is reported to `failed` and the rest still commit; a failure of the commit
+   * itself throws (or rejects, for a store that answers with a promise).
+   */
+  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): void | Promise<void>;
   close(): void;
 }
 

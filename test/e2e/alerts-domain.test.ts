@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { RdapBootstrap } from '../../src/engine/domains/rdap-bootstrap.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
-import { startReceiver, waitFor, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
+import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { startRdapFixture, type RdapFixture } from '../helpers/fixtures/alerts-rdap.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { assertStatus, newAccount, type Actor } from './util.js';
@@ -42,8 +42,7 @@ after(async () => {
 async function round(advance: number): Promise<void> {
   clock.advance(advance);
   srv.app.engine.tick();
-  await waitFor(() => srv.app.domains.pending === 0);
-  await new Promise((r) => setTimeout(r, 20));
+  await srv.app.domains.idle();
   await srv.app.alerts.idle();
 }
 
@@ -211,8 +210,7 @@ describe('across a restart', () => {
     const step = async (s: TestServer, ms: number) => {
       local.advance(ms);
       s.app.engine.tick();
-      await waitFor(() => s.app.domains.pending === 0);
-      await new Promise((r) => setTimeout(r, 20));
+      await s.app.domains.idle();
       await s.app.alerts.idle();
     };
     await step(first, 0);
@@ -230,5 +228,49 @@ describe('across a restart', () => {
     } finally {
       await second.stop();
     }
+  });
+});
+
+describe('a domain check in the statistics', () => {
+  test('its 90-day statistics (rollups) agree with its raw history, lookup by lookup', async () => {
+    const a = await setup('nano', '/d9');
+    rdap.domains.set('stats.zz', { expiresAt: iso(clock.now() + 400 * DAY) });
+    const id = await createCheck(a, { type: 'domain', url: 'stats.zz' });
+    const from = clock.now();
+    await round(0);
+    // Daily lookups for 95 days; the registry forgets the name on every seventh day (a failed lookup, retried within the hour).
+    for (let day = 1; day <= 95; day++) {
+      if (day % 7 === 0) rdap.domains.delete('stats.zz');
+      await round(DAY);
+      if (day % 7 === 0) {
+        rdap.domains.set('stats.zz', { expiresAt: iso(clock.now() + 400 * DAY) });
+        await round(HOUR);
+      }
+    }
+    // Half an hour after the last lookup: no lookup sits on a window's edge.
+    clock.advance(HOUR / 2);
+    const to = clock.now();
+    const history: Array<{ type: string; status: string; createdAt: string }> = [];
+    for (let page = 1; ; page++) {
+      const res = await srv.request('GET', `/v1/public/checks/${id}/history?limit=100&page=${page}&from=${iso(to - 90 * DAY)}&to=${iso(to)}`, { key: a.key });
+      history.push(...res.body.data.filter((h: { type: string }) => h.type === 'probe'));
+      if (res.body.data.length < 100) break;
+    }
+    const up = history.filter((h) => h.status === 'up').length;
+    const down = history.filter((h) => h.status === 'down').length;
+    assert.ok(down >= 12 && up >= 80, `lookups of both outcomes in the window (${up} up, ${down} down)`);
+    assert.ok(from < to - 90 * DAY, 'the window is inside the check\'s life');
+
+    const single = (await srv.request('GET', `/v1/public/checks/${id}/stats?from=${iso(to - 90 * DAY)}&to=${iso(to)}`, { key: a.key })).body.data;
+    assert.deepEqual(
+      { total: single.uptime.totalChecks, ok: single.uptime.successfulChecks, failed: single.uptime.failedChecks },
+      { total: up + down, ok: up, failed: down },
+    );
+    const multi = (await srv.request('GET', `/v1/public/checks/${id}/stats?ranges=90d&to=${iso(to)}`, { key: a.key })).body.data;
+    assert.deepEqual({ online: multi['90d'].onlineChecks, offline: multi['90d'].offlineChecks }, { online: up, offline: down });
+    // Short ranges are read from raw history: they agree with the long one's edges.
+    const day = (await srv.request('GET', `/v1/public/checks/${id}/stats?from=${iso(to - DAY)}&to=${iso(to)}`, { key: a.key })).body.data;
+    const lastDay = history.filter((h) => Date.parse(h.createdAt) >= to - DAY).length;
+    assert.equal(day.uptime.totalChecks, lastDay);
   });
 });

@@ -47,7 +47,6 @@ after(async () => {
   await sink.close();
 });
 
-const settle = () => new Promise((r) => setTimeout(r, 30));
 /** One round of the wheel at the clock's time, then everything queued sent. */
 const round = (advance = INTERVAL) => wheelRound(srv, clock, advance);
 const at = (prefix: string): Received[] => receivedAt(receiver, prefix);
@@ -289,7 +288,7 @@ describe('deliveries never block probing', () => {
     answers.delete(target);
     clock.advance(INTERVAL);
     srv.app.engine.tick();
-    await settle();
+    await srv.app.engine.idle();
     assert.equal(await statusOf(a, id), 'up', 'the next probe ran and was recorded while the hung delivery is in flight');
     await receiver.waitFor(() => at('/t5/fast').length === 2);
     assert.deepEqual(at('/t5/fast').map((r) => r.headers['x-vigil-event']), ['website_down', 'website_up']);

@@ -229,7 +229,13 @@ describe('delivery log', () => {
     const all = (await srv.request('GET', DELIVERIES, { key: a.key })).body.data as Array<{ id: string; checkId: string }>;
     const outside = all.find((d) => d.checkId === theirs)!;
     assertError(await srv.request('POST', `${DELIVERIES}/${outside.id}/retry`, { key: restricted.key }), 403);
-    assertStatus(await srv.request('POST', `${DELIVERIES}/${log.body.data[0].id}/retry`, { key: restricted.key }), 200);
+    const retry = (key: string, id: string) => srv.request('POST', `${DELIVERIES}/${id}/retry`, { key, headers: { 'Idempotency-Key': `retry-${id}` } });
+    const first = await retry(restricted.key, log.body.data[0].id);
+    assertStatus(first, 200);
+    assert.deepEqual((await retry(restricted.key, log.body.data[0].id)).body, first.body, 'a replay answers the same');
+    // The account's full key retries the other one under the same kind of key; the restricted key's replay of it is refused.
+    assertStatus(await retry(a.key, outside.id), 200);
+    assertError(await retry(restricted.key, outside.id), 403);
     // The spec's alert settings endpoints stay unrestricted-only (spec §5.6).
     assertError(await srv.request('PATCH', '/v1/public/alerts/email', { key: restricted.key, body: { recipients: ['x@example.com'] } }), 403);
   });

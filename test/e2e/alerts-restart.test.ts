@@ -56,11 +56,11 @@ describe('restart, in process', () => {
       ids.push(res.body.data.id);
     }
     first.app.engine.tick();
-    await new Promise((r) => setTimeout(r, 30));
+    await first.app.engine.idle();
     failing = true;
     clock.advance(3000);
     first.app.engine.tick();
-    await new Promise((r) => setTimeout(r, 30));
+    await first.app.engine.idle();
     await first.app.alerts.idle();
     const queued = first.app.alerts.repos.deliveries.countByStatus();
     assert.deepEqual({ pending: queued.pending, delivered: queued.delivered }, { pending: 6, delivered: 0 }, 'six deliveries wait for a retry');

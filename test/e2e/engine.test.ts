@@ -1,12 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/domain/clock.js';
-import { wheelId } from '../../src/engine/timing-wheel.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { newAccount, newKey } from './util.js';
 
-const settle = () => new Promise((r) => setTimeout(r, 30)); // probe promise + 5 ms group commit
 
 describe('engine: scheduling, state and the status endpoint', () => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
@@ -31,7 +29,7 @@ describe('engine: scheduling, state and the status endpoint', () => {
 
   const tick = async () => {
     srv.app.engine.tick();
-    await settle();
+    await srv.app.engine.idle();
   };
   const get = async () => (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
   const statusOf = async (etag?: string) =>
@@ -50,6 +48,9 @@ describe('engine: scheduling, state and the status endpoint', () => {
     clock.advance(3000);
     await tick();
     assert.equal(dispatcher.calls.length, 2);
+    const live = await get();
+    assert.deepEqual(live.lastProbe, { at: new Date(clock.now()).toISOString(), status: 'up', responseTime: 42, region: srv.app.config.region });
+    assert.ok(Date.parse(live.lastChecked) < clock.now(), 'the record is not written for a result that changes nothing; lastProbe is live');
   });
 
   test('failures below the threshold are re-probed at once, then the check goes down', async () => {
@@ -107,9 +108,8 @@ describe('engine: scheduling, state and the status endpoint', () => {
   });
 
   test('pause stops probing, resume probes at once; a behaviour PATCH runs at once, a rename does not', async () => {
-    const key = wheelId('probe', id);
     await srv.request('POST', `/v1/public/checks/${id}/toggle`, { body: { disabled: true, reason: 'deploy' } });
-    assert.equal(srv.app.engine.wheel.has(key), false);
+    assert.equal(srv.app.engine.wheel.has('probe', id), false);
     const calls = dispatcher.calls.length;
     clock.advance(60_000);
     await tick();
@@ -161,7 +161,7 @@ describe('engine: scheduling, state and the status endpoint', () => {
     assert.equal(check.maintenanceMode, true);
     assert.equal((await statusOf()).body.data[0].maintenanceMode, true);
     await srv.request('DELETE', `/v1/public/checks/${id}`);
-    assert.equal(srv.app.engine.wheel.has(wheelId('probe', id)), false);
+    assert.equal(srv.app.engine.wheel.has('probe', id), false);
     assert.equal(srv.app.engine.size, 0);
   });
 });
@@ -180,10 +180,10 @@ describe('engine: restart', () => {
     const second = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false, dataDir: first.dataDir });
     try {
       const wheel = second.app.engine.wheel;
-      assert.equal(wheel.has(wheelId('probe', ids[0]!)), true);
-      assert.equal(wheel.has(wheelId('probe', ids[1]!)), true);
-      assert.equal(wheel.has(wheelId('probe', ids[2]!)), false, 'paused checks stay paused');
-      const due = [ids[0]!, ids[1]!].map((id) => wheel.dueAt(wheelId('probe', id))!);
+      assert.equal(wheel.has('probe', ids[0]!), true);
+      assert.equal(wheel.has('probe', ids[1]!), true);
+      assert.equal(wheel.has('probe', ids[2]!), false, 'paused checks stay paused');
+      const due = [ids[0]!, ids[1]!].map((id) => wheel.dueAt('probe', id)!);
       for (const d of due) assert.ok(d >= clock.now() && d < clock.now() + 5 * 60_000, 'within one interval, not all at once');
     } finally {
       await second.stop();
@@ -219,6 +219,31 @@ describe('status endpoint limits', () => {
       for (let i = 0; i < 7; i++) second.push(await status(keys[1]!));
       assert.deepEqual(second, [200, 200, 200, 200, 200, 200, 429], 'the account still had six of its twelve');
       assert.equal(await status(keys[2]!), 429, 'twelve served: the account budget is spent for every key');
+    } finally {
+      await srv.stop();
+    }
+  });
+});
+
+describe('engine: results probed elsewhere', () => {
+  test('a prober node\'s result goes through the same recorder: state, history and lastProbe name its region', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+    const srv = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
+    try {
+      const created = await srv.request('POST', '/v1/public/checks', { body: { url: 'http://127.0.0.1:1/remote', downConfirmationAttempts: 1 } });
+      const id = created.body.data.id as string;
+      const result = {
+        ok: false, statusCode: 503, responseTime: 80, timing: null, error: 'Expected status 200, got 503',
+        snippet: null, ssl: null, location: null, startedAt: clock.now(),
+      };
+      assert.equal(srv.app.engine.recordResult(id, result, 'eu-1'), true);
+      assert.equal(srv.app.engine.recordResult('chk_unknown', result, 'eu-1'), false);
+      await srv.app.engine.idle();
+      const check = (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
+      assert.equal(check.status, 'down');
+      assert.deepEqual(check.lastProbe, { at: new Date(clock.now()).toISOString(), status: 'down', responseTime: 80, region: 'eu-1' });
+      const [entry] = (await srv.request('GET', `/v1/public/checks/${id}/history`)).body.data;
+      assert.equal(entry.region, 'eu-1');
     } finally {
       await srv.stop();
     }

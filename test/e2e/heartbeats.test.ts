@@ -6,11 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../src/domain/clock.js';
-import { wheelId } from '../../src/engine/timing-wheel.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 
-const settle = () => new Promise((r) => setTimeout(r, 30));
 const MIN = 60_000;
 
 async function ping(srv: TestServer, pingUrl: string, suffix = '', init: RequestInit = {}) {
@@ -24,7 +22,7 @@ describe('heartbeat ingest', () => {
   let srv: TestServer;
   const tick = async () => {
     srv.app.engine.tick();
-    await settle();
+    await srv.app.heartbeats.idle();
   };
 
   before(async () => {
@@ -54,7 +52,7 @@ describe('heartbeat ingest', () => {
 
   test('pending: no deadline and no alert before the first ping', async () => {
     const { id, get } = await heartbeat();
-    assert.equal(srv.app.engine.wheel.has(wheelId('deadline', id)), false);
+    assert.equal(srv.app.engine.wheel.has('deadline', id), false);
     clock.advance(60 * MIN);
     await tick();
     assert.equal((await get()).status, 'pending');
@@ -78,6 +76,16 @@ describe('heartbeat ingest', () => {
     await ping(srv, pingUrl, '', { method: 'POST', body: JSON.stringify({ status: `a${'🚀'.repeat(250)}` }) });
     const [emoji] = await history();
     assert.equal(emoji.details.status, `a${'🚀'.repeat(199)}`);
+  });
+
+  test('the record shows the last ping live (lastProbe); a job-start ping is not a result', async () => {
+    const { pingUrl, get } = await heartbeat();
+    assert.equal((await get()).lastProbe, null, 'nothing seen yet');
+    assert.equal((await ping(srv, pingUrl, '')).status, 200);
+    const at = new Date(clock.now()).toISOString();
+    clock.advance(MIN);
+    assert.equal((await ping(srv, pingUrl, '/start')).status, 200);
+    assert.deepEqual((await get()).lastProbe, { at, status: 'up', responseTime: null, region: srv.app.config.region });
   });
 
   test('a HEAD request to the ping URL is a ping too', async () => {
@@ -226,16 +234,16 @@ describe('heartbeat schedules', () => {
       const id = created.body.data.id;
       const url = (await srv.request('GET', `/v1/public/checks/${id}`)).body.data.url;
       await ping(srv, url);
-      const due = srv.app.engine.wheel.dueAt(wheelId('deadline', id))!;
+      const due = srv.app.engine.wheel.dueAt('deadline', id)!;
       // croner moves the missing 02:30 to 03:00 CEST = 01:00 UTC; plus 10 minutes of grace.
       assert.equal(new Date(due).toISOString(), '2026-03-29T01:10:00.000Z');
       clock.set(due - 1000);
       srv.app.engine.tick();
-      await settle();
+      await srv.app.heartbeats.idle();
       assert.equal((await srv.request('GET', `/v1/public/checks/${id}`)).body.data.status, 'up');
       clock.set(due + 100);
       srv.app.engine.tick();
-      await settle();
+      await srv.app.heartbeats.idle();
       assert.equal((await srv.request('GET', `/v1/public/checks/${id}`)).body.data.status, 'down');
     } finally {
       await srv.stop();

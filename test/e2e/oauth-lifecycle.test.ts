@@ -1,7 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/domain/clock.js';
-import { wheelId } from '../../src/engine/timing-wheel.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/fixtures/oauth-smtp-sink.js';
 import { agentEmail, asBearer, assertOAuthError, fakeMailDns, refresh, signUp, type AgentSession } from '../helpers/fixtures/oauth-client.js';
@@ -35,7 +34,7 @@ after(async () => {
 
 const run = () => server.app.services.oauth.lifecycle.run();
 const at = (ms: number) => clock.set(T0 + ms);
-const scheduled = (checkId: string) => server.app.engine.wheel.has(wheelId('probe', checkId));
+const scheduled = (checkId: string) => server.app.engine.wheel.has('probe', checkId);
 
 async function agentWithChecks(prefix: string, urls: string[]): Promise<Agent> {
   const session = await signUp(server, agentEmail(prefix), `${prefix} agent`);

@@ -13,7 +13,7 @@ import { startServer, type TestServer } from './server.js';
 export async function wheelRound(server: TestServer, clock: ManualClock, advanceMs: number): Promise<void> {
   clock.advance(advanceMs);
   server.app.engine.tick();
-  await new Promise((r) => setTimeout(r, 30));
+  await server.app.engine.idle();
   await server.app.alerts.idle();
 }
 

@@ -7,7 +7,6 @@ import type { Mail, Mailer } from '../../src/alerts/delivery/mailer.js';
 import { SignupService } from '../../src/oauth/signup-service.js';
 import { TokenService } from '../../src/oauth/token-service.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { sqliteOAuth } from '../../src/store/sqlite/oauth.js';
 import { fakeMailDns } from '../helpers/fixtures/oauth-client.js';
 
 /** SignupService against a mail server that never answers: the signup still answers, saying so. */
@@ -20,7 +19,7 @@ beforeEach(() => {
 
 function service(mailer: Pick<Mailer, 'configured' | 'send'>) {
   const clock = new ManualClock();
-  const repo = sqliteOAuth(store.db, () => store.credentialsChanged());
+  const repo = store.oauth;
   const config = resolveConfig(loadConfig({ overrides: { smtp: { url: 'smtp://127.0.0.1:1' } }, warn: () => {} }), 8080);
   return new SignupService({
     store,

@@ -11,7 +11,6 @@ import type { OAuthRepo } from '../../src/store/oauth-repo.js';
 import { TokenService } from '../../src/oauth/token-service.js';
 import { SIGNUP_SCOPES } from '../../src/oauth/tokens.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { sqliteOAuth } from '../../src/store/sqlite/oauth.js';
 
 /** TokenService and the bearer resolver over an in-memory store, on a fake clock. */
 
@@ -24,7 +23,7 @@ let accountId: string;
 
 beforeEach(() => {
   store = openSqliteStore(':memory:');
-  repo = sqliteOAuth(store.db, () => store.credentialsChanged());
+  repo = store.oauth;
   clock = new ManualClock(Date.UTC(2026, 0, 1));
   tokens = new TokenService(store, repo, clock);
   accountId = 'acc_unit';
@@ -160,7 +159,7 @@ describe('bearer resolver', () => {
     const b = openSqliteStore(dir);
     try {
       a.accounts.insert({ id: 'acc_x', email: 'x@example.com', tier: 'free', maxChecksOverride: null, claimed: false, createdAt: clock.now() });
-      const repoA = sqliteOAuth(a.db, () => a.credentialsChanged());
+      const repoA = a.oauth;
       const tokensA = new TokenService(a, repoA, clock);
       const pair = a.transaction(() => tokensA.issueGrant('acc_x', SIGNUP_SCOPES));
       const resolver = new OAuthBearerResolver(a, tokensA, clock);

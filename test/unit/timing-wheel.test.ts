@@ -2,8 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/domain/clock.js';
 import {
-  TimingWheel, followingDue, hashId, nextDue, parseWheelId, phaseOffset, wheelId,
+  TimingWheel, followingDue, hashId, nextDue, phaseOffset,
 } from '../../src/engine/timing-wheel.js';
+import { CheckWheel } from '../../src/engine/check-wheel.js';
 import { startWheelDriver, type DriverTimers } from '../../src/engine/wheel-driver.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -338,11 +339,22 @@ describe('phase', () => {
     assert.equal(followingDue('probe:x', interval, off, off), first + interval);
   });
 
-  test('wheel ids carry a kind and a check id', () => {
-    assert.equal(wheelId('deadline', 'chk:1'), 'deadline:chk:1');
-    assert.deepEqual(parseWheelId('deadline:chk:1'), { kind: 'deadline', checkId: 'chk:1' });
-    assert.equal(parseWheelId('other:1'), null);
-    assert.equal(parseWheelId('nocolon'), null);
+  test('the check wheel routes each kind of entry to its one handler, with the check id', () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const wheel = new CheckWheel(clock, 100);
+    const fired: string[] = [];
+    wheel.handle('probe', (id) => fired.push(`probe ${id}`));
+    wheel.handle('deadline', (id) => fired.push(`deadline ${id}`));
+    assert.throws(() => wheel.handle('probe', () => {}), /already have a handler/);
+    wheel.schedule('probe', 'chk:1', clock.now() + 100);
+    wheel.schedule('deadline', 'chk:1', clock.now() + 200);
+    wheel.schedule('domain', 'chk:2', clock.now() + 100);
+    assert.equal(wheel.has('deadline', 'chk:1'), true);
+    assert.equal(wheel.dueAt('probe', 'chk:1'), clock.now() + 100);
+    clock.advance(300);
+    wheel.advance(clock.now());
+    assert.deepEqual(fired, ['probe chk:1', 'deadline chk:1'], 'a kind with no handler fires nothing');
+    assert.equal(wheel.size, 0);
   });
 });
 

@@ -69,6 +69,8 @@ export class WebhookThread implements WebhookPoster {
     const worker = this.worker;
     this.worker = null;
     if (!worker) return;
+    // Held until it has exited: an unref'd worker alone would let the event loop end with stop() unsettled.
+    worker.ref();
     const exited = new Promise<void>((r) => worker.once('exit', () => r()));
     worker.postMessage({ kind: 'close' } satisfies WorkerRequest);
     await exited;

@@ -149,6 +149,21 @@ export const CheckDetail = Type.Object(
     maintenanceUntil: Nullable(IsoDate),
     schedule: Nullable(Type.String()),
     gracePeriod: Type.Number(),
+    lastProbe: Nullable(
+      Type.Object(
+        {
+          at: IsoDate,
+          status: StringEnum(['up', 'down'] as const),
+          responseTime: Nullable(Type.Number()),
+          region: Nullable(Type.String()),
+        },
+        {
+          description:
+            'The latest result seen since the server started, live from memory (lastChecked is synced at most daily); ' +
+            'for a heartbeat its last ping (a job-start ping is not a result). Null until one is seen.',
+        },
+      ),
+    ),
   },
   { $id: 'CheckDetail' },
 );

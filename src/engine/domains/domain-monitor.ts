@@ -1,18 +1,16 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { CheckObserver } from '../../domain/check-observer.js';
-import { inMaintenance } from '../../monitor/maintenance.js';
 import type { Clock } from '../../domain/clock.js';
 import { limitsFor } from '../../domain/plans.js';
 import type { Check, DomainInfo } from '../../domain/records.js';
-import type { Engine } from '../engine.js';
-import { nextDue, wheelId } from '../timing-wheel.js';
-import type { MonitorStatus } from '../../domain/events.js';
-import type { BatchWriter } from '../../store/sqlite/batch-writer.js';
-import type { Store } from '../../store/store.js';
-import type { AlertEvent } from '../../domain/events.js';
+import { DEADLINE_POLICY, liveCheck, type LastProbe, type LiveCheck } from '../../monitor/live-check.js';
+import type { Recorder } from '../../monitor/recorder.js';
 import type { DomainMemory, DomainWatchRepo } from '../../store/alert-store.js';
-import { domainStep, type DomainEventType } from '../../monitor/domain-expiry.js';
+import type { BatchWriter } from '../../store/batch-writer.js';
+import type { Store } from '../../store/store.js';
+import type { CheckWheel } from '../check-wheel.js';
+import { nextDue } from '../timing-wheel.js';
 import { domainOfCheck } from './domain-name.js';
 import { RdapError, type RdapClient } from './rdap-client.js';
 
@@ -25,24 +23,24 @@ const CONCURRENCY = 4;
 /** Checks on one domain share a lookup made within this long. */
 const SHARE_MS = HOUR;
 
-interface WatchedDomain {
-  id: string;
-  seq: number;
-  accountId: string;
+/** A check whose domain is looked up: its live state (a `domain` check's lookups are its results). */
+interface WatchedDomain extends LiveCheck {
   type: Check['type'];
   domain: string;
+  /** The domain the stored `domain` field describes (memory belongs to one domain). */
+  knownDomain: string | null;
 }
 
 export interface DomainMonitorDeps {
-  store: Pick<Store, 'checks' | 'accounts' | 'history' | 'stateChanges'>;
+  store: Pick<Store, 'checks' | 'accounts'>;
   watch: DomainWatchRepo;
-  writer: BatchWriter;
-  engine: Pick<Engine, 'wheel' | 'onDeadline'>;
+  writer: Pick<BatchWriter, 'submit'>;
+  recorder: Recorder;
+  wheel: CheckWheel;
   rdap: RdapClient;
   clock: Clock;
   config: Config;
   log: Logger;
-  onEvent: (check: { id: string; accountId: string }, event: AlertEvent) => void;
 }
 
 /**
@@ -62,8 +60,10 @@ export class DomainMonitor implements CheckObserver {
   private stopped = false;
   readonly metrics = { lookups: 0, failures: 0 };
 
+  private idleWaiters: Array<() => void> = [];
+
   constructor(private readonly deps: DomainMonitorDeps) {
-    deps.engine.onDeadline('domain', (checkId) => this.due(checkId));
+    deps.wheel.handle('domain', (checkId) => this.due(checkId));
   }
 
   /** Watches every eligible check, each due a day after its last lookup. */
@@ -91,7 +91,19 @@ export class DomainMonitor implements CheckObserver {
 
   checkDeleted(check: Pick<Check, 'id'>): void {
     this.watched.delete(check.id);
-    this.deps.engine.wheel.cancel(wheelId('domain', check.id));
+    this.deps.wheel.cancel('domain', check.id);
+  }
+
+  /** The latest lookup of a `domain` check, from memory (the record's `lastProbe`). */
+  lastProbe(checkId: string): LastProbe | null {
+    const w = this.watched.get(checkId);
+    return w?.type === 'domain' ? w.lastProbe : null;
+  }
+
+  /** Resolves once no lookup waits or runs and every one so far is written (tests). */
+  async idle(): Promise<void> {
+    if (this.pending > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await this.deps.recorder.idle();
   }
 
   /** Lookups waiting or running (tests and benchmarks wait for zero). */
@@ -109,21 +121,22 @@ export class DomainMonitor implements CheckObserver {
     const domain = eligible ? domainOfCheck(check) : null;
     // What was learned about another domain (or for a check no longer watched) is not this check's.
     if (check.domain !== null && check.domain.name !== domain && !check.disabled) {
-      this.deps.writer.submit(() => this.deps.store.checks.saveDomain(check.id, null));
+      this.deps.writer.submit({ kind: 'domain-info', checkId: check.id, domain: null });
     }
     if (domain === null) {
       this.checkDeleted(check);
       return;
     }
     const previous = this.watched.get(check.id);
-    this.watched.set(check.id, { id: check.id, seq: check.seq, accountId: check.accountId, type: check.type, domain });
+    const live = liveCheck(check, DEADLINE_POLICY, check.accountId, previous?.domain === domain ? previous : undefined, now);
+    this.watched.set(check.id, Object.assign(live, { type: check.type, domain, knownDomain: check.domain?.name ?? null }));
     const known = memory?.checkedAt != null && check.domain?.name === domain && (!previous || previous.domain === domain);
     let dueAt: number;
     if (check.type === 'domain' && (runNow || !known)) dueAt = now;
     else if (known) dueAt = Math.max(now, memory!.checkedAt! + (memory!.lastError ? RETRY_MS : DAY));
     // A website never looked up: within the hour, spread so that many at once make no burst.
     else dueAt = nextDue(check.id, HOUR, now);
-    this.deps.engine.wheel.schedule(wheelId('domain', check.id), dueAt);
+    this.deps.wheel.schedule('domain', check.id, dueAt);
   }
 
   private due(checkId: string): void {
@@ -143,6 +156,11 @@ export class DomainMonitor implements CheckObserver {
         .finally(() => {
           this.running--;
           this.drain();
+          if (this.pending === 0 && this.idleWaiters.length > 0) {
+            const waiters = this.idleWaiters;
+            this.idleWaiters = [];
+            for (const resolve of waiters) resolve();
+          }
         });
     }
   }
@@ -173,100 +191,19 @@ export class DomainMonitor implements CheckObserver {
     }
     if (this.stopped || this.watched.get(id) !== w) return;
     const now = this.deps.clock.now();
-    const check = this.deps.store.checks.byId(id);
-    if (!check) return;
     if (w.type === 'website' && !this.domainIntel(w.accountId)) {
-      this.checkDeleted(check);
+      this.checkDeleted(w);
       return;
     }
-    if (info) this.found(w, check, info, now, now - started);
-    else this.failed(w, check, error ?? 'RDAP lookup failed', now, now - started);
-  }
-
-  private found(w: WatchedDomain, check: Check, info: DomainInfo, now: number, ms: number): void {
     const stored = this.deps.watch.get(w.id);
     // Memory belongs to one domain: a check whose URL moved to another starts afresh.
-    const memory = stored && check.domain?.name === info.name ? stored : null;
-    const maintenance = inMaintenance(check, now);
-    const expiresAt = info.expiresAt ? Date.parse(info.expiresAt) : null;
-    let next: DomainMemory = { checkId: w.id, expiresAt: memory?.expiresAt ?? null, alerted: memory?.alerted ?? 'ok', checkedAt: now, lastError: null };
-    let events: DomainEventType[] = [];
-    // Maintenance: nothing is armed, so what is still true afterwards alerts then (like the state machine).
-    if (expiresAt !== null && !maintenance) {
-      const step = domainStep(memory, expiresAt, now);
-      next = { ...next, ...step.memory };
-      events = step.events;
-    }
-    const expired = expiresAt !== null && expiresAt <= now;
-    const status: MonitorStatus = w.type === 'domain' && !maintenance ? (expired ? 'down' : 'up') : check.status;
-    const reason = expired ? `Domain ${info.name} expired on ${info.expiresAt!.slice(0, 10)}` : null;
-    this.deps.writer.submit(() => {
-      this.deps.store.checks.saveDomain(w.id, info);
-      this.deps.watch.put(next);
-      if (w.type === 'domain') this.record(w, check, now, ms, status, expired ? 'down' : 'up', reason, { domain: info });
-    });
-    this.deps.engine.wheel.schedule(wheelId('domain', w.id), now + DAY);
-    for (const type of events) this.deps.onEvent({ id: w.id, accountId: w.accountId }, this.eventOf(type, check, status, info, now));
-  }
-
-  private failed(w: WatchedDomain, check: Check, error: string, now: number, ms: number): void {
-    const stored = this.deps.watch.get(w.id);
-    const next: DomainMemory = { checkId: w.id, expiresAt: stored?.expiresAt ?? null, alerted: stored?.alerted ?? 'ok', checkedAt: now, lastError: error };
-    this.deps.writer.submit(() => {
-      this.deps.watch.put(next);
-      if (w.type === 'domain') this.record(w, check, now, ms, check.status, 'down', error, null);
-    });
-    this.deps.log.warn({ checkId: w.id, domain: w.domain, error }, 'domain lookup failed');
-    this.deps.engine.wheel.schedule(wheelId('domain', w.id), now + RETRY_MS);
-  }
-
-  /** A `domain` check's lookup as history keeps a probe; its status moves only on expiry and renewal. */
-  private record(
-    w: WatchedDomain, check: Check, now: number, ms: number, status: MonitorStatus,
-    outcome: 'up' | 'down', error: string | null, meta: Record<string, unknown> | null,
-  ): void {
-    const { store } = this.deps;
-    const current = store.checks.byId(w.id) ?? check;
-    const changed = current.status !== status;
-    store.history.insertResult({
-      checkSeq: w.seq, at: now, kind: 'probe', status: outcome, statusCode: null, responseTime: ms,
-      timing: null, error, region: this.deps.config.region, snippet: null, meta,
-    });
-    store.checks.saveRuntime(w.id, {
-      status,
-      consecutiveFailures: outcome === 'up' ? 0 : current.consecutiveFailures + 1,
-      degraded: false,
-      lastError: status === 'down' ? error : null,
-      lastStatusChange: changed ? now : current.lastStatusChange,
-      probesTotal: current.probesTotal + 1,
-      probesUp: current.probesUp + (outcome === 'up' ? 1 : 0),
-      ssl: current.ssl,
-      regions: current.regions,
-      errorAlerted: current.errorAlerted,
-      sslAlerts: current.sslAlerts,
-      sync: { lastChecked: now, lastResponseTime: ms, lastStatusCode: null },
-    });
-    if (changed) store.stateChanges.append(w.seq, now, status);
-  }
-
-  private eventOf(type: DomainEventType, check: Check, status: MonitorStatus, info: DomainInfo, now: number): AlertEvent {
-    const date = info.expiresAt?.slice(0, 10) ?? 'an unknown date';
-    const error =
-      type === 'domain_expired' ? `Domain ${info.name} expired on ${date}`
-      : type === 'domain_expiring' ? `Domain ${info.name} expires on ${date}`
-      : `Domain ${info.name} renewed until ${date}`;
-    const region = this.deps.config.region;
-    return {
-      type,
-      at: now,
-      previousStatus: check.status,
-      status,
-      error,
-      statusCode: null,
-      responseTime: null,
-      regions: check.regions ?? { primary: region, peer: null, regionsTotal: 1, regionsDown: 0, confirmedDown: false },
-      ssl: null,
-      domain: info,
-    };
+    const memory = info && w.knownDomain !== info.name ? null : stored;
+    if (info) w.knownDomain = info.name;
+    else this.deps.log.warn({ checkId: w.id, domain: w.domain, error }, 'domain lookup failed');
+    this.deps.recorder.record(w, {
+      kind: 'domain', checkType: w.type === 'domain' ? 'domain' : 'website', info, error: error ?? 'RDAP lookup failed',
+      ms: now - started, memory, region: this.deps.config.region,
+    }, now);
+    this.deps.wheel.schedule('domain', w.id, now + (info ? DAY : RETRY_MS));
   }
 }

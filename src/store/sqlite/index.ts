@@ -7,12 +7,14 @@ import { sqliteIdempotency } from './idempotency.js';
 import { sqliteKeys } from './keys.js';
 import { sqliteStateChanges } from './state-changes.js';
 import { sqliteAlertStore } from './alerts/index.js';
+import { writeApplier } from './apply-writes.js';
+import { sqliteOAuth } from './oauth.js';
+import { sqliteRetention } from './raw-retention.js';
+import { sqliteRollups } from './rollups.js';
 
 export interface SqliteStore extends Store {
-  /** The raw handle, for the batched writer and rollups that live beside the repositories. */
+  /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
   db: Db;
-  /** Moves credentialsVersion after a local write to credentials kept beside the store (OAuth tokens). */
-  credentialsChanged(): void;
 }
 
 export function openSqliteStore(dataDir: string): SqliteStore {
@@ -22,28 +24,49 @@ export function openSqliteStore(dataDir: string): SqliteStore {
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let localChanges = 0;
   const credentialsChanged = () => void localChanges++;
+  const history = sqliteHistory(db);
+  const stateChanges = sqliteStateChanges(db);
+  const alerts = sqliteAlertStore(db);
+  // Created before results flow: opening the rollups rebuilds rows a crashed process left short.
+  const rollups = sqliteRollups(db);
+  const apply = writeApplier({ checks, history, stateChanges, alerts, rollups });
+  const transaction = <T>(fn: () => T): T => {
+    try {
+      return db.transaction(fn)();
+    } catch (err) {
+      // Records read inside a rolled-back transaction may have been cached.
+      checks.clearCache();
+      credentialsChanged();
+      throw err;
+    }
+  };
   return {
     db,
     accounts: sqliteAccounts(db, credentialsChanged),
     keys: sqliteKeys(db, credentialsChanged),
     checks,
-    history: sqliteHistory(db),
-    stateChanges: sqliteStateChanges(db),
+    history,
+    stateChanges,
     idempotency: sqliteIdempotency(db),
-    alerts: sqliteAlertStore(db),
+    alerts,
+    oauth: sqliteOAuth(db, credentialsChanged),
+    rollups,
+    retention: sqliteRetention(db),
     credentialsVersion: () => `${dataVersion.get() as number}:${localChanges}`,
-    credentialsChanged,
-    transaction: <T>(fn: () => T): T => {
-      try {
-        return db.transaction(fn)();
-      } catch (err) {
-        // Records read inside a rolled-back transaction may have been cached.
-        checks.clearCache();
-        credentialsChanged();
-        throw err;
-      }
-    },
+    transaction,
+    applyWrites: (batch, failed) =>
+      transaction(() => {
+        for (const record of batch) {
+          try {
+            apply(record);
+          } catch (err) {
+            failed(record, err);
+          }
+        }
+      }),
     close: () => {
+      // After the writer's last batch: the buffered rollup buckets, the current ones too.
+      if (db.open) rollups.close();
       if (db.open) db.close();
     },
   };

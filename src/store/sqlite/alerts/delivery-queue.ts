@@ -64,14 +64,14 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
     'INSERT INTO alert_events (account_id, check_id, event, content, created_at) VALUES (?, ?, ?, ?, ?)',
   );
   const insertDelivery = db.prepare(
-    "INSERT INTO alert_deliveries (id, alert_seq, channel, target, status, attempts, next_at, check_id, retry_until) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)",
+    `INSERT INTO alert_deliveries (id, alert_seq, channel, target, status, attempts, next_at, check_id, retry_until, held)
+     VALUES (@id, @alert, @channel, @target, 'pending', 0, @now, @check, @until,
+       EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.target = @target AND e.check_id = @check AND e.status IN ('pending', 'sending')))`,
   );
   const alertOf = db.prepare('SELECT account_id, check_id, event, content, created_at FROM alert_events WHERE seq = ?');
   const candidates = db.prepare(
-    `SELECT id, target, status, retry_until FROM alert_deliveries d
-     WHERE status IN ('pending', 'sending') AND next_at <= ? AND target NOT IN (SELECT value FROM json_each(?))
-       AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.target = d.target AND e.check_id = d.check_id
-                       AND e.status IN ('pending', 'sending') AND e.seq < d.seq)
+    `SELECT id, target, status, retry_until FROM alert_deliveries
+     WHERE status IN ('pending', 'sending') AND held = 0 AND next_at <= ? AND target NOT IN (SELECT value FROM json_each(?))
      ORDER BY next_at, seq LIMIT ?`,
   );
   const lease = db.prepare(
@@ -82,6 +82,12 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
     "UPDATE alert_deliveries SET status = 'failed', last_error = coalesce(last_error, 'interrupted'), finished_at = ? WHERE id = ?",
   );
   const finish = db.prepare('UPDATE alert_deliveries SET status = ?, last_status = ?, last_error = ?, finished_at = ? WHERE id = ?');
+  // A finished row lets the next of its line (target and check) go, the oldest first.
+  const releaseNext = db.prepare(
+    `UPDATE alert_deliveries SET held = 0 WHERE id = (
+       SELECT n.id FROM alert_deliveries f JOIN alert_deliveries n ON n.target = f.target AND n.check_id = f.check_id
+       WHERE f.id = ? AND n.status IN ('pending', 'sending') ORDER BY n.seq LIMIT 1)`,
+  );
   const retry = db.prepare("UPDATE alert_deliveries SET status = 'pending', last_status = ?, last_error = ?, next_at = ? WHERE id = ?");
   // The receiver answered again after failing: its other waiting retries need not sit out their backoff.
   const hurry = db.prepare(
@@ -89,8 +95,10 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
        AND target = (SELECT target FROM alert_deliveries WHERE id = @id)`,
   );
   const requeue = db.prepare(
-    `UPDATE alert_deliveries SET status = 'pending', next_at = ?, retry_until = ?, finished_at = NULL
-     WHERE id = ? AND status = 'failed'`,
+    `UPDATE alert_deliveries SET status = 'pending', next_at = @now, retry_until = @until, finished_at = NULL,
+       held = EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.target = alert_deliveries.target AND e.check_id = alert_deliveries.check_id
+                      AND e.status IN ('pending', 'sending'))
+     WHERE id = @id AND status = 'failed'`,
   );
   const lastQueued = db.prepare(
     `SELECT max(a.created_at) FROM alert_deliveries d JOIN alert_events a ON a.seq = d.alert_seq
@@ -103,13 +111,7 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
     `UPDATE alert_deliveries SET status = 'cancelled', last_error = 'webhook deleted', finished_at = ?
      WHERE channel = ? AND target = ? AND status = 'pending'`,
   );
-  // Heads of line only: a row waiting behind an earlier alert to the same target and check is
-  // not due whatever its next_at says (the earlier one's outcome wakes the sender).
-  const nextDue = db.prepare(
-    `SELECT min(next_at) FROM alert_deliveries d WHERE status IN ('pending', 'sending')
-       AND NOT EXISTS (SELECT 1 FROM alert_deliveries e WHERE e.target = d.target AND e.check_id = d.check_id
-                       AND e.status IN ('pending', 'sending') AND e.seq < d.seq)`,
-  ).pluck();
+  const nextDue = db.prepare("SELECT min(next_at) FROM alert_deliveries WHERE status IN ('pending', 'sending') AND held = 0").pluck();
   const byId = db.prepare(`${JOINED} WHERE d.id = ?`);
   const forCheck = db.prepare(`${JOINED} WHERE a.check_id = ? ORDER BY d.seq`);
   const counts = db.prepare('SELECT status, count(*) AS n FROM alert_deliveries GROUP BY status');
@@ -126,6 +128,7 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
       switch (o.kind) {
         case 'delivered':
           finish.run('delivered', o.status, null, now, id);
+          releaseNext.run(id);
           if (o.recovered) hurry.run({ now, id });
           break;
         case 'retry':
@@ -133,9 +136,11 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
           break;
         case 'failed':
           finish.run('failed', o.status, o.error, now, id);
+          releaseNext.run(id);
           break;
         case 'cancelled':
           finish.run('cancelled', null, o.error, now, id);
+          releaseNext.run(id);
           break;
         case 'released':
           release.run(o.nextAt, id);
@@ -156,6 +161,7 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
         if (r.status === 'sending' && now >= r.retry_until) {
           // A lease that ran out past the retry window: the receiver may or may not have it.
           expire.run(now, r.id);
+          releaseNext.run(r.id);
           continue;
         }
         const running = (inFlight.get(r.target) ?? 0) + (taken.get(r.target) ?? 0);
@@ -175,7 +181,9 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
     enqueue: db.transaction((alerts, now: number) => {
       for (const a of alerts) {
         const seq = Number(insertAlert.run(a.accountId, a.checkId, a.event, a.contentJson, a.createdAt).lastInsertRowid);
-        for (const d of a.deliveries) insertDelivery.run(d.id, seq, d.channel, d.target, now, a.checkId, a.retryUntil);
+        for (const d of a.deliveries) {
+          insertDelivery.run({ id: d.id, alert: seq, channel: d.channel, target: d.target, now, check: a.checkId, until: a.retryUntil });
+        }
       }
     }) as DeliveryQueue['enqueue'],
     claim: (...args) => claim(...args),
@@ -200,7 +208,7 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
       const w = logWhere(filter, null);
       return db.prepare(`SELECT count(*) FROM alert_deliveries d JOIN alert_events a ON a.seq = d.alert_seq WHERE ${w.sql}`).pluck().get(...w.params) as number;
     },
-    requeue: (id, now, retryUntil) => requeue.run(now, retryUntil, id).changes > 0,
+    requeue: (id, now, retryUntil) => requeue.run({ now, until: retryUntil, id }).changes > 0,
     lastQueued: (target, checkId, event) => (lastQueued.get(checkId, target, event) as number | null) ?? null,
     countByStatus() {
       const out: Record<DeliveryStatus, number> = { pending: 0, sending: 0, delivered: 0, failed: 0, cancelled: 0 };

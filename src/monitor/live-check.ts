@@ -1,0 +1,88 @@
+import type { MonitorStatus } from '../domain/events.js';
+import type { SslInfo } from '../domain/probe-types.js';
+import type { Check } from '../domain/records.js';
+import { initialState, type MonitorPolicy, type MonitorState } from './state-machine.js';
+
+/** The latest observation of a check, kept in memory only (the record's `lastProbe`). */
+export interface LastProbe {
+  at: number;
+  status: 'up' | 'down';
+  responseTime: number | null;
+  region: string | null;
+}
+
+/**
+ * What monitoring knows of one check, in memory, between observations: the state machine's
+ * state, the counters and when the check row was last written. The engine, the heartbeat
+ * monitor and the domain monitor each keep one per check they watch and hand it to the
+ * recorder with every observation; it is newer than the stored row (writes are batched).
+ */
+export interface LiveCheck {
+  id: string;
+  seq: number;
+  accountId: string;
+  policy: Omit<MonitorPolicy, 'maintenance'>;
+  maintenance: boolean;
+  maintenanceUntil: number | null;
+  state: MonitorState;
+  /** Uptime counters (spec 2.1 `uptime`): every result counts. */
+  probesTotal: number;
+  probesUp: number;
+  ssl: SslInfo | null;
+  /** When the timing fields (lastChecked, lastResponseTime, lastStatusCode) were last written. */
+  lastSyncedAt: number;
+  /** When the check row's runtime fields were last written. */
+  countersWrittenAt: number;
+  /** The state-change log may not know the current status yet (fresh start, resume after 'pending'). */
+  verifyLog: boolean;
+  lastProbe: LastProbe | null;
+}
+
+/** Heartbeats and domain checks: the first failure counts, and nothing is re-checked at once. */
+export const DEADLINE_POLICY: Omit<MonitorPolicy, 'maintenance'> = Object.freeze({
+  downConfirmationAttempts: 1,
+  immediateRecheckEnabled: false,
+  responseTimeLimit: null,
+});
+
+const INITIAL_REGIONS = Object.freeze(initialState().regions);
+const STATUSES: Record<MonitorStatus, MonitorStatus> = { pending: 'pending', up: 'up', down: 'down' };
+
+/**
+ * A check's live entry: the stored row's state, or `previous`'s when the check was already
+ * watched (its state is newer than the row). Settings (policy, maintenance) always come from `check`.
+ */
+export function liveCheck(
+  check: Check, policy: Omit<MonitorPolicy, 'maintenance'>, accountId: string, previous: LiveCheck | undefined, now: number,
+): LiveCheck {
+  return {
+    id: check.id,
+    seq: check.seq,
+    accountId,
+    policy,
+    maintenance: check.maintenance,
+    maintenanceUntil: check.maintenanceUntil,
+    state: previous?.state ?? monitorState(check),
+    probesTotal: previous?.probesTotal ?? check.probesTotal,
+    probesUp: previous?.probesUp ?? check.probesUp,
+    ssl: previous?.ssl ?? check.ssl,
+    lastSyncedAt: previous?.lastSyncedAt ?? check.lastChecked ?? 0,
+    countersWrittenAt: previous?.countersWrittenAt ?? now,
+    verifyLog: previous === undefined,
+    lastProbe: previous?.lastProbe ?? null,
+  };
+}
+
+/** The state machine's view of a stored check. Shared values point at one frozen copy (memory at 100,000 checks). */
+export function monitorState(check: Check): MonitorState {
+  return {
+    status: STATUSES[check.status],
+    consecutiveFailures: check.consecutiveFailures,
+    degraded: check.degraded,
+    lastStatusChange: check.lastStatusChange,
+    lastError: check.lastError,
+    errorAlerted: check.errorAlerted,
+    ssl: check.sslAlerts,
+    regions: check.regions ?? INITIAL_REGIONS,
+  };
+}

@@ -1,0 +1,326 @@
+import type { AlertEvent, MonitorStatus, Regions } from '../domain/events.js';
+import type { DomainInfo } from '../domain/probe-types.js';
+import type { DomainMemory } from '../store/alert-store.js';
+import type { BatchWriter } from '../store/batch-writer.js';
+import type { HistoryResultInput, RuntimeWrite } from '../store/store.js';
+import type { ObservationWrite } from '../store/writes.js';
+import { domainStep, type DomainEventType } from './domain-expiry.js';
+import type { LiveCheck } from './live-check.js';
+import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
+import { transition, type MonitorInput, type MonitorState, type ProbeInput, type Recheck } from './state-machine.js';
+
+/** Where transitions go: the alert pipeline subscribes (app.ts). */
+export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
+
+/** A probe's result, run here or by a prober node (its region), with the peer's re-check of a failure. */
+export type ProbeObservation = ProbeInput;
+
+/** A heartbeat ping: `start` is a job starting (neither success nor failure). */
+export interface PingObservation {
+  kind: 'ping';
+  signal: 'ping' | 'fail' | 'start';
+  error: string | null;
+  details: Record<string, unknown>;
+  region: string | null;
+  /** Pings to a paused check are kept in history and counted, but change no state. */
+  paused: boolean;
+}
+
+/** A heartbeat's deadline passed with no ping. */
+export interface MissedObservation {
+  kind: 'missed';
+  error: string;
+  region: string | null;
+}
+
+/**
+ * An RDAP lookup of the check's domain: `info` when it answered, else `error`. A `domain` check
+ * is up while its registration runs and down once it has expired; a website check (domain
+ * intelligence) only learns its `domain` field and raises the expiry events.
+ */
+export interface DomainObservation {
+  kind: 'domain';
+  checkType: 'domain' | 'website';
+  info: DomainInfo | null;
+  error: string | null;
+  /** How long the lookup took, ms (its response time). */
+  ms: number;
+  /** The expiry memory of the domain this lookup was for (null: none yet, or another domain's). */
+  memory: DomainMemory | null;
+  region: string | null;
+}
+
+export type Observation = ProbeObservation | PingObservation | MissedObservation | DomainObservation;
+
+/** Timing fields are synced on status changes and at least this often (spec 2.2 rule 2). */
+export const SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
+/** The uptime counters reach the database at least this often even when nothing else changes. */
+export const COUNTERS_EVERY_MS = 10 * 60 * 1000;
+
+interface Outcome {
+  write: ObservationWrite | null;
+  events: AlertEvent[];
+  recheck: Recheck;
+}
+
+const NOTHING: Outcome = Object.freeze({ write: null, events: Object.freeze([]) as unknown as AlertEvent[], recheck: 'none' });
+
+/**
+ * The one place that turns an observation of a check into its consequences (DESIGN: one
+ * recorder): the pure state machine decides the new state, one typed write carries the result,
+ * the runtime fields, the status log and the rollup sample to the batched writer, and the
+ * events go to the sink. The engine, the heartbeat monitor and the domain monitor call it; none
+ * builds writes by hand.
+ */
+export class Recorder {
+  constructor(private readonly deps: { writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>; onEvent?: EventSink }) {}
+
+  /** Resolves once every write recorded so far is applied (tests wait on it). */
+  idle(): Promise<void> {
+    return this.deps.writer.drained();
+  }
+
+  /** Records the observation (its write is submitted, its events raised); says whether to probe again now. */
+  record(live: LiveCheck, obs: Observation, now: number): Recheck {
+    const out = this.outcome(live, obs, now);
+    if (out.write) this.deps.writer.submit(out.write);
+    this.raise(live, out.events);
+    return out.recheck;
+  }
+
+  /** The same, resolving once the write is durable; events follow the commit (a ping's acknowledgement). */
+  async recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
+    const out = this.outcome(live, obs, now);
+    if (out.write) await this.deps.writer.commit(out.write);
+    this.raise(live, out.events);
+  }
+
+  private raise(live: LiveCheck, events: readonly AlertEvent[]): void {
+    const sink = this.deps.onEvent;
+    if (!sink || events.length === 0) return;
+    const ref = { id: live.id, accountId: live.accountId, seq: live.seq };
+    for (const event of events) sink(ref, event);
+  }
+
+  private outcome(live: LiveCheck, obs: Observation, now: number): Outcome {
+    switch (obs.kind) {
+      case 'probe':
+        // A probe observation is the state machine's probe input as it is.
+        return this.stateful(live, obs, obs, now);
+      case 'ping':
+        if (obs.signal === 'start' || obs.paused) return this.unstateful(live, obs, now);
+        return this.stateful(live, { kind: 'heartbeat', signal: obs.signal, error: obs.error, region: obs.region }, obs, now);
+      case 'missed':
+        return this.stateful(live, { kind: 'heartbeat', signal: 'missed', error: obs.error, region: obs.region }, obs, now);
+      case 'domain':
+        return this.domain(live, obs, now);
+    }
+  }
+
+  /** Through the state machine: probes, pings and missed deadlines. */
+  private stateful(live: LiveCheck, input: MonitorInput, obs: ProbeObservation | PingObservation | MissedObservation, now: number): Outcome {
+    const lapsed = takeLapsedMaintenance(live, now);
+    const before = live.state;
+    const t = transition(before, { ...live.policy, maintenance: inMaintenance(live, now) }, input, now);
+    // A missed deadline that changes nothing (pending, maintenance) leaves no trace.
+    if (obs.kind === 'missed' && t.state === before && lapsed === null) return NOTHING;
+    live.state = t.state;
+
+    let result: HistoryResultInput | null = null;
+    let ok = false;
+    let responseTime: number | null = null;
+    let statusCode: number | null = null;
+    let sslChanged = false;
+    if (obs.kind === 'probe') {
+      const r = obs.result;
+      ok = r.ok;
+      responseTime = r.responseTime;
+      statusCode = r.statusCode;
+      sslChanged = r.ssl !== null && (r.ssl.fingerprint !== live.ssl?.fingerprint || r.ssl.valid !== live.ssl?.valid);
+      if (r.ssl) live.ssl = r.ssl;
+      result = {
+        checkSeq: live.seq, at: r.startedAt, kind: 'probe' as const, status: r.ok ? 'up' as const : 'down' as const,
+        statusCode: r.statusCode, responseTime: r.responseTime, timing: r.timing, error: r.error, region: obs.region,
+        snippet: r.snippet, meta: r.location ? { location: r.location } : null,
+      };
+    } else if (obs.kind === 'ping') {
+      ok = obs.signal === 'ping';
+      result = {
+        checkSeq: live.seq, at: now, kind: 'ping' as const, status: ok ? 'up' as const : 'down' as const, statusCode: null,
+        responseTime: null, timing: null, error: obs.error, region: obs.region, snippet: null, meta: obs.details,
+      };
+    }
+    const statusChanged = before.status !== t.state.status;
+    // The probe's start, as its history entry's createdAt, so the two can be matched.
+    const at = obs.kind === 'probe' ? obs.result.startedAt : now;
+    if (result) this.counted(live, ok, at, responseTime, obs.region);
+    const runtime = this.runtime(live, before, statusChanged || sslChanged, now, { at, responseTime, statusCode });
+    const verify = live.verifyLog;
+    live.verifyLog = false;
+    const write: ObservationWrite = {
+      kind: 'observation', checkId: live.id, checkSeq: live.seq, at: now,
+      result,
+      // No ping is the result: the history shows when and why the check went down.
+      event: obs.kind === 'missed' && statusChanged
+        ? { checkSeq: live.seq, at: now, status: t.state.status, region: obs.region, meta: { event: 'missed', error: t.state.lastError } }
+        : null,
+      sample: result === null ? null : obs.kind === 'probe' ? obs.result : { ok, responseTime: null, timing: null },
+      sampleAt: at,
+      runtime,
+      statusChange: statusChanged ? t.state.status : null,
+      verifyStatus: verify ? t.state.status : null,
+      endMaintenance: lapsed,
+      domain: null,
+      domainMemory: null,
+    };
+    return { write, events: t.events, recheck: t.recheck };
+  }
+
+  /** A job's start ping, or a ping to a paused check: history (and for results, counters and rollups) only. */
+  private unstateful(live: LiveCheck, obs: PingObservation, now: number): Outcome {
+    const start = obs.signal === 'start';
+    const ok = obs.signal === 'ping';
+    if (!start) this.counted(live, ok, now, null, obs.region);
+    const write: ObservationWrite = {
+      kind: 'observation', checkId: live.id, checkSeq: live.seq, at: now,
+      result: {
+        checkSeq: live.seq, at: now, kind: 'ping', status: start ? 'start' : ok ? 'up' : 'down', statusCode: null,
+        responseTime: null, timing: null, error: obs.error, region: obs.region, snippet: null, meta: obs.details,
+      },
+      event: null,
+      sample: start ? null : { ok, responseTime: null, timing: null },
+      sampleAt: now,
+      runtime: null,
+      statusChange: null,
+      verifyStatus: null,
+      endMaintenance: null,
+      domain: null,
+      domainMemory: null,
+    };
+    return { write, events: NOTHING.events, recheck: 'none' };
+  }
+
+  /** Domain rules: expiry events for both check types; a `domain` check's status follows the registration. */
+  private domain(live: LiveCheck, obs: DomainObservation, now: number): Outcome {
+    const lapsed = takeLapsedMaintenance(live, now);
+    const maintenance = inMaintenance(live, now);
+    const info = obs.info;
+    const expiresAt = info?.expiresAt ? Date.parse(info.expiresAt) : null;
+    const memory = obs.memory;
+    let nextMemory: DomainMemory = {
+      checkId: live.id, expiresAt: memory?.expiresAt ?? null, alerted: memory?.alerted ?? 'ok', checkedAt: now, lastError: info ? null : obs.error,
+    };
+    let found: DomainEventType[] = [];
+    // Maintenance: nothing is armed, so what is still true afterwards alerts then (like the state machine).
+    if (expiresAt !== null && !maintenance) {
+      const step = domainStep(memory, expiresAt, now);
+      nextMemory = { ...nextMemory, ...step.memory };
+      found = step.events;
+    }
+    const before = live.state;
+    const expired = expiresAt !== null && expiresAt <= now;
+    const isDomainCheck = obs.checkType === 'domain';
+    const status: MonitorStatus = isDomainCheck && info && !maintenance ? (expired ? 'down' : 'up') : before.status;
+    const events = found.map((type) => domainEvent(type, before, status, info!, now, obs.region));
+    const write: ObservationWrite = {
+      kind: 'observation', checkId: live.id, checkSeq: live.seq, at: now,
+      result: null, event: null, sample: null, sampleAt: now, runtime: null, statusChange: null, verifyStatus: null,
+      endMaintenance: lapsed, domain: info, domainMemory: nextMemory,
+    };
+    if (!isDomainCheck) return { write, events, recheck: 'none' };
+
+    // A `domain` check's lookup is its probe: history, counters, rollups and the record, like any result.
+    const up = info !== null && !expired;
+    const error = info === null ? obs.error : expired ? `Domain ${info.name} expired on ${info.expiresAt!.slice(0, 10)}` : null;
+    const changed = status !== before.status;
+    live.state = {
+      ...before,
+      status,
+      consecutiveFailures: up ? 0 : before.consecutiveFailures + 1,
+      degraded: false,
+      lastError: status === 'down' ? error : null,
+      lastStatusChange: changed ? now : before.lastStatusChange,
+    };
+    this.counted(live, up, now, obs.ms, obs.region);
+    write.result = {
+      checkSeq: live.seq, at: now, kind: 'probe', status: up ? 'up' : 'down', statusCode: null, responseTime: obs.ms,
+      timing: null, error, region: obs.region, snippet: null, meta: info ? { domain: info } : null,
+    };
+    write.sample = { ok: up, responseTime: obs.ms, timing: null };
+    write.runtime = this.runtime(live, before, true, now, { at: now, responseTime: obs.ms, statusCode: null }, true);
+    write.statusChange = changed ? status : null;
+    return { write, events, recheck: 'none' };
+  }
+
+  private counted(live: LiveCheck, ok: boolean, at: number, responseTime: number | null, region: string | null): void {
+    live.probesTotal++;
+    if (ok) live.probesUp++;
+    const last = live.lastProbe;
+    if (last === null) live.lastProbe = { at, status: ok ? 'up' : 'down', responseTime, region };
+    else {
+      // Updated in place: no allocation per result.
+      last.at = at;
+      last.status = ok ? 'up' : 'down';
+      last.responseTime = responseTime;
+      last.region = region;
+    }
+  }
+
+  /**
+   * The check row's runtime fields, when something visible changed or a write is due (most
+   * results change nothing); the timing fields too on a status change and at least daily.
+   */
+  private runtime(
+    live: LiveCheck, before: MonitorState, changed: boolean, now: number,
+    synced: { at: number; responseTime: number | null; statusCode: number | null }, forceSync = false,
+  ): RuntimeWrite | null {
+    const s = live.state;
+    const statusChanged = before.status !== s.status;
+    const syncDue = forceSync || statusChanged || now - live.lastSyncedAt >= SYNC_EVERY_MS;
+    const visible = changed || statusChanged || stateDiffers(before, s);
+    const countersDue = now - live.countersWrittenAt >= COUNTERS_EVERY_MS;
+    if (syncDue) live.lastSyncedAt = now;
+    if (!visible && !syncDue && !countersDue) return null;
+    live.countersWrittenAt = now;
+    return {
+      status: s.status,
+      consecutiveFailures: s.consecutiveFailures,
+      degraded: s.degraded,
+      lastError: s.lastError,
+      lastStatusChange: s.lastStatusChange,
+      probesTotal: live.probesTotal,
+      probesUp: live.probesUp,
+      ssl: live.ssl,
+      regions: s.regions,
+      errorAlerted: s.errorAlerted,
+      sslAlerts: s.ssl,
+      sync: syncDue ? { lastChecked: synced.at, lastResponseTime: synced.responseTime, lastStatusCode: synced.statusCode } : null,
+    };
+  }
+}
+
+function stateDiffers(a: MonitorState, b: MonitorState): boolean {
+  return (
+    a.consecutiveFailures !== b.consecutiveFailures ||
+    a.degraded !== b.degraded ||
+    a.lastError !== b.lastError ||
+    a.errorAlerted !== b.errorAlerted ||
+    a.ssl !== b.ssl ||
+    a.regions.primary !== b.regions.primary ||
+    a.regions.regionsTotal !== b.regions.regionsTotal ||
+    a.regions.regionsDown !== b.regions.regionsDown ||
+    a.regions.confirmedDown !== b.regions.confirmedDown
+  );
+}
+
+function domainEvent(type: DomainEventType, before: MonitorState, status: MonitorStatus, info: DomainInfo, now: number, region: string | null): AlertEvent {
+  const date = info.expiresAt?.slice(0, 10) ?? 'an unknown date';
+  const error =
+    type === 'domain_expired' ? `Domain ${info.name} expired on ${date}`
+    : type === 'domain_expiring' ? `Domain ${info.name} expires on ${date}`
+    : `Domain ${info.name} renewed until ${date}`;
+  const regions: Regions = before.regions.regionsTotal > 0
+    ? before.regions
+    : { primary: region, peer: null, regionsTotal: 1, regionsDown: 0, confirmedDown: false };
+  return { type, at: now, previousStatus: before.status, status, error, statusCode: null, responseTime: null, regions, ssl: null, domain: info };
+}

@@ -1,0 +1,54 @@
+import type { AlertStore } from '../alert-store.js';
+import type { RollupStore } from '../rollup-store.js';
+import type { CheckRepo, HistoryRepo, StateChangeRepo } from '../store.js';
+import type { ObservationWrite, WriteRecord } from '../writes.js';
+
+interface Repos {
+  checks: CheckRepo;
+  history: HistoryRepo;
+  stateChanges: StateChangeRepo;
+  alerts: AlertStore;
+  rollups: Pick<RollupStore, 'addSample'>;
+}
+
+/** Applies one typed write record with the repositories, inside the batch's transaction. */
+export function writeApplier(r: Repos): (record: WriteRecord) => void {
+  const observation = (w: ObservationWrite): void => {
+    if (w.endMaintenance !== null) endLapsedMaintenance(r, w.checkId, w.checkSeq, w.endMaintenance);
+    if (w.result) r.history.insertResult(w.result);
+    if (w.event) r.history.insertEvent(w.event);
+    if (w.runtime) r.checks.saveRuntime(w.checkId, w.runtime);
+    if (w.domain) r.checks.saveDomain(w.checkId, w.domain);
+    if (w.domainMemory) r.alerts.domainWatch.put(w.domainMemory);
+    if (w.statusChange !== null) r.stateChanges.append(w.checkSeq, w.at, w.statusChange);
+    else if (w.verifyStatus !== null && r.stateChanges.between(w.checkSeq, w.at, w.at)[0]?.status !== w.verifyStatus) {
+      r.stateChanges.append(w.checkSeq, w.at, w.verifyStatus);
+    }
+    // Every result that history keeps reaches the rollups too, so long and short ranges agree.
+    if (w.sample) r.rollups.addSample(w.checkSeq, w.sampleAt, w.sample);
+  };
+  return (record) => {
+    switch (record.kind) {
+      case 'observation':
+        return observation(record);
+      case 'domain-info':
+        return r.checks.saveDomain(record.checkId, record.domain);
+      case 'alerts':
+        return r.alerts.deliveries.enqueue(record.alerts, record.at);
+    }
+  };
+}
+
+/**
+ * Ends a maintenance window that ran out, with its `maintenance_end` event dated at `until`, as
+ * if it had been switched off then. A window already ended or changed since is left alone.
+ */
+function endLapsedMaintenance(r: Pick<Repos, 'checks' | 'history'>, checkId: string, checkSeq: number, until: number): void {
+  const current = r.checks.byId(checkId);
+  if (!current || !current.maintenance || current.maintenanceUntil !== until) return;
+  r.checks.setMaintenance(checkId, false, null, until);
+  r.history.insertEvent({
+    checkSeq, at: until, status: 'maintenance_end', region: null,
+    meta: { event: 'maintenance_off', until: new Date(until).toISOString() },
+  });
+}

@@ -1,0 +1,81 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLogger } from '../../src/log.js';
+import { BatchWriter } from '../../src/store/batch-writer.js';
+import type { WriteFailure, WriteRecord } from '../../src/store/writes.js';
+
+const log = createLogger('silent');
+const record = (checkId: string): WriteRecord => ({ kind: 'domain-info', checkId, domain: null });
+
+/** A store that applies batches the way an asynchronous database would: later, one promise per batch. */
+class AsyncStore {
+  readonly batches: string[][] = [];
+  private open: Array<() => void> = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  failing = new Set<string>();
+  breakCommit = false;
+
+  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): Promise<void> {
+    const ids = batch.map((r) => (r.kind === 'domain-info' ? r.checkId : r.kind));
+    this.batches.push(ids);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    return new Promise<void>((resolve, reject) => {
+      this.open.push(() => {
+        this.inFlight--;
+        for (const r of batch) if (r.kind === 'domain-info' && this.failing.has(r.checkId)) failed(r, new Error(`bad ${r.checkId}`));
+        if (this.breakCommit) reject(new Error('disk full'));
+        else resolve();
+      });
+    });
+  }
+
+  /** Lets the oldest batch commit. */
+  async commitNext(): Promise<void> {
+    while (this.open.length === 0) await new Promise((r) => setImmediate(r));
+    this.open.shift()!();
+  }
+}
+
+describe('batched writer over an asynchronous store', () => {
+  test('one batch at a time; records queued meanwhile form the next; commits resolve after theirs', async () => {
+    const store = new AsyncStore();
+    const writer = new BatchWriter(store, log);
+    const first = writer.commit(record('a'));
+    writer.submit(record('b'));
+    let firstDone = false;
+    void first.then(() => (firstDone = true));
+    while (store.batches.length === 0) await new Promise((r) => setImmediate(r));
+    const second = writer.commit(record('c'));
+    writer.submit(record('d'));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(store.batches, [['a', 'b']], 'the second batch waits for the first to commit');
+    assert.equal(firstDone, false);
+    await store.commitNext();
+    await first;
+    while (store.batches.length < 2) await new Promise((r) => setImmediate(r));
+    assert.deepEqual(store.batches, [['a', 'b'], ['c', 'd']]);
+    await store.commitNext();
+    await second;
+    await writer.drained();
+    assert.equal(store.maxInFlight, 1);
+    assert.equal(writer.pending, 0);
+  });
+
+  test('a record failing on its own rejects its commit only; a failed commit rejects the whole batch', async () => {
+    const store = new AsyncStore();
+    const writer = new BatchWriter(store, log);
+    store.failing.add('bad');
+    const good = writer.commit(record('good'));
+    const bad = writer.commit(record('bad'));
+    await store.commitNext();
+    await good;
+    await assert.rejects(bad, /bad bad/);
+
+    store.breakCommit = true;
+    const lost = [writer.commit(record('x')), writer.commit(record('y'))];
+    await store.commitNext();
+    for (const p of lost) await assert.rejects(p, /disk full/);
+  });
+});
