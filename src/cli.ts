@@ -12,9 +12,10 @@ import { Mailer } from './alerts/delivery/mailer.js';
 import type { Principal } from './core/principal.js';
 import { SCOPES } from './domain/records.js';
 import { KumaImporter } from './import/kuma-import.js';
+import { Recorder } from './monitor/recorder.js';
 import { createLogger } from './log.js';
 import { NotKumaDatabase } from './store/kuma-source.js';
-import { BatchWriter } from './store/sqlite/batch-writer.js';
+import { BatchWriter } from './store/batch-writer.js';
 import { sqliteKumaImports } from './store/sqlite/kuma-imports.js';
 import { readKumaDatabase } from './store/sqlite/kuma-reader.js';
 import { sqliteStatusPages } from './store/sqlite/status-pages.js';
@@ -128,8 +129,7 @@ async function main(argv: string[]): Promise<number> {
     const { values, positionals, flags } = parse(rest, ['account'], 1, ['dry-run', 'paused', 'with-history']);
     if (positionals.length !== 1) throw new UsageError('import kuma needs exactly one FILE (the Kuma kuma.db)');
     if (!values.account) throw new UsageError('import kuma needs --account ID_OR_EMAIL');
-    if (flags.has('with-history')) throw new UsageError('--with-history is not available yet: import without it (docs/kuma-import.md)');
-    const options = { account: values.account, dryRun: flags.has('dry-run'), paused: flags.has('paused') };
+    const options = { account: values.account, dryRun: flags.has('dry-run'), paused: flags.has('paused'), withHistory: flags.has('with-history') };
     return importKuma(readConfig(values.config), positionals[0]!, options);
   }
   const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));
@@ -157,10 +157,10 @@ function withStore(configFile: string | undefined, run: (store: SqliteStore, con
 }
 
 /** `vigil import kuma`: the services wired over the store as the server wires them, without starting anything. */
-async function importKuma(input: ConfigInput, file: string, options: { account: string; dryRun: boolean; paused: boolean }): Promise<number> {
+async function importKuma(input: ConfigInput, file: string, options: { account: string; dryRun: boolean; paused: boolean; withHistory: boolean }): Promise<number> {
   let kuma;
   try {
-    kuma = readKumaDatabase(file);
+    kuma = readKumaDatabase(file, { heartbeats: options.withHistory });
   } catch (err) {
     if (err instanceof NotKumaDatabase) throw new UsageError(err.message);
     throw err;
@@ -180,6 +180,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
       email: alerts.email,
       statusPages: new StatusPagesService(store, sqliteStatusPages(store.db), config, systemClock),
       imports: sqliteKumaImports(store.db),
+      recorder: new Recorder({ writer }),
       config,
       clock: systemClock,
     });

@@ -13,6 +13,8 @@ import type { KumaImportKey, KumaImportRepo, KumaKind } from '../store/kuma-impo
 import type { KumaMonitorRow, KumaSnapshot } from '../store/kuma-source.js';
 import { mapMonitor, type MappedMonitor } from './kuma-monitors.js';
 import { mapNotification } from './kuma-notifications.js';
+import { replayHistory } from './kuma-history.js';
+import type { Recorder } from '../monitor/recorder.js';
 
 export interface MonitorReport {
   kumaId: number;
@@ -28,6 +30,8 @@ export interface MonitorReport {
   /** Kuma push token and the Vigil ping URL that replaces /api/push/<token>. */
   pushToken?: string | null;
   pingUrl?: string;
+  /** Kuma heartbeats recorded as this check's history (`--with-history`). */
+  historyRows?: number;
   notImported: string[];
 }
 
@@ -70,6 +74,8 @@ export interface ImportReport {
 export interface ImportOptions {
   dryRun: boolean;
   paused: boolean;
+  /** Replay the Kuma heartbeats of newly created checks through the recorder (needs `recorder`). */
+  withHistory: boolean;
 }
 
 export interface KumaImportDeps {
@@ -79,6 +85,8 @@ export interface KumaImportDeps {
   email: EmailAlertsService;
   statusPages: StatusPagesService;
   imports: KumaImportRepo;
+  /** The live results' recorder, for `--with-history`. */
+  recorder: Recorder | null;
   config: Config;
   clock: Clock;
 }
@@ -125,7 +133,25 @@ export class KumaImporter {
     } catch (err) {
       if (!(err instanceof DryRun)) throw err;
     }
-    return options.dryRun ? withoutIds(report!) : report!;
+    if (options.dryRun) return withoutIds(report!);
+    if (options.withHistory) await this.replay(principal, kuma, report!);
+    return report!;
+  }
+
+  /** After the commit: history goes through the recorder's batched writer, as live results do. */
+  private async replay(principal: Principal, kuma: KumaSnapshot, report: ImportReport): Promise<void> {
+    const recorder = this.deps.recorder;
+    if (recorder === null) throw new Error('--with-history needs the recorder');
+    let rows = 0;
+    for (const row of report.monitors) {
+      if (row.result !== 'created' || row.checkId === undefined) continue;
+      const check = this.deps.store.transaction(() => this.deps.checks.get(principal, row.checkId!));
+      row.historyRows = replayHistory(recorder, check, kuma.heartbeats.get(row.kumaId) ?? []);
+      rows += row.historyRows;
+    }
+    await recorder.idle();
+    report.summary.historyRows = rows;
+    report.notImported = [];
   }
 
   private apply(principal: Principal, kuma: KumaSnapshot, options: ImportOptions, plan: {
@@ -226,7 +252,7 @@ export class KumaImporter {
       notifications: notificationReports,
       maintenance,
       statusPages,
-      notImported: ['history (--with-history): the Kuma heartbeats are not imported yet'],
+      notImported: options.withHistory ? [] : ['history: the Kuma heartbeats (run again with --with-history on a fresh account to import them)'],
     };
   }
 

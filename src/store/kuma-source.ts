@@ -31,6 +31,16 @@ export interface KumaStatusPage {
   groups: string[];
 }
 
+/** One Kuma heartbeat: status 0 down, 1 up, 2 pending (a failure being retried), 3 maintenance. */
+export interface KumaBeat {
+  status: number;
+  /** Epoch ms (Kuma stores UTC). */
+  at: number;
+  msg: string | null;
+  /** Response time, ms. */
+  ping: number | null;
+}
+
 /** Everything the importer reads from a Kuma database. */
 export interface KumaSnapshot {
   /** Identifies the Kuma installation (a hash of its own secret), so a second import recognises it. */
@@ -44,6 +54,8 @@ export interface KumaSnapshot {
   monitorTags: Map<number, { name: string; value: string }[]>;
   maintenance: KumaMaintenance[];
   statusPages: KumaStatusPage[];
+  /** monitor id → heartbeats, oldest first; read only for `--with-history`. */
+  heartbeats: Map<number, KumaBeat[]>;
 }
 
 /** A file that is not a readable Kuma database (the CLI prints the message and exits 2). */

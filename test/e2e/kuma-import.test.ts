@@ -238,6 +238,30 @@ describe('runs that must write nothing', () => {
     assert.equal(push.pingUrl, first.monitors.find((r) => r.kumaType === 'push')!.pingUrl, 'the ping URL is shown again');
   });
 
+  test('--with-history: Kuma heartbeats become the new checks\' history through the recorder; a second run adds none', async () => {
+    const { dataDir, email, key } = account();
+    const m = manifest('2.5.3');
+    const report = importKuma('2.5.3', dataDir, email, '--with-history');
+    assert.ok(report.summary.historyRows! > 0);
+    assert.deepEqual(report.notImported, []);
+    const again = importKuma('2.5.3', dataDir, email, '--with-history');
+    assert.equal(again.summary.historyRows, 0);
+    const srv = await startServer({}, undefined, { dataDir, autoTick: false });
+    try {
+      for (const name of ['Shop Homepage', 'Flaky Backend']) {
+        const row = report.monitors.find((r) => r.name === name)!;
+        const beats = m.monitors.find((x) => x.name === name)! as unknown as { heartbeats: { total: number; up: number } };
+        assert.equal(row.historyRows, beats.heartbeats.total);
+        const res = await srv.request('GET', `/v1/public/checks/${row.checkId}/history?limit=100`, { key });
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.data.length, beats.heartbeats.total, `${name}: one history row per Kuma heartbeat`);
+        assert.equal(res.body.data.filter((h: { status: string }) => h.status === 'up').length, beats.heartbeats.up);
+      }
+    } finally {
+      await srv.stop(true);
+    }
+  });
+
   test('--paused creates every check paused', () => {
     const { dataDir, email } = account();
     const report = importKuma('1.23.17', dataDir, email, '--paused');

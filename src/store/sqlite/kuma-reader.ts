@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { NotKumaDatabase, type KumaMonitorRow, type KumaSnapshot } from '../kuma-source.js';
+import { NotKumaDatabase, type KumaBeat, type KumaMonitorRow, type KumaSnapshot } from '../kuma-source.js';
 
 const REQUIRED_TABLES = ['monitor', 'notification', 'monitor_notification', 'heartbeat', 'user'];
 
@@ -8,7 +8,7 @@ const REQUIRED_TABLES = ['monitor', 'notification', 'monitor_notification', 'hea
  * Reads a Kuma SQLite file without ever changing it (opened read-only; the fixtures are in
  * journal mode DELETE, a live WAL file needs Kuma stopped or its -wal beside it).
  */
-export function readKumaDatabase(file: string): KumaSnapshot {
+export function readKumaDatabase(file: string, options: { heartbeats: boolean } = { heartbeats: false }): KumaSnapshot {
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
@@ -26,13 +26,13 @@ export function readKumaDatabase(file: string): KumaSnapshot {
     }
     const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
     if (missing.length > 0) throw new NotKumaDatabase(`${file} is not an Uptime Kuma database (no ${missing.join(', ')} table)`);
-    return snapshot(db, tables);
+    return snapshot(db, tables, options.heartbeats);
   } finally {
     db.close();
   }
 }
 
-function snapshot(db: Database.Database, tables: Set<string>): KumaSnapshot {
+function snapshot(db: Database.Database, tables: Set<string>, withBeats: boolean): KumaSnapshot {
   const all = <T>(sql: string): T[] => db.prepare(sql).all() as T[];
   const grouped = <V>(rows: { key: number; value: V }[]) => {
     const map = new Map<number, V[]>();
@@ -68,7 +68,13 @@ function snapshot(db: Database.Database, tables: Set<string>): KumaSnapshot {
     ? grouped(all<{ key: number; value: number }>('SELECT group_id AS key, monitor_id AS value FROM monitor_group ORDER BY weight, id'))
     : new Map<number, number[]>();
 
+  const beats = withBeats
+    ? grouped(all<{ key: number; status: number; time: string; msg: string | null; ping: number | null }>('SELECT monitor_id AS key, status, time, msg, ping FROM heartbeat ORDER BY time, id')
+        .map((b) => ({ key: b.key, value: { status: b.status, at: Date.parse(`${b.time.replace(' ', 'T')}Z`), msg: b.msg, ping: b.ping } satisfies KumaBeat })))
+    : new Map<number, KumaBeat[]>();
+
   return {
+    heartbeats: beats,
     sourceId: createHash('sha256').update(secret).digest('hex').slice(0, 16),
     version,
     monitors: all<KumaMonitorRow>('SELECT * FROM monitor ORDER BY id'),
