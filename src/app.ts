@@ -39,7 +39,14 @@ import { oauthRoutes } from './api/oauth-routes.js';
 import { mcpRoutes } from './mcp/mcp-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
-import { sqliteOperations, sqliteStatusPages } from './store/sqlite/status-pages.js';
+import { SessionsService } from './core/sessions-service.js';
+import { StatusFeed } from './core/status-feed.js';
+import { CheckTrends } from './stats/check-summaries.js';
+import { SeriesReader } from './stats/series.js';
+import { LiveFeed } from './api/live-feed.js';
+import { checkSummary } from './api/check-summary.js';
+import { dashboardRoutes } from './api/dashboard-routes.js';
+import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
 import { statusPageRoutes } from './api/status-page-routes.js';
@@ -61,7 +68,6 @@ export interface AppOptions {
 }
 
 /** Told of every status change of any check (the status-page cache purges on it). */
-export type StatusChangeListener = (check: { id: string; accountId: string }, event: AlertEvent) => void;
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -89,11 +95,13 @@ export class VigilApp {
   /** Created right after the store: opening it rebuilds rollups a crash left short. */
   readonly rollups: RollupStore;
   readonly mailer: Mailer;
+  /** Every check event and edit, for whoever needs to hear of it at once (live dashboards, page caches). */
+  readonly statusFeed = new StatusFeed();
+  private live: LiveFeed | null = null;
   private pipeline: RequestPipeline | null = null;
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
   private timers: NodeJS.Timeout[] = [];
-  private readonly statusListeners: StatusChangeListener[] = [];
   /** Rendered status pages and badges; every status change purges what shows the check. */
   readonly pageCache: RenderCache;
   readonly badgeCache: RenderCache;
@@ -112,28 +120,13 @@ export class VigilApp {
     this.mailer = new Mailer(input);
     this.pageCache = new RenderCache(this.clock);
     this.badgeCache = new RenderCache(this.clock);
-    // Events are raised before the writer applies the new status: purge now, and again once the
-    // writer's queue is applied, or a render in between would keep the old status cached.
-    const purgeAfterCommit = new Set<string>();
-    this.onStatusChange((check) => {
-      this.purgeRenders(check.id);
-      purgeAfterCommit.add(check.id);
-    });
-    this.writer.afterEachBatch(() => {
-      if (this.writer.pending > 0 || purgeAfterCommit.size === 0) return;
-      for (const id of purgeAfterCommit) this.purgeRenders(id);
-      purgeAfterCommit.clear();
-    });
+    // Published once the writer has applied the change, so a re-render reads the new status.
+    this.statusFeed.subscribe((change) => this.purgeRenders(change.checkId));
   }
 
   private purgeRenders(checkId: string): void {
     this.pageCache.purgeCheck(checkId);
     this.badgeCache.purgeCheck(checkId);
-  }
-
-  /** Subscribes to the status changes of every check (pushed live, purged, routed). */
-  onStatusChange(listener: StatusChangeListener): void {
-    this.statusListeners.push(listener);
   }
 
   /** First start of an empty data directory: the admin key, returned once to be printed. */
@@ -144,7 +137,11 @@ export class VigilApp {
   async start(): Promise<{ url: string; port: number }> {
     this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req));
     this.config = resolveConfig(this.input, this.server.port);
-    this.recorder = new Recorder({ writer: this.writer, onEvent: (check, event) => this.onEvent(check, event) });
+    this.recorder = new Recorder({
+      writer: this.writer,
+      onEvent: (check, event) => this.onEvent(check, event),
+      onChange: (check) => this.publishChange(check, 'status'),
+    });
     this.engine = new Engine({
       store: this.store,
       recorder: this.recorder,
@@ -171,8 +168,14 @@ export class VigilApp {
     this.services.checks.observe(this.engine);
     this.services.checks.observe(heartbeats);
     this.services.checks.observe(this.domains);
-    const purge = (check: { id: string }) => this.purgeRenders(check.id);
-    this.services.checks.observe({ checkSaved: purge, checkDeleted: purge });
+    this.services.checks.observe({
+      checkSaved: (check) => this.publishChange(check, 'saved'),
+      checkEdited: (check) => this.publishChange(check, 'saved'),
+      checkDeleted: (check) => {
+        this.services.trends.forget(check.seq);
+        this.publishChange(check, 'deleted');
+      },
+    });
     this.services.statusPages.onChange((...pages) => {
       for (const page of pages) {
         if (!page) continue;
@@ -192,6 +195,7 @@ export class VigilApp {
     // Daily, and once now: a node restarted more often than daily would otherwise never run it.
     this.every(DAY, () => this.services.oauth.lifecycle.run());
     this.services.oauth.lifecycle.run();
+    this.every(HOUR, () => this.services.sessions.pruneExpired());
     const url = `http://${this.input.server.host}:${this.server.port}`;
     return { url, port: this.server.port };
   }
@@ -204,6 +208,7 @@ export class VigilApp {
   /** Graceful stop: no new connections, in-flight requests answered, then the database closed. */
   async stop(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
+    this.live?.close();
     await this.server?.close();
     this.server = null;
     // The engine first: probes still in flight finish and their events reach a running alert
@@ -219,15 +224,28 @@ export class VigilApp {
   private onEvent(check: { id: string; accountId: string }, event: AlertEvent): void {
     this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
     this.alerts.handle(check, event);
-    for (const listener of this.statusListeners) listener(check, event);
+    this.publishChange(check, event.type);
+  }
+
+  /**
+   * Published once the writer has applied what the change wrote (the group commit queued in the
+   * same turn runs first), so a subscriber reading the check sees the new record.
+   */
+  private publishChange(check: { id: string; accountId: string }, type: string): void {
+    const at = this.clock.now();
+    setImmediate(() =>
+      this.writer.drained().then(
+        () => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type, at }),
+        () => {},
+      ),
+    );
   }
 
   private buildServices(heartbeats: HeartbeatMonitor): Services {
     const { store, config, clock, engine } = this;
     const checks = new ChecksService(store, config, clock);
     const stats = new StatsService({ stateChanges: store.stateChanges, rollups: this.rollups }, checks, clock);
-    const pages = sqliteStatusPages(store.db);
-    const ops = sqliteOperations(store.db);
+    const { statusPages: pages, operations: ops } = store;
     const processMetrics = new ProcessMetrics({
       wheelLag: engine.metrics.lag,
       probesFired: () => engine.metrics.fired,
@@ -256,6 +274,9 @@ export class VigilApp {
         queue: this.alerts.repos.deliveries, webhooks: this.alerts.repos.webhooks, store, sender: this.alerts.sender, clock, log: this.log,
       }),
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
+      sessions: new SessionsService(store, clock, config),
+      trends: new CheckTrends(this.rollups),
+      series: new SeriesReader(this.rollups, store.stateChanges, store.history),
       lastProbe: (checkId) => this.engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId),
       oauth: buildOAuth({
         store, repo: store.oauth, checks, mailer: this.mailer,
@@ -266,7 +287,17 @@ export class VigilApp {
 
   private buildPipeline(): RequestPipeline {
     const routes: Route[] = [];
+    const { checks, trends } = this.services;
+    const live = new LiveFeed(
+      (id) => checks.find(id),
+      (check) => checkSummary(check, trends, this.config, this.clock.now()),
+    );
+    this.live = live;
+    this.statusFeed.subscribe((change) => live.publish(change));
+    let auth: Authenticator | null = null;
     routes.push(
+      ...dashboardRoutes(this.services, live, (headers) => auth!.authenticate(headers)),
+      ...dashboardAssetRoutes(),
       ...statusRoutes(this.services),
       ...checkRoutes(this.services),
       ...historyRoutes(this.services),
@@ -282,8 +313,9 @@ export class VigilApp {
       ...mcpRoutes({ routes: () => routes, dispatch: async (req) => this.handle(req), publicUrl: this.config.publicUrl }),
     );
     const challenge = `Bearer realm="vigil", resource_metadata="${this.config.publicUrl}/.well-known/oauth-protected-resource"`;
-    const auth = new Authenticator(this.store, this.clock, challenge);
+    auth = new Authenticator(this.store, this.clock, challenge);
     auth.addBearerResolver(this.services.oauth.bearer);
+    auth.setSessionResolver(this.services.sessions, this.config.publicUrl);
     return new RequestPipeline({
       routes,
       auth,

@@ -18,8 +18,8 @@ import { NotKumaDatabase } from './store/kuma-source.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { sqliteKumaImports } from './store/sqlite/kuma-imports.js';
 import { readKumaDatabase } from './store/sqlite/kuma-reader.js';
-import { sqliteStatusPages } from './store/sqlite/status-pages.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
+import { SessionsService } from './core/sessions-service.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -33,6 +33,8 @@ const USAGE = `Usage: vigil <command> [options]
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
   import kuma FILE --account ID_OR_EMAIL [--dry-run] [--paused] [--with-history]
                                                      import an Uptime Kuma database (docs/kuma-import.md)
+  login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
+                                                     (default: the admin account)
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
 
@@ -132,6 +134,12 @@ async function main(argv: string[]): Promise<number> {
     const options = { account: values.account, dryRun: flags.has('dry-run'), paused: flags.has('paused'), withHistory: flags.has('with-history') };
     return importKuma(readConfig(values.config), positionals[0]!, options);
   }
+  if (command === 'login-link') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
+    return withStore(values.config, (store, config) =>
+      new SessionsService(store, systemClock, config).createLoginLink(values.account),
+    );
+  }
   const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
 }
@@ -178,7 +186,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
       checks: new ChecksService(store, config, systemClock),
       webhooks: alerts.webhooks,
       email: alerts.email,
-      statusPages: new StatusPagesService(store, sqliteStatusPages(store.db), config, systemClock),
+      statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
       imports: sqliteKumaImports(store.db),
       recorder: new Recorder({ writer }),
       config,
@@ -226,7 +234,8 @@ async function serve(configFile: string | undefined): Promise<number> {
     process.stdout.write(
       `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +
         `Admin API key (shown once, store it now): ${admin.key}\n` +
-        `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n\n`,
+        `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n` +
+        `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${app.services.sessions.createLoginLink(undefined).url}\n\n`,
     );
   }
   // Logged last: whoever waits for this line finds the admin key already printed. It is part of

@@ -28,6 +28,20 @@ export interface Reply {
   /** Serialised as JSON unless `raw` is set. Undefined with no raw means no body (e.g. 304). */
   body?: unknown;
   raw?: { contentType: string; text: string | Buffer };
+  /**
+   * A response that stays open (server-sent events): the status and headers are written, then
+   * this is called with the open connection. The body is never ended by the adapter.
+   */
+  stream?: (sink: StreamSink) => void;
+}
+
+/** The open end of a streamed response. */
+export interface StreamSink {
+  /** False once the client has gone (nothing is written then). */
+  write(text: string): boolean;
+  end(): void;
+  /** Called once when the client hangs up or end() is called. */
+  onClose(listener: () => void): void;
 }
 
 export interface HandlerContext<B, Q> {

@@ -10,6 +10,9 @@ import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
 import type { DeliveryLog } from '../core/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
+import type { SessionsService } from '../core/sessions-service.js';
+import type { CheckTrends } from '../stats/check-summaries.js';
+import type { SeriesReader } from '../stats/series.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
 import type { PublicPages } from '../status-pages/public-pages.js';
 import type { MetricsService } from '../metrics/metrics-service.js';
@@ -36,6 +39,12 @@ export interface Services {
   lastProbe(checkId: string): LastProbe | null;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Dashboard sign-in: sessions from API keys and login links. */
+  sessions: SessionsService;
+  /** 24 h uptime and sparklines of the dashboard list. */
+  trends: CheckTrends;
+  /** Chart series and incidents of the check page. */
+  series: SeriesReader;
   /** Status pages of an account (the API) and what anyone may read of them (pages, badges). */
   statusPages: StatusPagesService;
   publicPages: PublicPages;

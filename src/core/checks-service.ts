@@ -99,6 +99,11 @@ export class ChecksService {
     return { id };
   }
 
+  /** A check's current record, unfiltered: for publishers that apply each subscriber's access themselves. */
+  find(id: string): Check | null {
+    return this.store.checks.byId(id);
+  }
+
   /** A check the principal may see; 404 when it does not exist, 403 when it is not theirs. */
   /** A restricted key creates only inside its folders: it could never see a check created elsewhere. */
   requireCreateAccess(principal: Principal, folder: string | null): void {
@@ -199,6 +204,7 @@ export class ChecksService {
     });
     const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
     if (behaviourChanged) this.saved(check, true);
+    else for (const o of this.observers) o.checkEdited?.(check);
   }
 
   remove(principal: Principal, id: string): void {

@@ -6,7 +6,8 @@ import { errors } from '../domain/errors.js';
  * (scopes, restrictions, rate limits, idempotency) speaks only to this.
  */
 export interface Principal {
-  kind: 'api_key' | 'bearer';
+  /** 'session': a dashboard session opened by a login link (one opened with a key is that key's principal). */
+  kind: 'api_key' | 'bearer' | 'session';
   /** The credential's id: the per-key rate-limit bucket. */
   credentialId: string;
   account: Account;

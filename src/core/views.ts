@@ -133,6 +133,7 @@ export function historyEntry(row: HistoryRow, checkId: string) {
     region: row.region,
     timing: failed ? null : row.timing,
     error: row.error,
+    snippet: row.snippet,
     createdAt: new Date(row.at).toISOString(),
     details: row.meta,
   };

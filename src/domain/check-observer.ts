@@ -8,4 +8,6 @@ export interface CheckObserver {
    */
   checkSaved(check: Check, runNow: boolean): void;
   checkDeleted(check: Check): void;
+  /** Only fields that do not touch the schedule changed (name, folder…): views refresh it. */
+  checkEdited?(check: Check): void;
 }

@@ -1,9 +1,16 @@
 import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import type { BearerResolver, Principal } from '../core/principal.js';
+import { keyPrincipal } from '../core/key-principal.js';
+import { sessionToken } from '../core/sessions-service.js';
 import { API_KEY_PATTERN, API_KEY_PREFIX, hashSecret } from '../domain/secrets.js';
 import { Lru } from '../util/lru.js';
 import type { Store } from '../store/store.js';
+
+/** Turns a dashboard session cookie into a principal, or throws the 401 saying why not. */
+export interface SessionResolver {
+  resolve(token: string, challenge: string): Principal;
+}
 
 /**
  * Resolves X-Api-Key or Authorization: Bearer into a principal. Every request reads the key's
@@ -13,6 +20,7 @@ import type { Store } from '../store/store.js';
  */
 export class Authenticator {
   private readonly bearers: BearerResolver[] = [];
+  private sessions: { resolver: SessionResolver; publicOrigin: string } | null = null;
   /**
    * Valid keys already resolved, dropped whenever any credential changes anywhere (the store's
    * credentialsVersion covers other processes too), so the CLI's revoke still bites at once.
@@ -30,7 +38,12 @@ export class Authenticator {
     this.bearers.push(resolver);
   }
 
-  authenticate(headers: Record<string, string>, challenge = this.challenge): Principal {
+  /** Session cookies are accepted once this is set; mutations with one must come from the public origin. */
+  setSessionResolver(resolver: SessionResolver, publicUrl: string): void {
+    this.sessions = { resolver, publicOrigin: new URL(publicUrl).origin };
+  }
+
+  authenticate(headers: Record<string, string>, challenge = this.challenge, method = 'GET'): Principal {
     const apiKey = headers['x-api-key'];
     if (apiKey !== undefined) return this.fromApiKey(apiKey.trim(), challenge);
     const authorization = headers['authorization'];
@@ -39,7 +52,22 @@ export class Authenticator {
       if (!match) throw this.fail('Authorization header must be "Bearer <token>"', challenge);
       return this.fromBearer(match[1]!, challenge);
     }
+    const session = this.sessions ? sessionToken(headers['cookie']) : null;
+    if (session !== null) {
+      if (method !== 'GET' && method !== 'HEAD') this.requireSameOrigin(headers);
+      return this.sessions!.resolver.resolve(session, challenge);
+    }
     throw errors.unauthorized('Missing credentials: send X-Api-Key or Authorization: Bearer', challenge);
+  }
+
+  /**
+   * A cookie rides along on any request the browser makes, so a change it authorises must come
+   * from a page of ours: the Origin is Vigil's public origin or the host the request was sent to.
+   */
+  private requireSameOrigin(headers: Record<string, string>): void {
+    const origin = headers['origin'];
+    if (origin !== undefined && (origin === this.sessions!.publicOrigin || hostOf(origin) === headers['host'])) return;
+    throw errors.forbidden(`A change made with a session cookie must come from ${this.sessions!.publicOrigin} (Origin: ${origin ?? 'none'})`);
   }
 
   private fromApiKey(secret: string, challenge: string): Principal {
@@ -62,19 +90,9 @@ export class Authenticator {
     if (!API_KEY_PATTERN.test(secret)) throw this.fail('Invalid API key', challenge);
     const key = this.store.keys.byHash(hashSecret(secret));
     if (!key) throw this.fail('Invalid API key', challenge);
-    if (key.revokedAt !== null) throw this.fail('API key has been revoked', challenge);
-    if (key.disabled) throw this.fail('API key is disabled', challenge);
-    if (key.expiresAt !== null && key.expiresAt <= this.clock.now()) throw this.fail('API key has expired', challenge);
-    const account = this.store.accounts.byId(key.accountId);
-    if (!account) throw this.fail('Invalid API key', challenge);
-    return {
-      kind: 'api_key',
-      credentialId: key.id,
-      account,
-      scopes: key.scopes,
-      access: key.access,
-      key: { expiresAt: key.expiresAt, access: key.access },
-    };
+    const principal = keyPrincipal(this.store, key, this.clock.now());
+    if (typeof principal === 'string') throw this.fail(principal, challenge);
+    return principal;
   }
 
   private fromBearer(token: string, challenge: string): Principal {
@@ -89,5 +107,13 @@ export class Authenticator {
 
   private fail(message: string, challenge: string) {
     return errors.unauthorized(message, `${challenge}, error="invalid_token"`);
+  }
+}
+
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
   }
 }

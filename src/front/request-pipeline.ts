@@ -58,7 +58,7 @@ export class RequestPipeline {
     const prepared = this.prepared.get(match.route)!;
     let rate: RateState | null = null;
     try {
-      const principal = match.route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, match.route.challenge) : null;
+      const principal = match.route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, match.route.challenge, req.method) : null;
       if (principal && !(req.prepaid && match.route.rateLimit === 'per-key')) rate = this.limit(match.route, principal);
       const reply = await this.run(prepared, req, match.params, principal);
       if (rate) reply.headers = { ...headersOf(rate), ...reply.headers };

@@ -38,15 +38,21 @@ export function serve(host: string, port: number, handle: Handle): Promise<Runni
       headers[k] = v;
     });
     let aborted = false;
+    let closed: (() => void) | null = null;
     res.onAborted(() => {
       aborted = true;
+      closed?.();
     });
     inFlight++;
     // An oversized request is answered without reading the rest of it, so its connection closes.
     let oversized = false;
     const finish = (reply: Reply | null) => {
       inFlight--;
-      if (reply && !aborted) write(res, reply, oversized, method === 'HEAD');
+      if (reply?.stream && !aborted && method !== 'HEAD') {
+        const stream = reply.stream;
+        reply.stream = undefined;
+        openStream(res, reply, stream, (listener) => (closed = listener), () => aborted);
+      } else if (reply && !aborted) write(res, reply, oversized, method === 'HEAD');
       if (inFlight === 0 && drained) drained();
     };
     const dispatch = (body: Buffer) => {
@@ -112,6 +118,41 @@ function readBody(res: uWS.HttpResponse, expected: number, done: (body: Buffer |
       return;
     }
     if (isLast) done(body.contents());
+  });
+}
+
+/** Writes the head of a streamed reply and hands its open connection to the reply's stream. */
+function openStream(
+  res: uWS.HttpResponse,
+  reply: Reply,
+  stream: NonNullable<Reply['stream']>,
+  onAbort: (listener: () => void) => void,
+  isAborted: () => boolean,
+): void {
+  const listeners: Array<() => void> = [];
+  let done = false;
+  const close = () => {
+    if (done) return;
+    done = true;
+    for (const listener of listeners) listener();
+  };
+  onAbort(close);
+  res.cork(() => {
+    res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
+    if (reply.headers) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]!);
+  });
+  stream({
+    write: (text) => {
+      if (done || isAborted()) return false;
+      res.cork(() => res.write(text));
+      return true;
+    },
+    end: () => {
+      if (done || isAborted()) return;
+      res.cork(() => res.end());
+      close();
+    },
+    onClose: (listener) => void listeners.push(listener),
   });
 }
 

@@ -73,7 +73,14 @@ const NOTHING: Outcome = Object.freeze({ write: null, events: Object.freeze([]) 
  * builds writes by hand.
  */
 export class Recorder {
-  constructor(private readonly deps: { writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>; onEvent?: EventSink }) {}
+  constructor(
+    private readonly deps: {
+      writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>;
+      onEvent?: EventSink;
+      /** The check's status changed (alert-worthy or not, e.g. pending to up) or a ping arrived: live views refresh it. */
+      onChange?: (check: { id: string; accountId: string }) => void;
+    },
+  ) {}
 
   /** Resolves once every write recorded so far is applied (tests wait on it). */
   idle(): Promise<void> {
@@ -85,6 +92,7 @@ export class Recorder {
     const out = this.outcome(live, obs, now);
     if (out.write) this.deps.writer.submit(out.write);
     this.raise(live, out.events);
+    this.changed(live, obs, out);
     return out.recheck;
   }
 
@@ -93,6 +101,13 @@ export class Recorder {
     const out = this.outcome(live, obs, now);
     if (out.write) await this.deps.writer.commit(out.write);
     this.raise(live, out.events);
+    this.changed(live, obs, out);
+  }
+
+  private changed(live: LiveCheck, obs: Observation, out: Outcome): void {
+    if (out.write?.kind === 'observation' && (out.write.statusChange !== null || obs.kind === 'ping')) {
+      this.deps.onChange?.({ id: live.id, accountId: live.accountId });
+    }
   }
 
   private raise(live: LiveCheck, events: readonly AlertEvent[]): void {

@@ -5,7 +5,7 @@ import type { Migration } from './migrations.js';
  * import of the same Kuma installation recognises it and creates nothing new.
  */
 export const KUMA_IMPORTS_MIGRATION: Migration = {
-  version: 7,
+  version: 8,
   name: 'Uptime Kuma import memory',
   sql: `
     CREATE TABLE kuma_imports (

@@ -4,6 +4,7 @@ import { OAUTH_MIGRATION } from './migrations-oauth.js';
 import { STATUS_PAGES_MIGRATION } from './migrations-status-pages.js';
 import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
 import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
+import { SESSIONS_MIGRATION } from './migrations-sessions.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -150,4 +151,5 @@ export const MIGRATIONS: Migration[] = [
   STATUS_PAGES_MIGRATION,
   ALERTS_ROUTING_MIGRATION,
   KUMA_IMPORTS_MIGRATION,
+  SESSIONS_MIGRATION,
 ];

@@ -45,7 +45,36 @@ export interface Horizons {
   minutesFrom: number | null;
 }
 
+/** The sums of one bucket, without histograms: a point of a chart or sparkline. */
+export interface BucketSums {
+  /** The bucket's UTC start. */
+  at: number;
+  total: number;
+  success: number;
+  rtCount: number;
+  rtSum: number;
+  dnsCount: number;
+  dnsSum: number;
+  connectCount: number;
+  connectSum: number;
+  tlsCount: number;
+  tlsSum: number;
+  ttfbCount: number;
+  ttfbSum: number;
+}
+
+/** Two stretches of the same bucket summed (a stored row and what is buffered for it). */
+export function addBucket(a: BucketSums, b: BucketSums): BucketSums {
+  const out = { ...a };
+  for (const k of Object.keys(b) as Array<keyof BucketSums>) if (k !== 'at') out[k] += b[k];
+  return out;
+}
+
 export interface RollupReads {
+  /** The check's buckets of one level starting in [from, to), oldest first, what is still buffered included unless told not to. */
+  buckets(checkSeq: number, level: RollupLevel, from: number, to: number, withBuffered?: boolean): BucketSums[];
+  /** What is buffered in memory for one bucket (not yet in its row); null when nothing is. */
+  bufferedBucket(checkSeq: number, level: RollupLevel, at: number): BucketSums | null;
   openBuckets(): OpenBuckets;
   horizons(checkSeq: number): Horizons;
   /** Rows whose bucket start lies in one of the half-open intervals. */

@@ -2,6 +2,8 @@ import type { Account, ApiKey, Check, CheckRuntime, CheckSettings, DomainInfo, H
 import type { AlertStore } from './alert-store.js';
 import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
+import type { SessionStore } from './session-store.js';
+import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
 
 /**
@@ -25,6 +27,12 @@ export interface Store {
   rollups: RollupStore;
   /** Raw-history and minute-rollup pruning. */
   retention: RetentionStore;
+  /** Public status pages and the checks they list. */
+  statusPages: StatusPageRepo;
+  /** What readiness probes write to prove the store takes a commit. */
+  operations: OperationsRepo;
+  /** Dashboard sessions and one-time login links. */
+  sessions: SessionStore;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.

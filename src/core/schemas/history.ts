@@ -22,6 +22,7 @@ export const HistoryEntry = Type.Object(
     region: Nullable(Type.String()),
     timing: Nullable(Type.Object({ dns: Type.Number(), connect: Type.Number(), tls: Type.Number(), ttfb: Type.Number(), total: Type.Number() })),
     error: Nullable(Type.String()),
+    snippet: Nullable(Type.String({ description: 'The start of the response body, kept for failed probes' })),
     createdAt: IsoDate,
     details: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'Event reason, redirect location or heartbeat metadata' })),
   },

@@ -11,6 +11,8 @@ import { writeApplier } from './apply-writes.js';
 import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
 import { sqliteRollups } from './rollups.js';
+import { sqliteSessions } from './sessions.js';
+import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
@@ -52,6 +54,9 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     oauth: sqliteOAuth(db, credentialsChanged),
     rollups,
     retention: sqliteRetention(db),
+    statusPages: sqliteStatusPages(db),
+    operations: sqliteOperations(db),
+    sessions: sqliteSessions(db),
     credentialsVersion: () => `${dataVersion.get() as number}:${localChanges}`,
     transaction,
     applyWrites: (batch, failed) =>

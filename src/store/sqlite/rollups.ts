@@ -1,8 +1,8 @@
 import type { ProbeResult } from '../../domain/probe-types.js';
 import { dayKey } from '../../domain/cover.js';
-import { hourKey, minuteKey, Rollup, type RollupSample } from '../../domain/rollup.js';
+import { hourKey, minuteKey, PHASES, Rollup, type RollupSample } from '../../domain/rollup.js';
 import type { Db } from '../db.js';
-import { sumTotals, type RollupLevel, type RollupStore } from '../rollup-store.js';
+import { addBucket, sumTotals, type BucketSums, type RollupLevel, type RollupStore } from '../rollup-store.js';
 import type { Interval } from '../../domain/ranges.js';
 import { sampleOf, sqliteRollupRows, type RollupRows } from './rollup-rows.js';
 
@@ -20,6 +20,11 @@ import { sampleOf, sqliteRollupRows, type RollupRows } from './rollup-rows.js';
  */
 export function sqliteRollups(db: Db): RollupStore {
   const rows = sqliteRollupRows(db);
+  const bucketRows = {
+    minute: db.prepare(`SELECT at, ${BUCKET_COLUMNS} FROM rollup_minute WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`),
+    hour: db.prepare(`SELECT at, ${BUCKET_COLUMNS} FROM rollup_hour WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`),
+    day: db.prepare(`SELECT at, ${BUCKET_COLUMNS} FROM rollup_day WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`),
+  };
   const levels = [new OpenLevel('minute', rows), new OpenLevel('hour', rows), new OpenLevel('day', rows)];
   const byLevel: Record<RollupLevel, OpenLevel> = { minute: levels[0]!, hour: levels[1]!, day: levels[2]! };
   const flushBefore = (now: number) =>
@@ -78,8 +83,35 @@ export function sqliteRollups(db: Db): RollupStore {
       return [...out].sort((a, b) => a[0] - b[0]);
     },
     rawSamples: (seq, intervals) => rows.rawSamples(seq, intervals),
+    buckets(seq, level, from, to, withBuffered = true) {
+      const out = new Map<number, BucketSums>();
+      for (const row of bucketRows[level].iterate(seq, from, to) as Iterable<BucketSums>) out.set(row.at, row);
+      if (!withBuffered) return [...out.values()];
+      for (const [at, rollup] of byLevel[level].bufferedByStart(seq, from, to)) {
+        const sums = bucketSums(at, rollup);
+        const row = out.get(at);
+        out.set(at, row ? addBucket(row, sums) : sums);
+      }
+      return [...out.values()].sort((a, b) => a.at - b.at);
+    },
+    bufferedBucket(seq, level, at) {
+      const rollup = byLevel[level].bufferedByStart(seq, at, at + 1)[0]?.[1];
+      return rollup ? bucketSums(at, rollup) : null;
+    },
   };
 }
+
+const BUCKET_COLUMNS = `total, success, rt_count AS rtCount, rt_sum AS rtSum, ${PHASES.map((p) => `${p}_count AS ${p}Count, ${p}_sum AS ${p}Sum`).join(', ')}`;
+
+function bucketSums(at: number, r: Rollup): BucketSums {
+  const { dns, connect, tls, ttfb } = r.phases;
+  return {
+    at, total: r.total, success: r.success, rtCount: r.rtCount, rtSum: r.rtSum,
+    dnsCount: dns.count, dnsSum: dns.sum, connectCount: connect.count, connectSum: connect.sum,
+    tlsCount: tls.count, tlsSum: tls.sum, ttfbCount: ttfb.count, ttfbSum: ttfb.sum,
+  };
+}
+
 
 const KEY_OF: Record<RollupLevel, (t: number) => number> = { minute: minuteKey, hour: hourKey, day: dayKey };
 

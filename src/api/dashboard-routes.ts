@@ -1,0 +1,127 @@
+import { ErrorBody } from '../core/schemas/common.js';
+import { SeriesQuery, SeriesResponse, SessionBody, SessionResponse, SummaryResponse } from '../core/schemas/dashboard.js';
+import { errors } from '../domain/errors.js';
+import type { Principal } from '../core/principal.js';
+import { sessionToken, type OpenedSession } from '../core/sessions-service.js';
+import { defineRoute, ok, type Route } from './http-types.js';
+import { checkSummary } from './check-summary.js';
+import { jsonReply } from './check-json.js';
+import type { LiveFeed } from './live-feed.js';
+import { publicApi } from './route-presets.js';
+import type { Services } from './services.js';
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+function sessionInfo(principal: Principal, expiresAt: number | null) {
+  return {
+    account: { id: principal.account.id, email: principal.account.email },
+    scopes: principal.scopes,
+    access: principal.access,
+    via: principal.kind === 'session' ? 'login_link' : principal.kind,
+    expiresAt: iso(expiresAt),
+  };
+}
+
+/**
+ * What the dashboard calls beyond the spec's endpoints: sign-in and sign-out, the list's
+ * summaries, chart series and the live stream. Any API client may call them too.
+ */
+export function dashboardRoutes(s: Services, live: LiveFeed, authenticate: (headers: Record<string, string>) => Principal): Route[] {
+  const opened = (session: OpenedSession) =>
+    ok({ data: sessionInfo(session.principal, session.expiresAt) }, 201, { 'Set-Cookie': s.sessions.cookie(session), 'Cache-Control': 'no-store' });
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/v1/public/sessions',
+      summary: 'Sign in to the dashboard with an API key or a login-link token: sets an HttpOnly session cookie',
+      tag: 'dashboard',
+      auth: 'none',
+      allowRestricted: true,
+      rateLimit: 'none',
+      idempotency: 'none',
+      errorShape: 'standard',
+      bodyKind: 'json',
+      body: SessionBody,
+      responses: { 201: SessionResponse, 400: ErrorBody },
+      handler: ({ body }) => {
+        if ((body.apiKey === undefined) === (body.loginToken === undefined)) throw errors.badRequest('send exactly one of apiKey and loginToken');
+        return opened(body.apiKey !== undefined ? s.sessions.signInWithKey(body.apiKey) : s.sessions.signInWithLoginLink(body.loginToken!));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/public/sessions/current',
+      summary: 'Who the session (or credential) is: account, scopes and restriction',
+      tag: 'dashboard',
+      ...publicApi,
+      idempotency: 'none',
+      responses: { 200: SessionResponse, 401: ErrorBody, 429: ErrorBody },
+      handler: ({ principal }) => ok({ data: sessionInfo(principal, principal.key?.expiresAt ?? null) }, 200, { 'Cache-Control': 'no-store' }),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/v1/public/sessions/current',
+      summary: 'Sign out: ends the session of the cookie sent and clears it',
+      tag: 'dashboard',
+      ...publicApi,
+      idempotency: 'none',
+      responses: { 204: null, 401: ErrorBody, 403: ErrorBody },
+      handler: ({ req }) => {
+        const token = sessionToken(req.headers['cookie']);
+        if (token !== null) s.sessions.signOut(token);
+        return { status: 204, headers: { 'Set-Cookie': s.sessions.clearCookie() } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/public/checks/summary',
+      summary: 'Every check with its status, last response time, 24 h uptime and hourly sparkline (from rollups), in dashboard order',
+      tag: 'dashboard',
+      ...publicApi,
+      scope: 'checks:read',
+      idempotency: 'none',
+      responses: { 200: SummaryResponse, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+      handler: ({ principal, now }) => {
+        const rows = s.checks.all(principal).map((c) => JSON.stringify(checkSummary(c, s.trends, s.config, now)));
+        return jsonReply(`{"data":[${rows.join(',')}],"meta":{"total":${rows.length}}}`);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/public/checks/:id/series',
+      summary: 'Response time with its dns/connect/tls/ttfb phases and uptime per step over 1h…90d (from rollups), and the incidents in that range',
+      tag: 'dashboard',
+      ...publicApi,
+      scope: 'checks:read',
+      idempotency: 'none',
+      query: SeriesQuery,
+      responses: { 200: SeriesResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
+      handler: ({ principal, params, query, now }) => {
+        const check = s.checks.get(principal, params.id!);
+        const range = query.range ?? '1d';
+        const { from, to, series, incidents } = s.series.series(check.seq, range, now);
+        return ok({
+          data: {
+            checkId: check.id, range, from: iso(from), to: iso(to), ...series,
+            incidents: incidents.map((i) => ({ start: iso(i.start), end: iso(i.end), durationMs: i.durationMs, error: i.error })),
+          },
+        });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/public/live',
+      summary: 'Server-sent events: `check` (a check’s summary row, on each status change or edit) and `removed`, for the credential’s checks',
+      tag: 'dashboard',
+      ...publicApi,
+      scope: 'checks:read',
+      idempotency: 'none',
+      responses: { 200: null, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+      handler: ({ principal, req }) => ({
+        status: 200,
+        headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
+        stream: (sink) => live.attach(principal, sink, () => authenticate(req.headers)),
+      }),
+    }),
+  ];
+}

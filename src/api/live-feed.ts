@@ -1,0 +1,77 @@
+import type { Principal } from '../core/principal.js';
+import { accessAllows } from '../core/principal.js';
+import type { Check } from '../domain/records.js';
+import type { StatusChange } from '../core/status-feed.js';
+import type { StreamSink } from './http-types.js';
+
+/** A comment line every so often keeps proxies from closing an idle stream and re-checks the session. */
+const KEEPALIVE_MS = 25_000;
+
+interface Listener {
+  principal: Principal;
+  sink: StreamSink;
+  /** Authenticates the request again: throws once the key or session has ended. */
+  reauthenticate: () => Principal;
+}
+
+/**
+ * Server-sent events for open dashboards: each status change or edit of a check is pushed, as
+ * that check's list row, to every stream whose credential may see the check. Nothing is
+ * polled; a stream whose key was revoked gets `signed-out` and is closed.
+ */
+export class LiveFeed {
+  private readonly listeners = new Set<Listener>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly lookup: (checkId: string) => Check | null,
+    private readonly row: (check: Check) => unknown,
+  ) {
+    this.timer = setInterval(() => this.keepAlive(), KEEPALIVE_MS);
+    this.timer.unref();
+  }
+
+  attach(principal: Principal, sink: StreamSink, reauthenticate: () => Principal): void {
+    const listener: Listener = { principal, sink, reauthenticate };
+    this.listeners.add(listener);
+    sink.onClose(() => this.listeners.delete(listener));
+    sink.write(`retry: 2000\nevent: hello\ndata: {}\n\n`);
+  }
+
+  /** A StatusFeed subscriber. */
+  publish(change: StatusChange): void {
+    if (this.listeners.size === 0) return;
+    const check = change.type === 'deleted' ? null : this.lookup(change.checkId);
+    const frame = check
+      ? `event: check\ndata: ${JSON.stringify(this.row(check))}\n\n`
+      : `event: removed\ndata: ${JSON.stringify({ id: change.checkId })}\n\n`;
+    for (const l of this.listeners) {
+      if (l.principal.account.id !== change.accountId) continue;
+      if (check && !accessAllows(l.principal.access, check)) continue;
+      if (!check && l.principal.access && !l.principal.access.checkIds.includes(change.checkId) && l.principal.access.folders.length === 0) continue;
+      l.sink.write(frame);
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const l of this.listeners) l.sink.end();
+    this.listeners.clear();
+  }
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  private keepAlive(): void {
+    for (const l of this.listeners) {
+      try {
+        l.principal = l.reauthenticate();
+        l.sink.write(': keep-alive\n\n');
+      } catch {
+        l.sink.write('event: signed-out\ndata: {}\n\n');
+        l.sink.end();
+      }
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import { IsoDate, StringEnum } from './common.js';
+import { SCOPES } from '../../domain/records.js';
+
+/** Sessions, list summaries, chart series and the live feed: what the dashboard reads (issue 15). */
+
+const Nullable = <T extends ReturnType<typeof Type.Number>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const SessionBody = Type.Object(
+  {
+    apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An API key (vigil_live_…): the session gets exactly its scopes and restrictions' })),
+    loginToken: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The token of a one-time login link (`vigil login-link`)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionInfo = Type.Object({
+  account: Type.Object({ id: Type.String(), email: Type.String() }),
+  scopes: Type.Array(StringEnum(SCOPES)),
+  access: Type.Union([Type.Object({ checkIds: Type.Array(Type.String()), folders: Type.Array(Type.String()) }), Type.Null()]),
+  via: StringEnum(['api_key', 'login_link', 'bearer'] as const),
+  expiresAt: Type.Union([IsoDate, Type.Null()]),
+});
+export const SessionResponse = Type.Object({ data: SessionInfo });
+
+export const CheckSummary = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  url: Type.String(),
+  type: Type.String(),
+  folder: Type.Union([Type.String(), Type.Null()]),
+  status: StringEnum(['pending', 'up', 'down', 'paused'] as const),
+  maintenance: Type.Boolean(),
+  lastChecked: Type.Union([IsoDate, Type.Null()]),
+  lastResponseTime: Nullable(Type.Number()),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  uptime24h: Nullable(Type.Number({ description: 'Successful probes over all probes in the last 24 hours (hour rollups), percent' })),
+  sparkline: Type.Array(Nullable(Type.Number()), { description: 'Average response time (ms) of each of the last 24 hours, oldest first' }),
+});
+export const SummaryResponse = Type.Object({ data: Type.Array(CheckSummary), meta: Type.Object({ total: Type.Integer() }) });
+
+export const SeriesQuery = Type.Object({
+  range: Type.Optional(StringEnum(['1h', '6h', '1d', '7d', '30d', '90d'] as const, { default: '1d' })),
+});
+
+const Column = Type.Array(Nullable(Type.Number()));
+export const SeriesResponse = Type.Object({
+  data: Type.Object({
+    checkId: Type.String(),
+    range: Type.String(),
+    from: IsoDate,
+    to: IsoDate,
+    step: Type.Integer({ description: 'Milliseconds per point' }),
+    at: Type.Array(Type.Number(), { description: 'Epoch ms of each point’s start' }),
+    total: Type.Array(Type.Integer()),
+    uptime: Column,
+    responseTime: Column,
+    dns: Column,
+    connect: Column,
+    tls: Column,
+    ttfb: Column,
+    incidents: Type.Array(Type.Object({ start: IsoDate, end: Type.Union([IsoDate, Type.Null()]), durationMs: Type.Number(), error: Type.Union([Type.String(), Type.Null()]) })),
+  }),
+});

@@ -1,0 +1,32 @@
+/** A check's state changed (or the check was saved or deleted): what subscribers are told. */
+export interface StatusChange {
+  checkId: string;
+  accountId: string;
+  /** The event type (`down`, `up`, `maintenance_start`, …), or `saved` / `deleted` for edits. */
+  type: string;
+  at: number;
+}
+
+/**
+ * The one place status changes are published (app.ts publishes every check event and edit);
+ * the live dashboard, status-page caches and others subscribe. A failing subscriber cannot
+ * stop the others or the publisher.
+ */
+export class StatusFeed {
+  private readonly listeners = new Set<(change: StatusChange) => void>();
+
+  subscribe(listener: (change: StatusChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  publish(change: StatusChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch {
+        // A subscriber's own problem; the others still hear of the change.
+      }
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+/** Debian's Chromium (package `chromium`); CI installs it when missing. */
+export const CHROMIUM = process.env.VIGIL_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Why browser tests cannot run here, or null when they can. */
+export function browserMissing(): string | null {
+  return existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install the Debian package chromium, or set VIGIL_CHROMIUM)`;
+}
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+/**
+ * A headless Chromium with a fresh profile directory (removed by close): every run starts with
+ * no cookies, cache or service workers left from another.
+ */
+export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const profile = mkdtempSync(join(tmpdir(), 'vigil-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { html, render } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, whenSignedOut } from './api.js';
+import { AlertsPage } from './alerts.js';
+import { CheckForm } from './check-form.js';
+import { CheckPage } from './check-page.js';
+import { CheckList } from './list.js';
+import { connectLive, disconnectLive, loadChecks } from './live.js';
+import { Login, loginTokenInUrl, redeemLoginToken } from './login.js';
+import { toast } from './ui.js';
+import './style.css';
+
+function route() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/');
+  if (parts[0] === 'checks' && parts[1]) return { page: parts[2] === 'edit' ? 'edit' : 'check', id: decodeURIComponent(parts[1]) };
+  if (parts[0] === 'new') return { page: 'new' };
+  if (parts[0] === 'alerts') return { page: 'alerts' };
+  return { page: 'list' };
+}
+
+function useRoute() {
+  const [r, setR] = useState(route);
+  useEffect(() => {
+    const on = () => setR(route());
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return r;
+}
+
+const THEMES = ['auto', 'light', 'dark'];
+function applyTheme(theme) {
+  if (theme === 'auto') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  localStorage.setItem('vigil-theme', theme);
+}
+
+function Shell({ session, onSignOut, children }) {
+  const [theme, setTheme] = useState(localStorage.getItem('vigil-theme') ?? 'auto');
+  const cycle = () => {
+    const next = THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length];
+    setTheme(next);
+    applyTheme(next);
+  };
+  return html`<div class="shell">
+    <a class="skip" href="#main">Skip to content</a>
+    <header class="top">
+      <a class="brand" href="#/"><span class="logo" aria-hidden="true">◉</span> Vigil</a>
+      <nav><a href="#/">Checks</a><a href="#/alerts">Alerts</a></nav>
+      <span class="who" title=${session.scopes.join(' ')}>${session.account.email}${session.access ? ' · restricted key' : ''}</span>
+      <button type="button" class="ghost" onClick=${cycle} aria-label=${`Theme: ${theme}`}>${theme === 'dark' ? '☾' : theme === 'light' ? '☀' : '◐'}</button>
+      <button type="button" class="ghost" onClick=${onSignOut}>Sign out</button>
+    </header>
+    <main id="main" tabindex="-1">${children}</main>
+  </div>`;
+}
+
+function App() {
+  const [session, setSession] = useState(undefined);
+  const [notice, setNotice] = useState(null);
+  const r = useRoute();
+
+  const signedOut = (message) => {
+    disconnectLive();
+    setNotice(message ?? null);
+    setSession(null);
+  };
+  const signedIn = (data) => {
+    setSession(data);
+    setNotice(null);
+    loadChecks().catch((err) => toast(err.message, 'error'));
+    connectLive(() => signedOut('Your session has ended; sign in again.'));
+  };
+  useEffect(() => {
+    whenSignedOut((message) => signedOut(message));
+    const token = loginTokenInUrl();
+    const start = token ? redeemLoginToken(token) : api('GET', '/sessions/current');
+    start.then(({ data }) => signedIn(data), (err) => signedOut(token ? err.message : null));
+  }, []);
+  useEffect(() => {
+    // "/" jumps to the search box, "n" to a new check, "g" back to the list.
+    const onKey = (e) => {
+      if (e.target.closest?.('input, textarea, select') || e.metaKey || e.ctrlKey || e.altKey) return;
+      if (e.key === '/' && document.getElementById('search')) {
+        e.preventDefault();
+        document.getElementById('search').focus();
+      } else if (e.key === 'n') location.hash = '#/new';
+      else if (e.key === 'g') location.hash = '#/';
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  if (session === undefined) return html`<p class="muted center">Loading…</p>`;
+  if (session === null) return html`<${Login} onSignedIn=${signedIn} notice=${notice} />`;
+  const signOut = () => api('DELETE', '/sessions/current').finally(() => signedOut(null));
+  const page =
+    r.page === 'check' ? html`<${CheckPage} key=${r.id} id=${r.id} scopes=${session.scopes} />`
+    : r.page === 'edit' ? html`<${CheckForm} key=${r.id} id=${r.id} />`
+    : r.page === 'new' ? html`<${CheckForm} />`
+    : r.page === 'alerts' ? html`<${AlertsPage} scopes=${session.scopes} restricted=${session.access !== null} />`
+    : html`<${CheckList} />`;
+  return html`<${Shell} session=${session} onSignOut=${signOut}>${page}<//>`;
+}
+
+applyTheme(localStorage.getItem('vigil-theme') ?? 'auto');
+render(html`<${App} />`, document.getElementById('app'));
