@@ -5,7 +5,7 @@ import type { Migration } from './migrations.js';
  * their check (order is kept per target and check) and when their retries stop.
  */
 export const ALERTS_ROUTING_MIGRATION: Migration = {
-  version: 6,
+  version: 7,
   name: 'alert routing, reminders, delivery order and retry window',
   sql: `
     ALTER TABLE email_settings ADD COLUMN check_ids TEXT NOT NULL DEFAULT '[]';

@@ -2,9 +2,9 @@ import { ROLLUPS_MIGRATION } from './migrations-rollups.js';
 import { ALERTS_MIGRATION } from './migrations-alerts.js';
 import { OAUTH_MIGRATION } from './migrations-oauth.js';
 import { STATUS_PAGES_MIGRATION } from './migrations-status-pages.js';
+import { SESSIONS_MIGRATION } from './migrations-sessions.js';
 import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
 import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
-import { SESSIONS_MIGRATION } from './migrations-sessions.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -149,7 +149,7 @@ export const MIGRATIONS: Migration[] = [
   ALERTS_MIGRATION,
   OAUTH_MIGRATION,
   STATUS_PAGES_MIGRATION,
+  SESSIONS_MIGRATION,
   ALERTS_ROUTING_MIGRATION,
   KUMA_IMPORTS_MIGRATION,
-  SESSIONS_MIGRATION,
 ];
