@@ -10,7 +10,7 @@ const ROOTS = '^src/(app|cli)\\.ts$';
 const SHARED = '^src/(config|log|version)\\.ts$|^src/util/';
 const TOP = ['front', 'mcp', 'prober'];
 const API = ['api'];
-const SERVICES = ['core', 'oauth', 'status-pages', 'metrics', 'nodes'];
+const SERVICES = ['core', 'oauth', 'status-pages', 'metrics', 'nodes', 'import'];
 const WORKERS = ['engine', 'monitor', 'stats', 'alerts'];
 const STORE = ['store'];
 

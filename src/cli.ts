@@ -7,6 +7,18 @@ import { ApiError } from './domain/errors.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
+import { AlertsModule } from './alerts/alerts-module.js';
+import { Mailer } from './alerts/delivery/mailer.js';
+import type { Principal } from './core/principal.js';
+import { SCOPES } from './domain/records.js';
+import { KumaImporter } from './import/kuma-import.js';
+import { Recorder } from './monitor/recorder.js';
+import { createLogger } from './log.js';
+import { NotKumaDatabase } from './store/kuma-source.js';
+import { BatchWriter } from './store/batch-writer.js';
+import { sqliteKumaImports } from './store/sqlite/kuma-imports.js';
+import { readKumaDatabase } from './store/sqlite/kuma-reader.js';
+import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { SessionsService } from './core/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
@@ -21,6 +33,8 @@ const USAGE = `Usage: vigil <command> [options]
   account list                                       list accounts with their numbers of checks and keys
   key list [--account ID_OR_EMAIL]                   list API keys (never their secrets), of one account or all
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
+  import kuma FILE --account ID_OR_EMAIL [--dry-run] [--paused] [--with-history]
+                                                     import an Uptime Kuma database (docs/kuma-import.md)
   login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
                                                      (default: the admin account)
   node create --region REGION [--name NAME]          register a prober node (its token is printed once)
@@ -36,12 +50,18 @@ class UsageError extends Error {}
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
 
 /** Every option here takes a string value; `--config` is accepted by all commands. */
-function parse(argv: string[], names: string[], maxPositionals = 0): { values: Record<string, string | undefined>; positionals: string[] } {
-  const options = Object.fromEntries(['config', ...names].map((n) => [n, { type: 'string' as const }]));
+function parse(argv: string[], names: string[], maxPositionals = 0, flags: string[] = []): { values: Record<string, string | undefined>; positionals: string[]; flags: Set<string> } {
+  const options = Object.fromEntries([
+    ...['config', ...names].map((n) => [n, { type: 'string' as const }]),
+    ...flags.map((n) => [n, { type: 'boolean' as const }]),
+  ]);
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument: ${positionals[maxPositionals]}`);
-    return { values: values as Record<string, string | undefined>, positionals };
+    const all = values as Record<string, string | boolean | undefined>;
+    const set = new Set(flags.filter((f) => all[f] === true));
+    for (const f of flags) delete all[f];
+    return { values: all as Record<string, string | undefined>, positionals, flags: set };
   } catch (err) {
     if (err instanceof UsageError) throw err;
     // parseArgs calls a missing value "ambiguous" when the next word is an option, "missing" at the end.
@@ -113,6 +133,13 @@ async function main(argv: string[]): Promise<number> {
       return { id, status: sub === 'revoke' ? 'revoked' : sub === 'disable' ? 'disabled' : 'enabled' };
     });
   }
+  if (command === 'import' && sub === 'kuma') {
+    const { values, positionals, flags } = parse(rest, ['account'], 1, ['dry-run', 'paused', 'with-history']);
+    if (positionals.length !== 1) throw new UsageError('import kuma needs exactly one FILE (the Kuma kuma.db)');
+    if (!values.account) throw new UsageError('import kuma needs --account ID_OR_EMAIL');
+    const options = { account: values.account, dryRun: flags.has('dry-run'), paused: flags.has('paused'), withHistory: flags.has('with-history') };
+    return importKuma(readConfig(values.config), positionals[0]!, options);
+  }
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
@@ -176,6 +203,44 @@ function withStore(configFile: string | undefined, run: (store: SqliteStore, con
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
+    store.close();
+  }
+}
+
+/** `vigil import kuma`: the services wired over the store as the server wires them, without starting anything. */
+async function importKuma(input: ConfigInput, file: string, options: { account: string; dryRun: boolean; paused: boolean; withHistory: boolean }): Promise<number> {
+  let kuma;
+  try {
+    kuma = readKumaDatabase(file, { heartbeats: options.withHistory });
+  } catch (err) {
+    if (err instanceof NotKumaDatabase) throw new UsageError(err.message);
+    throw err;
+  }
+  const store = openSqliteStore(input.dataDir);
+  const config = resolveConfig(input);
+  const log = createLogger('silent');
+  const writer = new BatchWriter(store, log);
+  const alerts = new AlertsModule({ store, writer, mailer: new Mailer(input), clock: systemClock, config, log });
+  try {
+    const account = new AccountsService(store, config, systemClock).findAccount(options.account);
+    const principal: Principal = { kind: 'api_key', credentialId: 'cli', account, scopes: SCOPES, access: null, key: null };
+    const importer = new KumaImporter({
+      store,
+      checks: new ChecksService(store, config, systemClock),
+      webhooks: alerts.webhooks,
+      email: alerts.email,
+      statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
+      imports: sqliteKumaImports(store.db),
+      recorder: new Recorder({ writer }),
+      config,
+      clock: systemClock,
+    });
+    const report = await importer.run(principal, kuma, options);
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return 0;
+  } finally {
+    await alerts.stop();
+    writer.close();
     store.close();
   }
 }

@@ -54,12 +54,26 @@ export class WebhookService {
   }
 
   async create(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null): Promise<Webhook> {
+    await this.checkAddress(input.url);
+    return this.createChecked(account, input, access);
+  }
+
+  /** With `probes.blockPrivateAddresses`, a URL whose host is or resolves to a private address is a 400. */
+  async checkAddress(rawUrl: string): Promise<void> {
+    const url = parseWebhookUrl(rawUrl, this.deps.config.alerts.allowHttpWebhooks);
+    if (this.deps.config.probes.blockPrivateAddresses) await assertPublicHost(url);
+  }
+
+  /**
+   * `create` once `checkAddress` has passed: synchronous, so it can join a caller's transaction
+   * (the Kuma import creates everything in one).
+   */
+  createChecked(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null): Webhook {
     const { repo, config, clock } = this.deps;
     const url = parseWebhookUrl(input.url, config.alerts.allowHttpWebhooks);
     const options = this.deps.options.resolve(account.id, access, input, null);
     const name = displayName(input.name);
     const events = input.events === undefined ? [...DEFAULT_EVENTS] : normalizeEvents(input.events);
-    if (config.probes.blockPrivateAddresses) await assertPublicHost(url);
     const urlKey = webhookUrlKey(url);
     const hook: Webhook = {
       id: newId('whk'),

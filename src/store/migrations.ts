@@ -5,6 +5,7 @@ import { STATUS_PAGES_MIGRATION } from './migrations-status-pages.js';
 import { SESSIONS_MIGRATION } from './migrations-sessions.js';
 import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
 import { NODES_MIGRATION } from './migrations-nodes.js';
+import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -152,4 +153,5 @@ export const MIGRATIONS: Migration[] = [
   SESSIONS_MIGRATION,
   ALERTS_ROUTING_MIGRATION,
   NODES_MIGRATION,
+  KUMA_IMPORTS_MIGRATION,
 ];
