@@ -8,9 +8,9 @@
 const folder = (names) => `^src/(${names.join('|')})/`;
 const ROOTS = '^src/(app|cli)\\.ts$';
 const SHARED = '^src/(config|log|version)\\.ts$|^src/util/';
-const TOP = ['front', 'mcp'];
+const TOP = ['front', 'mcp', 'prober'];
 const API = ['api'];
-const SERVICES = ['core', 'oauth', 'status-pages', 'metrics'];
+const SERVICES = ['core', 'oauth', 'status-pages', 'metrics', 'nodes', 'import'];
 const WORKERS = ['engine', 'monitor', 'stats', 'alerts'];
 const STORE = ['store'];
 

@@ -13,9 +13,9 @@ import { RANGE_MS, type RangeName } from '../src/domain/ranges.js';
 import { minuteKey } from '../src/domain/rollup.js';
 import { StatsService } from '../src/core/stats-service.js';
 import type { Db } from '../src/store/db.js';
-import type { RollupStore } from '../src/store/rollup-store.js';
+import { BatchWriter } from '../src/store/batch-writer.js';
+import { createLogger } from '../src/log.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
-import { sqliteRollups } from '../src/store/sqlite/rollups.js';
 import { fmt, runIfMain, table, tempDir } from './lib/harness.js';
 import { prng } from '../test/helpers/prng.js';
 
@@ -25,8 +25,9 @@ import { prng } from '../test/helpers/prng.js';
  * the same answer computed exactly from raw rows in the same run, with p99 latency; storage
  * bytes per result (raw row plus its share of rollups, from SQLite's dbstat).
  *
- * Results go through the real write path (history insert and rollup aggregator in one
- * transaction per batch, open buckets flushed each simulated minute). The big check's first
+ * Results go through the real write path (the batched writer's group commits of the store's
+ * history insert, state-change append and the rollup aggregator; open buckets flushed each
+ * simulated minute). The big check's first
  * 88 days are written alone, so most of its raw rows are contiguous on disk: that favours the
  * raw-scan baseline, never the rollups. The other checks report every 5 minutes over the last
  * 2 days, interleaved in time with the big one.
@@ -79,45 +80,40 @@ function probe(rand: () => number, at: number, ok: boolean): ProbeResult {
   };
 }
 
-/** The engine's write: history row, state change on a transition, aggregator; batched like the writer. */
+/**
+ * The engine's write, through the real batched writer: one typed observation record per result
+ * (history row, state change on a transition, rollup sample), applied by the store in group
+ * commits as the recorder's are; open buckets are flushed each simulated minute, as the app does.
+ */
 class Writer {
-  private readonly insert;
-  private readonly appendChange;
-  private queue: Array<() => void> = [];
+  private readonly writer: BatchWriter;
   private flushedMinute = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    private readonly db: Db,
-    private readonly rollups: RollupStore,
-  ) {
-    this.insert = db.prepare(
-      `INSERT INTO history (check_seq, at, kind, status, status_code, response_time, dns, connect, tls, ttfb, total, error, region)
-       VALUES (?, ?, 'probe', ?, ?, ?, ?, ?, ?, ?, ?, ?, 'vps-eu-1')`,
-    );
-    this.appendChange = db.prepare('INSERT INTO state_changes (check_seq, at, status) VALUES (?, ?, ?)');
+  constructor(private readonly store: SqliteStore) {
+    this.writer = new BatchWriter(store, createLogger('silent'));
   }
 
-  write(seq: number, r: ProbeResult, stateChange: 'up' | 'down' | null): void {
+  write(checkId: string, seq: number, r: ProbeResult, stateChange: 'up' | 'down' | null): void {
     if (minuteKey(r.startedAt) > this.flushedMinute) {
-      this.flush();
-      this.rollups.flushOpen(r.startedAt);
+      this.writer.flush();
+      this.store.rollups.flushOpen(r.startedAt);
       this.flushedMinute = minuteKey(r.startedAt);
     }
-    this.queue.push(() => {
-      const t = r.timing;
-      this.insert.run(seq, r.startedAt, r.ok ? 'up' : 'down', r.statusCode, r.responseTime, t?.dns ?? null, t?.connect ?? null, t?.tls ?? null, t?.ttfb ?? null, t?.total ?? null, r.error);
-      if (stateChange) this.appendChange.run(seq, r.startedAt, stateChange);
-      this.rollups.add(seq, r);
+    this.writer.submit({
+      kind: 'observation', checkId, checkSeq: seq, at: r.startedAt,
+      result: {
+        checkSeq: seq, at: r.startedAt, kind: 'probe', status: r.ok ? 'up' : 'down', statusCode: r.statusCode,
+        responseTime: r.responseTime, timing: r.timing, error: r.error, region: 'vps-eu-1', snippet: r.snippet, meta: null,
+      },
+      event: null,
+      sample: { ok: r.ok, responseTime: r.responseTime, timing: r.timing },
+      sampleAt: r.startedAt,
+      runtime: null, statusChange: stateChange, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null,
     });
-    if (this.queue.length >= 5000) this.flush();
   }
 
   flush(): void {
-    const batch = this.queue;
-    this.queue = [];
-    this.db.transaction(() => {
-      for (const w of batch) w();
-    })();
+    this.writer.flush();
   }
 }
 
@@ -139,8 +135,8 @@ function build(dir: string): World {
   const account = new AccountsService(store, config, clock).createAccount('bench@example.com', 'pro');
   const principal: Principal = { kind: 'api_key', credentialId: 'bench', account, scopes: ['checks:read', 'checks:write'], access: null, key: null };
   const checks = new ChecksService(store, config, clock);
-  const rollups = sqliteRollups(store.db);
-  const writer = new Writer(store.db, rollups);
+  const rollups = store.rollups;
+  const writer = new Writer(store);
   const rand = prng(4);
 
   const bigId = checks.create(principal, { url: 'https://big.example.com/', checkFrequency: 0.5 }).id;
@@ -152,7 +148,7 @@ function build(dir: string): World {
     if (down ? rand() < 0.05 : rand() < 1 / 5760) down = !down;
     const ok = !down && rand() >= 0.01;
     const state = down ? 'down' : 'up';
-    writer.write(bigSeq, probe(rand, bigAt(i), ok), state === status ? null : state);
+    writer.write(bigId, bigSeq, probe(rand, bigAt(i), ok), state === status ? null : state);
     status = state;
   };
   const bigAt = (i: number) => TO - (BIG_RESULTS - i) * 30_000 + 7_000;
@@ -166,15 +162,15 @@ function build(dir: string): World {
   const storage = measureStorage(store.db, i);
 
   // The last 2 days with every check, in time order, open buckets flushed each minute.
-  const others: number[] = [];
+  const others: Array<[string, number]> = [];
   for (let c = 0; c < OTHER_CHECKS; c++) {
     const { id } = checks.create(principal, { url: `https://other-${c}.example.com/`, checkFrequency: 5 });
-    others.push(store.checks.byId(id)!.seq);
+    others.push([id, store.checks.byId(id)!.seq]);
   }
   let nextOthers = othersFrom;
   for (; i < BIG_RESULTS; i++) {
     for (; nextOthers <= bigAt(i); nextOthers += OTHER_INTERVAL) {
-      for (const seq of others) writer.write(seq, probe(rand, nextOthers + (seq % 30) * 1000, rand() >= 0.01), null);
+      for (const [id, seq] of others) writer.write(id, seq, probe(rand, nextOthers + (seq % 30) * 1000, rand() >= 0.01), null);
     }
     writeBig(i);
   }
@@ -404,7 +400,7 @@ export function statsMarkdown(r: StatsBenchReport): string {
       ],
     ),
     '',
-    `Setup (writing every result through history and the rollup aggregator): ${fmt(r.setupSeconds, 1)} s.`,
+    `Setup (every result through the batched writer: history row, state changes, rollup aggregator): ${fmt(r.setupSeconds, 1)} s.`,
   ].join('\n');
 }
 

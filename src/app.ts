@@ -37,6 +37,7 @@ import type { RollupStore } from './store/rollup-store.js';
 import { Mailer } from './alerts/delivery/mailer.js';
 import { oauthRoutes } from './api/oauth-routes.js';
 import { mcpRoutes } from './mcp/mcp-routes.js';
+import { regionsRoutes } from './api/regions-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
 import { hasRawSocketCapability } from './engine/probes/icmp-capability.js';
@@ -57,6 +58,9 @@ import { RenderCache } from './api/render-cache.js';
 import { ProcessMetrics } from './metrics/process-metrics.js';
 import { MetricsService } from './metrics/metrics-service.js';
 import { Readiness } from './metrics/readiness.js';
+import { attachNodeSocket } from './front/node-socket.js';
+import { NodeHub } from './nodes/hub.js';
+import { NodeRegistry } from './nodes/node-registry.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -84,6 +88,8 @@ export class VigilApp {
   config!: Config;
   services!: Services;
   engine!: Engine;
+  /** Regional prober nodes: assignment, failover, peer re-checks, their results. */
+  nodes: NodeHub | null = null;
   /** Email and webhook settings, the delivery queue and sender. */
   alerts!: AlertsModule;
   /** Every observation of a check becomes state, one write and events here. */
@@ -138,6 +144,7 @@ export class VigilApp {
   async start(): Promise<{ url: string; port: number }> {
     this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req), {
       trustProxy: this.input.server.trustProxy,
+      configure: (app) => attachNodeSocket(app, () => (this.pipeline ? this.nodes : null)),
     });
     this.config = resolveConfig(this.input, this.server.port);
     this.recorder = new Recorder({
@@ -145,10 +152,14 @@ export class VigilApp {
       onEvent: (check, event) => this.onEvent(check, event),
       onChange: (check) => this.publishChange(check, 'status'),
     });
+    const dispatcher = (this.dispatcher = this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads }));
+    let hub: NodeHub | null = null;
     this.engine = new Engine({
       store: this.store,
       recorder: this.recorder,
-      dispatcher: (this.dispatcher = this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads })),
+      dispatcher,
+      placement: { probesHere: (region) => hub?.probesHere(region) ?? true },
+      peer: { recheck: (task, region) => hub?.recheck(task, region) ?? Promise.resolve(null) },
       clock: this.clock,
       config: this.config,
       log: this.log,
@@ -169,6 +180,12 @@ export class VigilApp {
     });
     this.services = this.buildServices(heartbeats);
     this.services.checks.observe(this.engine);
+    hub = new NodeHub({
+      store: this.store, writer: this.writer, registry: new NodeRegistry(this.store.nodes, this.config.region, this.clock), engine: this.engine,
+      dispatcher, config: this.config, clock: this.clock, log: this.log,
+    });
+    this.nodes = hub;
+    this.services.checks.observe(hub);
     this.services.checks.observe(heartbeats);
     this.services.checks.observe(this.domains);
     this.services.checks.observe({
@@ -186,6 +203,7 @@ export class VigilApp {
         for (const id of page.checkIds) this.purgeRenders(id);
       }
     });
+    hub.start();
     this.engine.start();
     heartbeats.start();
     this.alerts.start();
@@ -217,6 +235,7 @@ export class VigilApp {
     this.live?.close();
     await this.server?.close();
     this.server = null;
+    this.nodes?.stop();
     // The engine first: probes still in flight finish and their events reach a running alert
     // pipeline, which then drains into its queue before the writers and the store close.
     await this.engine?.stop();
@@ -280,6 +299,7 @@ export class VigilApp {
         queue: this.alerts.repos.deliveries, webhooks: this.alerts.repos.webhooks, store, sender: this.alerts.sender, clock, log: this.log,
       }),
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
+      regions: () => this.nodes?.regions() ?? [],
       sessions: new SessionsService(store, clock, config),
       trends: new CheckTrends(this.rollups),
       series: new SeriesReader(this.rollups, store.stateChanges, store.history),
@@ -311,6 +331,7 @@ export class VigilApp {
       ...heartbeatRoutes(this.services),
       ...accountRoutes(this.services),
       ...alertsRoutes(this.services),
+      ...regionsRoutes(this.services),
       ...oauthRoutes(this.services),
       ...statusPageRoutes(this.services),
       ...publicStatusRoutes(this.services, { pages: this.pageCache, badges: this.badgeCache }),

@@ -10,7 +10,21 @@ import { ClaimService } from './oauth/claim-service.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
 import { StartupError } from './util/startup-error.js';
+import { AlertsModule } from './alerts/alerts-module.js';
+import { Mailer } from './alerts/delivery/mailer.js';
+import type { Principal } from './core/principal.js';
+import { SCOPES } from './domain/records.js';
+import { KumaImporter } from './import/kuma-import.js';
+import { Recorder } from './monitor/recorder.js';
+import { createLogger } from './log.js';
+import { NotKumaDatabase } from './store/kuma-source.js';
+import { BatchWriter } from './store/batch-writer.js';
+import { sqliteKumaImports } from './store/sqlite/kuma-imports.js';
+import { readKumaDatabase } from './store/sqlite/kuma-reader.js';
+import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { SessionsService } from './core/sessions-service.js';
+import { NodeRegistry } from './nodes/node-registry.js';
+import { runProber } from './prober/run.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -24,8 +38,14 @@ const USAGE = `Usage: vigil <command> [options]
   key revoke KEY_ID | key disable KEY_ID | key enable KEY_ID
   backup FILE                                        consistent copy of the database, also while serve runs
   restore FILE                                       replace the database with a backup (serve must be stopped)
+  import kuma FILE --account ID_OR_EMAIL [--dry-run] [--paused] [--with-history]
+                                                     import an Uptime Kuma database (docs/kuma-import.md)
   login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
                                                      (default: the admin account)
+  node create --region REGION [--name NAME]          register a prober node (its token is printed once)
+  node list                                          nodes with connection, load, outbox and clock offset
+  node revoke NODE_ID                                disconnect a node at once and for good
+  prober --server URL --token TOKEN                  run a regional prober node (or VIGIL_SERVER, VIGIL_NODE_TOKEN)
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
 
@@ -35,12 +55,18 @@ class UsageError extends Error {}
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
 
 /** Every option here takes a string value; `--config` is accepted by all commands. */
-function parse(argv: string[], names: string[], maxPositionals = 0): { values: Record<string, string | undefined>; positionals: string[] } {
-  const options = Object.fromEntries(['config', ...names].map((n) => [n, { type: 'string' as const }]));
+function parse(argv: string[], names: string[], maxPositionals = 0, flags: string[] = []): { values: Record<string, string | undefined>; positionals: string[]; flags: Set<string> } {
+  const options = Object.fromEntries([
+    ...['config', ...names].map((n) => [n, { type: 'string' as const }]),
+    ...flags.map((n) => [n, { type: 'boolean' as const }]),
+  ]);
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument: ${positionals[maxPositionals]}`);
-    return { values: values as Record<string, string | undefined>, positionals };
+    const all = values as Record<string, string | boolean | undefined>;
+    const set = new Set(flags.filter((f) => all[f] === true));
+    for (const f of flags) delete all[f];
+    return { values: all as Record<string, string | undefined>, positionals, flags: set };
   } catch (err) {
     if (err instanceof UsageError) throw err;
     // parseArgs calls a missing value "ambiguous" when the next word is an option, "missing" at the end.
@@ -120,14 +146,58 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
   }
+  if (command === 'import' && sub === 'kuma') {
+    const { values, positionals, flags } = parse(rest, ['account'], 1, ['dry-run', 'paused', 'with-history']);
+    if (positionals.length !== 1) throw new UsageError('import kuma needs exactly one FILE (the Kuma kuma.db)');
+    if (!values.account) throw new UsageError('import kuma needs --account ID_OR_EMAIL');
+    const options = { account: values.account, dryRun: flags.has('dry-run'), paused: flags.has('paused'), withHistory: flags.has('with-history') };
+    return importKuma(readConfig(values.config), positionals[0]!, options);
+  }
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
       new SessionsService(store, systemClock, config).createLoginLink(values.account),
     );
   }
+  if (command === 'node') return nodeCommand(sub, rest);
+  if (command === 'prober') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['server', 'token']);
+    const server = values.server ?? process.env.VIGIL_SERVER;
+    const token = values.token ?? process.env.VIGIL_NODE_TOKEN;
+    if (!server) throw new UsageError('prober needs --server URL (or VIGIL_SERVER)');
+    if (!token) throw new UsageError('prober needs --token TOKEN (or VIGIL_NODE_TOKEN)');
+    try {
+      new URL(server);
+    } catch {
+      throw new UsageError(`--server must be a URL such as https://vigil.example.com (got ${server})`);
+    }
+    return runProber({ server, token, config: readConfig(values.config) });
+  }
   const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
+}
+
+function nodeCommand(sub: string | undefined, rest: string[]): number {
+  if (sub === 'create') {
+    const { values } = parse(rest, ['region', 'name']);
+    const region = values.region;
+    if (!region) throw new UsageError('node create needs --region REGION');
+    return withNodes(values.config, (nodes) => nodes.create({ region, name: values.name }));
+  }
+  if (sub === 'list') {
+    const { values } = parse(rest, []);
+    return withNodes(values.config, (nodes) => nodes.list());
+  }
+  if (sub === 'revoke') {
+    const { values, positionals } = parse(rest, [], 1);
+    if (positionals.length !== 1) throw new UsageError('node revoke needs exactly one NODE_ID');
+    return withNodes(values.config, (nodes) => nodes.revoke(positionals[0]!));
+  }
+  throw new UsageError(`unknown command: node${sub ? ` ${sub}` : ''} (see vigil help)`);
+}
+
+function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): number {
+  return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock)));
 }
 
 function readConfig(file: string | undefined): ConfigInput {
@@ -146,6 +216,44 @@ function withStore(configFile: string | undefined, run: (store: SqliteStore, con
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
+    store.close();
+  }
+}
+
+/** `vigil import kuma`: the services wired over the store as the server wires them, without starting anything. */
+async function importKuma(input: ConfigInput, file: string, options: { account: string; dryRun: boolean; paused: boolean; withHistory: boolean }): Promise<number> {
+  let kuma;
+  try {
+    kuma = readKumaDatabase(file, { heartbeats: options.withHistory });
+  } catch (err) {
+    if (err instanceof NotKumaDatabase) throw new UsageError(err.message);
+    throw err;
+  }
+  const store = openSqliteStore(input.dataDir);
+  const config = resolveConfig(input);
+  const log = createLogger('silent');
+  const writer = new BatchWriter(store, log);
+  const alerts = new AlertsModule({ store, writer, mailer: new Mailer(input), clock: systemClock, config, log });
+  try {
+    const account = new AccountsService(store, config, systemClock).findAccount(options.account);
+    const principal: Principal = { kind: 'api_key', credentialId: 'cli', account, scopes: SCOPES, access: null, key: null };
+    const importer = new KumaImporter({
+      store,
+      checks: new ChecksService(store, config, systemClock),
+      webhooks: alerts.webhooks,
+      email: alerts.email,
+      statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
+      imports: sqliteKumaImports(store.db),
+      recorder: new Recorder({ writer }),
+      config,
+      clock: systemClock,
+    });
+    const report = await importer.run(principal, kuma, options);
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return 0;
+  } finally {
+    await alerts.stop();
+    writer.close();
     store.close();
   }
 }

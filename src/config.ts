@@ -31,6 +31,12 @@ const ConfigSchema = Type.Object({
   /** `threads`: probe worker threads; 0 = one less than the cores, at most 2 (a core stays free for the API). */
   probes: Type.Object({ blockPrivateAddresses: Type.Boolean(), threads: Type.Number() }),
   /**
+   * Regional prober nodes: a region without a connected node for `failoverMs` is probed by the
+   * central; a node's outbox keeps at most `outboxMax` unacknowledged results; the central
+   * measures each node's clock every `pingMs`; a node redials at most `reconnectMaxMs` apart.
+   */
+  nodes: Type.Object({ failoverMs: Type.Number(), outboxMax: Type.Number(), pingMs: Type.Number(), reconnectMaxMs: Type.Number() }),
+  /**
    * Delivery queue: first retry delay (each next about twice as long), how long retries go on,
    * per-request timeout, parallelism; whether webhooks may use plain http (private networks).
    */

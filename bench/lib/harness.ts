@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import type { WrkResult } from './wrk.js';
 
 export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
@@ -69,43 +69,38 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-export interface LoadResult {
-  requestsPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
-  total: number;
-  /** Server CPU use during the run, percent of one core (when a pid was given). */
+/** A wrk run with the server's CPU over it. */
+export interface LoadResult extends WrkResult {
+  /** Server CPU use during the run, percent of one core, whole process (when a pid was given). */
   serverCpuPct?: number;
 }
 
-/** One autocannon run (HTTP/1.1 keep-alive, no pipelining). */
-export async function load(
-  url: string,
-  opts: { connections: number; seconds: number; headers?: Record<string, string>; method?: string; body?: string; serverPid?: number },
-): Promise<LoadResult> {
-  const cpuBefore = opts.serverPid ? cpuSeconds(opts.serverPid) : 0;
-  const r = await autocannon({
-    url,
-    connections: opts.connections,
-    duration: opts.seconds,
-    headers: opts.headers,
-    method: (opts.method ?? 'GET') as 'GET',
-    body: opts.body,
-  });
-  return {
-    requestsPerSec: r.requests.average,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors + r.timeouts,
-    total: r.requests.total,
-    serverCpuPct: opts.serverPid ? ((cpuSeconds(opts.serverPid) - cpuBefore) / opts.seconds) * 100 : undefined,
-  };
+/** A seeded shuffle, so every run sends the same varied sequence. */
+export function shuffled<T>(items: T[], seed = 1): T[] {
+  const out = items.slice();
+  let x = seed >>> 0 || 1;
+  for (let i = out.length - 1; i > 0; i--) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    const j = (x >>> 0) % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Server-side columns every HTTP table shares: rate, latency, share of baseline, CPU, failures. */
+export function loadRow(name: string, r: LoadResult, baseline: LoadResult, target: string): Array<string | number> {
+  return [
+    name, fmt(r.requestsPerSec), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1),
+    r === baseline ? '100%' : `${fmt((r.requestsPerSec / baseline.requestsPerSec) * 100, 1)}%`, target,
+    `${fmt(r.serverCpuPct ?? 0)}%`, fmt(r.non2xx), fmt(r.errors),
+  ];
+}
+
+export const LOAD_COLUMNS = ['run', 'req/s', 'p50 ms', 'p99 ms', 'of baseline', 'target', 'server CPU', 'non-2xx', 'socket errors'];
 
 export function table(header: string[], rows: Array<Array<string | number>>): string {
   const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;

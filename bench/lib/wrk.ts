@@ -1,5 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { spawnUntil } from './harness.js';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpuSeconds, spawnUntil, type LoadResult } from './harness.js';
 
 /**
  * Server benchmarks on a 2-core machine: the server pinned to core 0, wrk to core 1, so the
@@ -14,6 +17,8 @@ export interface WrkResult {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** Responses received. */
+  total: number;
 }
 
 /** Spawns `node args` pinned to the server core; resolves once its output matches `ready`. */
@@ -36,7 +41,8 @@ export function parseWrk(out: string): WrkResult {
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const errs = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  return { requestsPerSec: Number(rps[1]), p50Ms: percentile('50'), p99Ms: percentile('99'), non2xx, errors };
+  const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  return { requestsPerSec: Number(rps[1]), p50Ms: percentile('50'), p99Ms: percentile('99'), non2xx, errors, total };
 }
 
 function wrkArgs(opts: { connections: number; seconds: number; headers?: Record<string, string> }): string[] {
@@ -66,4 +72,39 @@ export function wrkInBackground(url: string, opts: { connections: number; second
       }
     });
   });
+}
+
+export interface WrkOptions {
+  connections: number;
+  seconds: number;
+  /** Request paths, cycled in order (shuffle them for variety); written to a file for the script. */
+  paths: string[];
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  /** The server's pid: its whole-process CPU over the run is reported. */
+  serverPid?: number;
+  /** Where the path file goes. */
+  dir: string;
+}
+
+const REQUESTS_SCRIPT = fileURLToPath(new URL('../../../bench/fixtures/requests.lua', import.meta.url));
+
+/**
+ * One wrk run (HTTP/1.1 keep-alive, one thread) pinned to the load generator's core, cycling
+ * through `paths`. wrk is C: unlike a Node load generator it does not saturate before the server.
+ */
+export async function wrkRequests(url: string, opts: WrkOptions): Promise<LoadResult> {
+  const file = join(opts.dir, `wrk-paths-${process.pid}-${Date.now()}.txt`);
+  writeFileSync(file, `${opts.paths.join('\n')}\n`);
+  const headerArgs = Object.entries(opts.headers ?? {}).map(([k, v]) => `${k}: ${v}`);
+  const args = ['-c', LOAD_CORE, 'wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', '-s', REQUESTS_SCRIPT, url,
+    '--', file, opts.method ?? 'GET', opts.body ?? '', ...headerArgs];
+  const cpuBefore = opts.serverPid ? cpuSeconds(opts.serverPid) : 0;
+  const started = Date.now();
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile('taskset', args, { encoding: 'utf8' }, (err, stdout, stderr) => (err ? reject(new Error(`wrk failed: ${stderr || err.message}`)) : resolve(stdout))),
+  );
+  const wall = (Date.now() - started) / 1000;
+  return { ...parseWrk(out), serverCpuPct: opts.serverPid ? ((cpuSeconds(opts.serverPid) - cpuBefore) / wall) * 100 : undefined };
 }

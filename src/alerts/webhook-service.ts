@@ -56,13 +56,31 @@ export class WebhookService {
   }
 
   async create(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null): Promise<Webhook> {
+    await this.checkAddress(input.url, account.id);
+    return this.createChecked(account, input, access);
+  }
+
+  /**
+   * With `probes.blockPrivateAddresses`, or for an account created by agent signup (unless
+   * `signup.allowPrivateTargets`), a URL whose host is or resolves to a private address is a 400.
+   */
+  async checkAddress(rawUrl: string, accountId?: string): Promise<void> {
+    const url = parseWebhookUrl(rawUrl, this.deps.config.alerts.allowHttpWebhooks);
+    const bySignup = () => accountId !== undefined && this.deps.accounts.createdBySignup(accountId);
+    const refusal = privateTargetRefusal(this.deps.config, bySignup);
+    if (refusal !== null) await assertPublicHost(url, refusal);
+  }
+
+  /**
+   * `create` once `checkAddress` has passed: synchronous, so it can join a caller's transaction
+   * (the Kuma import creates everything in one).
+   */
+  createChecked(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null): Webhook {
     const { repo, config, clock } = this.deps;
     const url = parseWebhookUrl(input.url, config.alerts.allowHttpWebhooks);
     const options = this.deps.options.resolve(account.id, access, input, null);
     const name = displayName(input.name);
     const events = input.events === undefined ? [...DEFAULT_EVENTS] : normalizeEvents(input.events);
-    const refusal = privateTargetRefusal(config, () => this.deps.accounts.createdBySignup(account.id));
-    if (refusal !== null) await assertPublicHost(url, refusal);
     const urlKey = webhookUrlKey(url);
     const hook: Webhook = {
       id: newId('whk'),

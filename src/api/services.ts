@@ -17,6 +17,7 @@ import type { StatusPagesService } from '../status-pages/status-pages-service.js
 import type { PublicPages } from '../status-pages/public-pages.js';
 import type { MetricsService } from '../metrics/metrics-service.js';
 import type { Readiness } from '../metrics/readiness.js';
+import type { RegionView } from '../nodes/hub.js';
 import type { LastProbe } from '../monitor/live-check.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */
@@ -39,6 +40,8 @@ export interface Services {
   lastProbe(checkId: string): LastProbe | null;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Regions a check can be pinned to, with their prober nodes. */
+  regions(): RegionView[];
   /** Dashboard sign-in: sessions from API keys and login links. */
   sessions: SessionsService;
   /** 24 h uptime and sparklines of the dashboard list. */

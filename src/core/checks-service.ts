@@ -39,6 +39,17 @@ export class ChecksService {
     this.observers.push(observer);
   }
 
+  /** Regions a check may be pinned to: the central's and every region with a registered node. */
+  availableRegions(): string[] {
+    const others = this.store.nodes.regions().map((r) => r.region).filter((r) => r !== this.config.region);
+    return [this.config.region, ...others];
+  }
+
+  private checkRegion(region: string): void {
+    const available = this.availableRegions();
+    if (!available.includes(region)) throw errors.badRequest(`checkRegionOverride must be one of: ${available.join(', ')}`);
+  }
+
   private saved(check: Check, runNow: boolean): void {
     for (const o of this.observers) o.checkSaved(check, runNow);
   }
@@ -51,6 +62,7 @@ export class ChecksService {
     const settings = applyInput(base, { ...input, type });
     if (type === 'heartbeat') settings.url = '';
     const urlKey = validateSettings(settings, account, this.config, new Set([...Object.keys(input), 'type']));
+    if (input.checkRegionOverride) this.checkRegion(input.checkRegionOverride);
     this.requireCreateAccess(principal, settings.folder);
     const id = newId('chk');
     const token = type === 'heartbeat' ? newHeartbeatToken() : null;
@@ -195,6 +207,7 @@ export class ChecksService {
       // A check created without a name is named by its URL (spec 2.3), and stays so when the URL moves.
       if (input.name === undefined && input.url !== undefined && current.name === current.url) settings.name = settings.url;
       const urlKey = validateSettings(settings, principal.account, this.config, changed);
+      if (changed.has('checkRegionOverride') && settings.regionOverride !== null) this.checkRegion(settings.regionOverride);
       if (principal.access && !accessAllows(principal.access, { id, folder: settings.folder })) {
         throw errors.forbidden('This key cannot move a check outside the checks and folders it may access');
       }

@@ -231,11 +231,25 @@ export class Histogram {
     }
     if (idx[lo] === index) this.counts[lo] = (this.counts[lo] as number) + times;
     else {
-      idx.splice(lo, 0, index);
-      this.counts.splice(lo, 0, times);
+      this.indexes = insertAt(idx, lo, index);
+      this.counts = insertAt(this.counts, lo, times);
     }
     this.total += times;
   }
+}
+
+/**
+ * A copy of `a` with `value` at `at`, allocated to its exact length. Open rollups keep five
+ * histograms per check per level, mostly of a few buckets; an array grown by push or splice
+ * carries about 16 spare slots, which was most of an open rollup's memory (heap profile,
+ * docs/performance.md). A new bucket is rare once a bucket's values have been seen.
+ */
+function insertAt(a: readonly number[], at: number, value: number): number[] {
+  const out = new Array<number>(a.length + 1);
+  for (let i = 0; i < at; i++) out[i] = a[i] as number;
+  out[at] = value;
+  for (let i = at; i < a.length; i++) out[i + 1] = a[i] as number;
+  return out;
 }
 
 function decodeInto(bytes: Uint8Array, onBucket: (index: number, count: number) => void): void {

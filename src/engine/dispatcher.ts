@@ -51,6 +51,9 @@ interface QueuedProbe {
  */
 export class PiscinaDispatcher implements ProbeDispatcher {
   private readonly pool: Piscina;
+  /** Worker threads, and probes each keeps in flight (benchmarks give their baseline the same). */
+  readonly threads: number;
+  readonly concurrency: number;
   private readonly capacity: number;
   private readonly guardMs: number;
   private readonly waiting: Array<QueuedProbe | undefined> = [];
@@ -66,6 +69,8 @@ export class PiscinaDispatcher implements ProbeDispatcher {
   constructor(opts: PoolOptions = {}) {
     const threads = opts.threads || Math.max(1, Math.min(2, availableParallelism() - 1));
     const perWorker = opts.concurrentTasksPerWorker ?? 512;
+    this.threads = threads;
+    this.concurrency = perWorker;
     this.capacity = threads * perWorker;
     this.guardMs = opts.guardMs ?? GUARD_MS;
     this.pool = new Piscina({

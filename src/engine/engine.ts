@@ -7,12 +7,14 @@ import { liveCheck, type LastProbe, type LiveCheck } from '../monitor/live-check
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import type { Recorder } from '../monitor/recorder.js';
 import type { Store } from '../store/store.js';
+import type { NodeCursorWrite } from '../store/writes.js';
 import { intern, intervalMs, isProbeType, probeTask } from './check-task.js';
 import { CheckWheel } from './check-wheel.js';
 import type { ProbeDispatcher } from './dispatcher.js';
 import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 import { followingDue, nextDue } from './timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
+import { CapacityMonitor, type CapacityReport } from './capacity.js';
 import { Histogram } from '../domain/histogram.js';
 import { privateTargetRefusal } from '../domain/private-target.js';
 import { Lru } from '../util/lru.js';
@@ -22,7 +24,23 @@ interface Scheduled extends LiveCheck {
   intervalMs: number;
   task: ProbeTask;
   inFlight: boolean;
+  /** The check's primary region: its override, else the central's. */
+  region: string;
+  /** Start of the newest result applied to the state: an older one never moves it backwards. */
+  lastResultAt: number;
 }
+
+/**
+ * Where a check's probes run (regional prober nodes). A check whose primary region is served
+ * by a connected node is probed there and its results arrive through `recordRemote`; the
+ * engine keeps it on its wheel so it can take over the moment the region goes dark.
+ */
+export interface Placement {
+  probesHere(region: string): boolean;
+}
+
+/** Called as a node's result is recorded: the node's outbox cursor to write with it. */
+export type CursorFor = () => NodeCursorWrite;
 
 export interface EngineDeps {
   store: Pick<Store, 'checks' | 'accounts'>;
@@ -33,6 +51,8 @@ export interface EngineDeps {
   log: Logger;
   /** A second region that re-checks failures before they count (none on a single node). */
   peer?: PeerRechecker;
+  /** Which regions' checks run here (all of them without prober nodes). */
+  placement?: Placement;
   /** Tests drive the wheel themselves; production ticks on real time. */
   autoStart?: boolean;
 }
@@ -64,11 +84,14 @@ export class Engine implements CheckObserver {
   };
   private readonly region: string;
   private readonly peer: PeerRechecker;
+  private readonly load: CapacityMonitor;
   private idleWaiters: Array<() => void> = [];
+  private recheckAt: ((checkId: string) => void) | null = null;
 
   constructor(private readonly deps: EngineDeps) {
     this.wheel = new CheckWheel(deps.clock, 100);
     this.wheel.handle('probe', (checkId, dueAt) => this.fire(checkId, dueAt));
+    this.load = new CapacityMonitor(deps.log, () => deps.dispatcher.queued, deps.clock.now());
     this.region = deps.config.region;
     this.peer = deps.peer ?? new NoPeer();
   }
@@ -93,6 +116,11 @@ export class Engine implements CheckObserver {
 
   get size(): number {
     return this.scheduled.size;
+  }
+
+  /** How late probes start, how many wait, due against completed rates: is probing past capacity? */
+  get capacity(): CapacityReport {
+    return this.load.report();
   }
 
   /** Probes whose results are not recorded yet (shutdown waits for them, bounded). */
@@ -120,18 +148,6 @@ export class Engine implements CheckObserver {
   async idle(): Promise<void> {
     if (this.probing > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     await this.deps.recorder.idle();
-  }
-
-  /**
-   * A result probed elsewhere (a prober node in `region`) for a scheduled check, recorded like
-   * one of ours; false when the check is not scheduled here.
-   */
-  recordResult(checkId: string, result: ProbeResult, region: string | null, peer: PeerVerdict | null = null): boolean {
-    const entry = this.scheduled.get(checkId);
-    if (!entry || this.closing) return false;
-    const now = this.deps.clock.now();
-    if (this.deps.recorder.record(entry, { kind: 'probe', result, region, peer }, now) === 'immediate') this.wheel.schedule('probe', checkId, now);
-    return true;
   }
 
   /** The latest result of a scheduled check, from memory (the record's `lastProbe`). */
@@ -174,7 +190,11 @@ export class Engine implements CheckObserver {
       responseTimeLimit: check.responseTimeLimit,
     };
     const live = liveCheck(check, policy, intern(check.accountId), this.scheduled.get(check.id), now);
-    const entry: Scheduled = Object.assign(live, { intervalMs: intervalMs(check), task: probeTask(check, this.deps.config, this.blocksPrivateTargets(check.accountId)), inFlight: false });
+    const previous = this.scheduled.get(check.id);
+    const entry: Scheduled = Object.assign(live, {
+      intervalMs: intervalMs(check), task: probeTask(check, this.deps.config, this.blocksPrivateTargets(check.accountId)), inFlight: false,
+      region: check.regionOverride ?? this.region, lastResultAt: previous?.lastResultAt ?? 0,
+    });
     entry.countersWrittenAt = now;
     this.scheduled.set(check.id, entry);
     this.wheel.schedule('probe', check.id, runNow ? now : nextDue(check.id, entry.intervalMs, now));
@@ -185,8 +205,11 @@ export class Engine implements CheckObserver {
     if (!entry) return;
     const now = this.deps.clock.now();
     this.wheel.schedule('probe', checkId, followingDue(entry.id, entry.intervalMs, dueAt, now));
+    // Probed by a node of its region: kept on the wheel for the moment the region goes dark.
+    if (this.deps.placement && !this.deps.placement.probesHere(entry.region)) return;
     this.metrics.fired++;
     this.metrics.lag.record(Math.max(0, now - dueAt));
+    this.load.due(now, entry.inFlight);
     if (entry.inFlight) {
       this.metrics.skippedInFlight++; // the previous probe is still running: skip, never pile up
       return;
@@ -194,7 +217,7 @@ export class Engine implements CheckObserver {
     entry.inFlight = true;
     this.probing++;
     this.deps.dispatcher.run(entry.task).then(
-      async (result) => this.record(entry, result, result.ok ? null : await this.peer.recheck(entry.task)),
+      async (result) => this.record(entry, result, this.region, result.ok ? null : await this.peer.recheck(entry.task, this.region), dueAt),
       (err: unknown) => this.deps.log.error({ err, checkId: entry.id }, 'probe dispatch failed'),
     ).finally(() => {
       entry.inFlight = false;
@@ -206,12 +229,46 @@ export class Engine implements CheckObserver {
     });
   }
 
-  private record(entry: Scheduled, result: ProbeResult, peer: PeerVerdict | null): void {
-    // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
+  /**
+   * A result a prober node of `region` sent. A fresh failure is re-checked by a peer first (a
+   * replayed one is not: the target's state then says nothing about its state now). A result
+   * older than the newest one applied goes into history and rollups only. `cursor` is asked
+   * once, as the result is recorded or dropped, and its write joins the result's. Recorded at
+   * once (null), or a promise when a peer must answer first: most results make no promise.
+   */
+  recordRemote(checkId: string, result: ProbeResult, region: string, fresh: boolean, cursor: CursorFor): Promise<void> | null {
+    const entry = this.scheduled.get(checkId);
+    if (!entry || this.closing) {
+      this.deps.recorder.write(cursor());
+      return null;
+    }
+    if (result.ok || !fresh || result.startedAt < entry.lastResultAt) {
+      this.record(entry, result, region, null, null, cursor);
+      return null;
+    }
+    return this.peer.recheck(entry.task, region).then((peer) => this.record(entry, result, region, peer, null, cursor));
+  }
+
+  /** An immediate recheck of a check probed on a node goes to that node. */
+  onRemoteRecheck(handler: (checkId: string) => void): void {
+    this.recheckAt = handler;
+  }
+
+  /** `dueAt` is the wheel's due time of a probe run here (null for a node's result). */
+  private record(entry: Scheduled, result: ProbeResult, region: string, peer: PeerVerdict | null, dueAt: number | null, cursor?: CursorFor): void {
     this.metrics.completed++;
-    if (this.closing || this.scheduled.get(entry.id) !== entry) return;
+    if (dueAt !== null) this.load.completed(dueAt, result.startedAt, this.deps.clock.now());
+    // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
+    if (this.closing || this.scheduled.get(entry.id) !== entry) {
+      if (cursor) this.deps.recorder.write(cursor());
+      return;
+    }
     const now = this.deps.clock.now();
-    const recheck = this.deps.recorder.record(entry, { kind: 'probe', result, region: this.region, peer }, now);
-    if (recheck === 'immediate') this.wheel.schedule('probe', entry.id, now);
+    const late = result.startedAt < entry.lastResultAt;
+    if (!late) entry.lastResultAt = result.startedAt;
+    const recheck = this.deps.recorder.record(entry, { kind: 'probe', result, region, peer, late, nodeCursor: cursor?.() ?? null }, now);
+    if (recheck !== 'immediate') return;
+    if (region === this.region) this.wheel.schedule('probe', entry.id, now);
+    else this.recheckAt?.(entry.id);
   }
 }

@@ -26,8 +26,15 @@ export interface RunningServer {
  * bytes. Headers are read synchronously (uWS invalidates the request object after the first
  * await), bodies are read with a 1 MiB cap, onAborted is attached once, writes are corked.
  */
-export function serve(host: string, port: number, handle: Handle, opts: { trustProxy?: boolean } = {}): Promise<RunningServer> {
+export function serve(
+  host: string,
+  port: number,
+  handle: Handle,
+  opts: { trustProxy?: boolean; configure?: (app: uWS.TemplatedApp) => void } = {},
+): Promise<RunningServer> {
   const app = uWS.App();
+  // Routes of their own (the node protocol's WebSocket) before the catch-all below.
+  opts.configure?.(app);
   let inFlight = 0;
   let drained: (() => void) | null = null;
 

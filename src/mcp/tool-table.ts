@@ -48,6 +48,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
   { name: 'get_status_overview', method: 'GET', path: `${CHECKS}/status`, title: 'Status of every check', note: 'Rate-limited like the REST endpoint (a few calls per minute).' },
   { name: 'get_account', method: 'GET', path: '/v1/public/account', title: 'Account, limits and usage' },
+  { name: 'list_regions', method: 'GET', path: '/v1/public/regions', title: 'Regions a check can be pinned to', note: 'Use an id as checkRegionOverride; online says whether probes run there now.' },
   { name: 'get_email_alerts', method: 'GET', path: '/v1/public/alerts/email', title: 'Email alert settings' },
   { name: 'update_email_alerts', method: 'PATCH', path: '/v1/public/alerts/email', title: 'Change email alert settings', idempotent: true },
   { name: 'test_email_alerts', method: 'POST', path: '/v1/public/alerts/email/test', title: 'Send a test alert email', openWorld: true },

@@ -12,12 +12,13 @@ export interface PeerVerdict {
  * none answered in time; the spec says an unreachable peer does not count.
  */
 export interface PeerRechecker {
-  recheck(task: ProbeTask): Promise<PeerVerdict | null>;
+  /** `primaryRegion` ran the failing probe; the peer must be another region. */
+  recheck(task: ProbeTask, primaryRegion: string): Promise<PeerVerdict | null>;
 }
 
 /** One node, no peers: every failure stands on the primary's word. */
 export class NoPeer implements PeerRechecker {
-  recheck(_task: ProbeTask): Promise<PeerVerdict | null> {
+  recheck(_task: ProbeTask, _primaryRegion: string): Promise<PeerVerdict | null> {
     return Promise.resolve(null);
   }
 }

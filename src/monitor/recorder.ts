@@ -1,9 +1,9 @@
 import type { AlertEvent, MonitorStatus, Regions } from '../domain/events.js';
-import type { DomainInfo } from '../domain/probe-types.js';
+import type { DomainInfo, ProbeResult } from '../domain/probe-types.js';
 import type { DomainMemory } from '../store/alert-store.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { HistoryResultInput, RuntimeWrite } from '../store/store.js';
-import type { ObservationWrite } from '../store/writes.js';
+import type { NodeCursorWrite, ObservationWrite } from '../store/writes.js';
 import { domainStep, type DomainEventType } from './domain-expiry.js';
 import type { LiveCheck } from './live-check.js';
 import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
@@ -13,7 +13,12 @@ import { transition, type MonitorInput, type MonitorState, type ProbeInput, type
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
 
 /** A probe's result, run here or by a prober node (its region), with the peer's re-check of a failure. */
-export type ProbeObservation = ProbeInput;
+export interface ProbeObservation extends ProbeInput {
+  /** Older than a result already applied (a prober node's replay): history, counters and rollups only. */
+  late?: boolean;
+  /** A prober node's result: its outbox cursor is written in the same transaction (exactly once). */
+  nodeCursor?: NodeCursorWrite | null;
+}
 
 /** A heartbeat ping: `start` is a job starting (neither success nor failure). */
 export interface PingObservation {
@@ -110,6 +115,11 @@ export class Recorder {
     }
   }
 
+  /** A write that is no observation but must keep its place in line (a prober node's cursor). */
+  write(record: NodeCursorWrite): void {
+    this.deps.writer.submit(record);
+  }
+
   private raise(live: LiveCheck, events: readonly AlertEvent[]): void {
     const sink = this.deps.onEvent;
     if (!sink || events.length === 0) return;
@@ -120,6 +130,7 @@ export class Recorder {
   private outcome(live: LiveCheck, obs: Observation, now: number): Outcome {
     switch (obs.kind) {
       case 'probe':
+        if (obs.late) return this.lateProbe(live, obs, now);
         // A probe observation is the state machine's probe input as it is.
         return this.stateful(live, obs, obs, now);
       case 'ping':
@@ -153,11 +164,7 @@ export class Recorder {
       statusCode = r.statusCode;
       sslChanged = r.ssl !== null && (r.ssl.fingerprint !== live.ssl?.fingerprint || r.ssl.valid !== live.ssl?.valid);
       if (r.ssl) live.ssl = r.ssl;
-      result = {
-        checkSeq: live.seq, at: r.startedAt, kind: 'probe' as const, status: r.ok ? 'up' as const : 'down' as const,
-        statusCode: r.statusCode, responseTime: r.responseTime, timing: r.timing, error: r.error, region: obs.region,
-        snippet: r.snippet, meta: r.location ? { location: r.location } : null,
-      };
+      result = probeRow(live.seq, r, obs.region);
     } else if (obs.kind === 'ping') {
       ok = obs.signal === 'ping';
       result = {
@@ -187,8 +194,23 @@ export class Recorder {
       endMaintenance: lapsed,
       domain: null,
       domainMemory: null,
+      peerResult: obs.kind === 'probe' && obs.peer ? probeRow(live.seq, obs.peer.result, obs.peer.region) : null,
+      nodeCursor: obs.kind === 'probe' ? obs.nodeCursor ?? null : null,
     };
     return { write, events: t.events, recheck: t.recheck };
+  }
+
+  /** A result older than one already applied: it goes into history and rollups at its own time and moves no state. */
+  private lateProbe(live: LiveCheck, obs: ProbeObservation, now: number): Outcome {
+    live.probesTotal++;
+    if (obs.result.ok) live.probesUp++;
+    const write: ObservationWrite = {
+      kind: 'observation', checkId: live.id, checkSeq: live.seq, at: now,
+      result: probeRow(live.seq, obs.result, obs.region), event: null, sample: obs.result, sampleAt: obs.result.startedAt,
+      runtime: null, statusChange: null, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null,
+      peerResult: null, nodeCursor: obs.nodeCursor ?? null,
+    };
+    return { write, events: NOTHING.events, recheck: 'none' };
   }
 
   /** A job's start ping, or a ping to a paused check: history (and for results, counters and rollups) only. */
@@ -338,4 +360,12 @@ function domainEvent(type: DomainEventType, before: MonitorState, status: Monito
     ? before.regions
     : { primary: region, peer: null, regionsTotal: 1, regionsDown: 0, confirmedDown: false };
   return { type, at: now, previousStatus: before.status, status, error, statusCode: null, responseTime: null, regions, ssl: null, domain: info };
+}
+
+/** A probe result as history keeps it. */
+function probeRow(checkSeq: number, r: ProbeResult, region: string | null): HistoryResultInput {
+  return {
+    checkSeq, at: r.startedAt, kind: 'probe', status: r.ok ? 'up' : 'down', statusCode: r.statusCode, responseTime: r.responseTime,
+    timing: r.timing, error: r.error, region, snippet: r.snippet, meta: r.location ? { location: r.location } : null,
+  };
 }

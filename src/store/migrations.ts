@@ -4,6 +4,8 @@ import { OAUTH_MIGRATION } from './migrations-oauth.js';
 import { STATUS_PAGES_MIGRATION } from './migrations-status-pages.js';
 import { SESSIONS_MIGRATION } from './migrations-sessions.js';
 import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
+import { NODES_MIGRATION } from './migrations-nodes.js';
+import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -150,4 +152,6 @@ export const MIGRATIONS: Migration[] = [
   STATUS_PAGES_MIGRATION,
   SESSIONS_MIGRATION,
   ALERTS_ROUTING_MIGRATION,
+  NODES_MIGRATION,
+  KUMA_IMPORTS_MIGRATION,
 ];

@@ -1,3 +1,4 @@
+import type { NodeRepo } from './node-repo.js';
 import type { Account, ApiKey, Check, CheckRuntime, CheckSettings, DomainInfo, HistoryRow, KeyAccess } from '../domain/records.js';
 import type { AlertStore } from './alert-store.js';
 import type { OAuthRepo } from './oauth-repo.js';
@@ -19,6 +20,8 @@ export interface Store {
   history: HistoryRepo;
   stateChanges: StateChangeRepo;
   idempotency: IdempotencyRepo;
+  /** Regional prober nodes (their registry and what the server last knew of them). */
+  nodes: NodeRepo;
   /** Alert settings, webhooks, the delivery queue and the domain monitor's memory. */
   alerts: AlertStore;
   /** Agent signups, OAuth grants and tokens. */

@@ -2,13 +2,14 @@ import type { RollupSample } from '../domain/rollup.js';
 import type { DomainInfo } from '../domain/probe-types.js';
 import type { DomainMemory, NewAlert } from './alert-store.js';
 import type { HistoryEventInput, HistoryResultInput, LoggedStatus, RuntimeWrite } from './store.js';
+import type { NodeCursor, NodeLiveFigures } from './node-repo.js';
 
 /**
  * What monitoring writes, as typed records the batched writer hands to the store in groups
  * (Store.applyWrites): data, not closures, so any store (SQLite now, PostgreSQL next) can
  * apply a batch in one transaction of its own.
  */
-export type WriteRecord = ObservationWrite | DomainInfoWrite | AlertsWrite;
+export type WriteRecord = ObservationWrite | DomainInfoWrite | AlertsWrite | NodeCursorWrite | NodeLiveWrite;
 
 /**
  * One observation of a check (probe result, ping, missed deadline, domain lookup) as the
@@ -38,6 +39,23 @@ export interface ObservationWrite {
   /** A domain lookup: what it found (only successful lookups write it), and the expiry memory. */
   domain: DomainInfo | null;
   domainMemory: DomainMemory | null;
+  /** A second region's re-check of a failing probe, kept in history beside the primary's result. */
+  peerResult?: HistoryResultInput | null;
+  /** A prober node's result: its outbox cursor moves in the same transaction (exactly once). */
+  nodeCursor?: NodeCursorWrite | null;
+}
+
+/** The newest result recorded from a prober node's outbox (with nothing else to write). */
+export interface NodeCursorWrite {
+  kind: 'node-cursor';
+  nodeId: string;
+  cursor: NodeCursor;
+}
+
+/** What the server knows of its prober nodes, for `vigil node list` (another process). */
+export interface NodeLiveWrite {
+  kind: 'node-live';
+  nodes: Array<{ id: string; live: NodeLiveFigures }>;
 }
 
 /** The check's `domain` field, set or cleared outside a lookup (its URL moved to another domain). */

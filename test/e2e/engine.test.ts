@@ -1,41 +1,62 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/domain/clock.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { newAccount, newKey } from './util.js';
 
-
-describe('engine: scheduling, state and the status endpoint', () => {
+/**
+ * One server, one check (probed every 3 s, down after two failures) and a target whose health
+ * the test switches: every test starts from its own, so any one runs alone.
+ */
+async function engineWorld(t: TestContext) {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
-  let healthy = true;
-  const dispatcher = new ScriptedDispatcher(() => (healthy ? { ok: true } : { ok: false }), () => clock.now());
-  let srv: TestServer;
-  let id: string;
-
-  before(async () => {
-    srv = await startServer(
-      { plans: { pro: { minCheckIntervalMinutes: 0.05 } }, rateLimits: { statusPerKeyPerMinute: 1000, statusPerAccountPerMinute: 1000 } },
-      clock,
-      { dispatcher, autoTick: false },
-    );
-    const res = await srv.request('POST', '/v1/public/checks', {
-      body: { url: 'http://127.0.0.1:1/', checkFrequency: 0.05, downConfirmationAttempts: 2 },
-    });
-    assert.equal(res.status, 201);
-    id = res.body.data.id;
+  const target = { healthy: true };
+  const dispatcher = new ScriptedDispatcher(() => (target.healthy ? { ok: true } : { ok: false }), () => clock.now());
+  const srv = await startServer(
+    { plans: { pro: { minCheckIntervalMinutes: 0.05 } }, rateLimits: { statusPerKeyPerMinute: 1000, statusPerAccountPerMinute: 1000 } },
+    clock,
+    { dispatcher, autoTick: false },
+  );
+  t.after(() => srv.stop());
+  const res = await srv.request('POST', '/v1/public/checks', {
+    body: { url: 'http://127.0.0.1:1/', checkFrequency: 0.05, downConfirmationAttempts: 2 },
   });
-  after(() => srv.stop());
-
+  assert.equal(res.status, 201);
+  const id = res.body.data.id as string;
   const tick = async () => {
     srv.app.engine.tick();
     await srv.app.engine.idle();
   };
-  const get = async () => (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
-  const statusOf = async (etag?: string) =>
-    srv.request('GET', '/v1/public/checks/status', { headers: etag ? { 'if-none-match': etag } : {} });
+  return {
+    clock,
+    target,
+    dispatcher,
+    srv,
+    id,
+    tick,
+    /** The next probe, one interval on. */
+    next: async () => {
+      clock.advance(3000);
+      await tick();
+    },
+    get: async () => (await srv.request('GET', `/v1/public/checks/${id}`)).body.data,
+    statusOf: async (etag?: string) => srv.request('GET', '/v1/public/checks/status', { headers: etag ? { 'if-none-match': etag } : {} }),
+  };
+}
 
-  test('a new check is probed at once, then at its interval', async () => {
+/** From a new check: probed up, then two failures (the second an immediate recheck) take it down. */
+async function upThenDown(w: Awaited<ReturnType<typeof engineWorld>>): Promise<void> {
+  await w.tick();
+  w.target.healthy = false;
+  await w.next();
+  await w.tick();
+  assert.equal((await w.get()).status, 'down');
+}
+
+describe('engine: scheduling, state and the status endpoint', () => {
+  test('a new check is probed at once, then at its interval', async (t) => {
+    const { dispatcher, clock, srv, tick, get } = await engineWorld(t);
     await tick();
     assert.equal(dispatcher.calls.length, 1);
     assert.equal(dispatcher.calls[0]!.url, 'http://127.0.0.1:1/');
@@ -53,11 +74,13 @@ describe('engine: scheduling, state and the status endpoint', () => {
     assert.ok(Date.parse(live.lastChecked) < clock.now(), 'the record is not written for a result that changes nothing; lastProbe is live');
   });
 
-  test('failures below the threshold are re-probed at once, then the check goes down', async () => {
-    const etag = (await statusOf()).headers.get('etag')!;
-    healthy = false;
-    clock.advance(3000);
+  test('failures below the threshold are re-probed at once, then the check goes down', async (t) => {
+    const { target, clock, tick, next, get, statusOf } = await engineWorld(t);
     await tick();
+    assert.equal((await get()).status, 'up');
+    const etag = (await statusOf()).headers.get('etag')!;
+    target.healthy = false;
+    await next();
     let check = await get();
     assert.equal(check.status, 'up', 'one failure of two needed');
     assert.equal(check.consecutiveFailures, 1);
@@ -78,24 +101,32 @@ describe('engine: scheduling, state and the status endpoint', () => {
     assert.deepEqual(status.body.data[0].regions, { primary: 'vps-eu-1', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false });
   });
 
-  test('the ETag holds while nothing changes and a match is 304 with no body', async () => {
-    const first = await statusOf();
+  test('the ETag holds while nothing changes and a match is 304 with no body', async (t) => {
+    const w = await engineWorld(t);
+    await upThenDown(w);
+    const first = await w.statusOf();
     const etag = first.headers.get('etag')!;
-    clock.advance(3000);
-    await tick(); // still failing: nothing listed changes
-    const again = await statusOf(etag);
+    await w.next(); // still failing: nothing listed changes
+    const again = await w.statusOf(etag);
     assert.equal(again.status, 304);
     assert.equal(again.text, '');
     assert.equal(again.headers.get('etag'), etag);
-    assert.equal((await statusOf(`"other", W/${etag}`)).status, 304, 'lists and weak tags match');
+    assert.equal((await w.statusOf(`"other", W/${etag}`)).status, 304, 'lists and weak tags match');
   });
 
-  test('recovery goes up and history agrees with the status endpoint', async () => {
-    healthy = true;
-    clock.advance(3000);
-    await tick();
-    assert.equal((await get()).status, 'up');
-    assert.equal((await statusOf()).body.data[0].status, 'online');
+  test('recovery goes up and history agrees with the status endpoint', async (t) => {
+    const w = await engineWorld(t);
+    const { srv, id } = w;
+    await w.tick(); // up
+    await w.next(); // up
+    w.target.healthy = false;
+    await w.next(); // down, one of two
+    await w.tick(); // down: the immediate recheck
+    await w.next(); // down
+    w.target.healthy = true;
+    await w.next(); // up
+    assert.equal((await w.get()).status, 'up');
+    assert.equal((await w.statusOf()).body.data[0].status, 'online');
     const history = await srv.request('GET', `/v1/public/checks/${id}/history?limit=100`);
     const statuses = history.body.data.map((e: { status: string }) => e.status);
     assert.deepEqual(statuses, ['up', 'down', 'down', 'down', 'up', 'up'], 'newest first, one row per probe');
@@ -107,7 +138,9 @@ describe('engine: scheduling, state and the status endpoint', () => {
     assert.equal(filtered.body.meta.total, 3, 'q is a case-insensitive substring of the error');
   });
 
-  test('pause stops probing, resume probes at once; a behaviour PATCH runs at once, a rename does not', async () => {
+  test('pause stops probing, resume probes at once; a behaviour PATCH runs at once, a rename does not', async (t) => {
+    const { srv, id, dispatcher, clock, tick, statusOf } = await engineWorld(t);
+    await tick();
     await srv.request('POST', `/v1/public/checks/${id}/toggle`, { body: { disabled: true, reason: 'deploy' } });
     assert.equal(srv.app.engine.wheel.has('probe', id), false);
     const calls = dispatcher.calls.length;
@@ -127,7 +160,9 @@ describe('engine: scheduling, state and the status endpoint', () => {
     assert.deepEqual(dispatcher.calls.at(-1)!.headers, { 'x-probe': '1' });
   });
 
-  test('a maintenance window that runs out ends with a maintenance_end event at its until', async () => {
+  test('a maintenance window that runs out ends with a maintenance_end event at its until', async (t) => {
+    const { srv, id, clock, tick, get } = await engineWorld(t);
+    await tick();
     const until = clock.now() + 10_000;
     const on = await srv.request('POST', `/v1/public/checks/${id}/maintenance`, { body: { enabled: true, until: new Date(until).toISOString() } });
     assert.equal(on.status, 200);
@@ -150,11 +185,13 @@ describe('engine: scheduling, state and the status endpoint', () => {
     assert.equal(after.length, 1, 'switching off a window that already ended records nothing more');
   });
 
-  test('maintenance freezes status and delete unschedules', async () => {
-    await srv.request('POST', `/v1/public/checks/${id}/maintenance`, { body: { enabled: true } });
-    healthy = false;
-    clock.advance(3000);
+  test('maintenance freezes status and delete unschedules', async (t) => {
+    const { srv, id, target, tick, next, get, statusOf } = await engineWorld(t);
     await tick();
+    assert.equal((await get()).status, 'up');
+    await srv.request('POST', `/v1/public/checks/${id}/maintenance`, { body: { enabled: true } });
+    target.healthy = false;
+    await next();
     await tick();
     const check = await get();
     assert.equal(check.status, 'up', 'status does not change during maintenance');
@@ -219,31 +256,6 @@ describe('status endpoint limits', () => {
       for (let i = 0; i < 7; i++) second.push(await status(keys[1]!));
       assert.deepEqual(second, [200, 200, 200, 200, 200, 200, 429], 'the account still had six of its twelve');
       assert.equal(await status(keys[2]!), 429, 'twelve served: the account budget is spent for every key');
-    } finally {
-      await srv.stop();
-    }
-  });
-});
-
-describe('engine: results probed elsewhere', () => {
-  test('a prober node\'s result goes through the same recorder: state, history and lastProbe name its region', async () => {
-    const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
-    const srv = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
-    try {
-      const created = await srv.request('POST', '/v1/public/checks', { body: { url: 'http://127.0.0.1:1/remote', downConfirmationAttempts: 1 } });
-      const id = created.body.data.id as string;
-      const result = {
-        ok: false, statusCode: 503, responseTime: 80, timing: null, error: 'Expected status 200, got 503',
-        snippet: null, ssl: null, location: null, startedAt: clock.now(),
-      };
-      assert.equal(srv.app.engine.recordResult(id, result, 'eu-1'), true);
-      assert.equal(srv.app.engine.recordResult('chk_unknown', result, 'eu-1'), false);
-      await srv.app.engine.idle();
-      const check = (await srv.request('GET', `/v1/public/checks/${id}`)).body.data;
-      assert.equal(check.status, 'down');
-      assert.deepEqual(check.lastProbe, { at: new Date(clock.now()).toISOString(), status: 'down', responseTime: 80, region: 'eu-1' });
-      const [entry] = (await srv.request('GET', `/v1/public/checks/${id}/history`)).body.data;
-      assert.equal(entry.region, 'eu-1');
     } finally {
       await srv.stop();
     }

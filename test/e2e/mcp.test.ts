@@ -18,7 +18,7 @@ import { createCheck, newAccount, newKey, NO_PROBES, setMonitorStatus, type Acto
 const ALL_SCOPES = ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'];
 const TOOL_NAMES = [
   'list_checks', 'get_check', 'create_check', 'update_check', 'delete_check', 'toggle_check', 'set_maintenance',
-  'get_history', 'get_stats', 'get_status_overview', 'get_account', 'get_email_alerts', 'update_email_alerts',
+  'get_history', 'get_stats', 'get_status_overview', 'get_account', 'list_regions', 'get_email_alerts', 'update_email_alerts',
   'test_email_alerts', 'list_webhooks', 'create_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
   'retry_alert_delivery', 'regenerate_heartbeat_token',
   'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page',

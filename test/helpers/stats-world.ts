@@ -20,7 +20,6 @@ import { minuteKey } from '../../src/domain/rollup.js';
 import { StatsService } from '../../src/core/stats-service.js';
 import type { RollupStore } from '../../src/store/rollup-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
-import { sqliteRollups } from '../../src/store/sqlite/rollups.js';
 import { prng } from './prng.js';
 export { prng };
 
@@ -62,7 +61,8 @@ export function openStatsWorld(start: number, dir = mkdtempSync(join(tmpdir(), '
   const world = {} as StatsWorld;
   const wire = () => {
     const store = openSqliteStore(dir);
-    const rollups = sqliteRollups(store.db);
+    // The store's own aggregator, the one its write path feeds, as the app reads it.
+    const rollups = store.rollups;
     const counted: RollupStore = {
       ...rollups,
       rawSamples(seq, intervals) {
@@ -112,11 +112,12 @@ export function openStatsWorld(start: number, dir = mkdtempSync(join(tmpdir(), '
       });
     },
     crashAndReopen() {
-      world.store.close();
+      // Behind the seam on purpose: a crash is the database handle gone without the store's
+      // clean close, which would write the open rollup buckets.
+      world.store.db.close();
       wire();
     },
     restart() {
-      world.rollups.close();
       world.store.close();
       wire();
     },

@@ -343,7 +343,7 @@ describe('regions and the peer seam', () => {
   });
 
   test('NoPeer answers null', async () => {
-    assert.equal(await new NoPeer().recheck({} as ProbeTask), null);
+    assert.equal(await new NoPeer().recheck({} as ProbeTask, REGION), null);
   });
 });
 

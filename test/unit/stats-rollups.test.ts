@@ -9,6 +9,23 @@ const T = Date.UTC(2026, 6, 1, 9); // 09:00:00Z
 const DAY = Date.UTC(2026, 6, 1);
 const ok = (responseTime: number) => ({ ok: true, responseTime, timing: null });
 
+describe('the stats world reads the rollups the store writes', () => {
+  test("a sample the store's write path aggregates is in the world's rollups at the next flush", () => {
+    const world = openStatsWorld(T);
+    try {
+      const account = world.accounts.createAccount('seam@example.com', 'pro');
+      const key = world.accounts.createKey({ account: account.id, scopes: ['checks:write'] }).key;
+      const id = world.checks.create(world.principal(key), { url: 'https://x.example.com/', checkFrequency: 1 }).id;
+      const seq = world.store.checks.byId(id)!.seq;
+      world.store.rollups.addSample(seq, T + 5_000, ok(100));
+      world.rollups.flushOpen(T + MINUTE_MS);
+      assert.equal(world.rollups.rows(seq, 'minute', [[T, T + 1]])[0]?.total, 1, 'one aggregator, not two over one database');
+    } finally {
+      world.close();
+    }
+  });
+});
+
 describe('rollup store: buckets, open-from marks, merging writes', () => {
   let world: StatsWorld;
   let seq: number;

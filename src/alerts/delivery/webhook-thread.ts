@@ -22,7 +22,11 @@ export class WebhookThread implements WebhookPoster {
   /** Sends of this turn, posted together in one message. */
   private outbox: SendRequest[] = [];
 
-  constructor(private readonly options: WebhookClientOptions) {}
+  /** `closeGraceMs`: how long close() waits for the worker to exit before terminating it. */
+  constructor(
+    private readonly options: WebhookClientOptions,
+    private readonly closeGraceMs = 2_000,
+  ) {}
 
   /** Starts the worker ahead of the first alert, so a first burst does not wait for it to load. */
   warm(): void {
@@ -66,15 +70,24 @@ export class WebhookThread implements WebhookPoster {
     else w.reject(m.misconfigured ? new MisconfiguredWebhook(m.error) : new WebhookUnreachable(m.error));
   }
 
+  /**
+   * Aborts what the worker holds (the sender has already put those rows back to pending, so a
+   * restart retries them) and waits for it to exit. The worker is unref'd so that an idle one
+   * never holds the process open; it is ref'd again here, or the event loop could drain while
+   * the stop still waits for its exit and the process would end mid-stop. A worker still there
+   * after the grace is terminated.
+   */
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
     if (!worker) return;
-    // Held until it has exited: an unref'd worker alone would let the event loop end with stop() unsettled.
     worker.ref();
-    const exited = new Promise<void>((r) => worker.once('exit', () => r()));
+    const exited = new Promise<'exited'>((r) => worker.once('exit', () => r('exited')));
     worker.postMessage({ kind: 'close' } satisfies WorkerRequest);
-    await exited;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), this.closeGraceMs)));
+    if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
+    clearTimeout(timer);
     this.failAll('the delivery worker stopped');
   }
 

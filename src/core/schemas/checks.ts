@@ -5,7 +5,6 @@ import { IsoDate, ListMeta, Pagination, StringEnum } from './common.js';
 export const CREATE_TYPES = CHECK_TYPES;
 /** The spec's PATCH type list (4.4): heartbeat, domain, redirect and websocket are fixed at creation. */
 export const PATCH_TYPES = ['website', 'rest_endpoint', 'ping', 'tcp', 'udp', 'dns', 'smtp', 'pop3', 'imap'] as const;
-export const REGIONS = ['vps-eu-1'] as const;
 export const MAX_REQUEST_BODY_BYTES = 64 * 1024;
 /** 31 days: the longest interval, so a monthly heartbeat fits. */
 export const MAX_INTERVAL_MINUTES = 44640;
@@ -23,7 +22,7 @@ const ResponseValidation = Type.Object(
 const settingsFields = {
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   checkFrequency: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_INTERVAL_MINUTES, description: 'Minutes; fractional values allowed down to the plan minimum' })),
-  checkRegionOverride: Type.Optional(Type.Union([StringEnum(REGIONS), Type.Null()])),
+  checkRegionOverride: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, description: 'A region id from GET /v1/public/regions' }), Type.Null()])),
   httpMethod: Type.Optional(StringEnum(HTTP_METHODS)),
   expectedStatusCodes: Type.Optional(Type.Array(Type.Integer({ minimum: 100, maximum: 599 }), { minItems: 1, maxItems: 20 })),
   requestHeaders: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { maxProperties: 20 })),

@@ -1,6 +1,7 @@
 import type { AlertStore } from '../alert-store.js';
 import type { RollupStore } from '../rollup-store.js';
 import type { CheckRepo, HistoryRepo, StateChangeRepo } from '../store.js';
+import type { NodeRepo } from '../node-repo.js';
 import type { ObservationWrite, WriteRecord } from '../writes.js';
 
 interface Repos {
@@ -9,6 +10,7 @@ interface Repos {
   stateChanges: StateChangeRepo;
   alerts: AlertStore;
   rollups: Pick<RollupStore, 'addSample'>;
+  nodes: Pick<NodeRepo, 'setCursor' | 'saveLive'>;
 }
 
 /** Applies one typed write record with the repositories, inside the batch's transaction. */
@@ -16,6 +18,8 @@ export function writeApplier(r: Repos): (record: WriteRecord) => void {
   const observation = (w: ObservationWrite): void => {
     if (w.endMaintenance !== null) endLapsedMaintenance(r, w.checkId, w.checkSeq, w.endMaintenance);
     if (w.result) r.history.insertResult(w.result);
+    if (w.peerResult) r.history.insertResult(w.peerResult);
+    if (w.nodeCursor) r.nodes.setCursor(w.nodeCursor.nodeId, w.nodeCursor.cursor);
     if (w.event) r.history.insertEvent(w.event);
     if (w.runtime) r.checks.saveRuntime(w.checkId, w.runtime);
     if (w.domain) r.checks.saveDomain(w.checkId, w.domain);
@@ -35,6 +39,11 @@ export function writeApplier(r: Repos): (record: WriteRecord) => void {
         return r.checks.saveDomain(record.checkId, record.domain);
       case 'alerts':
         return r.alerts.deliveries.enqueue(record.alerts, record.at);
+      case 'node-cursor':
+        return r.nodes.setCursor(record.nodeId, record.cursor);
+      case 'node-live':
+        for (const n of record.nodes) r.nodes.saveLive(n.id, n.live);
+        return;
     }
   };
 }

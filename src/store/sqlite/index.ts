@@ -5,6 +5,7 @@ import { sqliteChecks } from './checks.js';
 import { sqliteHistory } from './history.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteKeys } from './keys.js';
+import { sqliteNodes } from './nodes.js';
 import { sqliteStateChanges } from './state-changes.js';
 import { sqliteAlertStore } from './alerts/index.js';
 import { writeApplier } from './apply-writes.js';
@@ -31,7 +32,8 @@ export function openSqliteStore(dataDir: string): SqliteStore {
   const alerts = sqliteAlertStore(db);
   // Created before results flow: opening the rollups rebuilds rows a crashed process left short.
   const rollups = sqliteRollups(db);
-  const apply = writeApplier({ checks, history, stateChanges, alerts, rollups });
+  const nodes = sqliteNodes(db);
+  const apply = writeApplier({ checks, history, stateChanges, alerts, rollups, nodes });
   const transaction = <T>(fn: () => T): T => {
     try {
       return db.transaction(fn)();
@@ -50,6 +52,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     history,
     stateChanges,
     idempotency: sqliteIdempotency(db),
+    nodes,
     alerts,
     oauth: sqliteOAuth(db, credentialsChanged),
     rollups,

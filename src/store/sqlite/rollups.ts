@@ -115,9 +115,20 @@ function bucketSums(at: number, r: Rollup): BucketSums {
 
 const KEY_OF: Record<RollupLevel, (t: number) => number> = { minute: minuteKey, hour: hourKey, day: dayKey };
 
+/**
+ * One open bucket of a check. A check has one open bucket per level almost always (a second only
+ * when a late result reopens an older one), so a short list, not a Map per check: at tens of
+ * thousands of checks, three Maps each were a tenth of the open rollups' memory.
+ */
+interface OpenBucket {
+  key: number;
+  rollup: Rollup;
+  next: OpenBucket | null;
+}
+
 /** The open buckets of one level, per check and bucket start. */
 class OpenLevel {
-  private readonly open = new Map<number, Map<number, Rollup>>();
+  private readonly open = new Map<number, OpenBucket>();
   private readonly keyOf: (t: number) => number;
   /** Mirrors the persisted "open from": at or below every open bucket's start. */
   private mark: number | null;
@@ -147,55 +158,62 @@ class OpenLevel {
   /** The open bucket holding `at`, opened (and the mark lowered) if needed. */
   private bucket(seq: number, at: number): Rollup {
     const key = this.keyOf(at);
-    let buckets = this.open.get(seq);
-    if (buckets === undefined) {
-      buckets = new Map();
-      this.open.set(seq, buckets);
-    }
     // One check's results arrive in start order, so an older bucket of it has closed.
-    for (const [older, rollup] of buckets) {
-      if (older < key) {
-        this.write(seq, older, rollup);
-        buckets.delete(older);
+    let head = this.open.get(seq) ?? null;
+    const kept = this.closeOlder(seq, head, key);
+    if (kept !== head) {
+      head = kept;
+      if (head === null) this.open.delete(seq);
+      else this.open.set(seq, head);
+    }
+    for (let b = head; b !== null; b = b.next) if (b.key === key) return b.rollup;
+    if (this.mark === null || key < this.mark) this.setMark(key);
+    const opened: OpenBucket = { key, rollup: new Rollup(), next: head };
+    this.open.set(seq, opened);
+    return opened.rollup;
+  }
+
+  /** Writes the check's buckets older than `cutoff`; returns the list of those left. */
+  private closeOlder(seq: number, head: OpenBucket | null, cutoff: number): OpenBucket | null {
+    let kept: OpenBucket | null = null;
+    let changed = false;
+    for (let b = head; b !== null; b = b.next) {
+      if (b.key < cutoff) {
+        this.write(seq, b.key, b.rollup);
+        changed = true;
       }
     }
-    let bucket = buckets.get(key);
-    if (bucket === undefined) {
-      if (this.mark === null || key < this.mark) this.setMark(key);
-      bucket = new Rollup();
-      buckets.set(key, bucket);
-    }
-    return bucket;
+    if (!changed) return head;
+    for (let b = head; b !== null; b = b.next) if (b.key >= cutoff) kept = { key: b.key, rollup: b.rollup, next: kept };
+    return kept;
   }
 
   /** The check's buffered buckets whose start lies in one of the half-open intervals. */
   buffered(seq: number, intervals: readonly Interval[]): Rollup[] {
-    const buckets = this.open.get(seq);
-    if (buckets === undefined) return [];
     const out: Rollup[] = [];
-    for (const [key, rollup] of buckets) {
-      if (intervals.some(([start, end]) => key >= start && key < end)) out.push(rollup);
+    for (let b = this.open.get(seq) ?? null; b !== null; b = b.next) {
+      const key = b.key;
+      if (intervals.some(([start, end]) => key >= start && key < end)) out.push(b.rollup);
     }
     return out;
   }
 
   /** The check's buffered buckets starting in [from, to), with their starts. */
   bufferedByStart(seq: number, from: number, to: number): Array<[number, Rollup]> {
-    return [...(this.open.get(seq) ?? [])].filter(([key]) => key >= from && key < to);
+    const out: Array<[number, Rollup]> = [];
+    for (let b = this.open.get(seq) ?? null; b !== null; b = b.next) if (b.key >= from && b.key < to) out.push([b.key, b.rollup]);
+    return out;
   }
 
   /** Writes the buckets older than the one holding `now` (all of them for +Infinity). */
   flushBefore(now: number): void {
     const cutoff = now === Number.POSITIVE_INFINITY ? now : this.keyOf(now);
     let oldestLeft = Number.POSITIVE_INFINITY;
-    for (const [seq, buckets] of this.open) {
-      for (const [key, rollup] of buckets) {
-        if (key < cutoff) {
-          this.write(seq, key, rollup);
-          buckets.delete(key);
-        } else oldestLeft = Math.min(oldestLeft, key);
-      }
-      if (buckets.size === 0) this.open.delete(seq);
+    for (const [seq, head] of this.open) {
+      const kept = this.closeOlder(seq, head, cutoff);
+      if (kept === null) this.open.delete(seq);
+      else if (kept !== head) this.open.set(seq, kept);
+      for (let b = kept; b !== null; b = b.next) oldestLeft = Math.min(oldestLeft, b.key);
     }
     const openFrom = oldestLeft === Number.POSITIVE_INFINITY ? null : oldestLeft;
     if (openFrom !== this.mark) this.setMark(openFrom);

@@ -1,0 +1,48 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Turns the bench report into docs/performance.md: every `<!-- bench:NAME -->` …
+ * `<!-- /bench:NAME -->` block there is replaced by the report's section of the bench
+ * `NAME.bench` (its markdown as printed). Prose outside the blocks is kept, so the figures are
+ * never typed by hand. A bench missing from the report (a subset run, a failure) leaves its
+ * block as it was. Run by `npm run bench`; `node dist/bench/docs.js [report]` redoes it.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(here, '..', '..');
+export const REPORT = join(ROOT, 'bench-results.md');
+export const DOC = join(ROOT, 'docs', 'performance.md');
+
+/** The report's sections by bench name, as run.ts writes them. */
+export function sections(report: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const re = /<!-- report:([\w-]+) -->\n([\s\S]*?)\n<!-- \/report:\1 -->/g;
+  for (const m of report.matchAll(re)) out.set(m[1]!, m[2]!.trim());
+  return out;
+}
+
+export function fill(doc: string, found: Map<string, string>, stamp: string): { doc: string; filled: string[] } {
+  const filled: string[] = [];
+  const next = doc.replace(/(<!-- bench:([\w-]+) -->\n)[\s\S]*?(\n<!-- \/bench:\2 -->)/g, (all, open: string, name: string, close: string) => {
+    const section = found.get(name);
+    if (section === undefined || section.startsWith('FAILED')) return all;
+    filled.push(name);
+    // The report's ### headings become this page's ##; each block says when it was measured.
+    return `${open}${section.replace(/^### /gm, '## ')}\n\n_${stamp}_${close}`;
+  });
+  return { doc: next, filled };
+}
+
+export function generateDocs(reportPath = REPORT, docPath = DOC): string[] {
+  const report = readFileSync(reportPath, 'utf8');
+  const stamp = /^# Vigil benchmarks \((.*)\)$/m.exec(report)?.[1] ?? 'unknown run';
+  const { doc, filled } = fill(readFileSync(docPath, 'utf8'), sections(report), `Generated from the bench report of ${stamp}.`);
+  writeFileSync(docPath, doc);
+  return filled;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const filled = generateDocs(process.argv[2]);
+  process.stderr.write(`docs/performance.md: ${filled.length ? filled.join(', ') : 'nothing'} regenerated\n`);
+}

@@ -1,0 +1,339 @@
+import type { Config } from '../config.js';
+import type { ChecksService } from '../core/checks-service.js';
+import type { Principal } from '../core/principal.js';
+import type { EmailAlertsService } from '../alerts/email-settings-service.js';
+import type { WebhookService } from '../alerts/webhook-service.js';
+import type { StatusPagesService } from '../status-pages/status-pages-service.js';
+import { checkUrl } from '../domain/check-url.js';
+import type { Clock } from '../domain/clock.js';
+import { ApiError, errors } from '../domain/errors.js';
+import { limitsFor } from '../domain/plans.js';
+import type { Store } from '../store/store.js';
+import type { KumaImportKey, KumaImportRepo, KumaKind } from '../store/kuma-imports.js';
+import type { KumaMonitorRow, KumaSnapshot } from '../store/kuma-source.js';
+import { mapMonitor, type MappedMonitor } from './kuma-monitors.js';
+import { mapNotification } from './kuma-notifications.js';
+import { replayHistory } from './kuma-history.js';
+import type { Recorder } from '../monitor/recorder.js';
+
+export interface MonitorReport {
+  kumaId: number;
+  name: string;
+  kumaType: string;
+  /** created | already_imported | folder (a Kuma group) | skipped */
+  result: 'created' | 'already_imported' | 'folder' | 'skipped';
+  checkId?: string;
+  type?: string;
+  folder?: string | null;
+  paused?: boolean;
+  reason?: string;
+  /** Kuma push token and the Vigil ping URL that replaces /api/push/<token>. */
+  pushToken?: string | null;
+  pingUrl?: string;
+  /** Kuma heartbeats recorded as this check's history (`--with-history`). */
+  historyRows?: number;
+  notImported: string[];
+}
+
+export interface NotificationReport {
+  kumaId: number;
+  name: string;
+  kumaType: string;
+  result: 'webhook' | 'email' | 'already_imported' | 'skipped';
+  webhookId?: string;
+  webhookType?: string;
+  recipients?: string[];
+  /** The Vigil checks routed to this target (the Kuma monitors that used the notification). */
+  checkIds?: string[];
+  reason?: string;
+  notImported: string[];
+}
+
+export interface PageReport {
+  kumaId: number;
+  slug: string;
+  result: 'created' | 'already_imported' | 'skipped';
+  statusPageId?: string;
+  checkIds?: string[];
+  reason?: string;
+  notImported: string[];
+}
+
+export interface ImportReport {
+  dryRun: boolean;
+  kuma: { version: string; sourceId: string };
+  accountId: string;
+  summary: Record<string, number>;
+  monitors: MonitorReport[];
+  notifications: NotificationReport[];
+  maintenance: { kumaId: number; title: string; result: 'skipped'; reason: string }[];
+  statusPages: PageReport[];
+  notImported: string[];
+}
+
+export interface ImportOptions {
+  dryRun: boolean;
+  paused: boolean;
+  /** Replay the Kuma heartbeats of newly created checks through the recorder (needs `recorder`). */
+  withHistory: boolean;
+}
+
+export interface KumaImportDeps {
+  store: Pick<Store, 'transaction'>;
+  checks: ChecksService;
+  webhooks: WebhookService;
+  email: EmailAlertsService;
+  statusPages: StatusPagesService;
+  imports: KumaImportRepo;
+  /** The live results' recorder, for `--with-history`. */
+  recorder: Recorder | null;
+  config: Config;
+  clock: Clock;
+}
+
+/** Thrown inside the transaction of a dry run so that everything it did is rolled back. */
+class DryRun extends Error {}
+
+/**
+ * `vigil import kuma` (issue 18): maps a Kuma snapshot and creates it through the services in
+ * one transaction. A dry run does the same work and rolls it back, so its plan is exactly what a
+ * real run would do. Objects already imported from the same Kuma installation are left alone.
+ */
+export class KumaImporter {
+  private readonly attempt: <T>(fn: () => T) => Attempt<T>;
+
+  constructor(private readonly deps: KumaImportDeps) {
+    this.attempt = attemptIn(deps.store);
+  }
+
+  async run(principal: Principal, kuma: KumaSnapshot, options: ImportOptions): Promise<ImportReport> {
+    const { webhooks } = this.deps;
+    const limits = limitsFor(this.deps.config, principal.account);
+    const folders = folderNames(kuma.monitors);
+    const mapped = new Map<number, ReturnType<typeof mapMonitor>>();
+    for (const m of kuma.monitors) {
+      if (m.type !== 'group') mapped.set(m.id, mapMonitor(m, { folder: folders.get(m.id) ?? null, tags: kuma.monitorTags.get(m.id) ?? [], limits }));
+    }
+    const notifications = kuma.notifications.map((n) => ({ n, mapping: mapNotification(n) }));
+    // Address lookups are I/O: done before the transaction (a private webhook host is a skip reason).
+    const addressProblems = new Map<number, string>();
+    for (const { n, mapping } of notifications) {
+      if (mapping.kind !== 'webhook') continue;
+      await webhooks.checkAddress(mapping.url).catch((err: unknown) => {
+        if (!(err instanceof ApiError)) throw err;
+        addressProblems.set(n.id, err.message);
+      });
+    }
+    let report: ImportReport | null = null;
+    try {
+      this.deps.store.transaction(() => {
+        report = this.apply(principal, kuma, options, { folders, mapped, notifications, addressProblems });
+        if (options.dryRun) throw new DryRun();
+      });
+    } catch (err) {
+      if (!(err instanceof DryRun)) throw err;
+    }
+    if (options.dryRun) return withoutIds(report!);
+    if (options.withHistory) await this.replay(principal, kuma, report!);
+    return report!;
+  }
+
+  /** After the commit: history goes through the recorder's batched writer, as live results do. */
+  private async replay(principal: Principal, kuma: KumaSnapshot, report: ImportReport): Promise<void> {
+    const recorder = this.deps.recorder;
+    if (recorder === null) throw new Error('--with-history needs the recorder');
+    let rows = 0;
+    for (const row of report.monitors) {
+      if (row.result !== 'created' || row.checkId === undefined) continue;
+      const check = this.deps.store.transaction(() => this.deps.checks.get(principal, row.checkId!));
+      row.historyRows = replayHistory(recorder, check, kuma.heartbeats.get(row.kumaId) ?? []);
+      rows += row.historyRows;
+    }
+    await recorder.idle();
+    report.summary.historyRows = rows;
+    report.notImported = [];
+  }
+
+  private apply(principal: Principal, kuma: KumaSnapshot, options: ImportOptions, plan: {
+    folders: Map<number, string>;
+    mapped: Map<number, ReturnType<typeof mapMonitor>>;
+    notifications: { n: KumaSnapshot['notifications'][number]; mapping: ReturnType<typeof mapNotification> }[];
+    addressProblems: Map<number, string>;
+  }): ImportReport {
+    const { checks, imports, clock, config } = this.deps;
+    const account = principal.account;
+    const key = (kind: KumaKind, kumaId: number): KumaImportKey => ({ accountId: account.id, sourceId: kuma.sourceId, kind, kumaId });
+    const remembered = (kind: KumaKind, kumaId: number) => imports.vigilId(key(kind, kumaId));
+    const remember = (kind: KumaKind, kumaId: number, id: string) => imports.remember(key(kind, kumaId), id, clock.now());
+
+    // Plan limit before any write: the import stops and says how many fit.
+    const toCreate = [...plan.mapped].filter(([id, m]) => m.ok && remembered('monitor', id) === null).length;
+    const max = limitsFor(config, account).maxChecks;
+    const fit = Math.max(0, max - checks.all({ ...principal, access: null }).length);
+    if (toCreate > fit) {
+      throw errors.conflict(`The Kuma file has ${toCreate} monitors to import but the account's plan allows ${fit} more checks (${max} in all): nothing was imported`);
+    }
+
+    const checkOf = new Map<number, string>();
+    const monitors: MonitorReport[] = kuma.monitors.map((m) => {
+      const base = { kumaId: m.id, name: m.name, kumaType: m.type, notImported: [] as string[] };
+      if (m.type === 'group') return { ...base, result: 'folder' as const, folder: plan.folders.get(m.id) ?? m.name, reason: 'a Kuma group: its monitors are in this folder' };
+      const mapping = plan.mapped.get(m.id)!;
+      if (!mapping.ok) return { ...base, result: 'skipped' as const, reason: mapping.reason };
+      const existing = remembered('monitor', m.id);
+      if (existing !== null) {
+        checkOf.set(m.id, existing);
+        return { ...base, result: 'already_imported' as const, checkId: existing, ...this.pingOf(principal, existing, mapping.check) };
+      }
+      return this.createCheck(principal, m, mapping.check, options, base, checkOf, remember);
+    });
+
+    const notificationReports = plan.notifications.map(({ n, mapping }) => {
+      const kumaType = typeof n.config.type === 'string' ? n.config.type : '';
+      const base = { kumaId: n.id, name: n.name, kumaType, notImported: [] as string[] };
+      const routed = [...kuma.monitorNotifications].filter(([, ids]) => ids.includes(n.id)).map(([monitorId]) => checkOf.get(monitorId)).filter((id): id is string => id !== undefined);
+      if (mapping.kind === 'skipped') return { ...base, result: 'skipped' as const, reason: mapping.reason };
+      base.notImported.push(...mapping.notes);
+      const existing = remembered('notification', n.id);
+      if (existing !== null) return { ...base, result: 'already_imported' as const, ...(existing.startsWith('whk_') ? { webhookId: existing } : {}) };
+      if (routed.length === 0) return { ...base, result: 'skipped' as const, reason: 'no imported monitor uses it (Vigil would send it every check\'s alerts)' };
+      const problem = plan.addressProblems.get(n.id);
+      if (problem) return { ...base, result: 'skipped' as const, reason: problem };
+      if (mapping.kind === 'email') {
+        const result = this.addRecipients(principal, mapping.recipients, routed);
+        if (typeof result === 'string') return { ...base, result: 'skipped' as const, reason: result };
+        remember('notification', n.id, `email:${account.id}`);
+        return { ...base, result: 'email' as const, recipients: result, checkIds: routed };
+      }
+      const created = this.attempt(() => this.deps.webhooks.createChecked(account, { url: mapping.url, name: n.name, webhookType: mapping.webhookType, checkIds: routed }));
+      if (!created.ok) return { ...base, result: 'skipped' as const, reason: created.reason };
+      remember('notification', n.id, created.value.id);
+      return { ...base, result: 'webhook' as const, webhookId: created.value.id, webhookType: created.value.webhookType, checkIds: routed };
+    });
+
+    const statusPages = kuma.statusPages.map((p): PageReport => {
+      const base = { kumaId: p.id, slug: p.slug, notImported: [] as string[] };
+      const existing = remembered('status_page', p.id);
+      if (existing !== null) return { ...base, result: 'already_imported', statusPageId: existing };
+      const checkIds = p.monitorIds.map((id) => checkOf.get(id)).filter((id): id is string => id !== undefined);
+      const missing = p.monitorIds.filter((id) => !checkOf.has(id));
+      if (missing.length > 0) base.notImported.push(`monitors ${missing.join(', ')} are not Vigil checks (see monitors)`);
+      if (p.groups.length > 1) base.notImported.push(`groups ${p.groups.join(', ')}: Vigil lists the checks in one list, in the same order`);
+      const created = this.attempt(() => this.deps.statusPages.create(principal, { slug: p.slug, title: p.title, ...(p.description ? { description: p.description } : {}), checkIds }));
+      if (!created.ok) return { ...base, result: 'skipped', reason: created.reason };
+      remember('status_page', p.id, created.value.id);
+      return { ...base, result: 'created', statusPageId: created.value.id, checkIds };
+    });
+
+    const maintenance = kuma.maintenance.map((w) => ({
+      kumaId: w.id, title: w.title, result: 'skipped' as const,
+      reason: w.strategy === 'single'
+        ? `one-off window ${w.startDate ?? '?'} to ${w.endDate ?? '?'} (${w.timezone ?? 'UTC'}): Vigil has no scheduled windows; put the checks in maintenance when it starts (POST /v1/public/checks/{id}/maintenance with until)`
+        : `${w.strategy} window: Vigil has no recurring maintenance windows`,
+    }));
+
+    const count = (list: { result: string }[], result: string) => list.filter((x) => x.result === result).length;
+    return {
+      dryRun: options.dryRun,
+      kuma: { version: kuma.version, sourceId: kuma.sourceId },
+      accountId: account.id,
+      summary: {
+        checksCreated: count(monitors, 'created'),
+        checksAlreadyImported: count(monitors, 'already_imported'),
+        monitorsSkipped: count(monitors, 'skipped'),
+        folders: count(monitors, 'folder'),
+        webhooksCreated: count(notificationReports, 'webhook'),
+        emailNotifications: count(notificationReports, 'email'),
+        notificationsSkipped: count(notificationReports, 'skipped'),
+        statusPagesCreated: count(statusPages, 'created'),
+        checksThatFitThePlan: fit,
+      },
+      monitors,
+      notifications: notificationReports,
+      maintenance,
+      statusPages,
+      notImported: options.withHistory ? [] : ['history: the Kuma heartbeats (run again with --with-history on a fresh account to import them)'],
+    };
+  }
+
+  private createCheck(
+    principal: Principal, m: KumaMonitorRow, mapped: MappedMonitor, options: ImportOptions,
+    base: { kumaId: number; name: string; kumaType: string; notImported: string[] },
+    checkOf: Map<number, string>, remember: (kind: KumaKind, kumaId: number, id: string) => void,
+  ): MonitorReport {
+    const { checks } = this.deps;
+    const paused = options.paused || mapped.paused;
+    const created = this.attempt(() => {
+      const { id } = checks.create(principal, mapped.input);
+      if (paused) checks.toggle(principal, id, true, mapped.paused ? 'Paused in Uptime Kuma' : 'Imported paused for review');
+      return checks.get(principal, id);
+    });
+    base.notImported.push(...mapped.notes);
+    if (!created.ok) return { ...base, result: 'skipped', reason: created.reason };
+    const check = created.value;
+    checkOf.set(m.id, check.id);
+    remember('monitor', m.id, check.id);
+    return { ...base, result: 'created', checkId: check.id, type: check.type, folder: check.folder, paused, ...this.pingOf(principal, check.id, mapped) };
+  }
+
+  /** A push monitor's old token beside the new ping URL, so cron jobs can be switched. */
+  private pingOf(principal: Principal, checkId: string, mapped: MappedMonitor): { pushToken?: string | null; pingUrl?: string } {
+    if (mapped.input.type !== 'heartbeat') return {};
+    const check = this.deps.store.transaction(() => this.deps.checks.get(principal, checkId));
+    return { pushToken: mapped.pushToken, pingUrl: checkUrl(check, this.deps.config) };
+  }
+
+  /**
+   * Vigil has one email setting per account: the SMTP notifications' addresses join its
+   * recipients. A route that already covers every check stays so; otherwise the checks are added.
+   */
+  private addRecipients(principal: Principal, recipients: string[], checkIds: string[]): string[] | string {
+    const { email } = this.deps;
+    const current = email.get(principal.account.id);
+    const merged = [...new Set([...(current?.recipients ?? []), ...recipients])];
+    const everyCheck = current !== null && current.checkIds.length === 0 && current.folders.length === 0;
+    const route = everyCheck ? {} : { checkIds: [...new Set([...(current?.checkIds ?? []), ...checkIds])] };
+    const updated = this.attempt(() => email.update(principal.account.id, { recipients: merged, ...route }));
+    return updated.ok ? updated.value.recipients : updated.reason;
+  }
+}
+
+type Attempt<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** Runs one creation in a savepoint (a nested transaction): a refusal (400, 409) becomes the item's skip reason. */
+function attemptIn(store: Pick<Store, 'transaction'>) {
+  return <T>(fn: () => T): Attempt<T> => {
+    try {
+      return { ok: true, value: store.transaction(fn) };
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) return { ok: false, reason: err.message };
+      throw err;
+    }
+  };
+}
+
+const ID_FIELDS = new Set(['checkId', 'webhookId', 'statusPageId', 'pingUrl', 'checkIds']);
+
+/** A dry run's ids were rolled back with everything else: the plan shows none. */
+function withoutIds(report: ImportReport): ImportReport {
+  const strip = <T extends object>(item: T): T => Object.fromEntries(Object.entries(item).filter(([k]) => !ID_FIELDS.has(k))) as T;
+  return { ...report, monitors: report.monitors.map(strip), notifications: report.notifications.map(strip), statusPages: report.statusPages.map(strip) };
+}
+
+/** Folder of each monitor: its chain of Kuma groups, outermost first ("Prod / Web"). */
+export function folderNames(monitors: KumaMonitorRow[]): Map<number, string> {
+  const byId = new Map(monitors.map((m) => [m.id, m]));
+  const out = new Map<number, string>();
+  for (const m of monitors) {
+    const chain: string[] = [];
+    const seen = new Set<number>();
+    let parent = m.type === 'group' ? m : m.parent === null ? undefined : byId.get(m.parent);
+    while (parent && !seen.has(parent.id)) {
+      seen.add(parent.id);
+      if (parent.type === 'group') chain.unshift(parent.name);
+      parent = parent.parent === null ? undefined : byId.get(parent.parent);
+    }
+    if (chain.length > 0) out.set(m.id, chain.join(' / ').slice(0, 100));
+  }
+  return out;
+}

@@ -1,0 +1,138 @@
+import WebSocket from 'ws';
+import { MAX_FRAME_BYTES, NODE_PATH, type CentralMessage } from '../nodes/protocol.js';
+
+export interface LinkOptions {
+  /** The central's base URL, http(s):// or ws(s)://. */
+  server: string;
+  token: string;
+  onOpen(): void;
+  onMessage(message: CentralMessage): void;
+  /** `refused`: the central turned the token down (unknown or revoked); the link stops redialling. */
+  onClose(reason: string, refused: boolean): void;
+  /** Backoff bounds (tests shorten them). */
+  minDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+/** The central pings every 10 s; a link silent for this long is dead even if TCP has not noticed. */
+const SILENCE_MS = 35_000;
+
+/**
+ * The node's one connection to the central, dialled out (no inbound port on the node) and
+ * redialled after any loss with exponential backoff and full jitter, so a fleet of nodes
+ * does not reconnect in step after a central restart. `wss://` verifies the certificate
+ * like any TLS client (NODE_EXTRA_CA_CERTS adds a private CA).
+ */
+export class NodeLink {
+  private ws: WebSocket | null = null;
+  private attempt = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private silence: NodeJS.Timeout | null = null;
+  private stopped = false;
+  readonly url: string;
+
+  constructor(private readonly opts: LinkOptions) {
+    this.url = socketUrl(opts.server);
+  }
+
+  get open(): boolean {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Bytes queued in the socket and not yet sent (back-pressure for the outbox). */
+  get buffered(): number {
+    return this.ws?.bufferedAmount ?? 0;
+  }
+
+  start(): void {
+    this.dial();
+  }
+
+  send(message: unknown): boolean {
+    if (!this.open) return false;
+    this.ws!.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** The central answered the hello: the next loss starts the backoff afresh. */
+  established(): void {
+    this.attempt = 0;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.silence) clearTimeout(this.silence);
+    this.ws?.close(1001, 'node stopping');
+    this.ws = null;
+  }
+
+  private dial(): void {
+    if (this.stopped) return;
+    const ws = new WebSocket(this.url, {
+      headers: { authorization: `Bearer ${this.opts.token}` },
+      // The central's frames (assignments of checks with large bodies) may be larger than a node's.
+      maxPayload: 4 * MAX_FRAME_BYTES,
+      handshakeTimeout: 10_000,
+      perMessageDeflate: false,
+    });
+    this.ws = ws;
+    let closed = false;
+    const lost = (reason: string, refused = false): void => {
+      if (closed) return;
+      closed = true;
+      if (this.silence) clearTimeout(this.silence);
+      if (this.ws === ws) this.ws = null;
+      if (refused) this.stopped = true;
+      this.opts.onClose(reason, refused);
+      this.redial();
+    };
+    ws.on('open', () => {
+      this.heard(ws);
+      this.opts.onOpen();
+    });
+    ws.on('message', (data, isBinary) => {
+      this.heard(ws);
+      if (isBinary) return;
+      let message: CentralMessage;
+      try {
+        message = JSON.parse(data.toString()) as CentralMessage;
+      } catch {
+        return;
+      }
+      this.opts.onMessage(message);
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      lost(`refused: HTTP ${res.statusCode}`, res.statusCode === 401);
+      ws.terminate();
+    });
+    ws.on('error', (err) => lost(err.message));
+    ws.on('close', (code, reason) => lost(`closed ${code}${reason.length ? ` ${reason.toString()}` : ''}`));
+  }
+
+  private heard(ws: WebSocket): void {
+    if (this.silence) clearTimeout(this.silence);
+    this.silence = setTimeout(() => ws.terminate(), SILENCE_MS);
+  }
+
+  private redial(): void {
+    if (this.stopped || this.timer) return;
+    const min = this.opts.minDelayMs ?? 500;
+    const max = this.opts.maxDelayMs ?? 30_000;
+    const ceiling = Math.min(max, min * 2 ** this.attempt++);
+    const delay = min / 2 + Math.random() * (ceiling - min / 2);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.dial();
+    }, delay);
+  }
+}
+
+function socketUrl(server: string): string {
+  const url = new URL(server);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:') url.protocol = 'wss:';
+  else if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error(`--server must be an http(s) or ws(s) URL (got ${server})`);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${NODE_PATH}`;
+  return url.toString();
+}
