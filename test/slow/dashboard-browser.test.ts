@@ -142,8 +142,12 @@ describe('dashboard in a real browser', { skip: missing ?? false, timeout: 180_0
     assert.equal(await page.evaluate('document.activeElement.id'), 'search');
     await page.keyboard.press('Escape');
     await page.locator('.row').first().focus();
+    const next = await page.locator('.row').nth(1).getAttribute('data-id');
     await page.keyboard.press('j');
-    assert.equal(await page.evaluate('document.activeElement.dataset.id'), await page.locator('.row').nth(1).getAttribute('data-id'));
+    // The list moves focus on the next animation frame: wait for it rather than read at once.
+    // (A function, not a string: the dashboard's CSP forbids eval. Typed for the page, not Node.)
+    type PageGlobals = { document: { activeElement: { dataset?: Record<string, string> } | null } };
+    await page.waitForFunction((id) => (globalThis as unknown as PageGlobals).document.activeElement?.dataset?.id === id, next, { timeout: 5_000 });
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForSelector('.row');
