@@ -96,7 +96,7 @@ class Writer {
   write(checkId: string, seq: number, r: ProbeResult, stateChange: 'up' | 'down' | null): void {
     if (minuteKey(r.startedAt) > this.flushedMinute) {
       this.writer.flush();
-      this.store.rollups.flushOpen(r.startedAt);
+      void this.store.rollups.flushOpen(r.startedAt, false);
       this.flushedMinute = minuteKey(r.startedAt);
     }
     this.writer.submit({
@@ -158,7 +158,7 @@ function build(dir: string): World {
   let i = 0;
   for (; bigAt(i) < othersFrom; i++) writeBig(i);
   writer.flush();
-  rollups.flushOpen(othersFrom);
+  void rollups.flushOpen(othersFrom, false);
   const storage = measureStorage(store.db, i);
 
   // The last 2 days with every check, in time order, open buckets flushed each minute.

@@ -210,7 +210,7 @@ export class VigilApp {
     this.domains.start();
     this.pipeline = this.buildPipeline();
     this.every(HOUR, () => this.idempotency.prune());
-    this.every(60_000, () => this.rollups.flushOpen(this.clock.now()));
+    this.every(60_000, () => void this.rollups.flushOpen(this.clock.now()).catch((err: unknown) => this.log.error({ err }, 'rollup build failed')));
     const retention = new RawRetention(this.store.retention, this.clock, { rawDays: this.config.retention.rawDays });
     this.every(HOUR, () => void retention.prune().catch((err: unknown) => this.log.error({ err }, 'retention failed')));
     // Daily, and once now: a node restarted more often than daily would otherwise never run it.

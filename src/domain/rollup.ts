@@ -26,7 +26,8 @@ export type Phase = (typeof PHASES)[number];
 export interface RollupSample {
   ok: boolean;
   responseTime: number | null;
-  timing: Timing | null;
+  /** A rollup reads the phases only (the total is the response time's business). */
+  timing: (Pick<Timing, Phase> & Partial<Timing>) | null;
 }
 
 export interface PhaseAggregate {

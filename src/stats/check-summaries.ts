@@ -10,26 +10,27 @@ export interface CheckTrend {
 }
 
 /**
- * 24 h trends of many checks at once, without SQL on the hot path: a check's 23 closed hours and
- * the stored part of its open hour are read once per hour and kept (an open hour's row is only
- * written at shutdown, so it cannot move while the process runs); what the open hour gained
- * since is read from the rollup buffer in memory.
+ * 24 h trends of many checks at once, without SQL on the hot path: a check's 23 closed hours are
+ * read once per hour and kept, and so is the written part of its open hour (its minute rows)
+ * until the store writes one of the minutes it then held in memory; what is still in memory is
+ * read from the rollup buffer.
  */
 export class CheckTrends {
-  private readonly kept = new Map<number, { hour: number; buckets: BucketSums[]; openStored: BucketSums | undefined }>();
+  private readonly kept = new Map<number, { hour: number; buckets: BucketSums[]; openStored: BucketSums | undefined; bufferedIds: number[] }>();
 
-  constructor(private readonly rollups: Pick<RollupReads, 'buckets' | 'bufferedBucket'>) {}
+  constructor(private readonly rollups: Pick<RollupReads, 'buckets' | 'bufferedBucket' | 'bufferedIds'>) {}
 
   trend(seq: number, now: number): CheckTrend {
     const hour = hourKey(now);
     let kept = this.kept.get(seq);
     if (kept?.hour !== hour) {
-      kept = {
-        hour,
-        buckets: this.rollups.buckets(seq, 'hour', hour - 23 * HOUR_MS, hour),
-        openStored: this.rollups.buckets(seq, 'hour', hour, hour + HOUR_MS, false)[0],
-      };
+      kept = { hour, buckets: this.rollups.buckets(seq, 'hour', hour - 23 * HOUR_MS, hour), openStored: undefined, bufferedIds: [-1] };
       this.kept.set(seq, kept);
+    }
+    const ids = this.rollups.bufferedIds(seq);
+    if (kept.bufferedIds.some((id) => !ids.includes(id))) {
+      kept.openStored = this.rollups.buckets(seq, 'hour', hour, hour + HOUR_MS, false)[0];
+      kept.bufferedIds = ids;
     }
     const points: Array<BucketSums | undefined> = new Array(24);
     for (const b of kept.buckets) points[23 - (hour - b.at) / HOUR_MS] = b;

@@ -28,10 +28,11 @@ export function sumTotals(parts: readonly RollupTotals[]): RollupTotals {
 }
 
 /**
- * Rollup rows at or after these bucket starts may still lack results that are buffered in
- * memory (or were, when the process died); null when no bucket of that level is open. Reads
- * merge the buffer, so statistics are exact while the process runs; after a crash, opening the
- * store rebuilds these rows from raw history, which retention therefore keeps.
+ * Minute rows at or after `minuteFrom` may still lack results buffered in memory (or were, when
+ * the process died); hour and day rows at or after `hourFrom` and `dayFrom` are not built yet
+ * (reads sum the finer level there). null: nothing open, or nothing derived yet. Reads merge the
+ * buffer, so statistics are exact while the process runs; after a crash, opening the store
+ * rebuilds minute rows from raw history, which retention therefore keeps.
  */
 export interface OpenBuckets {
   minuteFrom: number | null;
@@ -73,8 +74,13 @@ export function addBucket(a: BucketSums, b: BucketSums): BucketSums {
 export interface RollupReads {
   /** The check's buckets of one level starting in [from, to), oldest first, what is still buffered included unless told not to. */
   buckets(checkSeq: number, level: RollupLevel, from: number, to: number, withBuffered?: boolean): BucketSums[];
-  /** What is buffered in memory for one bucket (not yet in its row); null when nothing is. */
+  /** What is buffered in memory for one bucket (the check's open minutes in it); null when nothing is. */
   bufferedBucket(checkSeq: number, level: RollupLevel, at: number): BucketSums | null;
+  /**
+   * Ids of the check's buckets buffered in memory: when an id seen earlier is gone, that bucket
+   * has been written to its row since (a reader caching rows knows to read them again).
+   */
+  bufferedIds(checkSeq: number): number[];
   openBuckets(): OpenBuckets;
   horizons(checkSeq: number): Horizons;
   /** Rows whose bucket start lies in one of the half-open intervals. */
@@ -102,9 +108,14 @@ export interface RollupReads {
 export interface RollupStore extends ResultAggregator, RollupReads {
   /** A result that is not a probe (a heartbeat ping, up or down); `add` is this with the probe's start time. */
   addSample(checkSeq: number, at: number, sample: RollupSample): void;
-  /** Writes every buffered bucket older than the current minute, hour and day. Call about once a minute. */
-  flushOpen(now: number): void;
-  /** Writes every buffered bucket, the current ones too (shutdown, after the writer's last flush). */
+  /**
+   * Writes every buffered minute older than the current one, then builds the hour and day rows
+   * of the hours and days before now, a few checks at a time between turns of the event loop;
+   * resolves when they are built. Call about once a minute. `spread` false builds them at once
+   * (tests and benches feeding results in a loop that never yields).
+   */
+  flushOpen(now: number, spread?: boolean): Promise<void>;
+  /** Writes every buffered minute, the current ones too (shutdown, after the writer's last flush); stops building. */
   close(): void;
 }
 

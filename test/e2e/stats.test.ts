@@ -288,7 +288,7 @@ describe('stats: percentiles and exactness through the whole store path', () => 
     record(rand, t0, t0 + 25 * MINUTE_MS);
     assert.notEqual(world.rollups.openBuckets().minuteFrom, null, 'buckets are open when the process dies');
     world.crashAndReopen();
-    assert.deepEqual(world.rollups.openBuckets(), { minuteFrom: null, hourFrom: null, dayFrom: null }, 'opening rebuilt the short rows');
+    assert.equal(world.rollups.openBuckets().minuteFrom, null, 'opening rebuilt the short rows');
     check(rand, start, t0 + 35 * MINUTE_MS, 20);
     // Results keep coming into the minute that was open when it died, then a clean restart.
     record(rand, t0 + 25 * MINUTE_MS, t0 + 50 * MINUTE_MS);
@@ -322,7 +322,7 @@ describe('stats: percentiles and exactness through the whole store path', () => 
   test('deleting a check deletes its rollups', () => {
     const seq = recorder.checkSeq;
     world.checks.remove(world.principal(key), checkId);
-    world.rollups.flushOpen(world.clock.now() + HOUR_MS);
+    void world.rollups.flushOpen(world.clock.now() + HOUR_MS, false);
     const count = (table: string) => world.store.db.prepare(`SELECT count(*) FROM ${table} WHERE check_seq = ?`).pluck().get(seq);
     assert.deepEqual([count('rollup_minute'), count('rollup_hour'), count('rollup_day')], [0, 0, 0]);
   });

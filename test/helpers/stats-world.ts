@@ -161,7 +161,7 @@ export class Recorder {
     const { world } = this;
     world.clock.set(sample.at);
     if (minuteKey(sample.at) > this.flushedMinute) {
-      world.rollups.flushOpen(sample.at);
+      void world.rollups.flushOpen(sample.at, false);
       this.flushedMinute = minuteKey(sample.at);
     }
     const result: ProbeResult = {

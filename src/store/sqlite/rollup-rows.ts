@@ -1,9 +1,8 @@
-import type { Timing } from '../../domain/check-types.js';
 import { Histogram, isRecordable } from '../../domain/histogram.js';
 import type { Interval } from '../../domain/ranges.js';
 import { PHASES, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
 import type { Db } from '../db.js';
-import { sumTotals, type Horizons, type OpenBuckets, type RollupLevel, type RollupTotals } from '../rollup-store.js';
+import { sumTotals, type BucketSums, type Horizons, type OpenBuckets, type RollupLevel, type RollupTotals } from '../rollup-store.js';
 
 /** SQLite rows of the rollup tables (migrations-rollups.ts), and raw history read as samples. */
 
@@ -36,6 +35,13 @@ const SELECT_TOTALS = `coalesce(sum(total), 0) AS total, coalesce(sum(success), 
   coalesce(sum(failure), 0) AS failure, coalesce(sum(rt_count), 0) AS rtCount,
   coalesce(sum(rt_sum), 0) AS rtSum, min(rt_min) AS rtMin, max(rt_max) AS rtMax`;
 
+const SELECT_GROUPED = `sum(total) AS total, sum(success) AS success, sum(failure) AS failure,
+  sum(rt_count) AS rtCount, sum(rt_sum) AS rtSum, min(rt_min) AS rtMin, max(rt_max) AS rtMax,
+  ${PHASES.map((p) => `sum(${p}_count) AS ${p}Count, sum(${p}_sum) AS ${p}Sum`).join(', ')}`;
+
+/** One bucket's sums (counts, response-time totals and phase sums), without histograms. */
+export type GroupedSums = BucketSums & Pick<RollupTotals, 'failure' | 'rtMin' | 'rtMax'>;
+
 const OPEN_KEY: Record<RollupLevel, string> = {
   minute: 'rollups.openMinuteFrom',
   hour: 'rollups.openHourFrom',
@@ -49,14 +55,17 @@ export interface RollupRows {
   rows(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupRow[];
   rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Rollup;
   totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): RollupTotals;
-  /** [bucket start, totals] of each row of the level in [from, to), in time order. */
-  bucketTotals(checkSeq: number, level: RollupLevel, from: number, to: number): Array<[number, RollupTotals]>;
+  /**
+   * The level's rows in [from, to) summed per bucket of `size` ms (a coarser level's bucket, or
+   * the level's own for one row each), in time order, without histograms.
+   */
+  grouped(level: RollupLevel, checkSeq: number, from: number, to: number, size: number): GroupedSums[];
   deleteFrom(level: RollupLevel, at: number): void;
   rawSamples(checkSeq: number, intervals: readonly Interval[]): RollupSample[];
   /** [at, sample] of every result at or after `from`, in time order. */
   rawSamplesSince(checkSeq: number, from: number): Array<[number, RollupSample]>;
-  /** [bucket start, row] of every row of the level at or after `from`, in time order. */
-  rowsSince(level: RollupLevel, checkSeq: number, from: number): Array<[number, RollupRow]>;
+  /** [bucket start, row] of every row of the level in [from, to), in time order. */
+  rowsBetween(level: RollupLevel, checkSeq: number, from: number, to: number): Array<[number, RollupRow]>;
   horizons(checkSeq: number): Horizons;
   checkSeqs(): number[];
   openBuckets(): OpenBuckets;
@@ -74,14 +83,13 @@ export function sqliteRollupRows(db: Db): RollupRows {
          SELECT ?, ?, ${names.map(() => '?').join(', ')} WHERE EXISTS (SELECT 1 FROM checks WHERE seq = ?)`,
       ),
       rows: db.prepare(`SELECT ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
-      since: db.prepare(`SELECT at, ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at >= ? ORDER BY at`),
+      between: db.prepare(`SELECT at, ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`),
       sums: db.prepare(`SELECT ${SELECT_SUMS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       hists: db.prepare(`SELECT ${SELECT_HISTS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       totals: db.prepare(`SELECT ${SELECT_TOTALS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
-      // (check_seq, at) is the key: one row per bucket, nothing to sum.
-      bucketTotals: db
-        .prepare(`SELECT at, total, success, failure, rt_count, rt_sum, rt_min, rt_max FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`)
-        .raw(),
+      grouped: db.prepare(
+        `SELECT at - at % ? AS at, ${SELECT_GROUPED} FROM ${table} WHERE check_seq = ? AND ${table}.at >= ? AND ${table}.at < ? GROUP BY 1 ORDER BY 1`,
+      ),
       deleteFrom: db.prepare(`DELETE FROM ${table} WHERE at >= ?`),
     };
   };
@@ -134,13 +142,7 @@ export function sqliteRollupRows(db: Db): RollupRows {
     totals(seq, level, intervals) {
       return sumTotals(intervals.map(([start, end]) => stmts[level].totals.get(seq, start, end) as RollupTotals));
     },
-    bucketTotals(seq, level, from, to) {
-      type Row = [number, number, number, number, number, number, number | null, number | null];
-      return (stmts[level].bucketTotals.all(seq, from, to) as Row[]).map(([at, total, success, failure, rtCount, rtSum, rtMin, rtMax]) => [
-        at,
-        { total, success, failure, rtCount, rtSum, rtMin, rtMax },
-      ]);
-    },
+    grouped: (level, seq, from, to, size) => (from < to ? (stmts[level].grouped.all(size, seq, from, to) as GroupedSums[]) : []),
     deleteFrom: (level, at) => void stmts[level].deleteFrom.run(at),
     rawSamples(seq, intervals) {
       const out: RollupSample[] = [];
@@ -149,8 +151,8 @@ export function sqliteRollupRows(db: Db): RollupRows {
       }
       return out;
     },
-    rowsSince(level, seq, from) {
-      return (stmts[level].since.all(seq, from) as Array<RollupRow & { at: number }>).map(({ at, ...row }) => [at, row]);
+    rowsBetween(level, seq, from, to) {
+      return (stmts[level].between.all(seq, from, to) as Array<RollupRow & { at: number }>).map(({ at, ...row }) => [at, row]);
     },
     rawSamplesSince(seq, from) {
       return (rawSince.all(seq, from) as Array<[...RawRow, number]>).map((r) => [r[7], sampleOfRaw(r)]);
@@ -194,7 +196,7 @@ function sampleOfRaw([status, responseTime, total, dns, connect, tls, ttfb]: Raw
  * is dropped rather than thrown, identically for live results and raw rows read back, so a
  * bad probe reading can neither lose its result nor make the two paths disagree.
  */
-export function sampleOf(ok: boolean, responseTime: number | null, timing: Timing | null): RollupSample {
+export function sampleOf(ok: boolean, responseTime: number | null, timing: RollupSample['timing']): RollupSample {
   return {
     ok,
     responseTime: responseTime !== null && isRecordable(responseTime) ? responseTime : null,

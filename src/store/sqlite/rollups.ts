@@ -1,232 +1,272 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ProbeResult } from '../../domain/probe-types.js';
-import { dayKey } from '../../domain/cover.js';
-import { hourKey, minuteKey, PHASES, Rollup, type RollupSample } from '../../domain/rollup.js';
-import type { Db } from '../db.js';
-import { addBucket, sumTotals, type BucketSums, type RollupLevel, type RollupStore } from '../rollup-store.js';
+import { DAY_MS, dayKey } from '../../domain/cover.js';
+import { HOUR_MS, hourKey, MINUTE_MS, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
 import type { Interval } from '../../domain/ranges.js';
-import { sampleOf, sqliteRollupRows, type RollupRows } from './rollup-rows.js';
+import type { Db } from '../db.js';
+import { sumTotals, type BucketSums, type RollupLevel, type RollupStore, type RollupTotals } from '../rollup-store.js';
+import { OpenMinutes } from './open-minutes.js';
+import { sampleOf, sqliteRollupRows, type GroupedSums, type RollupRows } from './rollup-rows.js';
 
 /**
- * The rollup aggregator (DESIGN 7). Results are summed per check into in-memory minute, hour and
- * day buckets; a bucket is written when it closes (a result in a newer bucket of the same check,
- * flushOpen for buckets older than the current minute, hour or day, close at shutdown). Writing
- * into a row that exists merges, so a bucket reopened by a late result or a restart is fine.
+ * The rollup aggregator (DESIGN 7). Only each check's open minute is held in memory (see
+ * OpenMinutes); it is written when it closes (a result in a newer minute of the same check,
+ * flushOpen, close at shutdown). Hour rows are built from minute rows, and day rows from hour
+ * rows, once their bucket has passed: each level keeps a persisted "built until" mark, rows
+ * before it are complete, and from it on a read sums the next finer level instead. Building
+ * runs in short transactions between turns of the event loop, so the hour that 40,000 checks
+ * close together does not stall probing. A minute written into an hour already built (a late
+ * result) is merged into the hour and day rows too, in the same transaction.
  *
- * Exactness across a crash: the meta table keeps, per level, a start no open bucket is older
- * than ("open from"). It is lowered, in the writer's transaction, before a bucket that would
- * break it takes its first result, and raised only by a flush. So rows older than it are
- * complete; statistics read the next finer source from it on (raw history for minutes), and
- * opening the store after a crash rebuilds the rows from it on out of raw history.
+ * Exactness across a crash: the minute level's "open from" mark is lowered, in the writer's
+ * transaction, before a minute bucket that would break it takes its first result, and raised
+ * only by a flush; opening the store after a crash rebuilds minute rows from it on out of raw
+ * history (which retention therefore keeps), and lowers the hour and day marks to it, so the
+ * rows built from those minutes are built again.
  */
+
+/** How long one building transaction may hold the event loop. */
+const BUILD_SLICE_MS = 5;
+
+const SIZE: Record<RollupLevel, number> = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS };
+
 export function sqliteRollups(db: Db): RollupStore {
   const rows = sqliteRollupRows(db);
-  const bucketRows = {
-    minute: db.prepare(`SELECT at, ${BUCKET_COLUMNS} FROM rollup_minute WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`),
-    hour: db.prepare(`SELECT at, ${BUCKET_COLUMNS} FROM rollup_hour WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`),
-    day: db.prepare(`SELECT at, ${BUCKET_COLUMNS} FROM rollup_day WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`),
-  };
-  const levels = [new OpenLevel('minute', rows), new OpenLevel('hour', rows), new OpenLevel('day', rows)];
-  const byLevel: Record<RollupLevel, OpenLevel> = { minute: levels[0]!, hour: levels[1]!, day: levels[2]! };
-  const flushBefore = (now: number) =>
-    db.transaction(() => {
-      for (const level of levels) level.flushBefore(now);
-    })();
-  const addSample = (seq: number, at: number, sample: RollupSample) => {
-    for (const level of levels) level.add(seq, at, sample);
-  };
+  const persisted = rows.openBuckets();
+  const hours = new BuiltLevel('hour', persisted.hourFrom, rows);
+  const days = new BuiltLevel('day', persisted.dayFrom, rows);
+  // Days are built from built hours only.
+  if (hours.from < days.from) days.setMark(dayKey(hours.from));
 
-  // Before any result can be buffered: rows from the persisted "open from" on may lack results a
-  // crashed process held in memory. Minutes are rebuilt from raw history (a minute or two of it),
-  // then hours from the now complete minute rows and days from the hour rows, so a restart never
-  // rescans a day of raw history.
-  const rebuild = (level: OpenLevel, refill: (seq: number, from: number) => void) => {
-    const from = level.openFrom;
-    if (from === null) return;
-    rows.deleteFrom(level.level, from);
-    for (const seq of rows.checkSeqs()) refill(seq, from);
-    level.flushBefore(Number.POSITIVE_INFINITY);
+  const mergeInto = (level: RollupLevel, seq: number, at: number, rollup: Rollup) => {
+    const existing = rows.get(level, seq, at);
+    rows.put(level, seq, at, (existing === undefined ? rollup : Rollup.fromRow(existing).merge(rollup)).toRow());
   };
-  const [minute, hour, day] = levels as [OpenLevel, OpenLevel, OpenLevel];
+  const writeMinute = (seq: number, at: number, rollup: Rollup) => {
+    mergeInto('minute', seq, at, rollup);
+    if (!hours.isBuilt(seq, hourKey(at))) return;
+    mergeInto('hour', seq, hourKey(at), rollup);
+    if (days.isBuilt(seq, dayKey(at))) mergeInto('day', seq, dayKey(at), rollup);
+  };
+  const minutes = new OpenMinutes(persisted.minuteFrom, writeMinute, (at) => {
+    rows.setOpenFrom('minute', at);
+    // Nothing derived yet (a new database): the hour and day of the first minute are.
+    if (at !== null && hours.mark === null) hours.setMark(hourKey(at));
+    if (at !== null && days.mark === null) days.setMark(dayKey(at));
+  });
+
+  // Before any result can be buffered: minute rows from the persisted "open from" on may lack
+  // results a crashed process held in memory. They are rebuilt from raw history (a minute or
+  // two of it), and the hours and days holding them are built again from the minute rows.
   db.transaction(() => {
-    rebuild(minute, (seq, from) => {
-      for (const [at, sample] of rows.rawSamplesSince(seq, from)) minute.add(seq, at, sample);
-    });
-    rebuild(hour, (seq, from) => {
-      for (const [at, row] of rows.rowsSince('minute', seq, from)) hour.merge(seq, at, Rollup.fromRow(row));
-    });
-    rebuild(day, (seq, from) => {
-      for (const [at, row] of rows.rowsSince('hour', seq, from)) day.merge(seq, at, Rollup.fromRow(row));
-    });
+    const from = minutes.openFrom;
+    if (from === null) return;
+    if (hourKey(from) < hours.from) hours.setMark(hourKey(from));
+    if (dayKey(from) < days.from) days.setMark(dayKey(from));
+    rows.deleteFrom('minute', from);
+    for (const seq of rows.checkSeqs()) for (const [at, sample] of rows.rawSamplesSince(seq, from)) minutes.add(seq, at, sample);
+    minutes.flushBefore(Number.POSITIVE_INFINITY);
   })();
 
+  /** Where each part of [from, to) of a level is read from: its own rows before its mark, finer rows after. */
+  const sources = (level: RollupLevel, from: number, to: number): Array<[RollupLevel, number, number]> => {
+    const out: Array<[RollupLevel, number, number]> = [];
+    let start = from;
+    const take = (source: RollupLevel, until: number) => {
+      const end = Math.min(to, until);
+      if (start < end) out.push([source, start, end]);
+      start = Math.max(start, end);
+    };
+    if (level === 'day') take('day', days.from);
+    if (level !== 'minute') take('hour', hours.from);
+    take('minute', Number.POSITIVE_INFINITY);
+    return out;
+  };
+  const bySource = (level: RollupLevel, intervals: readonly Interval[]) => {
+    const out: Record<RollupLevel, Interval[]> = { minute: [], hour: [], day: [] };
+    for (const [start, end] of intervals) for (const [source, a, b] of sources(level, start, end)) out[source].push([a, b]);
+    return out;
+  };
+  const bufferedIn = (seq: number, intervals: readonly Interval[]) => intervals.flatMap(([start, end]) => minutes.buffered(seq, start, end));
+
+  /** The level's buckets starting in [from, to) with results, summed from every source, in time order. */
+  const grouped = (seq: number, level: RollupLevel, from: number, to: number, withBuffered: boolean): GroupedSums[] => {
+    const size = SIZE[level];
+    const out = new Map<number, GroupedSums>();
+    const add = (sums: GroupedSums) => {
+      const had = out.get(sums.at);
+      out.set(sums.at, had ? addGrouped(had, sums) : sums);
+    };
+    for (const [source, a, b] of sources(level, from, to)) for (const sums of rows.grouped(source, seq, a, b, size)) add(sums);
+    if (withBuffered) for (const [at, rollup] of minutes.buffered(seq, from, to)) add(groupedOf(at - (at % size), rollup));
+    return [...out.values()].sort((a, b) => a.at - b.at);
+  };
+
+  // Building: one level's buckets in [mark, to) for every check, a slice of checks per
+  // transaction (each slice a step), then the mark raised to `to`.
+  function* build(level: BuiltLevel, finer: RollupLevel, to: number, sliceMs: number): Generator<void> {
+    const from = level.mark;
+    if (from === null || from >= to) return;
+    const done = level.startBuilding(from, to);
+    const seqs = rows.checkSeqs();
+    let i = 0;
+    while (i < seqs.length) {
+      const started = performance.now();
+      db.transaction(() => {
+        while (i < seqs.length && performance.now() - started < sliceMs) {
+          const seq = seqs[i++] as number;
+          buildCheck(level.level, finer, seq, from, to);
+          done.add(seq);
+        }
+      })();
+      yield;
+    }
+    db.transaction(() => level.finishBuilding(to))();
+  }
+  const buildCheck = (level: RollupLevel, finer: RollupLevel, seq: number, from: number, to: number) => {
+    const size = SIZE[level];
+    const groups = new Map<number, RollupRow[]>();
+    for (const [at, row] of rows.rowsBetween(finer, seq, from, to)) {
+      const key = at - (at % size);
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
+    }
+    for (const [key, group] of groups) rows.put(level, seq, key, Rollup.fromRows(group).toRow());
+  };
+  /** Hours before now's hour, then the days those complete. */
+  function* buildPassed(now: number, sliceMs: number): Generator<void> {
+    yield* build(hours, 'minute', hourKey(now), sliceMs);
+    if (hours.mark !== null) yield* build(days, 'hour', dayKey(hours.mark), sliceMs);
+  }
+  let building: Promise<void> | null = null;
+  let closes = 0;
+  const buildSpread = (now: number): Promise<void> => {
+    building ??= (async () => {
+      const generation = closes;
+      for (const _ of buildPassed(now, BUILD_SLICE_MS)) {
+        await yieldToEventLoop();
+        // Closed meanwhile (the database may be gone): the marks say what is left.
+        if (closes !== generation) return;
+      }
+    })().finally(() => {
+      building = null;
+    });
+    return building;
+  };
+
+  const addSample = (seq: number, at: number, sample: RollupSample) => minutes.add(seq, at, sampleOf(sample.ok, sample.responseTime, sample.timing));
+
   return {
-    add: (seq: number, result: ProbeResult) => addSample(seq, result.startedAt, sampleOf(result.ok, result.responseTime, result.timing)),
-    addSample: (seq, at, sample) => addSample(seq, at, sampleOf(sample.ok, sample.responseTime, sample.timing)),
-    flushOpen: (now) => flushBefore(now),
-    close: () => flushBefore(Number.POSITIVE_INFINITY),
+    add: (seq: number, result: ProbeResult) => addSample(seq, result.startedAt, result),
+    addSample,
+    flushOpen(now, spread = true) {
+      db.transaction(() => minutes.flushBefore(now))();
+      if (spread) return buildSpread(now);
+      for (const _ of buildPassed(now, Number.POSITIVE_INFINITY));
+      return Promise.resolve();
+    },
+    close() {
+      closes++;
+      db.transaction(() => minutes.flushBefore(Number.POSITIVE_INFINITY))();
+    },
     openBuckets: () => rows.openBuckets(),
     horizons: (seq) => rows.horizons(seq),
     rows: (seq, level, intervals) => rows.rows(seq, level, intervals),
-    // A bucket's results are its row plus what is still buffered for it: together always
-    // complete, so a busy current minute is read from memory, not from raw history.
     rollup(seq, level, intervals) {
-      const rollup = rows.rollup(seq, level, intervals);
-      for (const buffered of byLevel[level].buffered(seq, intervals)) rollup.merge(buffered);
+      const parts = bySource(level, intervals);
+      const rollup = new Rollup();
+      for (const source of ['day', 'hour', 'minute'] as const) if (parts[source].length > 0) rollup.merge(rows.rollup(seq, source, parts[source]));
+      for (const [, buffered] of bufferedIn(seq, intervals)) rollup.merge(buffered);
       return rollup;
     },
-    totals: (seq, level, intervals) => sumTotals([rows.totals(seq, level, intervals), ...byLevel[level].buffered(seq, intervals)]),
-    bucketTotals(seq, level, from, to) {
-      const out = new Map(rows.bucketTotals(seq, level, from, to));
-      for (const [key, buffered] of byLevel[level].bufferedByStart(seq, from, to)) {
-        out.set(key, sumTotals([out.get(key) ?? sumTotals([]), buffered]));
-      }
-      return [...out].sort((a, b) => a[0] - b[0]);
+    totals(seq, level, intervals) {
+      const parts = bySource(level, intervals);
+      const stored = (['day', 'hour', 'minute'] as const).filter((s) => parts[s].length > 0).map((s) => rows.totals(seq, s, parts[s]));
+      return sumTotals([...stored, ...bufferedIn(seq, intervals).map(([, r]) => r)]);
     },
+    bucketTotals: (seq, level, from, to) =>
+      grouped(seq, level, from, to, true).map(({ at, total, success, failure, rtCount, rtSum, rtMin, rtMax }): [number, RollupTotals] => [
+        at,
+        { total, success, failure, rtCount, rtSum, rtMin, rtMax },
+      ]),
     rawSamples: (seq, intervals) => rows.rawSamples(seq, intervals),
-    buckets(seq, level, from, to, withBuffered = true) {
-      const out = new Map<number, BucketSums>();
-      for (const row of bucketRows[level].iterate(seq, from, to) as Iterable<BucketSums>) out.set(row.at, row);
-      if (!withBuffered) return [...out.values()];
-      for (const [at, rollup] of byLevel[level].bufferedByStart(seq, from, to)) {
-        const sums = bucketSums(at, rollup);
-        const row = out.get(at);
-        out.set(at, row ? addBucket(row, sums) : sums);
-      }
-      return [...out.values()].sort((a, b) => a.at - b.at);
-    },
+    buckets: (seq, level, from, to, withBuffered = true) => grouped(seq, level, from, to, withBuffered).map(bucketSumsOf),
     bufferedBucket(seq, level, at) {
-      const rollup = byLevel[level].bufferedByStart(seq, at, at + 1)[0]?.[1];
-      return rollup ? bucketSums(at, rollup) : null;
+      const start = at - (at % SIZE[level]);
+      const parts = minutes.buffered(seq, start, start + SIZE[level]).map(([, rollup]) => groupedOf(start, rollup));
+      return parts.length === 0 ? null : bucketSumsOf(parts.reduce(addGrouped));
     },
+    bufferedIds: (seq) => minutes.ids(seq),
   };
 }
 
-const BUCKET_COLUMNS = `total, success, rt_count AS rtCount, rt_sum AS rtSum, ${PHASES.map((p) => `${p}_count AS ${p}Count, ${p}_sum AS ${p}Sum`).join(', ')}`;
+/**
+ * A level built from the next finer one. `mark`: rows before it are complete; null when nothing
+ * is derived yet. While building [from, to), a check already done there has complete rows too.
+ */
+class BuiltLevel {
+  mark: number | null;
+  private building: { from: number; to: number; done: Set<number> } | null = null;
 
-function bucketSums(at: number, r: Rollup): BucketSums {
+  constructor(
+    readonly level: 'hour' | 'day',
+    mark: number | null,
+    private readonly rows: RollupRows,
+  ) {
+    this.mark = mark;
+  }
+
+  /** Where reads stop taking this level's rows. */
+  get from(): number {
+    return this.mark ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Whether the check's row for this bucket is built (a finer row written into it must be merged in too). */
+  isBuilt(seq: number, key: number): boolean {
+    const b = this.building;
+    return key < this.from || (b !== null && key >= b.from && key < b.to && b.done.has(seq));
+  }
+
+  startBuilding(from: number, to: number): Set<number> {
+    this.building = { from, to, done: new Set() };
+    return this.building.done;
+  }
+
+  finishBuilding(to: number): void {
+    this.building = null;
+    // A building done at once (flushOpen without spreading) may have gone further meanwhile.
+    if (this.mark === null || to > this.mark) this.setMark(to);
+  }
+
+  setMark(at: number | null): void {
+    this.rows.setOpenFrom(this.level, at);
+    this.mark = at;
+  }
+}
+
+function groupedOf(at: number, r: Rollup): GroupedSums {
   const { dns, connect, tls, ttfb } = r.phases;
   return {
-    at, total: r.total, success: r.success, rtCount: r.rtCount, rtSum: r.rtSum,
+    at, total: r.total, success: r.success, failure: r.failure, rtCount: r.rtCount, rtSum: r.rtSum, rtMin: r.rtMin, rtMax: r.rtMax,
     dnsCount: dns.count, dnsSum: dns.sum, connectCount: connect.count, connectSum: connect.sum,
     tlsCount: tls.count, tlsSum: tls.sum, ttfbCount: ttfb.count, ttfbSum: ttfb.sum,
   };
 }
 
-
-const KEY_OF: Record<RollupLevel, (t: number) => number> = { minute: minuteKey, hour: hourKey, day: dayKey };
-
-/**
- * One open bucket of a check. A check has one open bucket per level almost always (a second only
- * when a late result reopens an older one), so a short list, not a Map per check: at tens of
- * thousands of checks, three Maps each were a tenth of the open rollups' memory.
- */
-interface OpenBucket {
-  key: number;
-  rollup: Rollup;
-  next: OpenBucket | null;
+function addGrouped(a: GroupedSums, b: GroupedSums): GroupedSums {
+  return {
+    ...sumTotals([a, b]), at: a.at,
+    dnsCount: a.dnsCount + b.dnsCount, dnsSum: a.dnsSum + b.dnsSum, connectCount: a.connectCount + b.connectCount,
+    connectSum: a.connectSum + b.connectSum, tlsCount: a.tlsCount + b.tlsCount, tlsSum: a.tlsSum + b.tlsSum,
+    ttfbCount: a.ttfbCount + b.ttfbCount, ttfbSum: a.ttfbSum + b.ttfbSum,
+  };
 }
 
-/** The open buckets of one level, per check and bucket start. */
-class OpenLevel {
-  private readonly open = new Map<number, OpenBucket>();
-  private readonly keyOf: (t: number) => number;
-  /** Mirrors the persisted "open from": at or below every open bucket's start. */
-  private mark: number | null;
-
-  constructor(
-    readonly level: RollupLevel,
-    private readonly rows: RollupRows,
-  ) {
-    this.keyOf = KEY_OF[level];
-    const persisted = rows.openBuckets();
-    this.mark = level === 'minute' ? persisted.minuteFrom : level === 'hour' ? persisted.hourFrom : persisted.dayFrom;
-  }
-
-  get openFrom(): number | null {
-    return this.mark;
-  }
-
-  add(seq: number, at: number, sample: RollupSample): void {
-    this.bucket(seq, at).add(sample);
-  }
-
-  /** Adds a finer level's bucket (a rebuild after a crash). */
-  merge(seq: number, at: number, rollup: Rollup): void {
-    this.bucket(seq, at).merge(rollup);
-  }
-
-  /** The open bucket holding `at`, opened (and the mark lowered) if needed. */
-  private bucket(seq: number, at: number): Rollup {
-    const key = this.keyOf(at);
-    // One check's results arrive in start order, so an older bucket of it has closed.
-    let head = this.open.get(seq) ?? null;
-    const kept = this.closeOlder(seq, head, key);
-    if (kept !== head) {
-      head = kept;
-      if (head === null) this.open.delete(seq);
-      else this.open.set(seq, head);
-    }
-    for (let b = head; b !== null; b = b.next) if (b.key === key) return b.rollup;
-    if (this.mark === null || key < this.mark) this.setMark(key);
-    const opened: OpenBucket = { key, rollup: new Rollup(), next: head };
-    this.open.set(seq, opened);
-    return opened.rollup;
-  }
-
-  /** Writes the check's buckets older than `cutoff`; returns the list of those left. */
-  private closeOlder(seq: number, head: OpenBucket | null, cutoff: number): OpenBucket | null {
-    let kept: OpenBucket | null = null;
-    let changed = false;
-    for (let b = head; b !== null; b = b.next) {
-      if (b.key < cutoff) {
-        this.write(seq, b.key, b.rollup);
-        changed = true;
-      }
-    }
-    if (!changed) return head;
-    for (let b = head; b !== null; b = b.next) if (b.key >= cutoff) kept = { key: b.key, rollup: b.rollup, next: kept };
-    return kept;
-  }
-
-  /** The check's buffered buckets whose start lies in one of the half-open intervals. */
-  buffered(seq: number, intervals: readonly Interval[]): Rollup[] {
-    const out: Rollup[] = [];
-    for (let b = this.open.get(seq) ?? null; b !== null; b = b.next) {
-      const key = b.key;
-      if (intervals.some(([start, end]) => key >= start && key < end)) out.push(b.rollup);
-    }
-    return out;
-  }
-
-  /** The check's buffered buckets starting in [from, to), with their starts. */
-  bufferedByStart(seq: number, from: number, to: number): Array<[number, Rollup]> {
-    const out: Array<[number, Rollup]> = [];
-    for (let b = this.open.get(seq) ?? null; b !== null; b = b.next) if (b.key >= from && b.key < to) out.push([b.key, b.rollup]);
-    return out;
-  }
-
-  /** Writes the buckets older than the one holding `now` (all of them for +Infinity). */
-  flushBefore(now: number): void {
-    const cutoff = now === Number.POSITIVE_INFINITY ? now : this.keyOf(now);
-    let oldestLeft = Number.POSITIVE_INFINITY;
-    for (const [seq, head] of this.open) {
-      const kept = this.closeOlder(seq, head, cutoff);
-      if (kept === null) this.open.delete(seq);
-      else if (kept !== head) this.open.set(seq, kept);
-      for (let b = kept; b !== null; b = b.next) oldestLeft = Math.min(oldestLeft, b.key);
-    }
-    const openFrom = oldestLeft === Number.POSITIVE_INFINITY ? null : oldestLeft;
-    if (openFrom !== this.mark) this.setMark(openFrom);
-  }
-
-  private write(seq: number, key: number, rollup: Rollup): void {
-    const existing = this.rows.get(this.level, seq, key);
-    const merged = existing === undefined ? rollup : Rollup.fromRow(existing).merge(rollup);
-    this.rows.put(this.level, seq, key, merged.toRow());
-  }
-
-  private setMark(at: number | null): void {
-    this.rows.setOpenFrom(this.level, at);
-    this.mark = at;
-  }
+function bucketSumsOf(s: GroupedSums): BucketSums {
+  return {
+    at: s.at, total: s.total, success: s.success, rtCount: s.rtCount, rtSum: s.rtSum,
+    dnsCount: s.dnsCount, dnsSum: s.dnsSum, connectCount: s.connectCount, connectSum: s.connectSum,
+    tlsCount: s.tlsCount, tlsSum: s.tlsSum, ttfbCount: s.ttfbCount, ttfbSum: s.ttfbSum,
+  };
 }
