@@ -107,3 +107,81 @@ describe('rollup store: buckets, open-from marks, merging writes', () => {
     assert.equal(world.store.db.prepare('SELECT count(*) FROM rollup_minute WHERE check_seq = ?').pluck().get(seq), 0);
   });
 });
+
+describe('rollups: hours and days built at their boundary answer what their minutes did', () => {
+  const seqs: number[] = [];
+  let world: StatsWorld;
+  const end = T + 26 * HOUR_MS + 17 * MINUTE_MS;
+
+  before(() => {
+    world = openStatsWorld(T);
+    const account = world.accounts.createAccount('boundary@example.com', 'pro');
+    const key = world.accounts.createKey({ account: account.id, scopes: ['checks:write'] }).key;
+    for (let c = 0; c < 3; c++) {
+      const id = world.checks.create(world.principal(key), { url: `https://b${c}.example.com/`, checkFrequency: 1 }).id;
+      seqs.push(world.store.checks.byId(id)!.seq);
+    }
+    // Every 7 minutes over 26 hours, without a flush: minutes are written as each check moves on.
+    for (let t = T + 3_000, i = 0; t < end; t += 7 * MINUTE_MS, i++) {
+      for (const seq of seqs) {
+        const rt = 20 + ((i * 37 + seq * 11) % 400);
+        world.rollups.addSample(seq, t, i % 13 === 0 ? { ok: false, responseTime: null, timing: null } : { ok: true, responseTime: rt, timing: { dns: 1, connect: 2, tls: i % 2, ttfb: rt - 5 } });
+      }
+    }
+  });
+  after(() => world.close());
+
+  const readings = (seq: number) => {
+    const { rollups } = world;
+    const days: Array<[number, number]> = [[DAY, DAY + 2 * DAY_MS]];
+    const rollup = rollups.rollup(seq, 'day', days);
+    return {
+      day: { total: rollup.total, failure: rollup.failure, rtSum: rollup.rtSum, rt: rollup.rt.count, p95: rollup.rt.percentile(95), tls: rollup.phases.tls.sum },
+      hourTotals: rollups.totals(seq, 'hour', [[T, T + 5 * HOUR_MS], [T + 20 * HOUR_MS, end + HOUR_MS]]),
+      hourBars: rollups.bucketTotals(seq, 'hour', T, end + HOUR_MS),
+      dayBars: rollups.bucketTotals(seq, 'day', DAY, DAY + 2 * DAY_MS),
+      series: rollups.buckets(seq, 'day', DAY, DAY + 2 * DAY_MS),
+    };
+  };
+
+  test('built rows equal the sums of their minutes, and reads do not change while or after building', async () => {
+    const { rollups } = world;
+    assert.deepEqual([rollups.openBuckets().hourFrom, rollups.openBuckets().dayFrom], [T, DAY], 'nothing built yet');
+    const before = seqs.map(readings);
+    const expectedTotal = Math.ceil((end - T - 3_000) / (7 * MINUTE_MS));
+    assert.equal(before[0]!.day.total, expectedTotal, 'every result, from minute rows and the open minute');
+    assert.equal(before[0]!.hourBars.length, 27);
+
+    world.clock.set(end);
+    const building = rollups.flushOpen(end);
+    let reads = 0;
+    let done = false;
+    void building.then(() => (done = true));
+    while (!done) {
+      assert.deepEqual(seqs.map(readings), before, 'reads mid-build');
+      reads++;
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.ok(reads >= 1);
+    assert.deepEqual(rollups.openBuckets(), { minuteFrom: null, hourFrom: T + 26 * HOUR_MS, dayFrom: DAY + DAY_MS }, 'built up to the current hour and day');
+    assert.deepEqual(seqs.map(readings), before, 'reads after building');
+
+    for (const seq of seqs) {
+      const hours = rollups.rows(seq, 'hour', [[T, T + 26 * HOUR_MS]]);
+      assert.equal(hours.length, 26, 'one row per passed hour');
+      const stored = rollups.bucketTotals(seq, 'hour', T, T + 26 * HOUR_MS).map(([, t]) => t.total);
+      assert.deepEqual(hours.map((h) => h.total), stored);
+      const day = rollups.rows(seq, 'day', [[DAY, DAY + 1]])[0]!;
+      const dayMinutes = rollups.rows(seq, 'minute', [[DAY, DAY + DAY_MS]]);
+      assert.equal(day.total, dayMinutes.reduce((n, m) => n + m.total, 0), 'the day from its hours, the hours from their minutes');
+      assert.equal(day.rtSum, dayMinutes.reduce((n, m) => n + m.rtSum, 0));
+      assert.equal(rollups.rows(seq, 'day', [[DAY + DAY_MS, DAY + DAY_MS + 1]]).length, 0, 'the current day is read from its hours and minutes');
+    }
+  });
+
+  test('statistics spanning the open hour and day count every result, before and after a restart', () => {
+    const before = seqs.map(readings);
+    world.restart();
+    assert.deepEqual(seqs.map(readings), before, 'the written minutes carry the open hour and day across a restart');
+  });
+});
