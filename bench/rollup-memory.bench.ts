@@ -2,7 +2,9 @@ import type { ProbeResult } from '../src/domain/probe-types.js';
 import { hourKey, minuteKey, Rollup } from '../src/domain/rollup.js';
 import { dayKey } from '../src/domain/cover.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
+import { sqliteRollupRows } from '../src/store/sqlite/rollup-rows.js';
 import { sqliteRollups } from '../src/store/sqlite/rollups.js';
+import { seedChecks } from './lib/seed.js';
 import { fmt, runIfMain, table, tempDir } from './lib/harness.js';
 
 /**
@@ -47,6 +49,54 @@ function oldStructure(): { add(seq: number, r: ProbeResult): void; held: unknown
   };
 }
 
+/**
+ * The hour boundary: every check's hour row built from its 60 minute rows. Spread (5 ms slices
+ * between turns of the event loop, as the server runs it) against the same build at once (one
+ * transaction), on the same rows; the event loop's longest stall is what probing would see.
+ */
+const BOUNDARY_CHECKS = Number(process.env.BENCH_ROLLUP_BOUNDARY_CHECKS ?? 10_000);
+
+async function boundaryBuild(): Promise<string[][]> {
+  const dir = tempDir('rollup-boundary');
+  seedChecks(dir.path, BOUNDARY_CHECKS, (i) => ({ url: `http://127.0.0.1:9/c/${i}`, checkFrequency: 1 }));
+  const store = openSqliteStore(dir.path);
+  try {
+    const seqs = store.db.prepare('SELECT seq FROM checks').pluck().all() as number[];
+    const hour = Date.UTC(2026, 5, 1, 12);
+    let x = 7;
+    const rand = () => ((x = (x * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const feeding = sqliteRollups(store.db);
+    store.db.transaction(() => {
+      for (let m = 0; m < 60; m++) for (const seq of seqs) feeding.add(seq, result(hour + m * 60_000 + 5_000, rand));
+    })();
+    feeding.close();
+    const measure = async (spread: boolean): Promise<string[]> => {
+      sqliteRollupRows(store.db).setOpenFrom('hour', hour);
+      const rollups = sqliteRollups(store.db);
+      let longest = 0;
+      let last = performance.now();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+      }, 1);
+      const started = performance.now();
+      await rollups.flushOpen(hour + 3_600_000 + 60_000, spread);
+      const took = performance.now() - started;
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      clearInterval(timer);
+      const built = store.db.prepare('SELECT count(*) FROM rollup_hour WHERE at = ?').pluck().get(hour) as number;
+      if (built !== seqs.length) throw new Error(`built ${built} hour rows for ${seqs.length} checks`);
+      return [spread ? '5 ms slices between turns (as served)' : 'at once, one transaction (baseline)', `${fmt(took)} ms`, `${fmt(longest)} ms`];
+    };
+    return [await measure(false), await measure(true)];
+  } finally {
+    store.close();
+    dir.remove();
+  }
+}
+
 export async function runRollupMemoryBench(): Promise<string> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
@@ -87,6 +137,10 @@ export async function runRollupMemoryBench(): Promise<string> {
     `### Open rollups under load (${fmt(CHECKS)} checks; JS heap held per check)`,
     '',
     table(['results per check', 'open minute, hour and day in memory (before, baseline)', 'open minute only (now)', 'ratio'], rows),
+    '',
+    `### The hour boundary: ${fmt(BOUNDARY_CHECKS)} checks' hour rows built from 60 minute rows each`,
+    '',
+    table(['build', 'took', 'longest event-loop stall'], await boundaryBuild()),
   ].join('\n');
 }
 
