@@ -30,7 +30,8 @@ const SELECT_ROW = COLUMNS.map(([column, field]) => `${column} AS ${field}`).joi
 const SELECT_SUMS = `coalesce(sum(total), 0), coalesce(sum(success), 0), coalesce(sum(failure), 0),
   coalesce(sum(rt_count), 0), coalesce(sum(rt_sum), 0), min(rt_min), max(rt_max),
   ${PHASES.map((p) => `coalesce(sum(${p}_count), 0), coalesce(sum(${p}_sum), 0)`).join(', ')}`;
-const SELECT_HISTS = ['rt_hist', ...PHASES.map((p) => `${p}_hist`)].join(', ');
+const HIST_COLUMNS = ['rt_hist', ...PHASES.map((p) => `${p}_hist`)];
+const SELECT_HISTS = HIST_COLUMNS.join(', ');
 const SELECT_TOTALS = `coalesce(sum(total), 0) AS total, coalesce(sum(success), 0) AS success,
   coalesce(sum(failure), 0) AS failure, coalesce(sum(rt_count), 0) AS rtCount,
   coalesce(sum(rt_sum), 0) AS rtSum, min(rt_min) AS rtMin, max(rt_max) AS rtMax`;
@@ -64,8 +65,12 @@ export interface RollupRows {
   rawSamples(checkSeq: number, intervals: readonly Interval[]): RollupSample[];
   /** [at, sample] of every result at or after `from`, in time order. */
   rawSamplesSince(checkSeq: number, from: number): Array<[number, RollupSample]>;
-  /** [bucket start, row] of every row of the level in [from, to), in time order. */
-  rowsBetween(level: RollupLevel, checkSeq: number, from: number, to: number): Array<[number, RollupRow]>;
+  /**
+   * The level's rows in [from, to) summed per bucket of `size` ms into whole rows, histograms
+   * merged (a coarser level's rows built from this one's). SQLite sums the numbers; only the
+   * histogram blobs cross into JavaScript.
+   */
+  summedRows(level: RollupLevel, checkSeq: number, from: number, to: number, size: number): Array<[number, RollupRow]>;
   horizons(checkSeq: number): Horizons;
   checkSeqs(): number[];
   openBuckets(): OpenBuckets;
@@ -83,7 +88,7 @@ export function sqliteRollupRows(db: Db): RollupRows {
          SELECT ?, ?, ${names.map(() => '?').join(', ')} WHERE EXISTS (SELECT 1 FROM checks WHERE seq = ?)`,
       ),
       rows: db.prepare(`SELECT ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
-      between: db.prepare(`SELECT at, ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`),
+      histsBetween: db.prepare(`SELECT at, ${SELECT_HISTS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`).raw(),
       sums: db.prepare(`SELECT ${SELECT_SUMS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       hists: db.prepare(`SELECT ${SELECT_HISTS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       totals: db.prepare(`SELECT ${SELECT_TOTALS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
@@ -151,8 +156,22 @@ export function sqliteRollupRows(db: Db): RollupRows {
       }
       return out;
     },
-    rowsBetween(level, seq, from, to) {
-      return (stmts[level].between.all(seq, from, to) as Array<RollupRow & { at: number }>).map(({ at, ...row }) => [at, row]);
+    summedRows(level, seq, from, to, size) {
+      const sums = from < to ? (stmts[level].grouped.all(size, seq, from, to) as GroupedSums[]) : [];
+      if (sums.length === 0) return [];
+      const blobs = new Map<number, Uint8Array[][]>(sums.map((s) => [s.at, HIST_COLUMNS.map(() => [])]));
+      for (const [at, ...hists] of stmts[level].histsBetween.iterate(seq, from, to) as Iterable<[number, ...Uint8Array[]]>) {
+        const columns = blobs.get(at - (at % size)) as Uint8Array[][];
+        hists.forEach((blob, k) => (columns[k] as Uint8Array[]).push(blob));
+      }
+      return sums.map((s): [number, RollupRow] => {
+        const [rt, dns, connect, tls, ttfb] = (blobs.get(s.at) as Uint8Array[][]).map((column) => Histogram.mergeSerialized(column).serialize());
+        return [s.at, {
+          total: s.total, success: s.success, failure: s.failure, rtCount: s.rtCount, rtSum: s.rtSum, rtMin: s.rtMin, rtMax: s.rtMax, rtHist: rt as Uint8Array,
+          dnsCount: s.dnsCount, dnsSum: s.dnsSum, dnsHist: dns as Uint8Array, connectCount: s.connectCount, connectSum: s.connectSum, connectHist: connect as Uint8Array,
+          tlsCount: s.tlsCount, tlsSum: s.tlsSum, tlsHist: tls as Uint8Array, ttfbCount: s.ttfbCount, ttfbSum: s.ttfbSum, ttfbHist: ttfb as Uint8Array,
+        }];
+      });
     },
     rawSamplesSince(seq, from) {
       return (rawSince.all(seq, from) as Array<[...RawRow, number]>).map((r) => [r[7], sampleOfRaw(r)]);

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ProbeResult } from '../../domain/probe-types.js';
 import { DAY_MS, dayKey } from '../../domain/cover.js';
-import { HOUR_MS, hourKey, MINUTE_MS, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
+import { HOUR_MS, hourKey, MINUTE_MS, Rollup, type RollupSample } from '../../domain/rollup.js';
 import type { Interval } from '../../domain/ranges.js';
 import type { Db } from '../db.js';
 import { sumTotals, type BucketSums, type RollupLevel, type RollupStore, type RollupTotals } from '../rollup-store.js';
@@ -124,15 +124,7 @@ export function sqliteRollups(db: Db): RollupStore {
     db.transaction(() => level.finishBuilding(to))();
   }
   const buildCheck = (level: RollupLevel, finer: RollupLevel, seq: number, from: number, to: number) => {
-    const size = SIZE[level];
-    const groups = new Map<number, RollupRow[]>();
-    for (const [at, row] of rows.rowsBetween(finer, seq, from, to)) {
-      const key = at - (at % size);
-      const group = groups.get(key);
-      if (group) group.push(row);
-      else groups.set(key, [row]);
-    }
-    for (const [key, group] of groups) rows.put(level, seq, key, Rollup.fromRows(group).toRow());
+    for (const [at, row] of rows.summedRows(finer, seq, from, to, SIZE[level])) rows.put(level, seq, at, row);
   };
   /** Hours before now's hour, then the days those complete. */
   function* buildPassed(now: number, sliceMs: number): Generator<void> {
