@@ -42,7 +42,8 @@ export class Router {
     const trimmed = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') || '/' : path;
     const exact = this.exact.get(`${method} ${trimmed}`);
     if (exact) return exact;
-    const parts = split(trimmed);
+    const parts = trimmed.split('/');
+    parts.shift();
     const candidates = this.patterns.get(method)?.[parts.length];
     if (!candidates) return null;
     for (const { route, segments } of candidates) {

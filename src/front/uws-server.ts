@@ -27,7 +27,8 @@ export interface RunningServer {
 /**
  * The uWS adapter (DESIGN 1): turns a uWS request into an HttpRequest and a Reply back into
  * bytes. Headers are read synchronously (uWS invalidates the request object after the first
- * await), bodies are read with a 1 MiB cap, onAborted is attached once, writes are corked.
+ * await), bodies are read with a 1 MiB cap, onAborted is attached once for an answer that comes
+ * after the handler returns, writes outside the handler are corked.
  */
 export function serve(
   host: string,
@@ -55,8 +56,10 @@ export function serve(
     } catch {
       result = INTERNAL_ERROR();
     }
-    if (result instanceof Promise) result.then((reply) => finished(exchange, reply), () => failed(exchange));
-    else finished(exchange, result, inHandler);
+    if (result instanceof Promise) {
+      if (inHandler) exchange.watchAbort();
+      result.then((reply) => finished(exchange, reply), () => failed(exchange));
+    } else finished(exchange, result, inHandler);
   };
 
   app.any('/*', (res, req) => {
@@ -68,7 +71,6 @@ export function serve(
     const exchange = new Exchange(
       res, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), rawQuery ? new URLSearchParams(rawQuery) : NO_QUERY, headers, trustProxy,
     );
-    res.onAborted(() => exchange.abort());
     inFlight++;
     const declared = Number(headers['content-length'] ?? 0);
     // An oversized request is answered without reading the rest of it, so its connection closes.
@@ -78,6 +80,7 @@ export function serve(
       dispatch(exchange, true);
       return;
     }
+    exchange.watchAbort();
     readBody(res, declared, (body) => {
       if (body === null) exchange.oversized = true;
       else exchange.body = body;
@@ -118,6 +121,7 @@ class Exchange implements HttpRequest {
   body: Buffer = NO_BODY;
   oversized = false;
   private aborted = false;
+  private watching = false;
   private answered = false;
   private closed: (() => void) | null = null;
   private origin: ClientOrigin | null = null;
@@ -151,9 +155,17 @@ class Exchange implements HttpRequest {
     return this.origin;
   }
 
-  abort(): void {
-    this.aborted = true;
-    this.closed?.();
+  /**
+   * uWS must be told before its handler returns when the answer comes later (a body to read,
+   * an await): an answer written in the handler needs no abort watch.
+   */
+  watchAbort(): void {
+    if (this.watching) return;
+    this.watching = true;
+    this.res.onAborted(() => {
+      this.aborted = true;
+      this.closed?.();
+    });
   }
 
   answer(reply: Reply | null, inHandler: boolean): void {
@@ -161,7 +173,8 @@ class Exchange implements HttpRequest {
     if (reply.stream && this.method !== 'HEAD') {
       const stream = reply.stream;
       reply.stream = undefined;
-      this.client(); // a stream outlives the request: its address is known before the connection may go
+      this.watchAbort(); // a stream outlives the handler
+      this.client(); // and its address is known before the connection may go
       openStream(this.res, reply, stream, (listener) => (this.closed = listener), () => this.aborted);
     } else {
       write(this.res, reply, this.oversized, this.method === 'HEAD', inHandler);
