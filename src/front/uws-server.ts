@@ -177,6 +177,8 @@ class Exchange implements HttpRequest {
       this.client(); // and its address is known before the connection may go
       openStream(this.res, reply, stream, (listener) => (this.closed = listener), () => this.aborted);
     } else {
+      // uWS does not count an answer ended without a body (HEAD, 304) as one: it wants the abort watch too.
+      if (this.method === 'HEAD' || (reply.raw === undefined && reply.body === undefined)) this.watchAbort();
       write(this.res, reply, this.oversized, this.method === 'HEAD', inHandler);
       this.answered = true;
     }
