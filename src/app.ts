@@ -120,7 +120,7 @@ export class VigilApp {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
-    this.store = openSqliteStore(input.dataDir);
+    this.store = openSqliteStore(input.dataDir, { checkpointInBackground: true });
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
     this.writer = new BatchWriter(this.store, this.log);
     this.rollups = this.store.rollups;
