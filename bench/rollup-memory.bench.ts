@@ -5,7 +5,7 @@ import { openSqliteStore } from '../src/store/sqlite/index.js';
 import { sqliteRollupRows } from '../src/store/sqlite/rollup-rows.js';
 import { sqliteRollups } from '../src/store/sqlite/rollups.js';
 import { seedChecks } from './lib/seed.js';
-import { fmt, runIfMain, table, tempDir } from './lib/harness.js';
+import { fmt, headline, runIfMain, table, tempDir } from './lib/harness.js';
 
 /**
  * Issue 13, deliverable 3: what the open rollups hold per check under load. The heap profile
@@ -101,6 +101,7 @@ export async function runRollupMemoryBench(): Promise<string> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
   const rows: string[][] = [];
+  const headlines: string[] = [];
   for (const samples of SAMPLES) {
     const dir = tempDir('rollup-memory');
     const store = openSqliteStore(dir.path);
@@ -122,6 +123,15 @@ export async function runRollupMemoryBench(): Promise<string> {
       // Both stay reachable until measured (and the new one must flush).
       void rollups.flushOpen(at + 3 * 86_400_000, false);
       if (old.held === null) throw new Error('unreachable');
+      if (samples === SAMPLES[0]) {
+        headlines.push(headline({
+          measure: `open rollups per check, ${samples} results a minute (20 s checks)`,
+          figure: `${fmt(perCheck)} bytes`,
+          baseline: `open minute, hour and day ${fmt(oldPerCheck)} bytes`,
+          ratio: `${fmt(oldPerCheck / Math.max(1, perCheck), 1)}× less`,
+          target: '-',
+        }));
+      }
       rows.push([
         `${samples} results a minute`,
         `${fmt(oldPerCheck)} bytes`,
@@ -141,6 +151,7 @@ export async function runRollupMemoryBench(): Promise<string> {
     `### The hour boundary: ${fmt(BOUNDARY_CHECKS)} checks' hour rows built from 60 minute rows each`,
     '',
     table(['build', 'took', 'longest event-loop stall'], await boundaryBuild()),
+    ...headlines,
   ].join('\n');
 }
 
