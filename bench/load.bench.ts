@@ -22,8 +22,6 @@ const ON_TIME_MS = 1000;
 const SIZES = (process.env.BENCH_LOAD_CHECKS ?? '500,2000,20000,40000,60000').split(',').map(Number);
 const WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP ?? 20);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 40);
-/** As the launchers start `vigil serve` (src/cli.ts, YOUNG_GENERATION_FLAG). */
-const YOUNG_GENERATION_FLAG = '--max-semi-space-size=8';
 const TARGET = fileURLToPath(new URL('./fixtures/http-target.js', import.meta.url));
 
 function rssBytes(pid: number): number {
@@ -51,7 +49,7 @@ async function run(checks: number, targetPort: number): Promise<LoadRun> {
     const configFile = join(dir.path, 'bench.json');
     writeFileSync(configFile, JSON.stringify({ logLevel: 'warn' }));
     const port = await freePort();
-    const vigil = await spawnUntil([YOUNG_GENERATION_FLAG, CLI, 'serve', '--config', configFile], { VIGIL_DATA_DIR: dir.path, VIGIL_PORT: String(port) }, /listening on/, 120_000);
+    const vigil = await spawnUntil([CLI, 'serve', '--config', configFile], { VIGIL_DATA_DIR: dir.path, VIGIL_PORT: String(port) }, /listening on/, 120_000);
     let log = '';
     vigil.stdout!.on('data', (c: Buffer) => (log += c.toString()));
     await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));

@@ -1,2 +1,2 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env node
 import '../dist/src/cli.js';

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
 import { VigilApp } from './app.js';
 import { ConfigError, loadConfig, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-service.js';
@@ -259,18 +258,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
   }
 }
 
-/**
- * V8's young generation capped at 8 MB semi-spaces instead of 16: about 20 MB less resident per
- * isolate under load for no measurable CPU (docs/performance.md, "Memory under load"). Set here
- * for the worker threads serve starts (flags set at run time reach isolates created after);
- * the main thread's heap is sized before any code runs, so the launchers pass the same flag:
- * bin/vigil.js, `npm start`, contrib/vigil.service (NODE_OPTIONS, the single binary too) and the
- * load bench.
- */
-const YOUNG_GENERATION_FLAG = '--max-semi-space-size=8';
-
 async function serve(configFile: string | undefined): Promise<number> {
-  setFlagsFromString(YOUNG_GENERATION_FLAG);
   const input = readConfig(configFile);
   // One server per data directory. Referenced until the process ends: a collected connection would let the lock go.
   const lock = input.dataDir === ':memory:' ? null : lockDataDir(input.dataDir);
