@@ -25,7 +25,7 @@ import { RdapClient } from './engine/domains/rdap-client.js';
 import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { BatchWriter } from './store/batch-writer.js';
-import { PiscinaDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
+import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { Recorder } from './monitor/recorder.js';
@@ -152,7 +152,7 @@ export class VigilApp {
       onEvent: (check, event) => this.onEvent(check, event),
       onChange: (check) => this.publishChange(check, 'status'),
     });
-    const dispatcher = (this.dispatcher = this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads }));
+    const dispatcher = (this.dispatcher = this.opts.dispatcher ?? new ThreadDispatcher({ threads: this.config.probes.threads }));
     let hub: NodeHub | null = null;
     this.engine = new Engine({
       store: this.store,
