@@ -6,7 +6,7 @@ import { startHttpFixture, type HttpFixture } from '../helpers/fixtures/http-ser
 import { probeTask } from '../helpers/fixtures/probe-task.js';
 import { NO_RAW_SOCKETS } from '../helpers/raw-sockets.js';
 
-describe('probe worker (in the piscina dispatcher)', () => {
+describe('probe worker (in the thread dispatcher)', () => {
   let pool: ThreadDispatcher;
   let server: HttpFixture;
   before(async () => {
