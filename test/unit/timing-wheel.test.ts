@@ -5,7 +5,7 @@ import {
   TimingWheel, followingDue, hashId, nextDue, phaseOffset,
 } from '../../src/engine/timing-wheel.js';
 import { CheckWheel } from '../../src/engine/check-wheel.js';
-import { startWheelDriver, type DriverTimers } from '../../src/engine/wheel-driver.js';
+import { QUIET_STRIDE_MS, startWheelDriver, strideFor, type DriverTimers } from '../../src/engine/wheel-driver.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const TICK = 100;
@@ -427,6 +427,38 @@ describe('wheel driver', () => {
     runNext();
     assert.deepEqual(late, [0, 7, 250, 0]);
     driver.stop();
+  });
+
+  test('a quiet wheel ticks on wider boundaries and still fires every entry within its stride', () => {
+    const clock = new ManualClock(T0 + 37);
+    const wheel = new TimingWheel({ clock, tickMs: TICK, slots: 64 });
+    const { timers, runNext, delays } = fakeTimers(clock);
+    const fired: Fired[] = [];
+    wheel.schedule('a', T0 + 150);
+    wheel.schedule('b', T0 + 420);
+    wheel.schedule('c', T0 + 1_010);
+    let stride = 500;
+    const driver = startWheelDriver({ wheel, clock, timers, strideMs: () => stride, fire: (id, dueAt) => fired.push({ id, dueAt, at: clock.now() }) });
+    assert.equal(delays[0], 463, 'aimed at the next 500 ms boundary');
+    runNext();
+    assert.deepEqual(fired.map((f) => [f.id, f.at - T0]), [['a', 500], ['b', 500]], 'both due within the stride, swept by one tick');
+    assert.equal(delays[1], 500);
+    stride = 250; // not a whole number of ticks: rounded down to two
+    runNext();
+    assert.equal(delays[2], 200);
+    stride = 0; // never less than one tick
+    runNext();
+    runNext();
+    assert.deepEqual(delays.slice(3), [100, 100]);
+    assert.deepEqual(fired.map((f) => [f.id, f.at - T0]), [['a', 500], ['b', 500], ['c', 1_200]]);
+    driver.stop();
+  });
+
+  test('the stride keeps a quiet burst small and ticks every tick when busy', () => {
+    assert.equal(strideFor(0, TICK), QUIET_STRIDE_MS);
+    assert.equal(strideFor(25, TICK), QUIET_STRIDE_MS);
+    assert.equal(strideFor(250, TICK), 200);
+    assert.equal(strideFor(1_000, TICK), TICK);
   });
 
   test('a throwing fire is reported and the tick goes on', () => {
