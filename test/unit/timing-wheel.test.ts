@@ -385,14 +385,20 @@ describe('wheel driver', () => {
     return { timers, runNext, queue, delays };
   }
 
-  test('ticks on tick boundaries and fires within a tick', () => {
+  /** A driver started 37 ms into a tick over entries due at T0 + ms, recording what fired when. */
+  function drivenWheel(due: Record<string, number>, strideMs?: () => number) {
     const clock = new ManualClock(T0 + 37);
     const wheel = new TimingWheel({ clock, tickMs: TICK, slots: 64 });
     const { timers, runNext, delays } = fakeTimers(clock);
     const fired: Fired[] = [];
-    wheel.schedule('a', T0 + 150);
-    wheel.schedule('b', T0 + 420);
-    const driver = startWheelDriver({ wheel, clock, timers, fire: (id, dueAt) => fired.push({ id, dueAt, at: clock.now() }) });
+    for (const [id, ms] of Object.entries(due)) wheel.schedule(id, T0 + ms);
+    const fire = (id: string, dueAt: number) => void fired.push({ id, dueAt, at: clock.now() });
+    const driver = startWheelDriver({ wheel, clock, timers, fire, ...(strideMs ? { strideMs } : {}) });
+    return { runNext, delays, fired, driver };
+  }
+
+  test('ticks on tick boundaries and fires within a tick', () => {
+    const { runNext, delays, fired, driver } = drivenWheel({ a: 150, b: 420 });
     assert.equal(delays[0], 63);
     for (let i = 0; i < 5; i++) runNext();
     assert.deepEqual(delays, [63, 100, 100, 100, 100, 100]);
@@ -430,15 +436,8 @@ describe('wheel driver', () => {
   });
 
   test('a quiet wheel ticks on wider boundaries and still fires every entry within its stride', () => {
-    const clock = new ManualClock(T0 + 37);
-    const wheel = new TimingWheel({ clock, tickMs: TICK, slots: 64 });
-    const { timers, runNext, delays } = fakeTimers(clock);
-    const fired: Fired[] = [];
-    wheel.schedule('a', T0 + 150);
-    wheel.schedule('b', T0 + 420);
-    wheel.schedule('c', T0 + 1_010);
     let stride = 500;
-    const driver = startWheelDriver({ wheel, clock, timers, strideMs: () => stride, fire: (id, dueAt) => fired.push({ id, dueAt, at: clock.now() }) });
+    const { runNext, delays, fired, driver } = drivenWheel({ a: 150, b: 420, c: 1_010 }, () => stride);
     assert.equal(delays[0], 463, 'aimed at the next 500 ms boundary');
     runNext();
     assert.deepEqual(fired.map((f) => [f.id, f.at - T0]), [['a', 500], ['b', 500]], 'both due within the stride, swept by one tick');
