@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { seedChecks } from './lib/seed.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
-import { CLI, fmt, freePort, LOAD_COLUMNS, loadRow, runIfMain, shuffled, spawnUntil, stop, table, tempDir, type LoadResult } from './lib/harness.js';
+import { CLI, fmt, freePort, headline, LOAD_COLUMNS, loadRow, percentOf, runIfMain, shuffled, spawnUntil, stop, table, tempDir, type LoadResult } from './lib/harness.js';
 import { SERVER_CORE, wrkRequests } from './lib/wrk.js';
 
 /**
@@ -79,14 +79,24 @@ export async function runApiBench(): Promise<ApiBenchReport> {
 
 export function apiMarkdown(a: ApiBenchReport): string {
   const rows: Array<Array<string | number>> = [];
+  const headlines: string[] = [];
   for (const { name, target, distinct, r, baseline } of a.rows) {
+    const goal = target === null ? '-' : `≥ ${target}%`;
     rows.push(loadRow(`uWS hello world, same ${fmt(distinct)} requests (baseline)`, baseline, baseline, '-'));
-    rows.push(loadRow(`${name}: ${fmt(distinct)} distinct URLs`, r, baseline, target === null ? '-' : `≥ ${target}%`));
+    rows.push(loadRow(`${name}: ${fmt(distinct)} distinct URLs`, r, baseline, goal));
+    headlines.push(headline({
+      measure: `${name}, ${fmt(a.checks)} checks, ${fmt(distinct)} distinct URLs`,
+      figure: `${fmt(r.requestsPerSec)} req/s`,
+      baseline: `uWS hello world ${fmt(baseline.requestsPerSec)} req/s`,
+      ratio: percentOf(r.requestsPerSec, baseline.requestsPerSec),
+      target: goal,
+    }));
   }
   return [
     `### Checks API (${fmt(a.checks)} checks in the database; server on core ${SERVER_CORE}, wrk on the other, ${a.connections} connections, ${a.seconds} s each)`,
     '',
     table(LOAD_COLUMNS, rows),
+    ...headlines,
   ].join('\n');
 }
 

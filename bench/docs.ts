@@ -13,6 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(here, '..', '..');
 export const REPORT = join(ROOT, 'bench-results.md');
 export const DOC = join(ROOT, 'docs', 'performance.md');
+export const README = join(ROOT, 'README.md');
 
 /** The report's sections by bench name, as run.ts writes them. */
 export function sections(report: string): Map<string, string> {
@@ -34,11 +35,28 @@ export function fill(doc: string, found: Map<string, string>, stamp: string): { 
   return { doc: next, filled };
 }
 
-export function generateDocs(reportPath = REPORT, docPath = DOC): string[] {
+/**
+ * The README's summary: every headline the benches left in the page's blocks (HTML comments,
+ * see bench/lib/harness.ts), in page order, as one table. Each block keeps its own, so a
+ * subset run refreshes only its rows.
+ */
+export function summary(doc: string): string {
+  const rows = [...doc.matchAll(/<!-- headline: (\{.*\}) -->/g)].map((m) => JSON.parse(m[1]!) as Record<string, string>);
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [
+    line(['measure', 'Vigil', 'baseline, same run', 'ratio', 'target']),
+    line(['---', '---', '---', '---', '---']),
+    ...rows.map((r) => line([r.measure!, r.figure!, r.baseline!, r.ratio!, r.target!])),
+  ].join('\n');
+}
+
+export function generateDocs(reportPath = REPORT, docPath = DOC, readmePath = README): string[] {
   const report = readFileSync(reportPath, 'utf8');
   const stamp = /^# Vigil benchmarks \((.*)\)$/m.exec(report)?.[1] ?? 'unknown run';
   const { doc, filled } = fill(readFileSync(docPath, 'utf8'), sections(report), `Generated from the bench report of ${stamp}.`);
   writeFileSync(docPath, doc);
+  const readme = fill(readFileSync(readmePath, 'utf8'), new Map([['summary', summary(doc)]]), 'Generated from the bench blocks of docs/performance.md.');
+  writeFileSync(readmePath, readme.doc);
   return filled;
 }
 

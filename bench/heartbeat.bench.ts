@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { seedChecks } from './lib/seed.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
-import { CLI, fmt, freePort, LOAD_COLUMNS, loadRow, runIfMain, shuffled, spawnUntil, stop, table, tempDir, type LoadResult } from './lib/harness.js';
+import { CLI, fmt, freePort, headline, LOAD_COLUMNS, loadRow, percentOf, runIfMain, shuffled, spawnUntil, stop, table, tempDir, type LoadResult } from './lib/harness.js';
 import { SERVER_CORE, wrkRequests } from './lib/wrk.js';
 
 /**
@@ -76,6 +76,13 @@ export function heartbeatMarkdown(h: HeartbeatBenchReport): string {
     ]),
     '',
     `Pings acknowledged (2xx): ${fmt(h.acknowledged)}; ping rows stored: ${fmt(h.stored)}; lost: ${fmt(Math.max(0, h.acknowledged - h.stored))}.`,
+    headline({
+      measure: `Durable heartbeat pings, ${fmt(h.checks)} checks (answered after their commit; ${fmt(Math.max(0, h.acknowledged - h.stored))} lost)`,
+      figure: `${fmt(h.ping.requestsPerSec)} req/s`,
+      baseline: `uWS hello world ${fmt(h.baseline.requestsPerSec)} req/s`,
+      ratio: percentOf(h.ping.requestsPerSec, h.baseline.requestsPerSec),
+      target: '≥ 25%',
+    }),
   ].join('\n');
 }
 

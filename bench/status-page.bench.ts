@@ -46,10 +46,23 @@ function seedHistory(dataDir: string, ids: string[]): void {
   store.close();
 }
 
+/**
+ * Polls until the test passes. A request that fails (a keep-alive connection the server closed
+ * as it was reused: "fetch failed") is tried again; the last failure is reported on a timeout.
+ */
 async function until(what: string, test: () => Promise<boolean>, limitMs = 60_000): Promise<void> {
   const deadline = Date.now() + limitMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  let lastError: unknown = null;
+  for (;;) {
+    try {
+      if (await test()) return;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      const cause = lastError instanceof Error ? `: last failure ${lastError.message} (${String((lastError as { cause?: unknown }).cause ?? '')})` : '';
+      throw new Error(`timed out waiting for ${what}${cause}`);
+    }
     await new Promise((r) => setTimeout(r, 5));
   }
 }

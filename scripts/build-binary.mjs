@@ -1,7 +1,7 @@
 // Builds dist/vigil-linux-x64: a Node single executable application (SEA) made from the Node
 // that runs this script. The code is bundled with esbuild; the native addons (better-sqlite3,
 // uWebSockets.js for this Node's ABI, raw-socket) and the bundles that run on their own (the
-// probe worker, the webhook worker, the ICMP helper process) and the dashboard travel as SEA
+// probe worker, the webhook worker, the checkpoint worker, the ICMP helper process) and the dashboard travel as SEA
 // assets, which the binary unpacks into a cache directory named by their hash (src/binary/unpack.ts).
 //
 // Usage: node scripts/build-binary.mjs   (npm run build:binary)
@@ -89,6 +89,7 @@ const threads = {
   'probe-worker.cjs': join(root, 'src', 'engine', 'probe-worker.ts'),
   'webhook-worker.cjs': join(root, 'src', 'alerts', 'delivery', 'webhook-worker.ts'),
   'icmp-host.cjs': join(root, 'src', 'engine', 'probes', 'icmp-host.ts'),
+  'checkpoint-worker.cjs': join(root, 'src', 'store', 'sqlite', 'checkpoint-worker.ts'),
 };
 for (const [name, entry] of Object.entries(threads)) {
   await esbuild.build({ ...common, entryPoints: [entry], outfile: join(out, name) });

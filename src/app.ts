@@ -120,7 +120,7 @@ export class VigilApp {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
-    this.store = openSqliteStore(input.dataDir);
+    this.store = openSqliteStore(input.dataDir, { checkpointInBackground: true });
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
     this.writer = new BatchWriter(this.store, this.log);
     this.rollups = this.store.rollups;
@@ -193,7 +193,7 @@ export class VigilApp {
       checkEdited: (check) => this.publishChange(check, 'saved'),
       checkDeleted: (check) => {
         this.services.trends.forget(check.seq);
-        this.publishChange(check, 'deleted');
+        this.publishChange(check, 'deleted', check.folder);
       },
     });
     this.services.statusPages.onChange((...pages) => {
@@ -256,11 +256,11 @@ export class VigilApp {
    * Published once the writer has applied what the change wrote (the group commit queued in the
    * same turn runs first), so a subscriber reading the check sees the new record.
    */
-  private publishChange(check: { id: string; accountId: string }, type: string): void {
+  private publishChange(check: { id: string; accountId: string }, type: string, folder?: string | null): void {
     const at = this.clock.now();
     setImmediate(() =>
       this.writer.drained().then(
-        () => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type, at }),
+        () => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type, at, ...(folder === undefined ? {} : { folder }) }),
         () => {},
       ),
     );

@@ -91,11 +91,28 @@ export function shuffled<T>(items: T[], seed = 1): T[] {
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+/** One headline figure of a bench beside its baseline, for the README's summary (bench/docs.ts collects them). */
+export interface Headline {
+  measure: string;
+  figure: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+}
+
+/** A headline as an HTML comment: invisible in the page, carried with its block of figures. */
+export function headline(h: Headline): string {
+  return `<!-- headline: ${JSON.stringify(h)} -->`;
+}
+
+/** The percentage a run reached of its baseline's rate. */
+export const percentOf = (value: number, baseline: number): string => `${fmt((value / baseline) * 100, 1)}%`;
+
 /** Server-side columns every HTTP table shares: rate, latency, share of baseline, CPU, failures. */
 export function loadRow(name: string, r: LoadResult, baseline: LoadResult, target: string): Array<string | number> {
   return [
     name, fmt(r.requestsPerSec), fmt(r.p50Ms, 1), fmt(r.p99Ms, 1),
-    r === baseline ? '100%' : `${fmt((r.requestsPerSec / baseline.requestsPerSec) * 100, 1)}%`, target,
+    r === baseline ? '100%' : percentOf(r.requestsPerSec, baseline.requestsPerSec), target,
     `${fmt(r.serverCpuPct ?? 0)}%`, fmt(r.non2xx), fmt(r.errors),
   ];
 }

@@ -5,7 +5,7 @@ import {
 } from '../core/schemas/checks.js';
 import { ErrorBody, Success } from '../core/schemas/common.js';
 import { defineRoute, ok, type Route } from './http-types.js';
-import { detailReply, listReply, PageCache } from './check-json.js';
+import { detailReply, ListPages } from './check-json.js';
 import type { Services } from './services.js';
 import { publicApi } from './route-presets.js';
 
@@ -14,7 +14,7 @@ const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c
 const base = { ...publicApi, tag: 'checks' } as const;
 
 export function checkRoutes(s: Services): Route[] {
-  const listPages = new PageCache();
+  const listPages = new ListPages(s.config);
   return [
     defineRoute({
       ...base,
@@ -25,16 +25,12 @@ export function checkRoutes(s: Services): Route[] {
       idempotency: 'none',
       query: ListChecksQuery,
       responses: { 200: CheckListResponse, ...errorsFor(400, 401, 403, 429) },
-      handler: ({ principal, query }) =>
-        listPages.get(principal, query, s.checks.version(), () => {
-          const page = s.checks.list(principal, query.status, {
-            limit: query.limit ?? 25,
-            page: query.page ?? 1,
-            cursor: query.cursor,
-            includeTotal: query.includeTotal ?? false,
-          });
-          return listReply(page.data, page.meta, s.config);
-        }),
+      handler: ({ principal, query }) => {
+        const request = { limit: query.limit ?? 25, page: query.page ?? 1, cursor: query.cursor, includeTotal: query.includeTotal ?? false };
+        const access = principal.access ? JSON.stringify(principal.access) : '';
+        const key = `${principal.account.id} ${access} ${query.status ?? ''} ${request.limit} ${request.page} ${request.cursor ?? ''} ${request.includeTotal}`;
+        return listPages.reply(key, s.checks.version(), () => s.checks.list(principal, query.status, request));
+      },
     }),
     defineRoute({
       ...base,

@@ -145,6 +145,11 @@ export class ChecksService {
     return pageOf(rows, { limit: page.limit, page: pageNumber }, (c) => c.seq, total);
   }
 
+  /** Moves whenever any check changes (for caches of rendered lists). */
+  version(): number {
+    return this.store.checks.version();
+  }
+
   /** A new ping URL; the old token is invalid from the next request on (decisions §4). */
   regenerateToken(principal: Principal, id: string): { check: Check; token: string } {
     const token = newHeartbeatToken();
@@ -163,11 +168,6 @@ export class ChecksService {
   all(principal: Principal): Check[] {
     const query: CheckQuery = { accountId: principal.account.id, access: principal.access };
     return this.store.checks.list(query, { limit: -1, offset: 0, afterSeq: null });
-  }
-
-  /** Moves whenever any check changes (for caches of rendered lists). */
-  version(): number {
-    return this.store.checks.version();
   }
 
   /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 const TOKEN = /^[0-9a-f]{64}$/;
 
@@ -11,7 +11,7 @@ export class HeartbeatTokens {
   private readonly hashOf = new Map<string, string>();
 
   static hash(token: string): string {
-    return createHash('sha256').update(token).digest('hex');
+    return hash('sha256', token, 'hex');
   }
 
   /** The check a ping token belongs to; null for malformed, unknown or invalidated tokens. */

@@ -8,12 +8,17 @@ export interface RateState {
   reset: number;
 }
 
+interface Window {
+  start: number;
+  count: number;
+}
+
 /**
  * Fixed one-minute windows per bucket: cheap (one Map entry per active bucket) and exact
  * enough for a per-key budget. Windows are aligned to each bucket's first request.
  */
 export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
+  private readonly windows = new Map<string, Window>();
   private lastSweep = 0;
 
   constructor(
@@ -23,7 +28,26 @@ export class RateLimiter {
 
   /** Counts one request; throws 429 (with headers) when the bucket is spent. */
   take(bucket: string, limit: number): RateState {
-    return this.takeAll([[bucket, limit]])[0]!;
+    const now = this.clock.now();
+    this.sweep(now);
+    const w = this.window(bucket, now);
+    return counted(w, limit, this.admit(w, limit, now));
+  }
+
+  /** Seconds until the window resets; throws the 429 when it is spent. */
+  private admit(w: Window, limit: number, now: number): number {
+    const reset = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
+    if (w.count >= limit) throw errors.rateLimited(reset).withHeaders(headersOf({ limit, remaining: 0, reset }));
+    return reset;
+  }
+
+  private window(bucket: string, now: number): Window {
+    let w = this.windows.get(bucket);
+    if (!w || now - w.start >= this.windowMs) {
+      w = { start: now, count: 0 };
+      this.windows.set(bucket, w);
+    }
+    return w;
   }
 
   /**
@@ -34,19 +58,10 @@ export class RateLimiter {
     const now = this.clock.now();
     this.sweep(now);
     const windows = buckets.map(([bucket, limit]) => {
-      let w = this.windows.get(bucket);
-      if (!w || now - w.start >= this.windowMs) {
-        w = { start: now, count: 0 };
-        this.windows.set(bucket, w);
-      }
-      const reset = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
-      if (w.count >= limit) throw errors.rateLimited(reset).withHeaders(headersOf({ limit, remaining: 0, reset }));
-      return { w, limit, reset };
+      const w = this.window(bucket, now);
+      return { w, limit, reset: this.admit(w, limit, now) };
     });
-    return windows.map(({ w, limit, reset }) => {
-      w.count++;
-      return { limit, remaining: limit - w.count, reset };
-    });
+    return windows.map(({ w, limit, reset }) => counted(w, limit, reset));
   }
 
   private sweep(now: number): void {
@@ -54,6 +69,11 @@ export class RateLimiter {
     this.lastSweep = now;
     for (const [bucket, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(bucket);
   }
+}
+
+function counted(w: Window, limit: number, reset: number): RateState {
+  w.count++;
+  return { limit, remaining: limit - w.count, reset };
 }
 
 export function headersOf(state: RateState): Record<string, string> {

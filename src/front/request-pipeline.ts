@@ -50,25 +50,30 @@ export class RequestPipeline {
     }
   }
 
-  async handle(req: HttpRequest): Promise<Reply> {
+  /** Synchronous unless something on the route's way (a precheck, the handler, idempotency) waits. */
+  handle(req: HttpRequest): Reply | Promise<Reply> {
     // HEAD is GET without the body (RFC 9110 9.3.2); the adapter leaves the body out.
     const match = this.router.match(req.method, req.path) ?? (req.method === 'HEAD' ? this.router.match('GET', req.path) : null);
     if (!match) return render(errors.routeNotFound(req.method, req.path), 'standard');
-    if (req.oversized) return render(errors.payloadTooLarge(MAX_BODY_BYTES), match.route.errorShape);
-    const prepared = this.prepared.get(match.route)!;
+    const route = match.route;
+    if (req.oversized) return render(errors.payloadTooLarge(MAX_BODY_BYTES), route.errorShape);
     let rate: RateState | null = null;
     try {
-      const principal = match.route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, match.route.challenge, req.method) : null;
-      if (principal && !(req.prepaid && match.route.rateLimit === 'per-key')) rate = this.limit(match.route, principal);
-      const reply = await this.run(prepared, req, match.params, principal);
-      if (rate) reply.headers = { ...headersOf(rate), ...reply.headers };
-      return reply;
+      const principal = route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, route.challenge, req.method) : null;
+      if (principal && !(req.prepaid && route.rateLimit === 'per-key')) rate = this.limit(route, principal);
+      const reply = this.run(this.prepared.get(route)!, req, match.params, principal);
+      if (!(reply instanceof Promise)) return withRate(reply, rate);
+      const counted = rate;
+      return reply.then((r) => withRate(r, counted), (err: unknown) => this.failed(err, req, route, counted));
     } catch (err) {
-      const apiError = err instanceof ApiError ? err : this.unexpected(err, req);
-      const reply = render(apiError, match.route.errorShape);
-      if (rate && apiError.status !== 429) reply.headers = { ...headersOf(rate), ...reply.headers };
-      return reply;
+      return this.failed(err, req, route, rate);
     }
+  }
+
+  private failed(err: unknown, req: HttpRequest, route: Route, rate: RateState | null): Reply {
+    const apiError = err instanceof ApiError ? err : this.unexpected(err, req);
+    const reply = render(apiError, route.errorShape);
+    return apiError.status === 429 ? reply : withRate(reply, rate);
   }
 
   private limit(route: Route, principal: Principal): RateState | null {
@@ -84,7 +89,7 @@ export class RequestPipeline {
     return null;
   }
 
-  private async run(p: Prepared, req: HttpRequest, params: Record<string, string>, principal: Principal | null): Promise<Reply> {
+  private run(p: Prepared, req: HttpRequest, params: Record<string, string>, principal: Principal | null): Reply | Promise<Reply> {
     const { route } = p;
     if (principal) {
       if (route.scope) requireScope(principal, route.scope);
@@ -96,10 +101,15 @@ export class RequestPipeline {
     const ctx: HandlerContext<unknown, unknown> = { req, params, body, query, principal: principal!, now: this.deps.clock.now() };
 
     if (idemKey === null || principal === null) {
-      await route.precheck?.(ctx);
-      return route.handler(ctx);
+      const pending = route.precheck?.(ctx);
+      return pending === undefined ? route.handler(ctx) : pending.then(() => route.handler(ctx));
     }
+    return this.runIdempotent(route, req, ctx, principal, idemKey, body);
+  }
 
+  private async runIdempotent(
+    route: Route, req: HttpRequest, ctx: HandlerContext<unknown, unknown>, principal: Principal, idemKey: string, body: unknown,
+  ): Promise<Reply> {
     const { idempotency, store } = this.deps;
     const accountId = principal.account.id;
     const hash = Idempotency.fingerprint(body ?? null);
@@ -154,6 +164,11 @@ function validated(validator: Validator<TSchema>, value: unknown): unknown {
   const result = validator.check(value);
   if (!result.ok) throw errors.badRequest(result.message);
   return result.value;
+}
+
+function withRate(reply: Reply, rate: RateState | null): Reply {
+  if (rate) reply.headers = reply.headers ? { ...headersOf(rate), ...reply.headers } : headersOf(rate);
+  return reply;
 }
 
 export function render(err: ApiError, shape: ErrorShape): Reply {

@@ -2,8 +2,11 @@ import uWS from 'uWebSockets.js';
 import { BodyBuffer } from './body-buffer.js';
 import { MAX_BODY_BYTES, type HttpRequest, type Reply } from '../api/http-types.js';
 import { explainListenFailure } from './listen-failure.js';
-import { clientOrigin } from './client-origin.js';
+import { clientOrigin, type ClientOrigin } from './client-origin.js';
 const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
+// Shared by every request without a query or a body (nothing writes to a request's).
+const NO_QUERY = new URLSearchParams();
+const NO_BODY = Buffer.alloc(0);
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 202: '202 Accepted', 204: '204 No Content', 302: '302 Found', 303: '303 See Other', 304: '304 Not Modified',
@@ -24,7 +27,8 @@ export interface RunningServer {
 /**
  * The uWS adapter (DESIGN 1): turns a uWS request into an HttpRequest and a Reply back into
  * bytes. Headers are read synchronously (uWS invalidates the request object after the first
- * await), bodies are read with a 1 MiB cap, onAborted is attached once, writes are corked.
+ * await), bodies are read with a 1 MiB cap, onAborted is attached once for an answer that comes
+ * after the handler returns, writes outside the handler are corked.
  */
 export function serve(
   host: string,
@@ -38,55 +42,49 @@ export function serve(
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
+  const trustProxy = opts.trustProxy ?? false;
+  const finished = (exchange: Exchange, reply: Reply | null, inHandler = false) => {
+    inFlight--;
+    exchange.answer(reply, inHandler);
+    if (inFlight === 0 && drained) drained();
+  };
+  const failed = (exchange: Exchange) => finished(exchange, INTERNAL_ERROR());
+  const dispatch = (exchange: Exchange, inHandler: boolean) => {
+    let result: Reply | Promise<Reply>;
+    try {
+      result = handle(exchange);
+    } catch {
+      result = INTERNAL_ERROR();
+    }
+    if (result instanceof Promise) {
+      if (inHandler) exchange.watchAbort();
+      result.then((reply) => finished(exchange, reply), () => failed(exchange));
+    } else finished(exchange, result, inHandler);
+  };
+
   app.any('/*', (res, req) => {
-    const method = req.getCaseSensitiveMethod().toUpperCase();
-    const path = req.getUrl();
-    const query = new URLSearchParams(req.getQuery() ?? '');
+    const rawQuery = req.getQuery();
     const headers: Record<string, string> = {};
     req.forEach((k, v) => {
       headers[k] = v;
     });
-    const client = clientOrigin(Buffer.from(res.getRemoteAddressAsText()).toString(), headers, opts.trustProxy ?? false);
-    let aborted = false;
-    let closed: (() => void) | null = null;
-    res.onAborted(() => {
-      aborted = true;
-      closed?.();
-    });
+    const exchange = new Exchange(
+      res, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), rawQuery ? new URLSearchParams(rawQuery) : NO_QUERY, headers, trustProxy,
+    );
     inFlight++;
-    // An oversized request is answered without reading the rest of it, so its connection closes.
-    let oversized = false;
-    const finish = (reply: Reply | null) => {
-      inFlight--;
-      if (reply?.stream && !aborted && method !== 'HEAD') {
-        const stream = reply.stream;
-        reply.stream = undefined;
-        openStream(res, reply, stream, (listener) => (closed = listener), () => aborted);
-      } else if (reply && !aborted) write(res, reply, oversized, method === 'HEAD');
-      if (inFlight === 0 && drained) drained();
-    };
-    const dispatch = (body: Buffer) => {
-      const request: HttpRequest = { method, path, query, headers, body, remoteAddress: client.address, scheme: client.scheme, ...(oversized ? { oversized } : {}) };
-      let result: Reply | Promise<Reply>;
-      try {
-        result = handle(request);
-      } catch {
-        result = { status: 500, body: { error: { code: 500, message: 'Internal server error' } } };
-      }
-      if (result instanceof Promise) {
-        result.then(finish, () => finish({ status: 500, body: { error: { code: 500, message: 'Internal server error' } } }));
-      } else finish(result);
-    };
-
     const declared = Number(headers['content-length'] ?? 0);
-    oversized = declared > MAX_BODY_BYTES;
-    if (oversized || method === 'GET' || method === 'HEAD' || (!declared && !headers['transfer-encoding'])) {
-      dispatch(Buffer.alloc(0));
+    // An oversized request is answered without reading the rest of it, so its connection closes.
+    exchange.oversized = declared > MAX_BODY_BYTES;
+    const method = exchange.method;
+    if (exchange.oversized || method === 'GET' || method === 'HEAD' || (!declared && !headers['transfer-encoding'])) {
+      dispatch(exchange, true);
       return;
     }
+    exchange.watchAbort();
     readBody(res, declared, (body) => {
-      oversized = body === null;
-      dispatch(body ?? Buffer.alloc(0));
+      if (body === null) exchange.oversized = true;
+      else exchange.body = body;
+      dispatch(exchange, false);
     });
   });
 
@@ -114,6 +112,77 @@ export function serve(
       });
     });
   });
+}
+
+const INTERNAL_ERROR = (): Reply => ({ status: 500, body: { error: { code: 500, message: 'Internal server error' } } });
+
+/** One request as the pipeline sees it, and the uWS response it is answered on. */
+class Exchange implements HttpRequest {
+  body: Buffer = NO_BODY;
+  oversized = false;
+  private aborted = false;
+  private watching = false;
+  private answered = false;
+  private closed: (() => void) | null = null;
+  private origin: ClientOrigin | null = null;
+
+  constructor(
+    private readonly res: uWS.HttpResponse,
+    readonly method: string,
+    readonly path: string,
+    readonly query: URLSearchParams,
+    readonly headers: Record<string, string>,
+    private readonly trustProxy: boolean,
+  ) {}
+
+  get remoteAddress(): string {
+    return this.client().address;
+  }
+
+  get scheme(): ClientOrigin['scheme'] {
+    return this.client().scheme;
+  }
+
+  /**
+   * Read only when asked for (the connection's address costs a few µs a request, and only logs
+   * use it); a response already answered or aborted has no connection left to ask.
+   */
+  private client(): ClientOrigin {
+    if (this.origin === null) {
+      const peer = this.aborted || this.answered ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString();
+      this.origin = clientOrigin(peer, this.headers, this.trustProxy);
+    }
+    return this.origin;
+  }
+
+  /**
+   * uWS must be told before its handler returns when the answer comes later (a body to read,
+   * an await): an answer written in the handler needs no abort watch.
+   */
+  watchAbort(): void {
+    if (this.watching) return;
+    this.watching = true;
+    this.res.onAborted(() => {
+      this.aborted = true;
+      this.closed?.();
+    });
+  }
+
+  answer(reply: Reply | null, inHandler: boolean): void {
+    if (this.aborted || reply === null) return;
+    if (reply.stream && this.method !== 'HEAD') {
+      const stream = reply.stream;
+      reply.stream = undefined;
+      this.watchAbort(); // a stream outlives the handler
+      this.client(); // and its address is known before the connection may go
+      openStream(this.res, reply, stream, (listener) => (this.closed = listener), () => this.aborted);
+    } else {
+      // uWS does not count an answer ended without a body (HEAD, 304) as one: it wants the abort watch too.
+      if (this.method === 'HEAD' || (reply.raw === undefined && reply.body === undefined)) this.watchAbort();
+      write(this.res, reply, this.oversized, this.method === 'HEAD', inHandler);
+      this.answered = true;
+    }
+  }
 }
 
 /** Collects the body; calls back with null once it passes the cap (the rest is discarded). */
@@ -166,20 +235,27 @@ function openStream(
   });
 }
 
-function write(res: uWS.HttpResponse, reply: Reply, closeConnection: boolean, headOnly: boolean): void {
+/**
+ * Writes the reply. Inside uWS's request handler the response is corked already; a reply that
+ * comes later (after an await) is corked here, so its head and body leave in one write.
+ */
+function write(res: uWS.HttpResponse, reply: Reply, closeConnection: boolean, headOnly: boolean, inHandler: boolean): void {
+  if (inHandler) writeNow(res, reply, closeConnection, headOnly);
+  else res.cork(() => writeNow(res, reply, closeConnection, headOnly));
+}
+
+function writeNow(res: uWS.HttpResponse, reply: Reply, closeConnection: boolean, headOnly: boolean): void {
   const payload = reply.raw
     ? reply.raw.text
     : reply.body === undefined
       ? undefined
       : JSON.stringify(reply.body);
-  res.cork(() => {
-    res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
-    if (payload !== undefined) {
-      res.writeHeader('Content-Type', reply.raw ? reply.raw.contentType : 'application/json; charset=utf-8');
-    }
-    if (reply.headers) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]!);
-    if (payload === undefined) res.endWithoutBody(0, closeConnection);
-    else if (headOnly) res.endWithoutBody(Buffer.byteLength(payload), closeConnection);
-    else res.end(payload, closeConnection);
-  });
+  res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
+  if (payload !== undefined) {
+    res.writeHeader('Content-Type', reply.raw ? reply.raw.contentType : 'application/json; charset=utf-8');
+  }
+  if (reply.headers) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]!);
+  if (payload === undefined) res.endWithoutBody(0, closeConnection);
+  else if (headOnly) res.endWithoutBody(Buffer.byteLength(payload), closeConnection);
+  else res.end(payload, closeConnection);
 }

@@ -332,6 +332,7 @@ export class Recorder {
       errorAlerted: s.errorAlerted,
       sslAlerts: s.ssl,
       sync: syncDue ? { lastChecked: synced.at, lastResponseTime: synced.responseTime, lastStatusCode: synced.statusCode } : null,
+      statusChanged,
     };
   }
 }

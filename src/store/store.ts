@@ -109,7 +109,7 @@ export interface CheckRepo {
   setMaintenance(id: string, on: boolean, until: number | null, now: number): void;
   delete(id: string): void;
   setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): void;
-  /** Moves on every write to any check: a validator for caches of check lists. */
+  /** Moves on every write to any check: a validator for caches of rendered checks. */
   version(): number;
   /** Every enabled check, streamed without filling the record cache (engine start). */
   forEachEnabled(visit: (check: Check) => void): void;
@@ -124,6 +124,8 @@ export interface CheckRepo {
 /** Everything but `domain`: the domain monitor owns that field (saveDomain). */
 export type RuntimeWrite = Omit<CheckRuntime, 'lastChecked' | 'lastResponseTime' | 'lastStatusCode' | 'domain'> & {
   sync: { lastChecked: number; lastResponseTime: number | null; lastStatusCode: number | null } | null;
+  /** The status differs from the one stored: lists filtered by status change. */
+  statusChanged: boolean;
 };
 
 export interface HistoryEventInput {

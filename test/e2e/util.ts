@@ -114,7 +114,7 @@ export function setMonitorStatus(server: TestServer, id: string, status: 'pendin
   // The engine's write path when the store has one (it keeps the record cache coherent);
   // otherwise the column itself.
   const repo = checks as unknown as { saveRuntime?: (id: string, runtime: Record<string, unknown>) => void };
-  if (typeof repo.saveRuntime === 'function') repo.saveRuntime(id, { ...check, status, sync: null });
+  if (typeof repo.saveRuntime === 'function') repo.saveRuntime(id, { ...check, status, sync: null, statusChanged: check.status !== status });
   else server.app.store.db.prepare('UPDATE checks SET status = ? WHERE id = ?').run(status, id);
   assert.equal(checks.byId(id)!.status, status);
 }

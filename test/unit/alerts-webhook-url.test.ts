@@ -98,3 +98,26 @@ describe('delivery-time address policy (decisions §3)', () => {
     }
   });
 });
+
+describe('why a delivery got no answer', () => {
+  test('a request aborted or timed out by its signal says so, not a bare error code', async () => {
+    const server = createServer(() => {}); // never answers
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+    const client = new WebhookClient({ timeoutMs: 10_000, blockPrivateAddresses: false, connectionsPerOrigin: 1 });
+    try {
+      const aborted = new AbortController();
+      const pending = client.post({ url, method: 'POST', headers: {}, body: '{}' }, aborted.signal);
+      setTimeout(() => aborted.abort(), 50);
+      await assert.rejects(pending, (err: unknown) => err instanceof WebhookUnreachable && err.message === 'aborted');
+      await assert.rejects(
+        client.post({ url, method: 'POST', headers: {}, body: '{}' }, AbortSignal.timeout(50)),
+        (err: unknown) => err instanceof WebhookUnreachable && err.message === 'timed out',
+      );
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

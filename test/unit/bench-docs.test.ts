@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fill, sections } from '../../bench/docs.js';
+import { fill, sections, summary } from '../../bench/docs.js';
+import { headline } from '../../bench/lib/harness.js';
 import { parseWrk } from '../../bench/lib/wrk.js';
 
 const report = [
@@ -15,6 +16,18 @@ test('the docs blocks are replaced by the report sections of the same bench, hea
   assert.deepEqual(filled, ['api']);
   assert.equal(next, 'intro\n\n<!-- bench:api -->\n## Checks API\n\n| a |\n| --- |\n| 1 |\n\n_stamp_\n<!-- /bench:api -->\n\nprose\n\n<!-- bench:engine -->\nkept\n<!-- /bench:engine -->\n');
   assert.equal(fill(next, sections(report), 'stamp').doc, next, 'regenerating is stable');
+});
+
+test("the README's summary collects the headlines of every block, in page order", () => {
+  const get = { measure: 'GET one check', figure: '50,000 req/s', baseline: 'hello 100,000 req/s', ratio: '50.0%', target: '≥ 50%' };
+  const ping = { ...get, measure: 'durable ping', ratio: '25.0%' };
+  const doc = `<!-- bench:api -->\n| table |\n${headline(get)}\n<!-- /bench:api -->\nprose\n<!-- bench:heartbeat -->\n${headline(ping)}\n<!-- /bench:heartbeat -->`;
+  const lines = summary(doc).split('\n');
+  assert.equal(lines.length, 4);
+  assert.equal(lines[2], '| GET one check | 50,000 req/s | hello 100,000 req/s | 50.0% | ≥ 50% |');
+  assert.match(lines[3]!, /^\| durable ping \|/);
+  const readme = fill('# Vigil\n<!-- bench:summary -->\nold\n<!-- /bench:summary -->\n', new Map([['summary', summary(doc)]]), 'stamp').doc;
+  assert.match(readme, /<!-- bench:summary -->\n\| measure \| Vigil/);
 });
 
 test('wrk output is read: rate, latency percentiles in any unit, non-2xx and socket errors', () => {

@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor, pageOf } from '../../src/core/pagination.js
 import { canonicalJson, Idempotency } from '../../src/front/idempotency.js';
 import { RateLimiter } from '../../src/front/rate-limiter.js';
 import { Router } from '../../src/front/router.js';
+import { Lru } from '../../src/util/lru.js';
 import type { Route } from '../../src/api/http-types.js';
 import type { IdempotencyRecord, IdempotencyRepo } from '../../src/store/store.js';
 
@@ -18,6 +19,45 @@ test('router prefers static segments and decodes params', () => {
   assert.deepEqual(router.match('GET', '/v1/public/checks/chk%5F1')?.params, { id: 'chk_1' });
   assert.equal(router.match('POST', '/v1/public/checks/status'), null);
   assert.equal(router.match('GET', '/v1/public/checks/a/b'), null);
+});
+
+test('router: exact paths, trailing slashes, empty parameters, the root', () => {
+  const route = (method: Route['method'], path: string) => ({ method, path }) as Route;
+  const root = route('GET', '/');
+  const list = route('GET', '/v1/public/checks');
+  const byId = route('GET', '/v1/public/checks/:id');
+  const toggle = route('POST', '/v1/public/checks/:id/toggle');
+  const router = new Router([root, list, byId, toggle]);
+  assert.equal(router.match('GET', '/')?.route, root);
+  assert.equal(router.match('GET', '//')?.route, root);
+  assert.equal(router.match('GET', '/v1/public/checks/')?.route, list);
+  assert.deepEqual(router.match('GET', '/v1/public/checks/chk_1/')?.params, { id: 'chk_1' });
+  assert.equal(router.match('GET', '/v1/public/checks//toggle'), null, 'a parameter is never empty');
+  assert.deepEqual(router.match('POST', '/v1/public/checks/chk_2/toggle')?.params, { id: 'chk_2' });
+  assert.equal(router.match('GET', '/v1/public/checks/chk_2/toggle'), null);
+  assert.equal(router.match('GET', '/v1/public/checks/bad%zz')?.params.id, 'bad%zz', 'an undecodable parameter is kept as sent');
+});
+
+test('Lru keeps what is used, forgets what is not, and stays within its capacity', () => {
+  const lru = new Lru<number, string>(4);
+  for (let i = 0; i < 4; i++) lru.set(i, `v${i}`);
+  assert.equal(lru.get(0), 'v0');
+  for (let i = 4; i < 8; i++) {
+    lru.set(i, `v${i}`);
+    lru.get(0);
+  }
+  assert.equal(lru.get(0), 'v0', 'an entry used all along survives');
+  assert.equal(lru.get(1), undefined, 'an entry never used again is forgotten');
+  let held = 0;
+  for (let i = 0; i < 100; i++) if (lru.get(i) !== undefined) held++;
+  assert.ok(held <= 4, `holds ${held} entries, capacity 4`);
+  lru.set(7, 'new');
+  assert.equal(lru.get(7), 'new', 'set replaces');
+  lru.delete(7);
+  assert.equal(lru.get(7), undefined);
+  lru.set(9, 'x');
+  lru.deleteWhere((k) => k === 9);
+  assert.equal(lru.get(9), undefined);
 });
 
 test('cursors round-trip and malformed ones are a 400', () => {

@@ -88,8 +88,11 @@ export function retryAfterMs(value: string | string[] | undefined, now = Date.no
 
 /** A short reason, never the URL (it may carry credentials). */
 function describe(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e.code ?? e.cause?.code;
+  const e = err as { name?: string; code?: string | number; cause?: { code?: string } };
+  // An AbortSignal's DOMException carries a number as its code (20, 23): its name says what happened.
+  if (e.name === 'AbortError') return 'aborted';
+  if (e.name === 'TimeoutError') return 'timed out';
+  const code = typeof e.code === 'string' ? e.code : e.cause?.code;
   switch (code) {
     case 'ECONNREFUSED':
       return 'connection refused';

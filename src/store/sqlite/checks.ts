@@ -2,16 +2,19 @@ import type { CheckType, HttpMethod, ResponseValidation } from '../../domain/che
 import type { Check, CheckSettings, DomainInfo, MonitorStatus, Regions } from '../../domain/records.js';
 import type { SslAlertMemory, SslInfo } from '../../domain/probe-types.js';
 import type { Db } from '../db.js';
-import type { CheckQuery, CheckRepo } from '../store.js';
+import type { CheckRepo } from '../store.js';
 import { Lru } from '../../util/lru.js';
-import { fromBool, parseJson, StatementCache, toBool, toJson } from './statements.js';
+import { fromBool, parseJson, toBool, toJson } from './statements.js';
+import { checkLists, pageOfOrdered } from './check-lists.js';
 
 /**
  * Reading a wide row costs about 150 ns per column here, so records are cached (write-through,
  * bounded) and list queries read only ids. Every write to a check goes through this repository,
  * which drops or replaces the cached record: records are immutable, a change is a new object.
+ * The bound is records an instance reads through its API; an account of up to half of it
+ * stays in the cache's young generation, where a hit is one map lookup.
  */
-const CACHE_SIZE = 20_000;
+const CACHE_SIZE = 32_768;
 
 export interface CheckRowDb {
   seq: number;
@@ -125,30 +128,9 @@ const SETTINGS_COLUMNS = [
   'down_confirmation_attempts', 'ping_packets', 'timezone', 'schedule', 'grace_seconds',
 ];
 
-/** WHERE clause and parameters for an account's checks as one credential may see them. */
-function where(q: CheckQuery): { sql: string; params: unknown[] } {
-  const parts = ['account_id = ?'];
-  const params: unknown[] = [q.accountId];
-  if (q.status === 'paused') parts.push('disabled = 1');
-  else if (q.status) {
-    parts.push('disabled = 0 AND status = ?');
-    params.push(q.status);
-  }
-  if (q.access) {
-    const ids = q.access.checkIds;
-    const folders = q.access.folders;
-    const alternatives: string[] = [];
-    if (ids.length) alternatives.push(`id IN (${ids.map(() => '?').join(',')})`);
-    if (folders.length) alternatives.push(`folder IN (${folders.map(() => '?').join(',')})`);
-    parts.push(alternatives.length ? `(${alternatives.join(' OR ')})` : '0');
-    params.push(...ids, ...folders);
-  }
-  return { sql: parts.join(' AND '), params };
-}
-
 export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
-  const cache = new StatementCache(db);
   const records = new Lru<string, Check>(CACHE_SIZE);
+  const lists = checkLists(db);
   let version = 0;
   const insert = db.prepare(
     `INSERT INTO checks (id, account_id, url_key, heartbeat_token, heartbeat_token_hash, disabled, disabled_reason,
@@ -183,49 +165,65 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
         c.id, c.accountId, urlKey, c.heartbeatToken, tokenHash, fromBool(c.disabled), c.disabledReason,
         fromBool(c.maintenance), c.maintenanceUntil, c.status, c.createdAt, c.updatedAt, ...settingsValues(c),
       );
-      version++;
+      membersChanged(c.id, info);
       return Number(info.lastInsertRowid);
     },
     byId(id) {
       return load(id);
     },
     list(q, page) {
-      const w = where(q);
-      const after = page.afterSeq === null ? '' : ' AND seq > ?';
-      const params = page.afterSeq === null ? w.params : [...w.params, page.afterSeq];
-      const stmt = cache.get(`SELECT id FROM checks WHERE ${w.sql}${after} ORDER BY seq LIMIT ? OFFSET ?`).pluck();
-      const ids = stmt.all(...params, page.limit, page.offset) as string[];
-      return ids.map(load).filter((c): c is Check => c !== null);
+      return pageOfOrdered(lists.ordered(q), page).map(load).filter((c): c is Check => c !== null);
     },
-    count(q) {
-      const w = where(q);
-      return cache.get(`SELECT count(*) FROM checks WHERE ${w.sql}`).pluck().get(...w.params) as number;
-    },
+    count: (q) => lists.ordered(q).ids.length,
     countForAccount: (accountId) => (countForAccount.get(accountId) as number | undefined) ?? 0,
     urlTaken: (accountId, urlKey, exceptId) => urlTaken.get(accountId, urlKey, exceptId) !== undefined,
-    updateSettings: (id, s, urlKey, now) => changed(id, updateSettings.run(...settingsValues(s), urlKey, now, id)),
-    setDisabled: (id, disabled, reason, now) => changed(id, setDisabled.run(fromBool(disabled), reason, now, now, id)),
+    // A folder change moves a check in or out of restricted keys' lists.
+    updateSettings: (id, s, urlKey, now) => membersChanged(id, updateSettings.run(...settingsValues(s), urlKey, now, id)),
+    setDisabled: (id, disabled, reason, now) => membersChanged(id, setDisabled.run(fromBool(disabled), reason, now, now, id)),
     setMaintenance: (id, on, until, now) => changed(id, setMaintenance.run(fromBool(on), until, now, id)),
-    delete: (id) => changed(id, del.run(id)),
+    delete: (id) => membersChanged(id, del.run(id)),
     setHeartbeatToken: (id, token, hash, now) => changed(id, setToken.run(token, hash, now, id)),
-    version: () => version,
     forEachEnabled(visit) {
       // Streamed: 100,000 rows and records alive at once would set the process's high-water mark.
       for (const row of allEnabled.iterate() as IterableIterator<CheckRowDb>) visit(rowToCheck(row));
     },
     allHeartbeats: () => (allHeartbeats.all() as CheckRowDb[]).map(rowToCheck),
     saveRuntime(id, r) {
+      const ssl = toJson(r.ssl);
+      const regions = toJson(r.regions);
+      const sslAlerts = toJson(r.sslAlerts);
       saveRuntime.run(
         r.status, r.consecutiveFailures, fromBool(r.degraded), r.lastError, r.lastStatusChange,
-        r.probesTotal, r.probesUp, toJson(r.ssl), toJson(r.regions),
-        fromBool(r.errorAlerted), toJson(r.sslAlerts), id,
+        r.probesTotal, r.probesUp, ssl, regions, fromBool(r.errorAlerted), sslAlerts, id,
       );
       if (r.sync) saveSync.run(r.sync.lastChecked, r.sync.lastResponseTime, r.sync.lastStatusCode, r.sync.lastChecked, id);
-      changed(id, null);
+      version++;
+      const cached = records.get(id);
+      if (r.statusChanged || !cached) lists.changed();
+      if (!cached) return;
+      // Written through: the next read needs no row. Objects are parsed back from their JSON,
+      // so the cached record shares nothing the recorder may change later.
+      records.set(id, {
+        ...cached,
+        status: r.status,
+        consecutiveFailures: r.consecutiveFailures,
+        degraded: r.degraded,
+        lastError: r.lastError,
+        lastStatusChange: r.lastStatusChange,
+        probesTotal: r.probesTotal,
+        probesUp: r.probesUp,
+        ssl: parseJson<SslInfo>(ssl),
+        regions: parseJson<Regions>(regions),
+        errorAlerted: r.errorAlerted,
+        sslAlerts: parseJson<SslAlertMemory>(sslAlerts),
+        ...(r.sync ? { lastChecked: r.sync.lastChecked, lastResponseTime: r.sync.lastResponseTime, lastStatusCode: r.sync.lastStatusCode } : {}),
+      });
     },
     saveDomain: (id, domain) => changed(id, saveDomain.run(toJson(domain), id)),
+    version: () => version,
     clearCache: () => {
       records.clear();
+      lists.changed();
       version++;
     },
   };
@@ -240,9 +238,15 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     return check;
   }
 
-  /** Drops the cached record; a rolled-back transaction at worst costs one extra read. */
+  /** Drops the cached record; a rolled-back transaction clears the caches (index.ts). */
   function changed(id: string, _result: unknown): void {
     records.delete(id);
     version++;
+  }
+
+  /** The same, for a change that can move the check in or out of lists. */
+  function membersChanged(id: string, result: unknown): void {
+    changed(id, result);
+    lists.changed();
   }
 }

@@ -9,6 +9,7 @@ import { sqliteNodes } from './nodes.js';
 import { sqliteStateChanges } from './state-changes.js';
 import { sqliteAlertStore } from './alerts/index.js';
 import { writeApplier } from './apply-writes.js';
+import { checkpointInBackground } from './checkpointer.js';
 import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
 import { sqliteRollups } from './rollups.js';
@@ -20,13 +21,33 @@ export interface SqliteStore extends Store {
   db: Db;
 }
 
-export function openSqliteStore(dataDir: string): SqliteStore {
+export interface SqliteStoreOptions {
+  /** Checkpoints run on a thread of their own (a long-running server); otherwise SQLite's own. */
+  checkpointInBackground?: boolean;
+}
+
+export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(dataDir);
+  const checkpoints = options.checkpointInBackground && dataDir !== ':memory:' ? checkpointInBackground(db) : null;
   const checks = sqliteChecks(db);
   // data_version moves when another connection commits; local writes bump the counter.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let localChanges = 0;
-  const credentialsChanged = () => void localChanges++;
+  // Read once per turn of the event loop: the requests of one socket read burst share it, and
+  // a request sent after another process committed arrives in a later turn, so it reads anew.
+  let versionThisTurn: string | null = null;
+  const forgetVersion = () => void (versionThisTurn = null);
+  const credentialsChanged = () => {
+    localChanges++;
+    versionThisTurn = null;
+  };
+  const credentialsVersion = (): string => {
+    if (versionThisTurn === null) {
+      versionThisTurn = `${dataVersion.get() as number}:${localChanges}`;
+      setImmediate(forgetVersion);
+    }
+    return versionThisTurn;
+  };
   const history = sqliteHistory(db);
   const stateChanges = sqliteStateChanges(db);
   const alerts = sqliteAlertStore(db);
@@ -60,7 +81,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     statusPages: sqliteStatusPages(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
-    credentialsVersion: () => `${dataVersion.get() as number}:${localChanges}`,
+    credentialsVersion,
     transaction,
     applyWrites: (batch, failed) =>
       transaction(() => {
@@ -73,6 +94,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
         }
       }),
     close: () => {
+      checkpoints?.stop();
       // After the writer's last batch: the buffered rollup buckets, the current ones too.
       if (db.open) rollups.close();
       if (db.open) db.close();

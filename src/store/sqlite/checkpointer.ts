@@ -1,0 +1,28 @@
+import { Worker } from 'node:worker_threads';
+import { bundledFile } from '../../util/bundled-file.js';
+import type { Db } from '../db.js';
+
+const WORKER = bundledFile('checkpoint-worker', new URL('./checkpoint-worker.js', import.meta.url));
+/** How often the background connection copies the log back. */
+const EVERY_MS = 1000;
+/**
+ * The writer's own checkpoint, only for a log the background one has let grow this far (pages
+ * of 4 KiB): SQLite's default of 1,000 pages made the main thread checkpoint every second or so
+ * under load, an fsync each time.
+ */
+const BACKSTOP_PAGES = 20_000;
+
+/**
+ * Moves the database's checkpoints off the thread that serves requests and records results: a
+ * worker with its own connection runs them every second (checkpoint-worker.ts). Stopping lets
+ * the worker close its connection; the last connection to close (the main one, at shutdown)
+ * folds the rest of the log into the database.
+ */
+export function checkpointInBackground(db: Db): { stop(): void } {
+  db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  const worker = new Worker(WORKER, { workerData: { file: db.name, everyMs: EVERY_MS } });
+  worker.unref();
+  // A worker that cannot run leaves the checkpoints to the writer, as SQLite does by default.
+  worker.on('error', () => db.open && db.pragma('wal_autocheckpoint = 1000'));
+  return { stop: () => worker.postMessage('stop') };
+}
