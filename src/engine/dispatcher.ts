@@ -56,7 +56,7 @@ interface ProbeThread {
   /** Probes for the worker not posted yet: sent together once the current turn ends. */
   outbox: ProbeBatch;
   posting: boolean;
-  /** When the thread last answered (0: never). */
+  /** When the thread last answered, or started. */
   answeredAt: number;
   /** Terminated, crashed or closed: takes no more probes, its replacement does. */
   gone: boolean;
@@ -72,8 +72,8 @@ interface ProbeThread {
  * pool it replaced (piscina) cost a task record, an async resource, timing histograms and an
  * atomics notification per probe: a fifth of the main thread's work at 25 probes/s.
  *
- * A probe whose guard expires is failed here, and any worker that has not answered for a whole
- * guard period is terminated: its probes fail and a new thread takes its place. A crashed
+ * A probe whose guard expires is failed here, and its worker, if it has not answered for a whole
+ * guard period, is terminated: its probes fail and a new thread takes its place. A crashed
  * worker fails its own probes, recorded as errors.
  */
 export class ThreadDispatcher implements ProbeDispatcher {
@@ -128,7 +128,7 @@ export class ThreadDispatcher implements ProbeDispatcher {
 
   private spawn(): ProbeThread {
     const worker = new Worker(this.filename, { workerData: { [PROBE_THREAD]: true } });
-    const thread: ProbeThread = { worker, running: new Map(), outbox: { ids: [], tasks: [] }, posting: false, answeredAt: 0, gone: false };
+    const thread: ProbeThread = { worker, running: new Map(), outbox: { ids: [], tasks: [] }, posting: false, answeredAt: Date.now(), gone: false };
     // An idle pool does not keep the process alive; a thread with probes in flight does.
     worker.unref();
     worker.on('message', (batch: ResultBatch) => this.answered(thread, batch));
@@ -206,25 +206,28 @@ export class ThreadDispatcher implements ProbeDispatcher {
     this.pump();
   }
 
-  /** Fails the probes past their guard, then replaces any thread silent for a whole guard period. */
+  /**
+   * Fails the probes past their guard; a thread that held one and has not answered for a whole
+   * guard period is stuck and replaced (an idle thread is silent for want of work, not stuck).
+   */
   private sweep(): void {
     const now = Date.now();
-    let expired = false;
+    const late = new Set<ProbeThread>();
     for (const thread of this.pool) {
       for (const [id, probe] of thread.running) {
         if (now - probe.startedAt < probe.limitMs) continue;
         this.settle(thread, id, failedResult(probe.startedAt, `Probe did not finish within ${probe.limitMs} ms`));
-        expired = true;
+        late.add(thread);
       }
     }
-    if (!expired) return;
+    if (late.size === 0) return;
+    this.replaceSilent(late);
     this.pump();
-    this.replaceSilentWorkers();
   }
 
-  private replaceSilentWorkers(): void {
+  private replaceSilent(threads: Set<ProbeThread>): void {
     const silentSince = Date.now() - this.guardMs;
-    for (const thread of this.pool) {
+    for (const thread of threads) {
       if (thread.gone || thread.answeredAt >= silentSince) continue;
       this.lose(thread, 'Probe worker stopped answering');
       void thread.worker.terminate();
