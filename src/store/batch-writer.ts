@@ -11,7 +11,7 @@ interface Waiter {
 /**
  * Submitted records nobody waits on wait at most this long for company. A commit costs about
  * the same for one row as for hundreds, so a quiet instance (25 probes/s) that committed each
- * probe result at the next turn spent a tenth of a probe's CPU on it.
+ * probe result at the next turn spent about a twentieth of its CPU per probe on it.
  */
 export const SUBMIT_DELAY_MS = 250;
 
