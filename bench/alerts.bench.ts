@@ -7,7 +7,7 @@ import { genericPayload } from '../src/alerts/formats/generic.js';
 import { createLogger } from '../src/log.js';
 import { Histogram } from '../src/domain/histogram.js';
 import { benchConfig, seedChecks } from './lib/seed.js';
-import { fmt, freePort, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
+import { fmt, freePort, headline, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
 import { bareUndici, inChildTrustingTestCa, TEST_CA } from './lib/webhook-bench.js';
 
 /**
@@ -129,6 +129,13 @@ async function measure(): Promise<string> {
           ['the same during the bursts', ticks(burstTicks), '-'],
           ['acknowledged by the receiver / recorded delivered', `${fmt(acknowledged)} / ${fmt(queue.delivered)} (failed ${queue.failed}, pending ${queue.pending + queue.sending})`, `${fmt(ROUNDS * total)} each, none twice`],
         ]),
+        headline({
+          measure: `Alert deliveries, ${fmt(CHECKS)} checks down at once × ${WEBHOOKS.length} webhooks (persisted queue)`,
+          figure: `${fmt(rate)} deliveries/s`,
+          baseline: `bare undici POST loop ${fmt(base)} req/s`,
+          ratio: `${fmt((rate / base) * 100, 1)}%`,
+          target: '≥ 50%',
+        }),
       ].join('\n');
     } finally {
       await app.stop();

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { PiscinaDispatcher } from '../src/engine/dispatcher.js';
+import { ThreadDispatcher } from '../src/engine/dispatcher.js';
 import { Engine } from '../src/engine/engine.js';
 import { systemClock } from '../src/domain/clock.js';
 import { createLogger } from '../src/log.js';
@@ -29,7 +29,7 @@ async function measure(dataDir: string): Promise<Measured> {
   const store = openSqliteStore(dataDir);
   const log = createLogger('warn');
   // The pool's threads are part of Vigil's footprint, but not of the per-check share.
-  const dispatcher = new PiscinaDispatcher();
+  const dispatcher = new ThreadDispatcher();
   await new Promise((r) => setTimeout(r, 500));
   gc();
   const before = process.memoryUsage();

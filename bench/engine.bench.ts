@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { VigilApp } from '../src/app.js';
-import { PiscinaDispatcher, type ProbeDispatcher } from '../src/engine/dispatcher.js';
+import { ThreadDispatcher, type ProbeDispatcher } from '../src/engine/dispatcher.js';
 import type { ProbeResult, ProbeTask } from '../src/domain/probe-types.js';
 import { nextDue } from '../src/engine/timing-wheel.js';
 import { createLogger } from '../src/log.js';
@@ -59,7 +59,7 @@ async function sustained(port: number) {
   const dir = tempDir('sustained');
   try {
     const { ids } = seedChecks(dir.path, SUSTAINED_CHECKS, (i) => ({ url: `http://127.0.0.1:${port}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000 }));
-    const counting = new CountingDispatcher(new PiscinaDispatcher(), (task) => ids[Number(/\/c\/(\d+)$/.exec(task.url)![1])]!);
+    const counting = new CountingDispatcher(new ThreadDispatcher(), (task) => ids[Number(/\/c\/(\d+)$/.exec(task.url)![1])]!);
     const app = await startApp(dir.path, counting);
     const t0 = Date.now();
     const lagBefore = app.engine.metrics.lag.count;
@@ -101,7 +101,7 @@ async function vigilCeiling(port: number) {
   try {
     // Far more demand than two cores can serve: every check every 3 s.
     seedChecks(dir.path, CEILING_CHECKS, (i) => ({ url: `http://127.0.0.1:${port}/c/${i}`, checkFrequency: 0.05 }));
-    const dispatcher = new PiscinaDispatcher();
+    const dispatcher = new ThreadDispatcher();
     const app = await startApp(dir.path, dispatcher);
     await new Promise((r) => setTimeout(r, 3000)); // warm up past the first phase spread
     const from = Date.now();

@@ -8,7 +8,7 @@ import { nextDue } from '../src/engine/timing-wheel.js';
 import { systemClock } from '../src/domain/clock.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
 import { seedChecks } from './lib/seed.js';
-import { CLI, cpuSeconds, fmt, freePort, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
+import { CLI, cpuSeconds, fmt, freePort, headline, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
 
 /**
  * Issue 14 targets, node and central on this machine against a local target:
@@ -143,6 +143,13 @@ export async function runProberNodesBench(): Promise<string> {
         ['node: central CPU per result received', `${fmt(steady.cpuPerResultMs, 3)} ms = ${fmt(ratio * 100, 1)}% of the baseline's CPU per probe`, '<= 30%'],
         [`outbox replay after the central was away ${AWAY_SECONDS} s`, replay ? `${fmt(replay.replayed)} results in ${fmt(replay.ms)} ms = ${fmt(replay.perSecond)} results/s` : 'not seen', '-'],
       ]),
+      headline({
+        measure: `Central CPU per result from a prober node, ${fmt(CHECKS)} checks at 20 s`,
+        figure: `${fmt(steady.cpuPerResultMs, 3)} ms`,
+        baseline: `probing itself ${fmt(base.cpuPerResultMs, 3)} ms`,
+        ratio: `${fmt(ratio * 100, 1)}%`,
+        target: '≤ 30%',
+      }),
     ].join('\n');
   } finally {
     await stop(target);

@@ -1,7 +1,7 @@
 // Builds dist/vigil-linux-x64: a Node single executable application (SEA) made from the Node
 // that runs this script. The code is bundled with esbuild; the native addons (better-sqlite3,
 // uWebSockets.js for this Node's ABI, raw-socket) and the bundles that run on their own (the
-// piscina worker, the probe worker, the webhook worker, the checkpoint worker, the ICMP helper process) and the dashboard travel as SEA
+// probe worker, the webhook worker, the checkpoint worker, the ICMP helper process) and the dashboard travel as SEA
 // assets, which the binary unpacks into a cache directory named by their hash (src/binary/unpack.ts).
 //
 // Usage: node scripts/build-binary.mjs   (npm run build:binary)
@@ -40,12 +40,6 @@ module.exports = function loadNative(file) {
   return module.exports;
 };`;
 
-/** Replaces a dependency's source text, failing the build when the text is not there any more. */
-function patch(text, from, to, what) {
-  if (!text.includes(from)) throw new Error(`build-binary: cannot patch ${what}: the dependency changed`);
-  return text.replace(from, to);
-}
-
 /** Every require of a native addon goes through NATIVE_LOADER. */
 const nativeAddons = {
   name: 'native-addons',
@@ -70,17 +64,6 @@ const nativeAddons = {
       contents: `module.exports = require('vigil-native')('uws_' + process.platform + '_' + process.arch + '_' + process.versions.modules + '.node');`,
       loader: 'js',
     }));
-    // piscina starts its workers from worker.js beside its own file; in the binary that file is
-    // the piscina-worker bundle in the unpacked directory.
-    build.onLoad({ filter: /piscina[\\/]dist[\\/]index\.js$/ }, (args) => ({
-      contents: patch(
-        readFileSync(args.path, 'utf8'),
-        "(0, node_path_1.resolve)(__dirname, 'worker.js')",
-        "(0, node_path_1.join)(process.env.VIGIL_BUNDLE_DIR, 'piscina-worker.cjs')",
-        'piscina worker path',
-      ),
-      loader: 'js',
-    }));
   },
 };
 
@@ -91,8 +74,6 @@ const common = {
   format: 'cjs',
   logLevel: 'warning',
   plugins: [nativeAddons],
-  // @napi-rs/nice is piscina's optional helper for thread priorities, which Vigil does not set.
-  external: ['@napi-rs/nice'],
   // The bundles are CommonJS; the modules locate their neighbours from import.meta.url, which
   // then names the bundle itself (bundledFile() maps those names to the unpacked bundles).
   define: { 'import.meta.url': 'VIGIL_IMPORT_META_URL' },
@@ -105,7 +86,6 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 const threads = {
-  'piscina-worker.cjs': join(pkg('piscina'), 'dist', 'worker.js'),
   'probe-worker.cjs': join(root, 'src', 'engine', 'probe-worker.ts'),
   'webhook-worker.cjs': join(root, 'src', 'alerts', 'delivery', 'webhook-worker.ts'),
   'icmp-host.cjs': join(root, 'src', 'engine', 'probes', 'icmp-host.ts'),

@@ -25,7 +25,7 @@ import { RdapClient } from './engine/domains/rdap-client.js';
 import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { BatchWriter } from './store/batch-writer.js';
-import { PiscinaDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
+import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { Recorder } from './monitor/recorder.js';
@@ -152,7 +152,7 @@ export class VigilApp {
       onEvent: (check, event) => this.onEvent(check, event),
       onChange: (check) => this.publishChange(check, 'status'),
     });
-    const dispatcher = (this.dispatcher = this.opts.dispatcher ?? new PiscinaDispatcher({ threads: this.config.probes.threads }));
+    const dispatcher = (this.dispatcher = this.opts.dispatcher ?? new ThreadDispatcher({ threads: this.config.probes.threads }));
     let hub: NodeHub | null = null;
     this.engine = new Engine({
       store: this.store,
@@ -193,7 +193,7 @@ export class VigilApp {
       checkEdited: (check) => this.publishChange(check, 'saved'),
       checkDeleted: (check) => {
         this.services.trends.forget(check.seq);
-        this.publishChange(check, 'deleted');
+        this.publishChange(check, 'deleted', check.folder);
       },
     });
     this.services.statusPages.onChange((...pages) => {
@@ -256,11 +256,11 @@ export class VigilApp {
    * Published once the writer has applied what the change wrote (the group commit queued in the
    * same turn runs first), so a subscriber reading the check sees the new record.
    */
-  private publishChange(check: { id: string; accountId: string }, type: string): void {
+  private publishChange(check: { id: string; accountId: string }, type: string, folder?: string | null): void {
     const at = this.clock.now();
     setImmediate(() =>
       this.writer.drained().then(
-        () => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type, at }),
+        () => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type, at, ...(folder === undefined ? {} : { folder }) }),
         () => {},
       ),
     );

@@ -47,8 +47,7 @@ export class LiveFeed {
       : `event: removed\ndata: ${JSON.stringify({ id: change.checkId })}\n\n`;
     for (const l of this.listeners) {
       if (l.principal.account.id !== change.accountId) continue;
-      if (check && !accessAllows(l.principal.access, check)) continue;
-      if (!check && l.principal.access && !l.principal.access.checkIds.includes(change.checkId) && l.principal.access.folders.length === 0) continue;
+      if (!accessAllows(l.principal.access, check ?? { id: change.checkId, folder: change.folder ?? null })) continue;
       l.sink.write(frame);
     }
   }

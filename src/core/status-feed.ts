@@ -5,6 +5,8 @@ export interface StatusChange {
   /** The event type (`down`, `up`, `maintenance_start`, …), or `saved` / `deleted` for edits. */
   type: string;
   at: number;
+  /** A deleted check's folder: who may hear of the deletion is decided by it, as for the check. */
+  folder?: string | null;
 }
 
 /**

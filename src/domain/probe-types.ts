@@ -63,9 +63,3 @@ export interface ProbeResult {
   /** Epoch milliseconds when the probe started. */
   startedAt: number;
 }
-
-/** A probe worker's answer: the result and the thread that ran it. */
-export interface ProbeReply {
-  thread: number;
-  result: ProbeResult;
-}

@@ -1,10 +1,13 @@
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
-import type { ProbeReply, ProbeResult, ProbeTask } from '../domain/probe-types.js';
+import { Worker } from 'node:worker_threads';
+import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 import { bundledFile } from '../util/bundled-file.js';
+import { failedResult, PROBE_THREAD, type ProbeBatch, type ResultBatch } from './probe-thread.js';
+
+export { failedResult } from './probe-thread.js';
 
 /**
- * Where probes run. In-process piscina workers now; a remote prober node later implements the
+ * Where probes run. In-process worker threads now; a remote prober node later implements the
  * same role (DESIGN "Scaling past one machine"). `run` never rejects: a failure is a result.
  */
 export interface ProbeDispatcher {
@@ -28,7 +31,7 @@ const GUARD_MS = 5_000;
 export interface PoolOptions {
   threads?: number;
   concurrentTasksPerWorker?: number;
-  /** The worker module (tests substitute one). */
+  /** The worker module, which calls serveProbes (tests substitute one). */
   filename?: string;
   /** Overrides GUARD_MS (tests). */
   guardMs?: number;
@@ -39,32 +42,60 @@ interface QueuedProbe {
   resolve: (result: ProbeResult) => void;
 }
 
+interface RunningProbe {
+  resolve: (result: ProbeResult) => void;
+  startedAt: number;
+  /** When the guard fails it: the probe's own deadline plus the guard period. */
+  limitMs: number;
+}
+
+/** One worker thread and the probes it runs. */
+interface ProbeThread {
+  worker: Worker;
+  running: Map<number, RunningProbe>;
+  /** Probes for the worker not posted yet: sent together once the current turn ends. */
+  outbox: ProbeBatch;
+  posting: boolean;
+  /** When the thread last answered, or started. */
+  answeredAt: number;
+  /** Terminated, crashed or closed: takes no more probes, its replacement does. */
+  gone: boolean;
+}
+
 /**
- * Runs probes on piscina workers, each keeping `concurrentTasksPerWorker` probes in flight on
+ * Runs probes on worker threads, each keeping `concurrentTasksPerWorker` probes in flight on
  * its own event loop. Beyond that the dispatcher queues, so a probe's guard starts when a
  * worker takes it: a saturated pool makes probes late, never falsely failed.
  *
- * Tasks carry no abort signal: piscina runs a task that has one alone on its worker (aborting
- * it means terminating the thread), which would make the pool probe one target at a time.
- * Instead a probe whose guard expires is failed here, and any worker that has not answered
- * for a whole guard period is terminated; piscina fails its probes and starts a replacement.
+ * The threads are Vigil's own rather than a general-purpose pool's: the probes of one wheel tick
+ * travel in one message and the results of one worker turn come back in one. Per probe, the
+ * pool it replaced (piscina) cost a task record, an async resource, timing histograms and an
+ * atomics notification per probe: a fifth of the main thread's work at 25 probes/s.
+ *
+ * A probe whose guard expires is failed here, and its worker, if it has not answered for a whole
+ * guard period, is terminated: its probes fail and a new thread takes its place. A crashed
+ * worker fails its own probes, recorded as errors.
  */
-export class PiscinaDispatcher implements ProbeDispatcher {
-  private readonly pool: Piscina;
+export class ThreadDispatcher implements ProbeDispatcher {
   /** Worker threads, and probes each keeps in flight (benchmarks give their baseline the same). */
   readonly threads: number;
   readonly concurrency: number;
   private readonly capacity: number;
   private readonly guardMs: number;
+  private readonly filename: string;
+  private readonly pool: ProbeThread[] = [];
   private readonly waiting: Array<QueuedProbe | undefined> = [];
   /** Index of the next waiting probe; the array is compacted as it drains. */
   private head = 0;
   private running = 0;
+  private nextId = 1;
   private closed = false;
-  /** When each worker thread last answered. */
-  private readonly answeredAt = new Map<number, number>();
-  /** Workers terminated and not yet gone: nothing is handed out until they are. */
-  private replacing = 0;
+  /**
+   * One sweep for every probe's guard rather than a timer per probe (a timer started and
+   * cleared per probe was a twentieth of the main thread's work at 25 probes/s). A guard is a
+   * backstop, so failing a probe up to one sweep after its limit is soon enough.
+   */
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(opts: PoolOptions = {}) {
     const threads = opts.threads || Math.max(1, Math.min(2, availableParallelism() - 1));
@@ -73,16 +104,10 @@ export class PiscinaDispatcher implements ProbeDispatcher {
     this.concurrency = perWorker;
     this.capacity = threads * perWorker;
     this.guardMs = opts.guardMs ?? GUARD_MS;
-    this.pool = new Piscina({
-      filename: opts.filename ?? WORKER,
-      minThreads: threads,
-      maxThreads: threads,
-      concurrentTasksPerWorker: perWorker,
-      // Workers must keep their event loops free between tasks for the probes' sockets.
-      atomics: 'disabled',
-      idleTimeout: Infinity,
-      maxQueue: Infinity,
-    });
+    this.filename = opts.filename ?? WORKER;
+    for (let i = 0; i < threads; i++) this.pool.push(this.spawn());
+    this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(1_000, this.guardMs)));
+    this.sweeper.unref();
   }
 
   get inFlight(): number {
@@ -101,8 +126,19 @@ export class PiscinaDispatcher implements ProbeDispatcher {
     });
   }
 
+  private spawn(): ProbeThread {
+    const worker = new Worker(this.filename, { workerData: { [PROBE_THREAD]: true } });
+    const thread: ProbeThread = { worker, running: new Map(), outbox: { ids: [], tasks: [] }, posting: false, answeredAt: Date.now(), gone: false };
+    // An idle pool does not keep the process alive; a thread with probes in flight does.
+    worker.unref();
+    worker.on('message', (batch: ResultBatch) => this.answered(thread, batch));
+    worker.on('error', (err) => this.lose(thread, `Probe worker failed: ${err.message}`));
+    worker.on('exit', (code) => this.lose(thread, `Probe worker exited with code ${code}`));
+    return thread;
+  }
+
   private pump(): void {
-    while (this.replacing === 0 && this.running < this.capacity && this.head < this.waiting.length) {
+    while (this.running < this.capacity && this.head < this.waiting.length) {
       const next = this.waiting[this.head]!;
       this.waiting[this.head++] = undefined;
       this.start(next);
@@ -113,59 +149,101 @@ export class PiscinaDispatcher implements ProbeDispatcher {
     }
   }
 
-  private start({ task, resolve }: QueuedProbe): void {
-    const startedAt = Date.now();
-    let settled = false;
-    const settle = (result: ProbeResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(guard);
-      this.running--;
-      resolve(result);
-      this.pump();
-    };
-    const limit = task.timeoutMs + this.guardMs;
-    const guard = setTimeout(() => {
-      settle(failedResult(startedAt, `Probe did not finish within ${limit} ms`));
-      this.replaceSilentWorkers();
-    }, limit);
-    this.running++;
-    (this.pool.run(task) as Promise<ProbeReply>).then(
-      (reply) => {
-        this.answeredAt.set(reply.thread, Date.now());
-        settle(reply.result);
-      },
-      // A crashed worker fails only its own probes, recorded as errors.
-      (err: unknown) => settle(failedResult(startedAt, `Probe worker failed: ${(err as Error).message}`)),
-    );
+  /**
+   * The least busy thread (capacity is counted over all of them, so it has a free slot). A lost
+   * thread is replaced here, when a probe needs it: a worker that cannot even start fails the
+   * probes sent to it instead of being restarted in a loop.
+   */
+  private pick(): ProbeThread {
+    for (let i = 0; i < this.pool.length; i++) if (this.pool[i]!.gone) this.pool[i] = this.spawn();
+    let best = this.pool[0]!;
+    for (const thread of this.pool) if (thread.running.size < best.running.size) best = thread;
+    return best;
   }
 
-  private replaceSilentWorkers(): void {
+  private start({ task, resolve }: QueuedProbe): void {
+    const thread = this.pick();
+    const id = this.nextId++;
+    if (thread.running.size === 0) thread.worker.ref();
+    thread.running.set(id, { resolve, startedAt: Date.now(), limitMs: task.timeoutMs + this.guardMs });
+    this.running++;
+    thread.outbox.ids.push(id);
+    thread.outbox.tasks.push(task);
+    if (!thread.posting) {
+      thread.posting = true;
+      queueMicrotask(() => this.post(thread));
+    }
+  }
+
+  private post(thread: ProbeThread): void {
+    thread.posting = false;
+    const batch = thread.outbox;
+    thread.outbox = { ids: [], tasks: [] };
+    if (!thread.gone && batch.ids.length > 0) thread.worker.postMessage(batch);
+  }
+
+  private answered(thread: ProbeThread, { ids, results }: ResultBatch): void {
+    thread.answeredAt = Date.now();
+    for (let i = 0; i < ids.length; i++) this.settle(thread, ids[i]!, results[i]!);
+    this.pump();
+  }
+
+  private settle(thread: ProbeThread, id: number, result: ProbeResult): void {
+    const probe = thread.running.get(id);
+    if (probe === undefined) return; // already failed by its guard
+    thread.running.delete(id);
+    this.running--;
+    if (thread.running.size === 0) thread.worker.unref();
+    probe.resolve(result);
+  }
+
+  /** The thread is gone (crashed, exited, terminated): its probes fail; the next probe starts a new one. */
+  private lose(thread: ProbeThread, error: string): void {
+    thread.gone = true;
+    if (thread.running.size === 0) return;
+    const now = Date.now();
+    for (const id of [...thread.running.keys()]) this.settle(thread, id, failedResult(now, error));
+    this.pump();
+  }
+
+  /**
+   * Fails the probes past their guard; a thread that held one and has not answered for a whole
+   * guard period is stuck and replaced (an idle thread is silent for want of work, not stuck).
+   */
+  private sweep(): void {
+    const now = Date.now();
+    const late = new Set<ProbeThread>();
+    for (const thread of this.pool) {
+      for (const [id, probe] of thread.running) {
+        if (now - probe.startedAt < probe.limitMs) continue;
+        this.settle(thread, id, failedResult(probe.startedAt, `Probe did not finish within ${probe.limitMs} ms`));
+        late.add(thread);
+      }
+    }
+    if (late.size === 0) return;
+    this.replaceSilent(late);
+    this.pump();
+  }
+
+  private replaceSilent(threads: Set<ProbeThread>): void {
     const silentSince = Date.now() - this.guardMs;
-    for (const worker of this.pool.threads) {
-      if (worker.threadId < 0 || (this.answeredAt.get(worker.threadId) ?? 0) >= silentSince) continue; // gone, or answering
-      this.answeredAt.delete(worker.threadId);
-      // piscina would still hand the dying thread new probes; they wait for its exit instead.
-      this.replacing++;
-      worker.once('exit', () => {
-        this.replacing--;
-        this.pump();
-      });
-      void worker.terminate();
+    for (const thread of threads) {
+      if (thread.gone || thread.answeredAt >= silentSince) continue;
+      this.lose(thread, 'Probe worker stopped answering');
+      void thread.worker.terminate();
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.sweeper);
     const dropped = this.waiting.splice(this.head);
     this.waiting.length = 0;
     this.head = 0;
     const now = Date.now();
     for (const pending of dropped) pending?.resolve(failedResult(now, 'Probe pool is closed'));
-    await this.pool.destroy();
+    const threads = this.pool.splice(0);
+    for (const thread of threads) this.lose(thread, 'Probe pool is closed');
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
   }
-}
-
-export function failedResult(startedAt: number, error: string): ProbeResult {
-  return { ok: false, statusCode: null, responseTime: null, timing: null, error, snippet: null, ssl: null, location: null, startedAt };
 }

@@ -13,7 +13,7 @@ import { CheckWheel } from './check-wheel.js';
 import type { ProbeDispatcher } from './dispatcher.js';
 import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 import { followingDue, nextDue } from './timing-wheel.js';
-import { startWheelDriver, type WheelDriver } from './wheel-driver.js';
+import { startWheelDriver, strideFor, type WheelDriver } from './wheel-driver.js';
 import { CapacityMonitor, type CapacityReport } from './capacity.js';
 import { Histogram } from '../domain/histogram.js';
 import { privateTargetRefusal } from '../domain/private-target.js';
@@ -86,6 +86,8 @@ export class Engine implements CheckObserver {
   private readonly peer: PeerRechecker;
   private readonly load: CapacityMonitor;
   private idleWaiters: Array<() => void> = [];
+  /** The probe rate the wheel's stride follows: probes fired per second, sampled about every second. */
+  private readonly rate = { at: 0, fired: 0, perSecond: 0 };
   private recheckAt: ((checkId: string) => void) | null = null;
 
   constructor(private readonly deps: EngineDeps) {
@@ -110,12 +112,25 @@ export class Engine implements CheckObserver {
           this.metrics.tickDelay.record(lateMs);
           this.metrics.lastTickAt = this.deps.clock.now();
         },
+        strideMs: () => this.strideMs(),
       });
     }
   }
 
   get size(): number {
     return this.scheduled.size;
+  }
+
+  /** How far apart wheel ticks go at the current probe rate (a quiet instance wakes less often). */
+  private strideMs(): number {
+    const now = this.deps.clock.now();
+    const rate = this.rate;
+    if (now - rate.at >= 1_000) {
+      rate.perSecond = rate.at === 0 ? 0 : ((this.metrics.fired - rate.fired) * 1_000) / (now - rate.at);
+      rate.at = now;
+      rate.fired = this.metrics.fired;
+    }
+    return strideFor(rate.perSecond, this.wheel.timingWheel.tickMs);
   }
 
   /** How late probes start, how many wait, due against completed rates: is probing past capacity? */

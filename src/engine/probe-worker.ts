@@ -1,5 +1,5 @@
-import { isMainThread, threadId } from 'node:worker_threads';
-import type { ProbeReply, ProbeResult, ProbeTask } from '../domain/probe-types.js';
+import { isMainThread } from 'node:worker_threads';
+import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 
 // Probe errors are reported by message only; capturing stack traces (undici and net create an
 // error on most connection teardowns) cost about a quarter of a probe. Worker threads only:
@@ -8,16 +8,12 @@ if (!isMainThread) Error.stackTraceLimit = 0;
 import { PROBES } from './probes/index.js';
 import { describeError } from './probes/probe-errors.js';
 import { emptyResult } from './probes/result.js';
+import { isProbeThread, serveProbes } from './probe-thread.js';
 
-/**
- * The piscina worker entry: runs one probe task and says which thread answered (the
- * dispatcher replaces a thread that stops answering). It never throws, so one bad task (or a
- * bug in a probe) is a failed result, not a broken pool.
- */
-export default async function probeWorker(task: ProbeTask): Promise<ProbeReply> {
-  return { thread: threadId, result: await runProbe(task) };
-}
+/** The probe thread's entry (the dispatcher starts it): serves probe batches from the main thread. */
+if (isProbeThread()) serveProbes(runProbe);
 
+/** Runs one probe task. It never throws, so one bad task (or a bug in a probe) is a failed result. */
 export async function runProbe(task: ProbeTask): Promise<ProbeResult> {
   const startedAt = Date.now();
   try {

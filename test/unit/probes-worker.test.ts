@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PiscinaDispatcher } from '../../src/engine/dispatcher.js';
+import { ThreadDispatcher } from '../../src/engine/dispatcher.js';
 import type { ProbeTask } from '../../src/domain/probe-types.js';
 import { startHttpFixture, type HttpFixture } from '../helpers/fixtures/http-server.js';
 import { probeTask } from '../helpers/fixtures/probe-task.js';
 import { NO_RAW_SOCKETS } from '../helpers/raw-sockets.js';
 
-describe('probe worker (in the piscina dispatcher)', () => {
-  let pool: PiscinaDispatcher;
+describe('probe worker (in the thread dispatcher)', () => {
+  let pool: ThreadDispatcher;
   let server: HttpFixture;
   before(async () => {
     server = await startHttpFixture();
-    pool = new PiscinaDispatcher({ threads: 2, concurrentTasksPerWorker: 8 });
+    pool = new ThreadDispatcher({ threads: 2, concurrentTasksPerWorker: 8 });
   });
   after(async () => {
     await pool.close();

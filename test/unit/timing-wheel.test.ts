@@ -5,7 +5,7 @@ import {
   TimingWheel, followingDue, hashId, nextDue, phaseOffset,
 } from '../../src/engine/timing-wheel.js';
 import { CheckWheel } from '../../src/engine/check-wheel.js';
-import { startWheelDriver, type DriverTimers } from '../../src/engine/wheel-driver.js';
+import { QUIET_STRIDE_MS, startWheelDriver, strideFor, type DriverTimers } from '../../src/engine/wheel-driver.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const TICK = 100;
@@ -385,14 +385,20 @@ describe('wheel driver', () => {
     return { timers, runNext, queue, delays };
   }
 
-  test('ticks on tick boundaries and fires within a tick', () => {
+  /** A driver started 37 ms into a tick over entries due at T0 + ms, recording what fired when. */
+  function drivenWheel(due: Record<string, number>, strideMs?: () => number) {
     const clock = new ManualClock(T0 + 37);
     const wheel = new TimingWheel({ clock, tickMs: TICK, slots: 64 });
     const { timers, runNext, delays } = fakeTimers(clock);
     const fired: Fired[] = [];
-    wheel.schedule('a', T0 + 150);
-    wheel.schedule('b', T0 + 420);
-    const driver = startWheelDriver({ wheel, clock, timers, fire: (id, dueAt) => fired.push({ id, dueAt, at: clock.now() }) });
+    for (const [id, ms] of Object.entries(due)) wheel.schedule(id, T0 + ms);
+    const fire = (id: string, dueAt: number) => void fired.push({ id, dueAt, at: clock.now() });
+    const driver = startWheelDriver({ wheel, clock, timers, fire, ...(strideMs ? { strideMs } : {}) });
+    return { runNext, delays, fired, driver };
+  }
+
+  test('ticks on tick boundaries and fires within a tick', () => {
+    const { runNext, delays, fired, driver } = drivenWheel({ a: 150, b: 420 });
     assert.equal(delays[0], 63);
     for (let i = 0; i < 5; i++) runNext();
     assert.deepEqual(delays, [63, 100, 100, 100, 100, 100]);
@@ -427,6 +433,31 @@ describe('wheel driver', () => {
     runNext();
     assert.deepEqual(late, [0, 7, 250, 0]);
     driver.stop();
+  });
+
+  test('a quiet wheel ticks on wider boundaries and still fires every entry within its stride', () => {
+    let stride = 500;
+    const { runNext, delays, fired, driver } = drivenWheel({ a: 150, b: 420, c: 1_010 }, () => stride);
+    assert.equal(delays[0], 463, 'aimed at the next 500 ms boundary');
+    runNext();
+    assert.deepEqual(fired.map((f) => [f.id, f.at - T0]), [['a', 500], ['b', 500]], 'both due within the stride, swept by one tick');
+    assert.equal(delays[1], 500);
+    stride = 250; // not a whole number of ticks: rounded down to two
+    runNext();
+    assert.equal(delays[2], 200);
+    stride = 0; // never less than one tick
+    runNext();
+    runNext();
+    assert.deepEqual(delays.slice(3), [100, 100]);
+    assert.deepEqual(fired.map((f) => [f.id, f.at - T0]), [['a', 500], ['b', 500], ['c', 1_200]]);
+    driver.stop();
+  });
+
+  test('the stride keeps a quiet burst small and ticks every tick when busy', () => {
+    assert.equal(strideFor(0, TICK), QUIET_STRIDE_MS);
+    assert.equal(strideFor(25, TICK), QUIET_STRIDE_MS);
+    assert.equal(strideFor(250, TICK), 200);
+    assert.equal(strideFor(1_000, TICK), TICK);
   });
 
   test('a throwing fire is reported and the tick goes on', () => {

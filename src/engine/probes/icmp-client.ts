@@ -54,7 +54,7 @@ function helper(): ChildProcess {
 
 /**
  * Sends ICMP echoes. net-ping crashes the process when used from a worker thread (its raw
- * socket polls libuv's default loop), so piscina workers hand the job to a helper process
+ * socket polls libuv's default loop), so probe threads hand the job to a helper process
  * they own; the main thread (tests, a CLI) sends directly.
  */
 export async function sendEchoes(request: EchoRequest): Promise<EchoOutcome[]> {

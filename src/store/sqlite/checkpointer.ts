@@ -23,6 +23,9 @@ export function checkpointInBackground(db: Db): { stop(): void } {
   const worker = new Worker(WORKER, { workerData: { file: db.name, everyMs: EVERY_MS } });
   worker.unref();
   // A worker that cannot run leaves the checkpoints to the writer, as SQLite does by default.
-  worker.on('error', () => db.open && db.pragma('wal_autocheckpoint = 1000'));
+  worker.on('error', (err) => {
+    if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    process.emitWarning(`database checkpoints run on the main thread: the checkpoint worker failed (${err.message})`);
+  });
   return { stop: () => worker.postMessage('stop') };
 }
