@@ -6,7 +6,7 @@ import type { ProbeResult, ProbeTask } from '../src/domain/probe-types.js';
 import { nextDue } from '../src/engine/timing-wheel.js';
 import { createLogger } from '../src/log.js';
 import { benchConfig, seedChecks } from './lib/seed.js';
-import { fmt, freePort, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
+import { fmt, freePort, headline, percentOf, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
 
 /**
  * Issue 3 and 13 targets against a local target on loopback, in its own process:
@@ -151,6 +151,13 @@ export async function runEngineBench(): Promise<string> {
         [`ceiling: bare undici, fresh connection per request, ${budget} (baseline)`, `${fmt(base)} successful requests/s`, '-'],
         [`ceiling: Vigil saturated (${fmt(CEILING_CHECKS)} checks every 3 s), ${budget}`, `${fmt(ceiling.rate)} successful probes/s persisted = ${fmt((ceiling.rate / base) * 100, 1)}% of baseline (${fmt(ceiling.failedRate)} failed/s)`, '≥ 60%'],
       ]),
+      headline({
+        measure: `Probe engine saturated: successful HTTP probes persisted, ${budget}`,
+        figure: `${fmt(ceiling.rate)} probes/s`,
+        baseline: `bare undici, fresh connections ${fmt(base)} req/s`,
+        ratio: percentOf(ceiling.rate, base),
+        target: '≥ 60%',
+      }),
     ].join('\n');
   } finally {
     await stop(target);

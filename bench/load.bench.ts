@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { nextDue } from '../src/engine/timing-wheel.js';
 import { seedChecks } from './lib/seed.js';
-import { CLI, cpuSeconds, fmt, freePort, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
+import { CLI, cpuSeconds, fmt, freePort, headline, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
 
 /**
  * Issue 13, deliverables 2 to 4: a whole `vigil serve` process probing HTTP checks at 20 s
@@ -137,6 +137,26 @@ export function loadMarkdown(runs: LoadRun[]): string {
       ])),
   ];
   for (const r of runs) if (r.capacityLine) lines.push('', `${fmt(r.checks)} checks, the engine said: \`${r.capacityLine.trim()}\``);
+  const busy = runs.find((r) => r.checks === 20_000);
+  for (const r of runs) {
+    if (r.checks === 500 || r.checks === 20_000) {
+      lines.push(headline({
+        measure: `CPU per probe, whole process, ${fmt(r.checks)} HTTP checks at 20 s (${fmt(r.due / SECONDS)} probes/s)`,
+        figure: `${fmt(r.cpuMsPerProbe, 3)} ms`,
+        baseline: r === busy || !busy ? '-' : `same build at 1,000 probes/s: ${fmt(busy.cpuMsPerProbe, 3)} ms`,
+        ratio: r === busy || !busy ? '-' : `${fmt(r.cpuMsPerProbe / busy.cpuMsPerProbe, 1)}×`,
+        target: target(r.checks),
+      }));
+    } else if (r.checks === 40_000) {
+      lines.push(headline({
+        measure: `${fmt(r.checks)} HTTP checks at 20 s: probes on time, memory`,
+        figure: `${pct(r.onTime, r.due)} on time, ${fmt(r.rss / r.checks / 1024, 1)} KB RSS per check`,
+        baseline: '-',
+        ratio: '-',
+        target: target(r.checks),
+      }));
+    }
+  }
   return lines.join('\n');
 }
 
