@@ -22,6 +22,12 @@ export interface ProbeDispatcher {
 
 const WORKER = bundledFile('probe-worker', new URL('./probe-worker.js', import.meta.url));
 /**
+ * A probe thread's young generation: V8 grew it to its default maximum under load, and the
+ * thread's heap then reserved about four times what it held. At 40,000 checks this bound cut
+ * the process's RSS by about 16 MiB at no measurable CPU per probe.
+ */
+const YOUNG_GENERATION_MB = 16;
+/**
  * Slack beyond the probe's own deadline before the dispatcher gives up waiting. Every probe
  * settles at its deadline inside the worker, so a probe this late means its worker's event
  * loop is stuck.
@@ -127,7 +133,7 @@ export class ThreadDispatcher implements ProbeDispatcher {
   }
 
   private spawn(): ProbeThread {
-    const worker = new Worker(this.filename, { workerData: { [PROBE_THREAD]: true } });
+    const worker = new Worker(this.filename, { workerData: { [PROBE_THREAD]: true }, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     const thread: ProbeThread = { worker, running: new Map(), outbox: { ids: [], tasks: [] }, posting: false, answeredAt: Date.now(), gone: false };
     // An idle pool does not keep the process alive; a thread with probes in flight does.
     worker.unref();

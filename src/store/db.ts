@@ -24,7 +24,9 @@ export function openDatabase(dataDir: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  db.pragma('cache_size = -65536');
+  // 8 MiB of pages (SQLite's default is 2): the hot index and rollup pages stay; the rest is a
+  // read from the OS's page cache away. 64 MiB filled up under load and counted in RSS.
+  db.pragma('cache_size = -8192');
   db.pragma('temp_store = MEMORY');
   try {
     migrate(db, file === ':memory:' ? null : file);
