@@ -25,9 +25,10 @@ const INTERVAL_MS = 30_000;
 const TARGET = fileURLToPath(new URL('./fixtures/http-target.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./fixtures/undici-prober.js', import.meta.url));
 
+/** Logs at error only: stdout is the bench's report, and the saturated ceiling warns by design (over capacity). */
 async function startApp(dataDir: string, dispatcher?: ProbeDispatcher) {
   const { server, ...input } = benchConfig(dataDir);
-  const app = new VigilApp({ ...input, server: { ...server, port: 0 }, publicUrl: null, heartbeatUrl: null, dashboardUrl: null }, { logger: createLogger('warn'), dispatcher });
+  const app = new VigilApp({ ...input, server: { ...server, port: 0 }, publicUrl: null, heartbeatUrl: null, dashboardUrl: null }, { logger: createLogger('error'), dispatcher });
   await app.start();
   return app;
 }
