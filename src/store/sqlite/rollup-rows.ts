@@ -43,6 +43,18 @@ const SELECT_GROUPED = `sum(total) AS total, sum(success) AS success, sum(failur
 /** One bucket's sums (counts, response-time totals and phase sums), without histograms. */
 export type GroupedSums = BucketSums & Pick<RollupTotals, 'failure' | 'rtMin' | 'rtMax'>;
 
+/**
+ * A row of SELECT_GROUPED, read as an array: better-sqlite3 builds a 16-key object per row on a
+ * slow path, and a status page of 100 checks reads 9,000 of them (51 ms a render, 12 ms so).
+ */
+function groupedSumsOf(v: unknown[]): GroupedSums {
+  const n = v as number[];
+  return {
+    at: n[0]!, total: n[1]!, success: n[2]!, failure: n[3]!, rtCount: n[4]!, rtSum: n[5]!, rtMin: n[6]!, rtMax: n[7]!,
+    dnsCount: n[8]!, dnsSum: n[9]!, connectCount: n[10]!, connectSum: n[11]!, tlsCount: n[12]!, tlsSum: n[13]!, ttfbCount: n[14]!, ttfbSum: n[15]!,
+  };
+}
+
 const OPEN_KEY: Record<RollupLevel, string> = {
   minute: 'rollups.openMinuteFrom',
   hour: 'rollups.openHourFrom',
@@ -92,9 +104,9 @@ export function sqliteRollupRows(db: Db): RollupRows {
       sums: db.prepare(`SELECT ${SELECT_SUMS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       hists: db.prepare(`SELECT ${SELECT_HISTS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`).raw(),
       totals: db.prepare(`SELECT ${SELECT_TOTALS} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ?`),
-      grouped: db.prepare(
-        `SELECT at - at % ? AS at, ${SELECT_GROUPED} FROM ${table} WHERE check_seq = ? AND ${table}.at >= ? AND ${table}.at < ? GROUP BY 1 ORDER BY 1`,
-      ),
+      grouped: db
+        .prepare(`SELECT at - at % ? AS at, ${SELECT_GROUPED} FROM ${table} WHERE check_seq = ? AND ${table}.at >= ? AND ${table}.at < ? GROUP BY 1 ORDER BY 1`)
+        .raw(),
       deleteFrom: db.prepare(`DELETE FROM ${table} WHERE at >= ?`),
     };
   };
@@ -147,7 +159,7 @@ export function sqliteRollupRows(db: Db): RollupRows {
     totals(seq, level, intervals) {
       return sumTotals(intervals.map(([start, end]) => stmts[level].totals.get(seq, start, end) as RollupTotals));
     },
-    grouped: (level, seq, from, to, size) => (from < to ? (stmts[level].grouped.all(size, seq, from, to) as GroupedSums[]) : []),
+    grouped: (level, seq, from, to, size) => (from < to ? (stmts[level].grouped.all(size, seq, from, to) as unknown[][]).map(groupedSumsOf) : []),
     deleteFrom: (level, at) => void stmts[level].deleteFrom.run(at),
     rawSamples(seq, intervals) {
       const out: RollupSample[] = [];
@@ -157,7 +169,7 @@ export function sqliteRollupRows(db: Db): RollupRows {
       return out;
     },
     summedRows(level, seq, from, to, size) {
-      const sums = from < to ? (stmts[level].grouped.all(size, seq, from, to) as GroupedSums[]) : [];
+      const sums = from < to ? (stmts[level].grouped.all(size, seq, from, to) as unknown[][]).map(groupedSumsOf) : [];
       if (sums.length === 0) return [];
       const blobs = new Map<number, Uint8Array[][]>(sums.map((s) => [s.at, HIST_COLUMNS.map(() => [])]));
       for (const [at, ...hists] of stmts[level].histsBetween.iterate(seq, from, to) as Iterable<[number, ...Uint8Array[]]>) {
