@@ -44,14 +44,14 @@ export function jsonReply(text: string | Buffer, status = 200): Reply {
 const LIST_OPEN = Buffer.from('{"data":[');
 const COMMA = Buffer.from(',');
 
-function listReply(checks: Check[], meta: PageMeta, config: Config): Reply {
+function listBody(checks: Check[], meta: PageMeta, config: Config): Buffer {
   const parts: Buffer[] = [LIST_OPEN];
   for (let i = 0; i < checks.length; i++) {
     if (i > 0) parts.push(COMMA);
     parts.push(listItemJson(checks[i]!, config));
   }
   parts.push(Buffer.from(`],"meta":${JSON.stringify(meta)}}`));
-  return jsonReply(Buffer.concat(parts));
+  return Buffer.concat(parts);
 }
 
 /** The record with its `lastProbe`, which changes with every result and so is not cached with the rest. */
@@ -97,9 +97,9 @@ export class ListPages {
       hit.version = version;
       return jsonReply(hit.body);
     }
-    const reply = listReply(page.data, page.meta, this.config);
-    this.pages.set(key, { version, checks: page.data, meta: page.meta, body: reply.raw!.text as Buffer });
-    return reply;
+    const body = listBody(page.data, page.meta, this.config);
+    this.pages.set(key, { version, checks: page.data, meta: page.meta, body });
+    return jsonReply(body);
   }
 }
 
