@@ -125,7 +125,7 @@ export function transition(state: MonitorState, policy: MonitorPolicy, input: Mo
 
   const status = changes.status ?? from;
   const ssl = obs.ssl === null ? null : sslCheck(state.ssl, obs.ssl, now);
-  const next: MonitorState = { ...state, ...changes, regions: regionsOf(obs, status), ssl: ssl?.memory ?? state.ssl };
+  const next = nextState(state, changes, regionsOf(obs, status), ssl?.memory ?? state.ssl);
   const events = alerts.map((type) => eventOf(type, now, from, next, obs, obs.error, null));
   if (ssl?.alert) events.push(eventOf(ssl.alert, now, status, next, obs, ssl.reason, obs.ssl));
   return { state: next, events, recheck };
@@ -204,11 +204,50 @@ function attempts(value: number): number {
   return Math.min(MAX_ATTEMPTS, Math.max(1, Math.floor(value)));
 }
 
+/**
+ * The state after a step: `state` itself when nothing changed (most results), so a check's
+ * state object lives as long as its status does instead of being replaced by every result; a
+ * replaced one has survived into V8's old space by then and is garbage a full collection must
+ * find. All fields are written at once so that V8 keeps them inside the object.
+ */
+function nextState(state: MonitorState, changes: Partial<MonitorState>, regions: Regions, ssl: SslAlertMemory | null): MonitorState {
+  const next: MonitorState = {
+    status: changes.status ?? state.status,
+    consecutiveFailures: changes.consecutiveFailures ?? state.consecutiveFailures,
+    degraded: changes.degraded ?? state.degraded,
+    lastStatusChange: changes.lastStatusChange !== undefined ? changes.lastStatusChange : state.lastStatusChange,
+    lastError: changes.lastError !== undefined ? changes.lastError : state.lastError,
+    errorAlerted: changes.errorAlerted ?? state.errorAlerted,
+    ssl,
+    regions,
+  };
+  const same = next.status === state.status && next.consecutiveFailures === state.consecutiveFailures && next.degraded === state.degraded &&
+    next.lastStatusChange === state.lastStatusChange && next.lastError === state.lastError && next.errorAlerted === state.errorAlerted &&
+    ssl === state.ssl && regions === state.regions;
+  return same ? state : next;
+}
+
+/**
+ * One frozen `Regions` per (region, primary up or down) for results without a peer: every check
+ * of a region points at the same two objects instead of holding one copy each (memory at
+ * 40,000 checks). Regions are few; past the bound a result gets its own copy.
+ */
+const singleRegion = new Map<string | null, readonly [Regions, Regions]>();
+const SINGLE_REGION_BOUND = 256;
+
+function soleRegion(region: string | null, primaryDown: 0 | 1): Regions {
+  let pair = singleRegion.get(region);
+  if (pair === undefined) {
+    const of = (down: 0 | 1): Regions => Object.freeze({ primary: region, peer: null, regionsTotal: 1, regionsDown: down, confirmedDown: false });
+    pair = [of(0), of(1)];
+    if (singleRegion.size < SINGLE_REGION_BOUND) singleRegion.set(region, pair);
+  }
+  return pair[primaryDown];
+}
+
 function regionsOf(obs: Observation, status: MonitorStatus): Regions {
   const primaryDown = obs.primaryOk ? 0 : 1;
-  if (obs.peer === null) {
-    return { primary: obs.region, peer: null, regionsTotal: 1, regionsDown: primaryDown, confirmedDown: false };
-  }
+  if (obs.peer === null) return soleRegion(obs.region, primaryDown);
   const peerDown = obs.peer.result.ok ? 0 : 1;
   return {
     primary: obs.region,

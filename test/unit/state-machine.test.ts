@@ -190,6 +190,24 @@ describe('state fields and event payloads', () => {
     assert.equal(initialState().lastStatusChange, null);
   });
 
+  test('a result that changes nothing returns the state object itself; one that changes anything, a new one', () => {
+    const up = run(DEFAULT_POLICY, [INPUTS.ok!]).state;
+    const again = transition(up, DEFAULT_POLICY, INPUTS.ok!, T0 + MIN);
+    assert.equal(again.state, up);
+    assert.deepEqual(again.events, []);
+    const slow = transition(up, policyOf({ responseTimeLimit: 1000 }), INPUTS.slow!, T0 + MIN);
+    assert.notEqual(slow.state, up);
+    assert.equal(slow.state.degraded, true);
+    assert.equal(up.degraded, false);
+    const failed = transition(up, DEFAULT_POLICY, INPUTS.fail!, T0 + MIN);
+    assert.notEqual(failed.state, up);
+    assert.deepEqual([failed.state.consecutiveFailures, up.consecutiveFailures], [1, 0]);
+    const down = run(DEFAULT_POLICY, [INPUTS.fail!, INPUTS.fail!, INPUTS.fail!]).state;
+    const otherError = transition(down, DEFAULT_POLICY, probe(result({ ok: false, error: 'timeout' })), T0 + 5 * MIN);
+    assert.notEqual(otherError.state, down);
+    assert.equal(otherError.state.lastError, 'timeout');
+  });
+
   test('same input, same output (no hidden clock or randomness)', () => {
     const state = run(DEFAULT_POLICY, [INPUTS.ok!]).state;
     const a = transition(state, DEFAULT_POLICY, INPUTS.fail!, T0 + MIN);
@@ -340,6 +358,18 @@ describe('regions and the peer seam', () => {
     const { steps } = run(DEFAULT_POLICY, [INPUTS.ok!, failContradicted, failContradicted, INPUTS.fail!]);
     assert.deepEqual(summary(steps), ['up/0', 'up/0', 'up/0', 'up/1 website_error recheck']);
     assert.deepEqual(steps[1]!.state.regions, { primary: REGION, peer: 'vps-us-1', regionsTotal: 2, regionsDown: 1, confirmedDown: false });
+  });
+
+  test('results without a peer share one frozen regions object per region and outcome', () => {
+    const { steps } = run(DEFAULT_POLICY, [INPUTS.ok!, INPUTS.fail!, INPUTS.fail!, INPUTS.ok!]);
+    const [up, down, downAgain, upAgain] = steps.map((s) => s.state.regions);
+    assert.equal(up, upAgain);
+    assert.equal(down, downAgain);
+    assert.notEqual(up, down);
+    assert.ok(Object.isFrozen(up) && Object.isFrozen(down));
+    const other = transition(initialState(), DEFAULT_POLICY, { ...INPUTS.ok!, region: 'vps-us-1' } as MonitorInput, T0).state.regions;
+    assert.deepEqual(other, { primary: 'vps-us-1', peer: null, regionsTotal: 1, regionsDown: 0, confirmedDown: false });
+    assert.notEqual(other, up);
   });
 
   test('NoPeer answers null', async () => {
