@@ -25,6 +25,7 @@ import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { SessionsService } from './core/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
+import { collectStartupGarbage } from './util/startup-garbage.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -289,6 +290,7 @@ async function serve(configFile: string | undefined): Promise<number> {
   // Bind first: a start that cannot listen must not create (and so lose) the one-time admin key.
   starting = app.start();
   const { url } = (await starting) as { url: string };
+  collectStartupGarbage();
   const admin = app.bootstrapAdmin();
   if (admin) {
     process.stdout.write(
