@@ -103,7 +103,8 @@ async function exchange(scope: ProbeScope, seen: Seen, request: HopRequest, bloc
       method: request.method,
       headers: request.headers,
       body: request.body,
-      signal: scope.signal,
+      // No abort signal: at the deadline runScoped's race fails the probe, and closing the scope
+      // destroys the client, which ends the request.
     });
     const ttfb = scope.now() - sentAt;
     seen.statusCode = response.statusCode;
