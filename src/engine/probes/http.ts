@@ -140,10 +140,10 @@ async function exchange(scope: ProbeScope, seen: Seen, request: HopRequest, bloc
   scope.onClose(() => release(false));
   let complete = false;
   try {
+    seen.ssl = connection.ssl;
     const sentAt = scope.now();
     // No abort signal: at the deadline runScoped's race fails the probe, and closing the scope
     // destroys the client, which ends the request.
-    seen.ssl = connection.ssl;
     const response = await send(scope, seen, client, {
       path: `${url.pathname}${url.search}`,
       method: request.method,
