@@ -42,7 +42,7 @@ import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
 import { hasRawSocketCapability } from './engine/probes/icmp-capability.js';
 import { SessionsService } from './core/sessions-service.js';
-import { StatusFeed } from './core/status-feed.js';
+import { PendingChanges, StatusFeed, type StatusChange } from './core/status-feed.js';
 import { CheckTrends } from './stats/check-summaries.js';
 import { SeriesReader } from './stats/series.js';
 import { LiveFeed } from './api/live-feed.js';
@@ -104,6 +104,7 @@ export class VigilApp {
   readonly mailer: Mailer;
   /** Every check event and edit, for whoever needs to hear of it at once (live dashboards, page caches). */
   readonly statusFeed = new StatusFeed();
+  private readonly changes: PendingChanges;
   private live: LiveFeed | null = null;
   private pipeline: RequestPipeline | null = null;
   private idempotency: Idempotency;
@@ -123,6 +124,7 @@ export class VigilApp {
     this.store = openSqliteStore(input.dataDir, { checkpointInBackground: true });
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
     this.writer = new BatchWriter(this.store, this.log);
+    this.changes = new PendingChanges(this.statusFeed, () => this.writer.drained());
     this.rollups = this.store.rollups;
     this.mailer = new Mailer(input);
     this.pageCache = new RenderCache(this.clock);
@@ -257,13 +259,9 @@ export class VigilApp {
    * same turn runs first), so a subscriber reading the check sees the new record.
    */
   private publishChange(check: { id: string; accountId: string }, type: string, folder?: string | null): void {
-    const at = this.clock.now();
-    setImmediate(() =>
-      this.writer.drained().then(
-        () => this.statusFeed.publish({ checkId: check.id, accountId: check.accountId, type, at, ...(folder === undefined ? {} : { folder }) }),
-        () => {},
-      ),
-    );
+    const change: StatusChange = { checkId: check.id, accountId: check.accountId, type, at: this.clock.now() };
+    if (folder !== undefined) change.folder = folder;
+    this.changes.add(change);
   }
 
   private buildServices(heartbeats: HeartbeatMonitor): Services {

@@ -108,3 +108,55 @@ export async function wrkRequests(url: string, opts: WrkOptions): Promise<LoadRe
   const wall = (Date.now() - started) / 1000;
   return { ...parseWrk(out), serverCpuPct: opts.serverPid ? ((cpuSeconds(opts.serverPid) - cpuBefore) / wall) * 100 : undefined };
 }
+
+/** A server under test: its address and pid (for its CPU). */
+export interface WrkTarget {
+  url: string;
+  pid: number;
+}
+
+export interface AlternatingResult {
+  baseline: LoadResult;
+  subject: LoadResult;
+  /** The subject's warm-up run (its requests count as acknowledged too). */
+  subjectWarmup: LoadResult;
+  rounds: number;
+}
+
+/**
+ * Baseline and subject measured in turns on the same core, after a warm-up of each (V8's tiers,
+ * SQLite's page cache): this machine's speed drifts by a fifth between runs a few seconds apart,
+ * and alternating short rounds lets the drift hit both alike instead of one.
+ */
+export async function wrkAlternating(
+  baseline: WrkTarget,
+  subject: WrkTarget,
+  opts: Omit<WrkOptions, 'serverPid' | 'seconds'> & { rounds: number; roundSeconds: number; warmupSeconds: number },
+): Promise<AlternatingResult> {
+  const run = (t: WrkTarget, seconds: number) => wrkRequests(t.url, { ...opts, seconds, serverPid: t.pid });
+  await run(baseline, opts.warmupSeconds);
+  const subjectWarmup = await run(subject, opts.warmupSeconds);
+  const base: LoadResult[] = [];
+  const sub: LoadResult[] = [];
+  for (let i = 0; i < opts.rounds; i++) {
+    base.push(await run(baseline, opts.roundSeconds));
+    sub.push(await run(subject, opts.roundSeconds));
+  }
+  return { baseline: combined(base), subject: combined(sub), subjectWarmup, rounds: opts.rounds };
+}
+
+/** Rounds of equal length as one run: rates and CPU averaged, counts summed, the median p50, the worst p99. */
+function combined(rounds: LoadResult[]): LoadResult {
+  const mean = (f: (r: LoadResult) => number) => rounds.reduce((sum, r) => sum + f(r), 0) / rounds.length;
+  const sum = (f: (r: LoadResult) => number) => rounds.reduce((s, r) => s + f(r), 0);
+  const p50s = rounds.map((r) => r.p50Ms).sort((a, b) => a - b);
+  return {
+    requestsPerSec: mean((r) => r.requestsPerSec),
+    p50Ms: p50s[Math.floor(p50s.length / 2)]!,
+    p99Ms: Math.max(...rounds.map((r) => r.p99Ms)),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    total: sum((r) => r.total),
+    serverCpuPct: rounds.every((r) => r.serverCpuPct !== undefined) ? mean((r) => r.serverCpuPct!) : undefined,
+  };
+}

@@ -3,7 +3,7 @@ import { inMaintenance } from '../monitor/maintenance.js';
 import type { Check } from '../domain/records.js';
 import { checkDetail, checkListItem } from '../core/views.js';
 import type { PageMeta } from '../core/pagination.js';
-import type { Reply } from './http-types.js';
+import { jsonReply, type Reply } from './http-types.js';
 import type { LastProbe } from '../monitor/live-check.js';
 import { Lru } from '../util/lru.js';
 
@@ -36,10 +36,6 @@ function detailHead(check: Check, config: Config, now: number): string {
   return head;
 }
 
-
-export function jsonReply(text: string | Buffer, status = 200): Reply {
-  return { status, raw: { contentType: 'application/json; charset=utf-8', text } };
-}
 
 const LIST_OPEN = Buffer.from('{"data":[');
 const COMMA = Buffer.from(',');

@@ -3,9 +3,8 @@ import { SeriesQuery, SeriesResponse, SessionBody, SessionResponse, SummaryRespo
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
 import { sessionToken, type OpenedSession } from '../core/sessions-service.js';
-import { defineRoute, ok, type Route } from './http-types.js';
+import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
 import { checkSummary } from './check-summary.js';
-import { jsonReply } from './check-json.js';
 import type { LiveFeed } from './live-feed.js';
 import { publicApi } from './route-presets.js';
 import type { Services } from './services.js';

@@ -2,12 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { errors } from '../domain/errors.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { checkUrl } from '../domain/check-url.js';
-import { defineRoute, ok, type Route } from './http-types.js';
+import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
 import { pingMetadata, pingSignal } from './ping-metadata.js';
 import type { Services } from './services.js';
 import { publicApi } from './route-presets.js';
 
 const PingOk = Type.Object({ ok: Type.Literal(true) });
+/** A ping's acknowledgement, serialised once. */
+const PONG = JSON.stringify({ ok: true });
 const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal('not_found') });
 
 export function heartbeatRoutes(s: Services): Route[] {
@@ -22,12 +24,13 @@ export function heartbeatRoutes(s: Services): Route[] {
     idempotency: 'none',
     errorShape: 'heartbeat',
     responses: { 200: PingOk, 404: PingNotFound, 413: ErrorBody },
-    handler: async ({ req, params }) => {
+    handler: ({ req, params }) => {
       const signal = pingSignal(params.action);
-      if (!signal || !(await s.heartbeats.ping(params.token!, signal, pingMetadata(req.body, req.query)))) {
-        throw errors.notFound('Unknown heartbeat token');
-      }
-      return ok({ ok: true });
+      if (!signal) throw errors.notFound('Unknown heartbeat token');
+      return s.heartbeats.ping(params.token!, signal, pingMetadata(req.body, req.query)).then((known) => {
+        if (!known) throw errors.notFound('Unknown heartbeat token');
+        return jsonReply(PONG);
+      });
     },
   });
   const withAction = { ...ping, path: '/heartbeat/:token/:action', summary: 'Heartbeat ping with /start, /fail or /<exit code 0-255>' };

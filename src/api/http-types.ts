@@ -109,3 +109,8 @@ export function defineRoute<B extends TSchema = TSchema, Q extends TSchema = TSc
 }
 
 export const ok = (body: unknown, status = 200, headers?: Record<string, string>): Reply => ({ status, body, headers });
+
+/** JSON already serialised. */
+export function jsonReply(text: string | Buffer, status = 200): Reply {
+  return { status, raw: { contentType: 'application/json; charset=utf-8', text } };
+}

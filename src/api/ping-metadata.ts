@@ -13,15 +13,7 @@ function cut(text: string, max: number): string {
  * and fields of the wrong type are ignored (the ping still counts); long texts are truncated.
  */
 export function pingMetadata(body: Buffer, query: URLSearchParams): PingMetadata {
-  let source: Record<string, unknown> = Object.fromEntries(query);
-  if (body.length) {
-    try {
-      const parsed: unknown = JSON.parse(body.toString('utf8'));
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) source = parsed as Record<string, unknown>;
-    } catch {
-      // Invalid JSON is ignored; the ping is still recorded.
-    }
-  }
+  const source = (body.length ? jsonObject(body) : null) ?? Object.fromEntries(query);
   const meta: PingMetadata = {};
   if (typeof source.status === 'string') meta.status = cut(source.status, MAX_STATUS);
   if (typeof source.message === 'string') meta.message = cut(source.message, MAX_MESSAGE);
@@ -30,11 +22,25 @@ export function pingMetadata(body: Buffer, query: URLSearchParams): PingMetadata
   return meta;
 }
 
+/** The body's JSON object; null for invalid JSON or any other value (the ping still counts). */
+function jsonObject(body: Buffer): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+const SUCCESS: PingSignal = Object.freeze({ kind: 'success' });
+const START: PingSignal = Object.freeze({ kind: 'start' });
+const FAIL: PingSignal = Object.freeze({ kind: 'fail' });
+
 /** `/start`, `/fail` or an exit code 0–255 after the token; anything else is not a ping URL. */
 export function pingSignal(action: string | undefined): PingSignal | null {
-  if (action === undefined) return { kind: 'success' };
-  if (action === 'start') return { kind: 'start' };
-  if (action === 'fail') return { kind: 'fail' };
+  if (action === undefined) return SUCCESS;
+  if (action === 'start') return START;
+  if (action === 'fail') return FAIL;
   if (/^\d{1,3}$/.test(action) && Number(action) <= 255) return { kind: 'exit', code: Number(action) };
   return null;
 }

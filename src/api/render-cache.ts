@@ -51,6 +51,14 @@ export const PUBLIC_CACHE_CONTROL = 'public, max-age=2, stale-while-revalidate=5
  */
 export class RenderCache {
   private readonly entries: Lru<string, Entry>;
+  /**
+   * The keys that showed each check, so a purge (every status change, every ping) touches what
+   * shows the check instead of every entry. Keys the LRU has since dropped stay listed until
+   * their check is purged; past `indexLimit` of them the whole cache starts afresh.
+   */
+  private keysOfCheck = new Map<string, Set<string>>();
+  private indexed = 0;
+  private readonly indexLimit: number;
 
   constructor(
     private readonly clock: Clock,
@@ -58,6 +66,7 @@ export class RenderCache {
     capacity = 5_000,
   ) {
     this.entries = new Lru(capacity);
+    this.indexLimit = 8 * capacity;
   }
 
   reply(key: string, req: { headers: Record<string, string> }, render: () => Rendered): Reply {
@@ -65,7 +74,7 @@ export class RenderCache {
     let entry = this.entries.get(key);
     if (entry === undefined || !this.fresh(entry, now)) {
       entry = this.made(render(), now);
-      if (entry.keep !== false) this.entries.set(key, entry);
+      if (entry.keep !== false) this.keep(key, entry);
     }
     const encoding = entry.br ? preferred(req.headers['accept-encoding']) : null;
     // A strong ETag names one representation: each encoding has its own.
@@ -94,8 +103,28 @@ export class RenderCache {
     };
   }
 
+  private keep(key: string, entry: Entry): void {
+    if (this.indexed + entry.checkIds.length > this.indexLimit) {
+      this.entries.clear();
+      this.keysOfCheck = new Map();
+      this.indexed = 0;
+    }
+    this.entries.set(key, entry);
+    for (const checkId of entry.checkIds) {
+      let keys = this.keysOfCheck.get(checkId);
+      if (keys === undefined) this.keysOfCheck.set(checkId, (keys = new Set()));
+      if (keys.has(key)) continue;
+      keys.add(key);
+      this.indexed++;
+    }
+  }
+
   purgeCheck(checkId: string): void {
-    this.entries.deleteWhere((_, e) => e.checkIds.includes(checkId));
+    const keys = this.keysOfCheck.get(checkId);
+    if (keys === undefined) return;
+    this.keysOfCheck.delete(checkId);
+    this.indexed -= keys.size;
+    for (const key of keys) this.entries.delete(key);
   }
 
   purgeSlug(slug: string): void {

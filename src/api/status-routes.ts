@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { statusObject } from '../core/views.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { StatusResponse } from '../core/schemas/status.js';
-import { defineRoute, type Route } from './http-types.js';
-import { jsonReply } from './check-json.js';
+import { defineRoute, jsonReply, type Route } from './http-types.js';
 import type { Services } from './services.js';
 import { publicApi } from './route-presets.js';
 

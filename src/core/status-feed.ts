@@ -32,3 +32,35 @@ export class StatusFeed {
     }
   }
 }
+
+/**
+ * Changes reported during one turn of the event loop, published together once the writer has
+ * applied them (a subscriber that re-reads the check sees the change): one wait per turn
+ * however many pings arrive, and a check's change of one type once, at its latest time.
+ */
+export class PendingChanges {
+  private pending = new Map<string, StatusChange>();
+  private scheduled = false;
+
+  constructor(
+    private readonly feed: StatusFeed,
+    private readonly applied: () => Promise<void>,
+  ) {}
+
+  add(change: StatusChange): void {
+    this.pending.set(`${change.type}:${change.checkId}`, change);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      const batch = this.pending;
+      this.pending = new Map();
+      this.scheduled = false;
+      this.applied().then(
+        () => {
+          for (const change of batch.values()) this.feed.publish(change);
+        },
+        () => {},
+      );
+    });
+  }
+}

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 
-const TOKEN = /^[0-9a-f]{64}$/;
+/** Ping tokens are 64 hex characters; another length is not worth a hash. */
+const TOKEN_LENGTH = 64;
 
 /**
  * Ping tokens by hash -> check id. Kept exact by the heartbeat monitor on every create,
@@ -10,13 +11,15 @@ export class HeartbeatTokens {
   private readonly byHash = new Map<string, string>();
   private readonly hashOf = new Map<string, string>();
 
+  /** Raw digest bytes as a 32-character (latin1) string: the map key, shortest to hash and compare. */
   static hash(token: string): string {
-    return hash('sha256', token, 'hex');
+    return hash('sha256', token, 'binary');
   }
 
   /** The check a ping token belongs to; null for malformed, unknown or invalidated tokens. */
   lookup(token: string): string | null {
-    if (!TOKEN.test(token)) return null;
+    // Anything but a stored token's exact text misses the map (the uppercase hex of one too).
+    if (token.length !== TOKEN_LENGTH) return null;
     return this.byHash.get(HeartbeatTokens.hash(token)) ?? null;
   }
 

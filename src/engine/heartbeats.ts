@@ -22,6 +22,20 @@ export interface PingMetadata {
   message?: string;
 }
 
+const UNKNOWN = Promise.resolve(false);
+
+/** The ping's history details: its metadata (spec 2.10), the signal, an exit code. */
+function pingDetails(meta: PingMetadata, signal: PingSignal): Record<string, unknown> {
+  // Field by field rather than a spread of `meta`, whose shape varies: a spread of it took V8's slow path.
+  const details: Record<string, unknown> = {};
+  if (meta.status !== undefined) details.status = meta.status;
+  if (meta.message !== undefined) details.message = meta.message;
+  if (meta.duration !== undefined) details.duration = meta.duration;
+  details.signal = signal.kind;
+  if (signal.kind === 'exit') details.exitCode = signal.code;
+  return details;
+}
+
 /** A heartbeat check as the monitor follows it: its live state and its deadline's inputs. */
 interface WatchedHeartbeat extends LiveCheck {
   disabled: boolean;
@@ -31,6 +45,12 @@ interface WatchedHeartbeat extends LiveCheck {
   lastPingAt: number | null;
   /** When the running job reported `/start`, for the run's duration. */
   startedAt: number | null;
+  /**
+   * The deadline the wheel holds, if any. A ping only ever moves the deadline later, so it
+   * leaves the entry where it is: the entry fires early and `missed` re-arms it then (a ping
+   * costs no wheel work, however often it comes).
+   */
+  armedFor: number | null;
 }
 
 export interface HeartbeatDeps {
@@ -89,20 +109,18 @@ export class HeartbeatMonitor implements CheckObserver {
   }
 
   /** Records a ping; resolves false for an unknown token (404), true once committed. */
-  async ping(token: string, signal: PingSignal, meta: PingMetadata): Promise<boolean> {
+  ping(token: string, signal: PingSignal, meta: PingMetadata): Promise<boolean> {
     const checkId = this.tokens.lookup(token);
     const w = checkId === null ? undefined : this.watched.get(checkId);
-    if (!w) return false;
+    if (!w) return UNKNOWN;
     const now = this.deps.clock.now();
     const failed = signal.kind === 'fail' || (signal.kind === 'exit' && signal.code !== 0);
-    const details: Record<string, unknown> = { ...meta, signal: signal.kind };
-    if (signal.kind === 'exit') details.exitCode = signal.code;
+    const details = pingDetails(meta, signal);
     const region = this.deps.config.region;
 
     if (signal.kind === 'start') {
       if (!w.disabled) w.startedAt = now;
-      await this.recorded(w, { kind: 'ping', signal: 'start', error: null, details, region, paused: w.disabled }, now);
-      return true;
+      return this.recorded(w, { kind: 'ping', signal: 'start', error: null, details, region, paused: w.disabled }, now);
     }
     if (w.startedAt !== null && details.duration === undefined) details.duration = now - w.startedAt;
     w.startedAt = null;
@@ -112,28 +130,45 @@ export class HeartbeatMonitor implements CheckObserver {
       w.lastPingAt = now;
       this.arm(w, now);
     }
-    await done;
-    return true;
+    return done;
   }
 
-  private async recorded(w: WatchedHeartbeat, obs: Parameters<Recorder['recordDurably']>[1], now: number): Promise<void> {
+  /** Resolves true once the ping's write is committed (its acknowledgement). */
+  private recorded(w: WatchedHeartbeat, obs: Parameters<Recorder['recordDurably']>[1], now: number): Promise<boolean> {
     this.committing++;
-    try {
-      await this.deps.recorder.recordDurably(w, obs, now);
-    } finally {
-      if (--this.committing === 0 && this.idleWaiters.length > 0) {
-        const waiters = this.idleWaiters;
-        this.idleWaiters = [];
-        for (const resolve of waiters) resolve();
-      }
+    return this.deps.recorder.recordDurably(w, obs, now).then(
+      () => {
+        this.settled();
+        return true;
+      },
+      (err: unknown) => {
+        this.settled();
+        throw err;
+      },
+    );
+  }
+
+  private settled(): void {
+    if (--this.committing === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const resolve of waiters) resolve();
     }
   }
 
-  /** The deadline passed with no ping. */
+  /** The wheel's deadline came: missed, unless a ping since has moved the deadline later. */
   private missed(checkId: string): void {
     const w = this.watched.get(checkId);
-    if (!w || w.disabled) return;
-    this.deps.recorder.record(w, { kind: 'missed', error: missedPingError(w.intervalMs), region: this.deps.config.region }, this.deps.clock.now());
+    if (!w) return;
+    w.armedFor = null;
+    if (w.disabled) return;
+    const now = this.deps.clock.now();
+    const deadline = this.deadline(w);
+    if (deadline !== null && deadline > now) {
+      this.arm(w, now);
+      return;
+    }
+    this.deps.recorder.record(w, { kind: 'missed', error: missedPingError(w.intervalMs), region: this.deps.config.region }, now);
   }
 
   private watch(check: Check, lastPingAt: number | null): void {
@@ -147,18 +182,27 @@ export class HeartbeatMonitor implements CheckObserver {
       cron: check.schedule ? cronSchedule(check.schedule, check.timezone) : null,
       lastPingAt,
       startedAt: previous?.startedAt ?? null,
+      armedFor: null,
     });
     this.watched.set(check.id, w);
     this.deps.wheel.cancel('deadline', check.id);
     if (!w.disabled) this.arm(w, now);
   }
 
-  /** Late after: the next expected ping (interval, or the next cron run) plus the grace period. */
+  /** Puts the deadline on the wheel, unless an entry there already fires no later. */
   private arm(w: WatchedHeartbeat, now: number): void {
     // Pending until the first ping: no deadline, so no alert can ever fire from pending.
-    if (w.lastPingAt === null || w.state.status === 'pending') return;
+    if (w.armedFor !== null || w.state.status === 'pending') return;
+    const deadline = this.deadline(w);
+    if (deadline === null) return;
+    w.armedFor = Math.max(now, deadline);
+    this.deps.wheel.schedule('deadline', w.id, w.armedFor);
+  }
+
+  /** Late after: the next expected ping (interval, or the next cron run) plus the grace period. */
+  private deadline(w: WatchedHeartbeat): number | null {
+    if (w.lastPingAt === null) return null;
     const expected = w.cron ? nextRunAfter(w.cron, w.lastPingAt) : w.lastPingAt + w.intervalMs;
-    if (expected === null) return;
-    this.deps.wheel.schedule('deadline', w.id, Math.max(now, expected + w.graceMs));
+    return expected === null ? null : expected + w.graceMs;
   }
 }

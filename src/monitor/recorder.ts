@@ -7,7 +7,7 @@ import type { NodeCursorWrite, ObservationWrite } from '../store/writes.js';
 import { domainStep, type DomainEventType } from './domain-expiry.js';
 import type { LiveCheck } from './live-check.js';
 import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
-import { transition, type MonitorInput, type MonitorState, type ProbeInput, type Recheck } from './state-machine.js';
+import { transition, type MonitorInput, type MonitorPolicy, type MonitorState, type ProbeInput, type Recheck } from './state-machine.js';
 
 /** Where transitions go: the alert pipeline subscribes (app.ts). */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
@@ -102,11 +102,15 @@ export class Recorder {
   }
 
   /** The same, resolving once the write is durable; events follow the commit (a ping's acknowledgement). */
-  async recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
+  recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
     const out = this.outcome(live, obs, now);
-    if (out.write) await this.deps.writer.commit(out.write);
-    this.raise(live, out.events);
-    this.changed(live, obs, out);
+    const followed = (): void => {
+      this.raise(live, out.events);
+      this.changed(live, obs, out);
+    };
+    if (out.write) return this.deps.writer.commit(out.write).then(followed);
+    followed();
+    return Promise.resolve();
   }
 
   private changed(live: LiveCheck, obs: Observation, out: Outcome): void {
@@ -147,7 +151,7 @@ export class Recorder {
   private stateful(live: LiveCheck, input: MonitorInput, obs: ProbeObservation | PingObservation | MissedObservation, now: number): Outcome {
     const lapsed = takeLapsedMaintenance(live, now);
     const before = live.state;
-    const t = transition(before, { ...live.policy, maintenance: inMaintenance(live, now) }, input, now);
+    const t = transition(before, policyAt(live, now), input, now);
     // A missed deadline that changes nothing (pending, maintenance) leaves no trace.
     if (obs.kind === 'missed' && t.state === before && lapsed === null) return NOTHING;
     live.state = t.state;
@@ -335,6 +339,17 @@ export class Recorder {
       statusChanged,
     };
   }
+}
+
+/** The check's policy now. Built field by field: a spread of the (frozen, shared) policy took V8's slow path on every result. */
+function policyAt(live: LiveCheck, now: number): MonitorPolicy {
+  const p = live.policy;
+  return {
+    downConfirmationAttempts: p.downConfirmationAttempts,
+    immediateRecheckEnabled: p.immediateRecheckEnabled,
+    responseTimeLimit: p.responseTimeLimit,
+    maintenance: inMaintenance(live, now),
+  };
 }
 
 function stateDiffers(a: MonitorState, b: MonitorState): boolean {

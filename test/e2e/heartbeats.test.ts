@@ -116,6 +116,24 @@ describe('heartbeat ingest', () => {
     assert.equal((await ping(srv, pingUrl, '/bogus')).status, 404);
   });
 
+  test('pings leave the wheel entry in place: the early entry re-arms to the deadline of the last ping, then misses', async () => {
+    const { id, pingUrl, get } = await heartbeat({ up: true });
+    const first = srv.app.engine.wheel.dueAt('deadline', id)!;
+    assert.equal(first, clock.now() + 5 * MIN + 30_000);
+    clock.advance(3 * MIN);
+    assert.equal((await ping(srv, pingUrl)).status, 200);
+    const last = clock.now();
+    assert.equal(srv.app.engine.wheel.dueAt('deadline', id), first, 'a ping does not move the entry');
+    clock.set(first + 100);
+    await tick();
+    assert.equal((await get()).status, 'up', 'the first deadline no longer counts');
+    assert.equal(srv.app.engine.wheel.dueAt('deadline', id), last + 5 * MIN + 30_000, 're-armed from the last ping');
+    clock.set(last + 5 * MIN + 31_000);
+    await tick();
+    assert.equal((await get()).status, 'down');
+    assert.equal(srv.app.engine.wheel.has('deadline', id), false, 'down: nothing armed until the next ping');
+  });
+
   test('a missed deadline (interval + grace) marks it down; the next ping brings it up', async () => {
     const { pingUrl, get, history } = await heartbeat({ up: true });
     clock.advance(5 * MIN + 29_000);
