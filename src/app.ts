@@ -130,7 +130,10 @@ export class VigilApp {
     this.pageCache = new RenderCache(this.clock);
     this.badgeCache = new RenderCache(this.clock);
     // Published once the writer has applied the change, so a re-render reads the new status.
-    this.statusFeed.subscribe((change) => this.purgeRenders(change.checkId));
+    this.statusFeed.subscribe((change) => {
+      // A ping that changed no status changes no page (their figures age out like probes').
+      if (change.type !== 'ping') this.purgeRenders(change.checkId);
+    });
   }
 
   private purgeRenders(checkId: string): void {
@@ -152,7 +155,7 @@ export class VigilApp {
     this.recorder = new Recorder({
       writer: this.writer,
       onEvent: (check, event) => this.onEvent(check, event),
-      onChange: (check) => this.publishChange(check, 'status'),
+      onChange: (check, what) => this.publishChange(check, what),
     });
     const dispatcher = (this.dispatcher = this.opts.dispatcher ?? new ThreadDispatcher({ threads: this.config.probes.threads }));
     let hub: NodeHub | null = null;

@@ -2,7 +2,10 @@
 export interface StatusChange {
   checkId: string;
   accountId: string;
-  /** The event type (`down`, `up`, `maintenance_start`, …), or `saved` / `deleted` for edits. */
+  /**
+   * An alert event's type (`down`, `up`, `maintenance_start`, …), `status` (any status change),
+   * `ping` (a heartbeat ping that changed no status), or `saved` / `deleted` for edits.
+   */
   type: string;
   at: number;
   /** A deleted check's folder: who may hear of the deletion is decided by it, as for the check. */

@@ -82,8 +82,11 @@ export class Recorder {
     private readonly deps: {
       writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>;
       onEvent?: EventSink;
-      /** The check's status changed (alert-worthy or not, e.g. pending to up) or a ping arrived: live views refresh it. */
-      onChange?: (check: { id: string; accountId: string }) => void;
+      /**
+       * The check's status changed (alert-worthy or not, e.g. pending to up), or a ping arrived
+       * that changed none: live views refresh the check; rendered pages only need the first.
+       */
+      onChange?: (check: { id: string; accountId: string }, what: 'status' | 'ping') => void;
     },
   ) {}
 
@@ -114,9 +117,9 @@ export class Recorder {
   }
 
   private changed(live: LiveCheck, obs: Observation, out: Outcome): void {
-    if (out.write?.kind === 'observation' && (out.write.statusChange !== null || obs.kind === 'ping')) {
-      this.deps.onChange?.({ id: live.id, accountId: live.accountId });
-    }
+    if (out.write?.kind !== 'observation') return;
+    if (out.write.statusChange !== null) this.deps.onChange?.({ id: live.id, accountId: live.accountId }, 'status');
+    else if (obs.kind === 'ping') this.deps.onChange?.({ id: live.id, accountId: live.accountId }, 'ping');
   }
 
   /** A write that is no observation but must keep its place in line (a prober node's cursor). */

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../src/domain/clock.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
+import { waitFor } from '../helpers/fixtures/probe-task.js';
 
 const MIN = 60_000;
 
@@ -132,6 +133,26 @@ describe('heartbeat ingest', () => {
     await tick();
     assert.equal((await get()).status, 'down');
     assert.equal(srv.app.engine.wheel.has('deadline', id), false, 'down: nothing armed until the next ping');
+  });
+
+  test('a ping that changes no status purges no rendered page or badge; one that does purges them', async () => {
+    const { id, pingUrl } = await heartbeat({ up: true });
+    const purged: string[] = [];
+    const cache = srv.app.pageCache;
+    const purgeCheck = cache.purgeCheck.bind(cache);
+    cache.purgeCheck = (checkId) => {
+      if (checkId === id) purged.push(checkId);
+      purgeCheck(checkId);
+    };
+    try {
+      assert.equal((await ping(srv, pingUrl)).status, 200);
+      assert.equal((await ping(srv, pingUrl)).status, 200);
+      assert.equal((await ping(srv, pingUrl, '/fail')).status, 200);
+      await waitFor(async () => purged.length > 0, 'the status change to purge', 5_000);
+      assert.equal(purged.length, 1, 'only the ping that took it down');
+    } finally {
+      cache.purgeCheck = purgeCheck;
+    }
   });
 
   test('a missed deadline (interval + grace) marks it down; the next ping brings it up', async () => {

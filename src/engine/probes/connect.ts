@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import type { SslInfo } from '../../domain/probe-types.js';
@@ -37,10 +36,31 @@ function destroySocket(socket: Socket): void {
   socket.destroy();
 }
 
+/**
+ * Resolves once `socket` emits `event`, rejects on its first error or at the probe's deadline
+ * (the scope's race, which costs less than an abort signal and its listeners).
+ */
+function ready(scope: ProbeScope, socket: Socket, event: 'connect' | 'secureConnect'): Promise<void> {
+  return scope.race(
+    new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => {
+        socket.off(event, onReady);
+        reject(err);
+      };
+      const onReady = (): void => {
+        socket.off('error', onError);
+        resolve();
+      };
+      socket.once(event, onReady);
+      socket.once('error', onError);
+    }),
+  );
+}
+
 async function connectTcp(scope: ProbeScope, target: TargetAddress, port: number): Promise<Socket> {
   const socket = scope.track(netConnect({ host: target.address, port, family: target.family, noDelay: true }), destroySocket);
   try {
-    await once(socket, 'connect', { signal: scope.signal });
+    await ready(scope, socket, 'connect');
     return socket;
   } catch (err) {
     socket.destroy();
@@ -88,7 +108,7 @@ export async function startTls(
     }),
     destroySocket,
   );
-  await once(secure, 'secureConnect', { signal: scope.signal });
+  await ready(scope, secure, 'secureConnect');
   return { socket: secure, ssl: sslInfoOf(secure), ms: scope.now() - begin };
 }
 

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
-import { Client } from 'undici';
+import { Client, type Dispatcher } from 'undici';
 import type { HttpMethod, Timing } from '../../domain/check-types.js';
 import type { ProbeResult, ProbeTask, SslInfo } from '../../domain/probe-types.js';
 import { openConnection, type ConnectPhases } from './connect.js';
@@ -41,20 +40,64 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readCapped(body: Readable, cap: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const bytes = chunk as Buffer;
-    if (size + bytes.length >= cap) {
-      chunks.push(bytes.subarray(0, cap - size));
-      size = cap;
-      break; // ends the download: the client is destroyed right after
-    }
-    chunks.push(bytes);
-    size += bytes.length;
-  }
-  return Buffer.concat(chunks, size);
+interface Response {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** At most `cap` bytes of the body. */
+  body: Buffer;
+  /** The body was cut at the cap: the rest is still on its way. */
+  capped: boolean;
+  /** scope.now() when the response headers arrived. */
+  headersAt: number;
+}
+
+/**
+ * One request through undici's handler interface: the status, headers and body chunks arrive as
+ * calls, without the response stream (and its async iterator) that `client.request` builds per
+ * request. The body is kept up to `cap` bytes; the status is `seen` as soon as it arrives, so a
+ * body that times out still reports it.
+ */
+function send(scope: ProbeScope, seen: Seen, client: Client, options: Dispatcher.DispatchOptions, cap: number): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    let headersAt = 0;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (capped: boolean): void => {
+      settled = true;
+      resolve({ status, headers, body: Buffer.concat(chunks, size), capped, headersAt });
+    };
+    client.dispatch(options, {
+      // undici tells this interface from its older one by this method.
+      onRequestStart() {},
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        status = seen.statusCode = statusCode;
+        headers = responseHeaders;
+        headersAt = scope.now();
+      },
+      onResponseData(_controller, chunk) {
+        if (settled) return;
+        if (size + chunk.length < cap) {
+          chunks.push(chunk);
+          size += chunk.length;
+          return;
+        }
+        chunks.push(chunk.subarray(0, cap - size));
+        size = cap;
+        finish(true); // ends the download: the client is destroyed right after
+      },
+      onResponseEnd() {
+        if (!settled) finish(false);
+      },
+      onResponseError(_controller, err) {
+        if (settled) return;
+        settled = true;
+        reject(err);
+      },
+    });
+  });
 }
 
 /** One request on a fresh connection of its own, so every probe measures dns, connect and tls. */
@@ -82,7 +125,7 @@ async function exchange(scope: ProbeScope, seen: Seen, request: HopRequest, bloc
       handedOver = true;
       process.nextTick(callback, null, connection.socket);
     },
-    // The probe's own deadline (the abort signal) bounds everything.
+    // The probe's own deadline (the scope) bounds everything.
     headersTimeout: 0,
     bodyTimeout: 0,
   });
@@ -97,20 +140,18 @@ async function exchange(scope: ProbeScope, seen: Seen, request: HopRequest, bloc
   scope.onClose(() => release(false));
   let complete = false;
   try {
+    seen.ssl = connection.ssl;
     const sentAt = scope.now();
-    const response = await client.request({
+    // No abort signal: at the deadline runScoped's race fails the probe, and closing the scope
+    // destroys the client, which ends the request.
+    const response = await send(scope, seen, client, {
       path: `${url.pathname}${url.search}`,
       method: request.method,
       headers: request.headers,
       body: request.body,
-      signal: scope.signal,
-    });
-    const ttfb = scope.now() - sentAt;
-    seen.statusCode = response.statusCode;
-    seen.ssl = connection.ssl;
-    const body = request.method === 'HEAD' ? Buffer.alloc(0) : await readCapped(response.body, BODY_CAP);
-    complete = body.length < BODY_CAP; // a capped body is still downloading: close() would wait for it
-    return { status: response.statusCode, headers: response.headers, body, phases: connection.phases, ttfb, ssl: connection.ssl };
+    }, BODY_CAP);
+    complete = !response.capped; // a capped body is still downloading: close() would wait for it
+    return { status: response.status, headers: response.headers, body: response.body, phases: connection.phases, ttfb: response.headersAt - sentAt, ssl: connection.ssl };
   } finally {
     release(complete); // a redirect chain holds one connection at a time
   }

@@ -19,29 +19,46 @@ interface Releasable {
  * The lifetime of one probe: an overall deadline, a clock for phase timing, and every
  * resource the probe opened. `close()` (in a finally) releases them all, whether the probe
  * succeeded, failed or timed out, so no socket outlives its probe.
+ *
+ * The deadline rejects the probe's races directly; an AbortSignal is made only for a step that
+ * asks for one (a library call that takes a signal). An HTTP probe needs none: each AbortSignal
+ * and each listener on it (Node's EventTarget) cost a few percent of a probe's CPU.
  */
 export class ProbeScope {
   readonly startedAt = Date.now();
   readonly timeoutMs: number;
   private readonly origin = performance.now();
-  private readonly controller = new AbortController();
+  private controller: AbortController | null = null;
+  /** Set once the deadline has passed. */
+  private timedOut: ProbeTimeoutError | null = null;
+  /** The races still waiting: the deadline rejects them. */
+  private readonly racing = new Set<(err: Error) => void>();
   private readonly timer: NodeJS.Timeout;
   private readonly cleanups: Array<() => void> = [];
 
   constructor(timeoutMs: number) {
     this.timeoutMs = Number.isFinite(timeoutMs) && timeoutMs > 0 ? Math.min(timeoutMs, MAX_TIMER_MS) : 1;
-    this.timer = setTimeout(
-      () => this.controller.abort(new ProbeTimeoutError(this.timeoutMs)),
-      this.timeoutMs,
-    );
+    this.timer = setTimeout(() => this.expire(), this.timeoutMs);
   }
 
+  private expire(): void {
+    const reason = (this.timedOut = new ProbeTimeoutError(this.timeoutMs));
+    this.controller?.abort(reason);
+    for (const reject of this.racing) reject(reason);
+    this.racing.clear();
+  }
+
+  /** Aborts when the deadline passes (made on first use). */
   get signal(): AbortSignal {
+    if (this.controller === null) {
+      this.controller = new AbortController();
+      if (this.timedOut !== null) this.controller.abort(this.timedOut);
+    }
     return this.controller.signal;
   }
 
   get expired(): boolean {
-    return this.controller.signal.aborted;
+    return this.timedOut !== null;
   }
 
   get timeoutMessage(): string {
@@ -73,21 +90,19 @@ export class ProbeScope {
 
   /** Settles like `promise`, or rejects with ProbeTimeoutError when the deadline passes first. */
   race<T>(promise: Promise<T>): Promise<T> {
-    const signal = this.controller.signal;
-    if (signal.aborted) {
+    if (this.timedOut !== null) {
       promise.catch(ignore);
-      return Promise.reject(signal.reason as Error);
+      return Promise.reject(this.timedOut);
     }
     return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason as Error);
-      signal.addEventListener('abort', onAbort, { once: true });
+      this.racing.add(reject);
       promise.then(
         (value) => {
-          signal.removeEventListener('abort', onAbort);
+          this.racing.delete(reject);
           resolve(value);
         },
         (err: unknown) => {
-          signal.removeEventListener('abort', onAbort);
+          this.racing.delete(reject);
           reject(err);
         },
       );

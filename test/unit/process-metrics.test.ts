@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Histogram } from '../../src/domain/histogram.js';
+import { ProcessMetrics } from '../../src/metrics/process-metrics.js';
+
+function metrics(): ProcessMetrics {
+  return new ProcessMetrics({
+    wheelLag: new Histogram(),
+    probesFired: () => 0,
+    probesInFlight: () => 0,
+    probeQueueDepth: () => 0,
+    writerQueueLength: () => 0,
+    pendingDeliveries: () => 0,
+  });
+}
+
+/** Every value of the exposition whose name starts with `prefix`, by name. */
+async function values(m: ProcessMetrics, prefix: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const metric of await m.registry.getMetricsAsJSON()) {
+    if (metric.name.startsWith(prefix)) out.set(metric.name, metric.values[0]?.value ?? NaN);
+  }
+  return out;
+}
+
+test('the event-loop lag gauges are all there, sampled once a second, and count only how late the loop woke', async () => {
+  const m = metrics();
+  let lag = await values(m, 'nodejs_eventloop_lag_');
+  assert.deepEqual(
+    [...lag.keys()].sort(),
+    ['max', 'mean', 'min', 'p50', 'p90', 'p99', 'seconds', 'stddev'].map((s) => (s === 'seconds' ? 'nodejs_eventloop_lag_seconds' : `nodejs_eventloop_lag_${s}_seconds`)).sort(),
+  );
+  // Each scrape resets the histogram, and the first sample after a reset only starts the next
+  // interval: a sample shows two intervals after a scrape.
+  const mean = 'nodejs_eventloop_lag_mean_seconds';
+  for (let i = 0; i < 10 && !Number.isFinite(lag.get(mean)); i++) {
+    await sleep(2_500);
+    lag = await values(m, 'nodejs_eventloop_lag_');
+  }
+  const get = (stat: string) => lag.get(`nodejs_eventloop_lag_${stat}_seconds`)!;
+  assert.ok(Number.isFinite(get('mean')), 'a sample was taken');
+  assert.ok(get('min') >= 0 && get('min') <= get('p50') && get('p50') <= get('p99') && get('p99') <= get('max'));
+  // An idle loop woke on time: the sampling interval itself is not reported as lag.
+  assert.ok(get('mean') < 1, `mean ${get('mean')} s is past the interval, not the interval`);
+});
