@@ -1,10 +1,14 @@
 import { Histogram, isRecordable } from '../../domain/histogram.js';
 import type { Interval } from '../../domain/ranges.js';
-import { PHASES, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
+import { DAY_MS } from '../../domain/cover.js';
+import { HOUR_MS, MINUTE_MS, PHASES, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
 import type { Db } from '../db.js';
 import { sumTotals, type BucketSums, type Horizons, type OpenBuckets, type RollupLevel, type RollupTotals } from '../rollup-store.js';
 
 /** SQLite rows of the rollup tables (migrations-rollups.ts), and raw history read as samples. */
+
+/** Each level's bucket, ms. */
+export const BUCKET_MS: Record<RollupLevel, number> = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS };
 
 const TABLE: Record<RollupLevel, string> = { minute: 'rollup_minute', hour: 'rollup_hour', day: 'rollup_day' };
 
@@ -39,6 +43,10 @@ const SELECT_TOTALS = `coalesce(sum(total), 0) AS total, coalesce(sum(success), 
 const SELECT_GROUPED = `sum(total) AS total, sum(success) AS success, sum(failure) AS failure,
   sum(rt_count) AS rtCount, sum(rt_sum) AS rtSum, min(rt_min) AS rtMin, max(rt_max) AS rtMax,
   ${PHASES.map((p) => `sum(${p}_count) AS ${p}Count, sum(${p}_sum) AS ${p}Sum`).join(', ')}`;
+
+/** SELECT_GROUPED's columns of one row, for buckets of the level's own size. */
+const SELECT_EACH = `total, success, failure, rt_count, rt_sum, rt_min, rt_max,
+  ${PHASES.map((p) => `${p}_count, ${p}_sum`).join(', ')}`;
 
 /** One bucket's sums (counts, response-time totals and phase sums), without histograms. */
 export type GroupedSums = BucketSums & Pick<RollupTotals, 'failure' | 'rtMin' | 'rtMax'>;
@@ -107,6 +115,9 @@ export function sqliteRollupRows(db: Db): RollupRows {
       grouped: db
         .prepare(`SELECT at - at % ? AS at, ${SELECT_GROUPED} FROM ${table} WHERE check_seq = ? AND ${table}.at >= ? AND ${table}.at < ? GROUP BY 1 ORDER BY 1`)
         .raw(),
+      // A bucket of the level's own size is one row: no GROUP BY, whose temporary b-tree made a
+      // status page's 90 day rows per check take twice as long.
+      each: db.prepare(`SELECT at, ${SELECT_EACH} FROM ${table} WHERE check_seq = ? AND at >= ? AND at < ? ORDER BY at`).raw(),
       deleteFrom: db.prepare(`DELETE FROM ${table} WHERE at >= ?`),
     };
   };
@@ -159,7 +170,11 @@ export function sqliteRollupRows(db: Db): RollupRows {
     totals(seq, level, intervals) {
       return sumTotals(intervals.map(([start, end]) => stmts[level].totals.get(seq, start, end) as RollupTotals));
     },
-    grouped: (level, seq, from, to, size) => (from < to ? (stmts[level].grouped.all(size, seq, from, to) as unknown[][]).map(groupedSumsOf) : []),
+    grouped(level, seq, from, to, size) {
+      if (from >= to) return [];
+      const rows = size === BUCKET_MS[level] ? stmts[level].each.all(seq, from, to) : stmts[level].grouped.all(size, seq, from, to);
+      return (rows as unknown[][]).map(groupedSumsOf);
+    },
     deleteFrom: (level, at) => void stmts[level].deleteFrom.run(at),
     rawSamples(seq, intervals) {
       const out: RollupSample[] = [];

@@ -1,12 +1,12 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ProbeResult } from '../../domain/probe-types.js';
-import { DAY_MS, dayKey } from '../../domain/cover.js';
-import { HOUR_MS, hourKey, MINUTE_MS, Rollup, type RollupSample } from '../../domain/rollup.js';
+import { dayKey } from '../../domain/cover.js';
+import { hourKey, Rollup, type RollupSample } from '../../domain/rollup.js';
 import type { Interval } from '../../domain/ranges.js';
 import type { Db } from '../db.js';
 import { sumTotals, type BucketSums, type RollupLevel, type RollupStore, type RollupTotals } from '../rollup-store.js';
 import { OpenMinutes } from './open-minutes.js';
-import { sampleOf, sqliteRollupRows, type GroupedSums, type RollupRows } from './rollup-rows.js';
+import { BUCKET_MS, sampleOf, sqliteRollupRows, type GroupedSums, type RollupRows } from './rollup-rows.js';
 
 /**
  * The rollup aggregator (DESIGN 7). Only each check's open minute is held in memory (see
@@ -28,7 +28,6 @@ import { sampleOf, sqliteRollupRows, type GroupedSums, type RollupRows } from '.
 /** How long one building transaction may hold the event loop. */
 const BUILD_SLICE_MS = 5;
 
-const SIZE: Record<RollupLevel, number> = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS };
 
 export function sqliteRollups(db: Db): RollupStore {
   const rows = sqliteRollupRows(db);
@@ -91,7 +90,7 @@ export function sqliteRollups(db: Db): RollupStore {
 
   /** The level's buckets starting in [from, to) with results, summed from every source, in time order. */
   const grouped = (seq: number, level: RollupLevel, from: number, to: number, withBuffered: boolean): GroupedSums[] => {
-    const size = SIZE[level];
+    const size = BUCKET_MS[level];
     const out = new Map<number, GroupedSums>();
     const add = (sums: GroupedSums) => {
       const had = out.get(sums.at);
@@ -124,7 +123,7 @@ export function sqliteRollups(db: Db): RollupStore {
     db.transaction(() => level.finishBuilding(to))();
   }
   const buildCheck = (level: RollupLevel, finer: RollupLevel, seq: number, from: number, to: number) => {
-    for (const [at, row] of rows.summedRows(finer, seq, from, to, SIZE[level])) rows.put(level, seq, at, row);
+    for (const [at, row] of rows.summedRows(finer, seq, from, to, BUCKET_MS[level])) rows.put(level, seq, at, row);
   };
   /** Hours before now's hour, then the days those complete. */
   function* buildPassed(now: number, sliceMs: number): Generator<void> {
@@ -185,8 +184,8 @@ export function sqliteRollups(db: Db): RollupStore {
     rawSamples: (seq, intervals) => rows.rawSamples(seq, intervals),
     buckets: (seq, level, from, to, withBuffered = true) => grouped(seq, level, from, to, withBuffered).map(bucketSumsOf),
     bufferedBucket(seq, level, at) {
-      const start = at - (at % SIZE[level]);
-      const parts = minutes.buffered(seq, start, start + SIZE[level]).map(([, rollup]) => groupedOf(start, rollup));
+      const start = at - (at % BUCKET_MS[level]);
+      const parts = minutes.buffered(seq, start, start + BUCKET_MS[level]).map(([, rollup]) => groupedOf(start, rollup));
       return parts.length === 0 ? null : bucketSumsOf(parts.reduce(addGrouped));
     },
     bufferedIds: (seq) => minutes.ids(seq),
