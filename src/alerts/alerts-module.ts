@@ -73,7 +73,8 @@ export class AlertsModule {
   }
 
   start(): void {
-    this.client.warm();
+    // A worker thread holds ~9 MiB: without webhooks it starts at the first send instead.
+    if (this.repos.webhooks.any()) this.client.warm();
     this.sender.start();
     this.reminders.start();
   }

@@ -111,6 +111,8 @@ export interface WebhookRepo {
   list(accountId: string): Webhook[];
   byId(id: string): Webhook | null;
   count(accountId: string): number;
+  /** Whether any account has a webhook (the delivery worker starts at boot only then). */
+  any(): boolean;
   urlTaken(accountId: string, urlKey: string): boolean;
   insert(webhook: Webhook): void;
   delete(id: string): void;

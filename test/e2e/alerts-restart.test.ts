@@ -14,6 +14,7 @@ import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { startReceiver, waitFor, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted, CA_FILE } from '../helpers/fixtures/alerts-tls.js';
 import { assertStatus, newAccount } from './util.js';
+import type { WebhookThread } from '../../src/alerts/delivery/webhook-thread.js';
 
 /**
  * A restart loses no pending delivery and sends none twice (issue 6): first in-process with a
@@ -22,6 +23,9 @@ import { assertStatus, newAccount } from './util.js';
  */
 
 const ALL = ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'];
+
+/** The alerts module's delivery worker (private: only its state is read here). */
+const deliveryWorker = (srv: TestServer) => (srv.app.alerts as unknown as { client: WebhookThread }).client;
 
 describe('restart, in process', () => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
@@ -45,6 +49,7 @@ describe('restart, in process', () => {
 
     const first = await startServer(overrides, clock, { dispatcher: dispatcher(), autoTick: false });
     servers.push(first);
+    assert.equal(deliveryWorker(first).running, false, 'no webhooks: no delivery worker at boot');
     const a = newAccount(first, { tier: 'pro', scopes: ALL });
     for (const n of [1, 2]) {
       const res = await first.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: `r${n}`, url: `https://127.0.0.1:${port}/r/${n}` } });
@@ -69,6 +74,7 @@ describe('restart, in process', () => {
     receiver = await startReceiver(port);
     const second = await startServer(overrides, clock, { dispatcher: dispatcher(), autoTick: false, dataDir: first.dataDir });
     servers.push(second);
+    assert.equal(deliveryWorker(second).running, true, 'webhooks: the worker starts with the server');
     clock.advance(1000);
     second.app.alerts.sender.wake();
     await receiver.waitFor(() => receiver!.received.length >= 6);

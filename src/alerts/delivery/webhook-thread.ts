@@ -28,6 +28,11 @@ export class WebhookThread implements WebhookPoster {
     private readonly closeGraceMs = 2_000,
   ) {}
 
+  /** Whether the worker thread is up. */
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
   /** Starts the worker ahead of the first alert, so a first burst does not wait for it to load. */
   warm(): void {
     this.start();

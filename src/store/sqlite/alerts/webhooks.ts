@@ -39,6 +39,7 @@ export function sqliteWebhooks(db: Db): WebhookRepo {
   const list = db.prepare('SELECT * FROM webhooks WHERE account_id = ? ORDER BY seq');
   const byId = db.prepare('SELECT * FROM webhooks WHERE id = ?');
   const count = db.prepare('SELECT count(*) FROM webhooks WHERE account_id = ?').pluck();
+  const any = db.prepare('SELECT 1 FROM webhooks LIMIT 1').pluck();
   const urlTaken = db.prepare('SELECT 1 FROM webhooks WHERE account_id = ? AND url_key = ?').pluck();
   const insert = db.prepare(
     `INSERT INTO webhooks (id, account_id, name, url, url_key, webhook_type, events, enabled, secret, created_at, check_ids, folders, remind_every_minutes)
@@ -53,6 +54,7 @@ export function sqliteWebhooks(db: Db): WebhookRepo {
       return r ? toWebhook(r) : null;
     },
     count: (accountId) => count.get(accountId) as number,
+    any: () => any.get() !== undefined,
     urlTaken: (accountId, urlKey) => urlTaken.get(accountId, urlKey) !== undefined,
     insert(w) {
       insert.run(w.id, w.accountId, w.name, w.url, w.urlKey, w.webhookType, JSON.stringify(w.events), fromBool(w.enabled), w.secret, w.createdAt,
