@@ -10,6 +10,7 @@ import { publicApi } from './route-presets.js';
 const PingOk = Type.Object({ ok: Type.Literal(true) });
 /** A ping's acknowledgement, serialised once. */
 const PONG = JSON.stringify({ ok: true });
+const UNKNOWN = Promise.resolve(false);
 const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal('not_found') });
 
 export function heartbeatRoutes(s: Services): Route[] {
@@ -26,8 +27,8 @@ export function heartbeatRoutes(s: Services): Route[] {
     responses: { 200: PingOk, 404: PingNotFound, 413: ErrorBody },
     handler: ({ req, params }) => {
       const signal = pingSignal(params.action);
-      if (!signal) throw errors.notFound('Unknown heartbeat token');
-      return s.heartbeats.ping(params.token!, signal, pingMetadata(req.body, req.query)).then((known) => {
+      const pinged = signal ? s.heartbeats.ping(params.token!, signal, pingMetadata(req.body, req.query)) : UNKNOWN;
+      return pinged.then((known) => {
         if (!known) throw errors.notFound('Unknown heartbeat token');
         return jsonReply(PONG);
       });

@@ -52,7 +52,7 @@ export const PUBLIC_CACHE_CONTROL = 'public, max-age=2, stale-while-revalidate=5
 export class RenderCache {
   private readonly entries: Lru<string, Entry>;
   /**
-   * The keys that showed each check, so a purge (every status change, every ping) touches what
+   * The keys that showed each check, so a purge (every status change and edit) touches what
    * shows the check instead of every entry. Keys the LRU has since dropped stay listed until
    * their check is purged; past `indexLimit` of them the whole cache starts afresh.
    */

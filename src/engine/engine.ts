@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import type { Check } from '../domain/records.js';
-import { liveCheck, probePolicy, type LastProbe, type LiveCheck } from '../monitor/live-check.js';
+import { LiveEntry, probePolicy, type LastProbe } from '../monitor/live-check.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import type { Recorder } from '../monitor/recorder.js';
 import type { Store } from '../store/store.js';
@@ -19,52 +19,25 @@ import { Histogram } from '../domain/histogram.js';
 import { privateTargetRefusal } from '../domain/private-target.js';
 import { Lru } from '../util/lru.js';
 
-/**
- * One scheduled check: its live state (the recorder's) and what probing needs, kept small. A
- * class that sets every field in its constructor, so that V8 keeps all of them inside the
- * object: the live entry with the engine's fields added afterwards kept those in a second,
- * out-of-object array (64 bytes per check).
- */
-class Scheduled implements LiveCheck {
-  readonly id: string;
-  readonly seq: number;
-  readonly accountId: string;
-  readonly policy: LiveCheck['policy'];
-  maintenance: boolean;
-  maintenanceUntil: number | null;
-  state: LiveCheck['state'];
-  probesTotal: number;
-  probesUp: number;
-  ssl: LiveCheck['ssl'];
-  lastSyncedAt: number;
-  countersWrittenAt: number;
-  verifyLog: boolean;
-  lastProbe: LastProbe | null;
+/** One scheduled check: its live state (the recorder's) and what probing needs, kept small. */
+class Scheduled extends LiveEntry {
   inFlight = false;
+  /** Start of the newest result applied to the state: an older one never moves it backwards. */
+  lastResultAt: number;
 
   constructor(
-    live: LiveCheck,
+    check: Check,
+    accountId: string,
+    previous: Scheduled | undefined,
+    now: number,
     readonly intervalMs: number,
     readonly task: ProbeTask,
     /** The check's primary region: its override, else the central's. */
     readonly region: string,
-    /** Start of the newest result applied to the state: an older one never moves it backwards. */
-    public lastResultAt: number,
   ) {
-    this.id = live.id;
-    this.seq = live.seq;
-    this.accountId = live.accountId;
-    this.policy = live.policy;
-    this.maintenance = live.maintenance;
-    this.maintenanceUntil = live.maintenanceUntil;
-    this.state = live.state;
-    this.probesTotal = live.probesTotal;
-    this.probesUp = live.probesUp;
-    this.ssl = live.ssl;
-    this.lastSyncedAt = live.lastSyncedAt;
-    this.countersWrittenAt = live.countersWrittenAt;
-    this.verifyLog = live.verifyLog;
-    this.lastProbe = live.lastProbe;
+    super(check, probePolicy(check), accountId, previous, now);
+    this.countersWrittenAt = now;
+    this.lastResultAt = previous?.lastResultAt ?? 0;
   }
 }
 
@@ -237,11 +210,10 @@ export class Engine implements CheckObserver {
 
   private add(check: Check, runNow: boolean, now: number): void {
     if (!isProbeType(check.type) || check.disabled) return;
-    const previous = this.scheduled.get(check.id);
-    const live = liveCheck(check, probePolicy(check), intern(check.accountId), previous, now);
-    live.countersWrittenAt = now;
     const task = probeTask(check, this.deps.config, this.blocksPrivateTargets(check.accountId));
-    const entry = new Scheduled(live, intervalMs(check), task, check.regionOverride ?? this.region, previous?.lastResultAt ?? 0);
+    const entry = new Scheduled(
+      check, intern(check.accountId), this.scheduled.get(check.id), now, intervalMs(check), task, check.regionOverride ?? this.region,
+    );
     this.scheduled.set(check.id, entry);
     this.wheel.schedule('probe', check.id, runNow ? now : nextDue(check.id, entry.intervalMs, now));
   }

@@ -74,26 +74,47 @@ const STATUSES: Record<MonitorStatus, MonitorStatus> = { pending: 'pending', up:
 /**
  * A check's live entry: the stored row's state, or `previous`'s when the check was already
  * watched (its state is newer than the row). Settings (policy, maintenance) always come from `check`.
+ * A class that sets every field in its constructor, so a subclass's fields (the engine's) stay
+ * inside the object too: fields added to a plain object afterwards went to a second array.
  */
+export class LiveEntry implements LiveCheck {
+  readonly id: string;
+  readonly seq: number;
+  readonly accountId: string;
+  readonly policy: Omit<MonitorPolicy, 'maintenance'>;
+  maintenance: boolean;
+  maintenanceUntil: number | null;
+  state: MonitorState;
+  probesTotal: number;
+  probesUp: number;
+  ssl: SslInfo | null;
+  lastSyncedAt: number;
+  countersWrittenAt: number;
+  verifyLog: boolean;
+  lastProbe: LastProbe | null;
+
+  constructor(check: Check, policy: Omit<MonitorPolicy, 'maintenance'>, accountId: string, previous: LiveCheck | undefined, now: number) {
+    this.id = check.id;
+    this.seq = check.seq;
+    this.accountId = accountId;
+    this.policy = policy;
+    this.maintenance = check.maintenance;
+    this.maintenanceUntil = check.maintenanceUntil;
+    this.state = previous?.state ?? monitorState(check);
+    this.probesTotal = previous?.probesTotal ?? check.probesTotal;
+    this.probesUp = previous?.probesUp ?? check.probesUp;
+    this.ssl = previous?.ssl ?? check.ssl;
+    this.lastSyncedAt = previous?.lastSyncedAt ?? check.lastChecked ?? 0;
+    this.countersWrittenAt = previous?.countersWrittenAt ?? now;
+    this.verifyLog = previous === undefined;
+    this.lastProbe = previous?.lastProbe ?? null;
+  }
+}
+
 export function liveCheck(
   check: Check, policy: Omit<MonitorPolicy, 'maintenance'>, accountId: string, previous: LiveCheck | undefined, now: number,
 ): LiveCheck {
-  return {
-    id: check.id,
-    seq: check.seq,
-    accountId,
-    policy,
-    maintenance: check.maintenance,
-    maintenanceUntil: check.maintenanceUntil,
-    state: previous?.state ?? monitorState(check),
-    probesTotal: previous?.probesTotal ?? check.probesTotal,
-    probesUp: previous?.probesUp ?? check.probesUp,
-    ssl: previous?.ssl ?? check.ssl,
-    lastSyncedAt: previous?.lastSyncedAt ?? check.lastChecked ?? 0,
-    countersWrittenAt: previous?.countersWrittenAt ?? now,
-    verifyLog: previous === undefined,
-    lastProbe: previous?.lastProbe ?? null,
-  };
+  return new LiveEntry(check, policy, accountId, previous, now);
 }
 
 /** The state machine's view of a stored check. Shared values point at one frozen copy (memory at 100,000 checks). */

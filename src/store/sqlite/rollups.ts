@@ -28,7 +28,6 @@ import { BUCKET_MS, sampleOf, sqliteRollupRows, type GroupedSums, type RollupRow
 /** How long one building transaction may hold the event loop. */
 const BUILD_SLICE_MS = 5;
 
-
 export function sqliteRollups(db: Db): RollupStore {
   const rows = sqliteRollupRows(db);
   const persisted = rows.openBuckets();
