@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import type { Check } from '../domain/records.js';
-import { LiveEntry, probePolicy, type LastProbe } from '../monitor/live-check.js';
+import { LiveCheck, probePolicy, type LastProbe } from '../monitor/live-check.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import type { Recorder } from '../monitor/recorder.js';
 import type { Store } from '../store/store.js';
@@ -20,7 +20,7 @@ import { privateTargetRefusal } from '../domain/private-target.js';
 import { Lru } from '../util/lru.js';
 
 /** One scheduled check: its live state (the recorder's) and what probing needs, kept small. */
-class Scheduled extends LiveEntry {
+class Scheduled extends LiveCheck {
   inFlight = false;
   /** Start of the newest result applied to the state: an older one never moves it backwards. */
   lastResultAt: number;

@@ -11,33 +11,6 @@ export interface LastProbe {
   region: string | null;
 }
 
-/**
- * What monitoring knows of one check, in memory, between observations: the state machine's
- * state, the counters and when the check row was last written. The engine, the heartbeat
- * monitor and the domain monitor each keep one per check they watch and hand it to the
- * recorder with every observation; it is newer than the stored row (writes are batched).
- */
-export interface LiveCheck {
-  id: string;
-  seq: number;
-  accountId: string;
-  policy: Omit<MonitorPolicy, 'maintenance'>;
-  maintenance: boolean;
-  maintenanceUntil: number | null;
-  state: MonitorState;
-  /** Uptime counters (spec 2.1 `uptime`): every result counts. */
-  probesTotal: number;
-  probesUp: number;
-  ssl: SslInfo | null;
-  /** When the timing fields (lastChecked, lastResponseTime, lastStatusCode) were last written. */
-  lastSyncedAt: number;
-  /** When the check row's runtime fields were last written. */
-  countersWrittenAt: number;
-  /** The state-change log may not know the current status yet (fresh start, resume after 'pending'). */
-  verifyLog: boolean;
-  lastProbe: LastProbe | null;
-}
-
 /** Heartbeats and domain checks: the first failure counts, and nothing is re-checked at once. */
 export const DEADLINE_POLICY: Omit<MonitorPolicy, 'maintenance'> = Object.freeze({
   downConfirmationAttempts: 1,
@@ -72,12 +45,17 @@ const INITIAL_REGIONS = Object.freeze(initialState().regions);
 const STATUSES: Record<MonitorStatus, MonitorStatus> = { pending: 'pending', up: 'up', down: 'down' };
 
 /**
- * A check's live entry: the stored row's state, or `previous`'s when the check was already
- * watched (its state is newer than the row). Settings (policy, maintenance) always come from `check`.
- * A class that sets every field in its constructor, so a subclass's fields (the engine's) stay
- * inside the object too: fields added to a plain object afterwards went to a second array.
+ * What monitoring knows of one check, in memory, between observations: the state machine's
+ * state, the counters and when the check row was last written. The engine, the heartbeat
+ * monitor and the domain monitor each keep one per check they watch and hand it to the
+ * recorder with every observation; it is newer than the stored row (writes are batched).
+ *
+ * Built from the stored row, or from `previous` when the check was already watched (its state
+ * is newer than the row); settings (policy, maintenance) always come from the check. A class
+ * that sets every field in its constructor, so a subclass's fields (the engine's) stay inside
+ * the object too: fields added to a plain object afterwards went to a second array.
  */
-export class LiveEntry implements LiveCheck {
+export class LiveCheck {
   readonly id: string;
   readonly seq: number;
   readonly accountId: string;
@@ -85,11 +63,15 @@ export class LiveEntry implements LiveCheck {
   maintenance: boolean;
   maintenanceUntil: number | null;
   state: MonitorState;
+  /** Uptime counters (spec 2.1 `uptime`): every result counts. */
   probesTotal: number;
   probesUp: number;
   ssl: SslInfo | null;
+  /** When the timing fields (lastChecked, lastResponseTime, lastStatusCode) were last written. */
   lastSyncedAt: number;
+  /** When the check row's runtime fields were last written. */
   countersWrittenAt: number;
+  /** The state-change log may not know the current status yet (fresh start, resume after 'pending'). */
   verifyLog: boolean;
   lastProbe: LastProbe | null;
 
@@ -114,7 +96,7 @@ export class LiveEntry implements LiveCheck {
 export function liveCheck(
   check: Check, policy: Omit<MonitorPolicy, 'maintenance'>, accountId: string, previous: LiveCheck | undefined, now: number,
 ): LiveCheck {
-  return new LiveEntry(check, policy, accountId, previous, now);
+  return new LiveCheck(check, policy, accountId, previous, now);
 }
 
 /** The state machine's view of a stored check. Shared values point at one frozen copy (memory at 100,000 checks). */
