@@ -281,10 +281,11 @@ export class VigilApp {
       pendingDeliveries: () => ops.pendingDeliveries(),
     });
     this.writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
+    const live = (checkId: string) => engine.live(checkId) ?? heartbeats.live(checkId) ?? this.domains.live(checkId);
     return {
       statusPages: new StatusPagesService(store, pages, config, clock),
       publicPages: new PublicPages({ store, pages, rollups: this.rollups, stats, clock }),
-      metrics: new MetricsService(checks, stats, processMetrics),
+      metrics: new MetricsService(checks, stats, processMetrics, live),
       readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock }),
       config,
       clock,
@@ -304,7 +305,7 @@ export class VigilApp {
       sessions: new SessionsService(store, clock, config),
       trends: new CheckTrends(this.rollups),
       series: new SeriesReader(this.rollups, store.stateChanges, store.history),
-      lastProbe: (checkId) => this.engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId),
+      lastProbe: (checkId) => live(checkId)?.lastProbe ?? null,
       oauth: buildOAuth({
         store, repo: store.oauth, checks, mailer: this.mailer,
         config, clock, log: this.log, mailDomainResolver: this.opts.mailDomainResolver,

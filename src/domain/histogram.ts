@@ -137,6 +137,13 @@ export class Histogram {
     return bucketValue(this.indexes[this.indexes.length - 1] as number);
   }
 
+  /** The sum of what was recorded, each value read back as its bucket's (so within RELATIVE_ACCURACY). */
+  approximateSum(): number {
+    let sum = 0;
+    for (let i = 0; i < this.indexes.length; i++) sum += bucketValue(this.indexes[i] as number) * (this.counts[i] as number);
+    return sum;
+  }
+
   /** [bucketIndex, count] pairs, ascending. */
   buckets(): Array<[number, number]> {
     return this.indexes.map((index, i) => [index, this.counts[i] as number]);

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import type { Check } from '../domain/records.js';
-import { LiveCheck, probePolicy, type LastProbe } from '../monitor/live-check.js';
+import { LiveCheck, probePolicy } from '../monitor/live-check.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import type { Recorder } from '../monitor/recorder.js';
 import type { Store } from '../store/store.js';
@@ -176,9 +176,9 @@ export class Engine implements CheckObserver {
     await this.deps.recorder.idle();
   }
 
-  /** The latest result of a scheduled check, from memory (the record's `lastProbe`). */
-  lastProbe(checkId: string): LastProbe | null {
-    return this.scheduled.get(checkId)?.lastProbe ?? null;
+  /** What memory holds of a scheduled check: its latest result (the record's `lastProbe`), its counters. */
+  live(checkId: string): LiveCheck | null {
+    return this.scheduled.get(checkId) ?? null;
   }
 
   checkSaved(check: Check, runNow: boolean): void {

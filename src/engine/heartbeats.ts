@@ -5,7 +5,7 @@ import type { CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import { cronSchedule, nextRunAfter } from '../domain/cron.js';
 import type { Check } from '../domain/records.js';
-import { DEADLINE_POLICY, liveCheck, type LastProbe, type LiveCheck } from '../monitor/live-check.js';
+import { DEADLINE_POLICY, liveCheck, type LiveCheck } from '../monitor/live-check.js';
 import type { Recorder } from '../monitor/recorder.js';
 import { missedPingError } from '../monitor/state-machine.js';
 import type { Store } from '../store/store.js';
@@ -97,9 +97,9 @@ export class HeartbeatMonitor implements CheckObserver {
     this.deps.wheel.cancel('deadline', check.id);
   }
 
-  /** The last ping of a watched heartbeat, from memory (the record's `lastProbe`). */
-  lastProbe(checkId: string): LastProbe | null {
-    return this.watched.get(checkId)?.lastProbe ?? null;
+  /** What memory holds of a watched heartbeat: its last ping (the record's `lastProbe`), its counters. */
+  live(checkId: string): LiveCheck | null {
+    return this.watched.get(checkId) ?? null;
   }
 
   /** Resolves once every ping and missed deadline so far is recorded and written (tests). */

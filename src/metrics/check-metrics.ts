@@ -1,6 +1,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Check } from '../domain/records.js';
 import { publicStatus } from '../core/views.js';
+import type { LiveCheck } from '../monitor/live-check.js';
 
 export const UPTIME_WINDOWS = ['1d', '7d', '30d'] as const;
 export type UptimeWindow = (typeof UPTIME_WINDOWS)[number];
@@ -10,6 +11,8 @@ export interface CheckReading {
   check: Check;
   /** Uptime percentage per window; null without data. */
   uptime: Record<UptimeWindow, number | null>;
+  /** What the monitor holds in memory while it watches the check (null: paused, or not watched here). */
+  live: Pick<LiveCheck, 'probesTotal' | 'probesUp' | 'watchedFromTotal' | 'watchedFromUp' | 'lastProbe'> | null;
 }
 
 const LABELS = ['check_id', 'name', 'type'] as const;
@@ -22,7 +25,12 @@ export function checkRegistry(readings: readonly CheckReading[]): Registry {
   const registry = new Registry();
   const registers = [registry];
   const up = new Gauge({ name: 'vigil_check_up', help: '1 when the check is up, 0 when down (absent while paused or pending)', labelNames: LABELS, registers });
-  const rt = new Gauge({ name: 'vigil_check_response_time_seconds', help: 'Response time of the latest probe', labelNames: LABELS, registers });
+  const rt = new Gauge({
+    name: 'vigil_check_response_time_seconds',
+    help: 'Response time of the latest probe (absent until the first probe since start, and when it had none)',
+    labelNames: LABELS,
+    registers,
+  });
   const uptime = new Gauge({
     name: 'vigil_check_uptime_ratio',
     help: 'Share of the window the check was up (0 to 1)',
@@ -35,20 +43,29 @@ export function checkRegistry(readings: readonly CheckReading[]): Registry {
     labelNames: LABELS,
     registers,
   });
-  const probes = new Counter({ name: 'vigil_probes_total', help: 'Probe results recorded for the check', labelNames: [...LABELS, 'result'], registers });
-  for (const { check, uptime: windows } of readings) {
+  const probes = new Counter({
+    name: 'vigil_probes_total',
+    help: 'Results (probes; pings for heartbeats) recorded for the check since this server began watching it',
+    labelNames: [...LABELS, 'result'],
+    registers,
+  });
+  for (const { check, uptime: windows, live } of readings) {
     const labels = { check_id: check.id, name: check.name, type: check.type };
     const status = publicStatus(check);
     if (status === 'up' || status === 'down') up.set(labels, status === 'up' ? 1 : 0);
-    if (check.lastResponseTime !== null) rt.set(labels, check.lastResponseTime / 1000);
+    const responseTime = live?.lastProbe?.responseTime ?? null;
+    if (responseTime !== null) rt.set(labels, responseTime / 1000);
     for (const window of UPTIME_WINDOWS) {
       const value = windows[window];
       if (value !== null) uptime.set({ ...labels, window }, value / 100);
     }
     const expiry = check.ssl?.validTo ? Date.parse(check.ssl.validTo) : NaN;
     if (Number.isFinite(expiry)) cert.set(labels, expiry / 1000);
-    probes.inc({ ...labels, result: 'up' }, check.probesUp);
-    probes.inc({ ...labels, result: 'down' }, check.probesTotal - check.probesUp);
+    if (live) {
+      const up = live.probesUp - live.watchedFromUp;
+      probes.inc({ ...labels, result: 'up' }, up);
+      probes.inc({ ...labels, result: 'down' }, live.probesTotal - live.watchedFromTotal - up);
+    }
   }
   return registry;
 }

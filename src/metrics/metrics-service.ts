@@ -11,6 +11,7 @@ export class MetricsService {
     private readonly checks: Pick<ChecksService, 'all'>,
     private readonly stats: Pick<StatsService, 'multiRange'>,
     private readonly process: ProcessMetrics,
+    private readonly live: (checkId: string) => CheckReading['live'],
   ) {}
 
   get contentType(): string {
@@ -23,6 +24,7 @@ export class MetricsService {
       return {
         check,
         uptime: { '1d': stats['1d']?.uptimePercentage ?? null, '7d': stats['7d']?.uptimePercentage ?? null, '30d': stats['30d']?.uptimePercentage ?? null },
+        live: this.live(check.id),
       };
     });
     return Registry.merge([this.process.registry, checkRegistry(readings)]).metrics();

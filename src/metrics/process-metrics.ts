@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram as PromHistogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram as PromHistogram, Registry, Summary, type MetricType } from 'prom-client';
 import type { Histogram } from '../domain/histogram.js';
 
 /**
@@ -35,6 +35,45 @@ function reportLagBeyondSampling(registry: Registry): void {
   }
 }
 
+const QUANTILES = [0.5, 0.99];
+/** prom-client's typings name metric types by an enum its code does not export; its code uses the strings. */
+const SUMMARY = 'summary' as unknown as MetricType;
+
+/**
+ * A summary read when scraped from a log-bucket histogram of milliseconds the engine keeps
+ * anyway, so the probe path records nothing more. Quantiles come from a summary or a
+ * histogram (promtool rejects a `quantile` label on anything else); a summary keeps the
+ * series of the gauge it replaces. `_sum` is within the histogram's 1% of the exact sum.
+ */
+class MillisecondsSummary extends Summary {
+  constructor(
+    private readonly metricName: string,
+    private readonly metricHelp: string,
+    private readonly ms: Histogram,
+    registers: Registry[],
+  ) {
+    super({ name: metricName, help: metricHelp, percentiles: QUANTILES, registers });
+  }
+
+  override async get(): ReturnType<Summary['get']> {
+    const h = this.ms;
+    const name = this.metricName;
+    const quantiles = QUANTILES.map((q) => ({ labels: { quantile: q }, value: h.count === 0 ? NaN : (h.percentile(q * 100) ?? 0) / 1000 }));
+    return {
+      name,
+      help: this.metricHelp,
+      type: SUMMARY,
+      aggregator: 'sum',
+      collect: () => {},
+      values: [
+        ...quantiles,
+        { metricName: `${name}_sum`, labels: {}, value: h.approximateSum() / 1000 },
+        { metricName: `${name}_count`, labels: {}, value: h.count },
+      ],
+    };
+  }
+}
+
 /** The running node's own gauges, read when scraped. */
 export interface ProcessReadings {
   /** How late probes were sent (ms), since start. */
@@ -58,15 +97,12 @@ export class ProcessMetrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     reportLagBeyondSampling(this.registry);
-    new Gauge({
-      name: 'vigil_wheel_lag_seconds',
-      help: 'How late the timing wheel sent probes after they were due, since start',
-      labelNames: ['quantile'],
+    new MillisecondsSummary(
+      'vigil_wheel_lag_seconds',
+      'How late the timing wheel sent probes after they were due, since start',
+      readings.wheelLag,
       registers,
-      collect() {
-        for (const q of [0.5, 0.99]) this.set({ quantile: String(q) }, (readings.wheelLag.percentile(q * 100) ?? 0) / 1000);
-      },
-    });
+    );
     new Counter({
       name: 'vigil_probes_dispatched_total',
       help: 'Probes the wheel sent to the probe workers since start',

@@ -66,6 +66,12 @@ export class LiveCheck {
   /** Uptime counters (spec 2.1 `uptime`): every result counts. */
   probesTotal: number;
   probesUp: number;
+  /**
+   * The counters when this process began watching the check: /metrics counts from there
+   * (Prometheus counters start at zero with the process), at no cost per result.
+   */
+  readonly watchedFromTotal: number;
+  readonly watchedFromUp: number;
   ssl: SslInfo | null;
   /** When the timing fields (lastChecked, lastResponseTime, lastStatusCode) were last written. */
   lastSyncedAt: number;
@@ -85,6 +91,8 @@ export class LiveCheck {
     this.state = previous?.state ?? monitorState(check);
     this.probesTotal = previous?.probesTotal ?? check.probesTotal;
     this.probesUp = previous?.probesUp ?? check.probesUp;
+    this.watchedFromTotal = previous?.watchedFromTotal ?? this.probesTotal;
+    this.watchedFromUp = previous?.watchedFromUp ?? this.probesUp;
     this.ssl = previous?.ssl ?? check.ssl;
     this.lastSyncedAt = previous?.lastSyncedAt ?? check.lastChecked ?? 0;
     this.countersWrittenAt = previous?.countersWrittenAt ?? now;

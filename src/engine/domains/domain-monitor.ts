@@ -4,7 +4,7 @@ import type { CheckObserver } from '../../domain/check-observer.js';
 import type { Clock } from '../../domain/clock.js';
 import { limitsFor } from '../../domain/plans.js';
 import type { Check, DomainInfo } from '../../domain/records.js';
-import { DEADLINE_POLICY, liveCheck, type LastProbe, type LiveCheck } from '../../monitor/live-check.js';
+import { DEADLINE_POLICY, liveCheck, type LiveCheck } from '../../monitor/live-check.js';
 import type { Recorder } from '../../monitor/recorder.js';
 import type { DomainMemory, DomainWatchRepo } from '../../store/alert-store.js';
 import type { BatchWriter } from '../../store/batch-writer.js';
@@ -94,10 +94,10 @@ export class DomainMonitor implements CheckObserver {
     this.deps.wheel.cancel('domain', check.id);
   }
 
-  /** The latest lookup of a `domain` check, from memory (the record's `lastProbe`). */
-  lastProbe(checkId: string): LastProbe | null {
+  /** What memory holds of a `domain` check: its latest lookup (the record's `lastProbe`), its counters. */
+  live(checkId: string): LiveCheck | null {
     const w = this.watched.get(checkId);
-    return w?.type === 'domain' ? w.lastProbe : null;
+    return w?.type === 'domain' ? w : null;
   }
 
   /** Resolves once no lookup waits or runs and every one so far is written (tests). */
