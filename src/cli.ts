@@ -26,6 +26,7 @@ import { SessionsService } from './core/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
+import { VERSION } from './version.js';
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -47,6 +48,7 @@ const USAGE = `Usage: vigil <command> [options]
   node list                                          nodes with connection, load, outbox and clock offset
   node revoke NODE_ID                                disconnect a node at once and for good
   prober --server URL --token TOKEN                  run a regional prober node (or VIGIL_SERVER, VIGIL_NODE_TOKEN)
+  version | --version                                print the version
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
 
@@ -81,6 +83,11 @@ async function main(argv: string[]): Promise<number> {
   if (!command || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return command ? 0 : 2;
+  }
+  if (command === 'version' || command === '--version' || command === '-v') {
+    if (sub !== undefined) throw new UsageError(`unexpected argument: ${sub}`);
+    process.stdout.write(`vigil ${VERSION}\n`);
+    return 0;
   }
   if (command === 'serve') return serve(parse([sub, ...rest].filter((a): a is string => a !== undefined), []).values.config);
   if (command === 'account' && sub === 'create') {
@@ -174,7 +181,8 @@ async function main(argv: string[]): Promise<number> {
     }
     return runProber({ server, token, config: readConfig(values.config) });
   }
-  const words = [command, sub].filter((w) => w !== undefined && !w.startsWith('-'));
+  // A known command with an unknown subcommand names both; anything else names what was typed.
+  const words = [command, sub].filter((w) => w !== undefined && (w === command || !w.startsWith('-')));
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
 }
 
@@ -289,7 +297,16 @@ async function serve(configFile: string | undefined): Promise<number> {
 
   // Bind first: a start that cannot listen must not create (and so lose) the one-time admin key.
   starting = app.start();
-  const { url } = (await starting) as { url: string };
+  let url: string;
+  try {
+    ({ url } = (await starting) as { url: string });
+  } catch (err) {
+    // A start that fails (a busy port) leaves the directory as a clean stop does: the database
+    // closed (no -wal, -shm), the lock released and vigil.pid gone.
+    await app.stop().catch(() => {});
+    lock?.release();
+    throw err;
+  }
   collectStartupGarbage();
   const admin = app.bootstrapAdmin();
   if (admin) {

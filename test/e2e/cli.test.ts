@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -226,6 +226,19 @@ describe('key create / revoke / disable / enable', () => {
       assertBadInput(runCli(args, dir), /unknown command|usage|help/i);
     }
     assertBadInput(runCli(['frobnicate', '--config', '/nonexistent.json'], dir), /^vigil: unknown command: frobnicate \(see vigil help\)\n$/);
+    assertBadInput(runCli(['--frobnicate'], dir), /^vigil: unknown command: --frobnicate \(see vigil help\)\n$/);
+  });
+
+  test('vigil --version and vigil version print the version', () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const args of [['--version'], ['version'], ['-v']]) {
+      const r = runCli(args, dir);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, `vigil ${version}\n`);
+      assert.equal(r.stderr, '');
+    }
+    assert.match(runCli(['help'], dir).stdout, /version \| --version/);
+    assertBadInput(runCli(['version', 'now'], dir), /unexpected argument: now/);
   });
 });
 

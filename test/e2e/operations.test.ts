@@ -222,12 +222,20 @@ describe('startup errors say what to do', () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
+    const dataDir = join(tmp('vigil-busy-'), 'data');
     try {
-      const s = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: join(tmp('vigil-busy-'), 'data'), VIGIL_PORT: String(port) } });
+      const s = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) } });
       running.push(s);
       assert.equal((await s.exited).code, 1);
       assert.match(s.stderr(), new RegExp(`^vigil: cannot listen on 127\\.0\\.0\\.1:${port}: the address is in use by another process; .*server\\.port`, 'm'));
       assert.doesNotMatch(s.stderr(), /unexpected error/);
+      // Left as a clean stop leaves it: no pid file, no lock journal, the database closed.
+      assert.deepEqual(readdirSync(dataDir).sort(), ['vigil.db', 'vigil.lock']);
+      // The lock is free: the CLI, and a server on a free port, may use the directory at once.
+      const next = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(await freePort()) } });
+      running.push(next);
+      await next.waitFor(LISTENING);
+      assert.equal((await stopServing(next)).code, 0);
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
