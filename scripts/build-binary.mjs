@@ -58,6 +58,10 @@ const nativeAddons = {
       contents: `module.exports = require('vigil-native')(${JSON.stringify(args.path)});`,
       loader: 'js',
     }));
+    // ws tries the optional native bufferutil and utf-8-validate through node-gyp-build, whose
+    // require() of a file on disk makes a single executable print a warning at every start:
+    // the binary takes their pure-JS fallbacks (what the failed require fell back to anyway).
+    build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, (args) => ({ path: join(pkg(args.path), 'fallback.js') }));
     // uWebSockets.js builds its addon's name at run time and falls back to a slow JS server when
     // the require fails: the binary must load its own addon or fail loudly.
     build.onLoad({ filter: /uWebSockets\.js[\\/]src[\\/]uws\.js$/ }, () => ({

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hasRawSocketCapability } from '../../src/engine/probes/icmp-capability.js';
+import { VERSION } from '../../src/version.js';
 import { startReceiver } from '../helpers/fixtures/alerts-receiver.js';
 import { ADMIN_KEY, freePort, LISTENING, spawnServing, stopServing, type Serving } from '../helpers/serve-process.js';
 
@@ -70,7 +71,16 @@ describe('the single binary', { skip: process.platform !== 'linux' || process.ar
       join(home, 'vigil.json'),
       JSON.stringify({ server: { port }, dataDir: join(home, 'data'), plans: { pro: { minCheckIntervalMinutes: 0.05, minHeartbeatIntervalSeconds: 1 } } }),
     );
-    assert.match(run(['help']).stdout, /backup FILE/);
+    const help = run(['help']);
+    assert.match(help.stdout, /backup FILE/);
+    // Node warns on stderr when the embedded main script require()s a file from disk.
+    assert.equal(help.stderr, '', 'no warning before the output');
+    for (const args of [['--version'], ['version']]) {
+      const version = run(args);
+      assert.equal(version.status, 0, version.stderr);
+      assert.equal(version.stdout, `vigil ${VERSION}\n`);
+      assert.equal(version.stderr, '');
+    }
 
     serving = spawnServing(exe, ['serve'], { cwd: home, env: env() });
     const [, url] = await serving.waitFor(LISTENING);
@@ -146,6 +156,7 @@ describe('the single binary', { skip: process.platform !== 'linux' || process.ar
     assert.match(second.stderr, new RegExp(`pid ${serving.child.pid}`));
 
     const { code } = await stopServing(serving);
+    assert.doesNotMatch(serving.stderr(), /Warning|require\(\)/, 'serve printed no Node warning');
     serving = null;
     assert.equal(code, 0, 'SIGTERM drains and exits 0');
   });
