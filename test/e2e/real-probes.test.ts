@@ -1,7 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { startHttpFixture } from '../helpers/fixtures/http-server.js';
 import { selfSignedCert } from '../helpers/fixtures/tls-cert.js';
@@ -99,4 +101,24 @@ test('an https target with a self-signed certificate: ssl.valid false with the r
   } finally {
     await tlsTarget.close();
   }
+});
+
+test('a tcp check closes politely (FIN, not RST): a plain Node server that greets and handles no errors survives', async (t) => {
+  const target = fork(fileURLToPath(new URL('../helpers/fixtures/greeting-server.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  target.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  let fins = 0;
+  const port = await new Promise<number>((resolve) => target.once('message', (m) => resolve(m as number)));
+  target.on('message', (m) => m === 'fin' && fins++);
+  t.after(() => target.kill());
+  const res = await srv.request('POST', '/v1/public/checks', { body: { type: 'tcp', url: `tcp://127.0.0.1:${port}`, checkFrequency: 0.05 } });
+  assert.equal(res.status, 201);
+  const tcpId = res.body.data.id as string;
+  const probes = async () => (await srv.request('GET', `/v1/public/checks/${tcpId}/history?limit=100`)).body.data.length as number;
+  // Three probes: the target crashed on ECONNRESET at the first one when the probe reset the connection.
+  await until(probes, (n) => n >= 3, 'three probes of the tcp check');
+  await until(async () => fins, (n) => n >= 3, 'the target to see each connection closed with a FIN');
+  assert.equal(target.exitCode, null, `the target is still running: ${stderr}`);
+  assert.equal((await srv.request('GET', `/v1/public/checks/${tcpId}`)).body.data.status, 'up');
+  assert.equal((await srv.request('DELETE', `/v1/public/checks/${tcpId}`)).status, 200);
 });
