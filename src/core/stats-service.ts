@@ -27,6 +27,22 @@ function coverEnd(to: number, now: number): number {
 }
 
 /**
+ * Milliseconds, and seconds, to 3 decimals: averages of float sums carry noise
+ * (0.6699999999999999) that means nothing, while a microsecond is finer than any probe measures.
+ */
+function round3(value: number): number;
+function round3(value: number | null): number | null;
+function round3(value: number | null): number | null {
+  return value === null ? null : Math.round(value * 1000) / 1000;
+}
+
+function roundedTimes<T extends Record<string, number | null>>(times: T): T {
+  const out: Record<string, number | null> = {};
+  for (const [k, v] of Object.entries(times)) out[k] = round3(v);
+  return out as T;
+}
+
+/**
  * Statistics of one check (spec 2.5, 2.6, decisions 6). Counts, response times and
  * percentiles come from rollups (each bucket's row merged with what is still buffered for
  * it), with raw rows only for the partial minute at a window's start (and at its end when it
@@ -69,9 +85,14 @@ export class StatsService {
         successfulChecks: summary.successfulChecks,
         failedChecks: summary.failedChecks,
       },
-      responseTime: summary.responseTime,
-      timing: summary.timing,
-      incidents: { count: incidents.count, totalDowntime: incidents.totalDowntime, mtbf: incidents.mtbf, mttr: incidents.mttr },
+      responseTime: roundedTimes(summary.responseTime),
+      timing: {
+        dns: roundedTimes(summary.timing.dns),
+        connect: roundedTimes(summary.timing.connect),
+        tls: roundedTimes(summary.timing.tls),
+        ttfb: roundedTimes(summary.timing.ttfb),
+      },
+      incidents: { count: incidents.count, totalDowntime: round3(incidents.totalDowntime), mtbf: round3(incidents.mtbf), mttr: round3(incidents.mttr) },
     };
   }
 
@@ -109,9 +130,9 @@ export class StatsService {
         onlineDurationMs: d.onlineDurationMs,
         offlineDurationMs: d.offlineDurationMs,
         responseSampleCount: t.rtCount,
-        avgResponseTime: t.rtCount === 0 ? null : t.rtSum / t.rtCount,
-        minResponseTime: t.rtMin,
-        maxResponseTime: t.rtMax,
+        avgResponseTime: t.rtCount === 0 ? null : round3(t.rtSum / t.rtCount),
+        minResponseTime: round3(t.rtMin),
+        maxResponseTime: round3(t.rtMax),
       };
       out[range.name] = stats;
     }

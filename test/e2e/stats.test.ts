@@ -30,7 +30,15 @@ function assertClose(actual: number | null, expected: number | null, relative: n
   assert.ok(error <= relative, `${what}: ${actual} vs exact ${expected} (relative error ${error})`);
 }
 
-/** Single-range stats against the samples: counts exact, averages to float noise, percentiles within 1%. */
+/** Milliseconds come rounded to 3 decimals (no float noise), so within half a microsecond of the exact value. */
+function assertRounded(actual: number | null, expected: number | null, what: string): void {
+  if (expected === null) return assert.equal(actual, null, what);
+  assert.ok(actual !== null, `${what}: got null, expected ${expected}`);
+  assert.equal(actual, Math.round(actual * 1000) / 1000, `${what}: ${actual} has more than 3 decimals`);
+  assert.ok(Math.abs(actual - expected) <= 0.0005 + 1e-9, `${what}: ${actual} vs exact ${expected}`);
+}
+
+/** Single-range stats against the samples: counts exact, averages to 3 decimals, percentiles within 1%. */
 function assertMatches(stats: SingleRangeStats, samples: readonly Sample[], from: number, to: number): void {
   const exact = exactStats(samples, from, to);
   const where = `[${iso(from)}, ${iso(to)}]`;
@@ -39,15 +47,41 @@ function assertMatches(stats: SingleRangeStats, samples: readonly Sample[], from
     [exact.total, exact.success, exact.failure],
     `counts in ${where}`,
   );
-  assert.equal(stats.responseTime.min, exact.min, `min in ${where}`);
-  assert.equal(stats.responseTime.max, exact.max, `max in ${where}`);
-  assertClose(stats.responseTime.average, exact.average, 1e-9, `average in ${where}`);
+  const round3 = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
+  assert.equal(stats.responseTime.min, round3(exact.min), `min in ${where}`);
+  assert.equal(stats.responseTime.max, round3(exact.max), `max in ${where}`);
+  assertRounded(stats.responseTime.average, exact.average, `average in ${where}`);
   for (const p of [50, 90, 95, 99] as const) assertClose(stats.responseTime[`p${p}`], exact.percentile(p), 0.01, `p${p} in ${where}`);
   for (const phase of ['dns', 'connect', 'tls', 'ttfb'] as const) {
-    assertClose(stats.timing[phase].average, exact.phaseAverage(phase), 1e-9, `${phase} average in ${where}`);
+    assertRounded(stats.timing[phase].average, exact.phaseAverage(phase), `${phase} average in ${where}`);
     assertClose(stats.timing[phase].p95, exact.phaseP95(phase), 0.01, `${phase} p95 in ${where}`);
   }
 }
+
+describe('stats: numbers without float noise', () => {
+  test('averages of 0.1 ms and 0.2 ms are 0.15, not 0.15000000000000002; mtbf with no incident is the up time (decisions 6)', () => {
+    const world = openStatsWorld(B - MINUTE_MS);
+    try {
+      const account = world.accounts.createAccount('noise@example.com', 'pro');
+      const key = world.accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] }).key;
+      const id = world.checks.create(world.principal(key), { url: 'https://noise.example.com/', checkFrequency: 0.5 }).id;
+      const recorder = new Recorder(world, world.store.checks.byId(id)!.seq);
+      for (const [i, ms] of [0.1, 0.2].entries()) {
+        recorder.record({ at: at(10, 0, i * 30), ok: true, responseTime: ms, timing: { dns: ms, connect: 0, tls: 0, ttfb: 0, total: ms } });
+      }
+      world.clock.set(at(10, 10));
+      const stats = world.stats.singleRange(world.principal(key), id, iso(at(10, 0)), iso(at(10, 10)));
+      assert.equal((0.1 + 0.2) / 2, 0.15000000000000002, 'the noise this is about');
+      assert.equal(stats.responseTime.average, 0.15);
+      assert.equal(stats.timing.dns.average, 0.15);
+      assert.deepEqual(stats.incidents, { count: 0, totalDowntime: 0, mttr: 0, mtbf: 600 });
+      const multi = world.stats.multiRange(world.principal(key), id, '1h', iso(at(10, 10)));
+      assert.equal(multi['1h']!.avgResponseTime, 0.15);
+    } finally {
+      world.close();
+    }
+  });
+});
 
 describe('stats: hand-computed fixtures through a manual clock', () => {
   let world: StatsWorld;
@@ -155,7 +189,7 @@ describe('stats: hand-computed fixtures through a manual clock', () => {
       minResponseTime: exact1h.min,
       maxResponseTime: exact1h.max,
     } satisfies RangeStats);
-    assertClose(data['1h']!.avgResponseTime, exact1h.average, 1e-9, '1h average');
+    assertRounded(data['1h']!.avgResponseTime, exact1h.average, '1h average');
     // 6h reaches back before the check existed: that time is neither online nor offline.
     const sixHours = data['6h']!;
     assert.deepEqual(
