@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { Plan } from './domain/plans.js';
+import { suggestions } from './util/did-you-mean.js';
 // Imported rather than read at start, so the single binary carries the defaults.
 import defaults from '../config/default.json' with { type: 'json' };
 
@@ -62,6 +63,9 @@ const ConfigSchema = Type.Object({
   }),
 });
 
+/** Every key the schema knows, objects and leaves, as dotted paths (for "did you mean …?"). */
+const KNOWN_KEYS = knownKeys(ConfigSchema);
+
 /** The validated config as written: public addresses may still be null (defaults need the port). */
 export type ConfigInput = Static<typeof ConfigSchema>;
 
@@ -105,7 +109,10 @@ export function loadConfig(opts: LoadOptions = {}): ConfigInput {
   }
   if (opts.overrides) merged = deepMerge(merged, opts.overrides);
 
-  for (const key of unknownKeys(merged, ConfigSchema)) warn(`unknown config key ${key} (ignored)`);
+  for (const key of unknownKeys(merged, ConfigSchema)) {
+    const close = suggestions(key, KNOWN_KEYS);
+    warn(`unknown config key ${key} (ignored)${close.length > 0 ? `; did you mean ${close.join(' or ')}?` : ''}`);
+  }
   const cleaned = Value.Clean(ConfigSchema, structuredClone(merged));
   const first = [...Value.Errors(ConfigSchema, cleaned)][0];
   if (first) throw new ConfigError(describe(first.path, first.type, first.schema));
@@ -175,6 +182,13 @@ export function deepMerge(base: unknown, over: unknown): unknown {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) out[k] = deepMerge(base[k], v);
   return out;
+}
+
+function knownKeys(schema: { properties?: Record<string, unknown> }, prefix = ''): string[] {
+  return Object.entries(schema.properties ?? {}).flatMap(([k, sub]) => [
+    `${prefix}${k}`,
+    ...knownKeys(sub as { properties?: Record<string, unknown> }, `${prefix}${k}.`),
+  ]);
 }
 
 function unknownKeys(value: unknown, schema: { properties?: Record<string, unknown> }, prefix = ''): string[] {

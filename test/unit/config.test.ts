@@ -46,3 +46,19 @@ test('a value of the wrong type names the key; unknown keys only warn', () => {
   loadConfig({ file: file({ colour: 'blue' }), env: {}, warn: (m) => warnings.push(m) });
   assert.deepEqual(warnings, ['unknown config key colour (ignored)']);
 });
+
+test('an unknown key that looks like a known one says which', () => {
+  const warningsFor = (config: unknown) => {
+    const warnings: string[] = [];
+    loadConfig({ file: file(config), env: {}, warn: (m) => warnings.push(m) });
+    return warnings;
+  };
+  assert.deepEqual(warningsFor({ server: { prot: 9000 } }), ['unknown config key server.prot (ignored); did you mean server.port?']);
+  assert.deepEqual(warningsFor({ port: 9000 }), ['unknown config key port (ignored); did you mean server.port?']);
+  assert.deepEqual(warningsFor({ datadir: '/srv' }), ['unknown config key datadir (ignored); did you mean dataDir?']);
+  assert.deepEqual(warningsFor({ smpt: { url: 'smtp://x' } }), ['unknown config key smpt (ignored); did you mean smtp?']);
+  assert.deepEqual(warningsFor({ alerts: { timeOutMs: 5 } }), ['unknown config key alerts.timeOutMs (ignored); did you mean alerts.timeoutMs?']);
+  assert.deepEqual(warningsFor({ timeoutMs: 5 }), ['unknown config key timeoutMs (ignored); did you mean alerts.timeoutMs or rdap.timeoutMs?']);
+  assert.deepEqual(warningsFor({ plans: { pro: { maxCheck: 5 } } }), ['unknown config key plans.pro.maxCheck (ignored); did you mean plans.pro.maxChecks?']);
+  assert.deepEqual(warningsFor({ rdap: { servers: { dev: 'https://rdap.example/' } } }), [], 'rdap.servers takes any TLD');
+});
