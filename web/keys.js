@@ -51,7 +51,7 @@ function KeyRow({ k, onRevoke }) {
     <td><strong>${k.name ?? '—'}</strong>${k.current ? html` <small class="muted">(this session’s key)</small>` : ''}<br /><small class="muted">${k.id}</small></td>
     <td>${k.scopes.join(', ')}</td>
     <td>${access}</td>
-    <td><span class=${`badge ${k.status === 'active' ? 'up' : 'down'}`}>${k.status}</span></td>
+    <td><span class="badge" data-status=${k.status === 'active' ? 'up' : 'down'}>${k.status}</span></td>
     <td>${when(k.createdAt)}</td>
     <td>${k.expiresAt ? when(k.expiresAt) : 'never'}</td>
     <td>${k.status === 'revoked' ? '' : html`<button type="button" class="danger" onClick=${() => onRevoke(k)}>Revoke</button>`}</td>
