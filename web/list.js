@@ -29,7 +29,7 @@ function Row({ row, top }) {
   return html`<a class="row" role="row" href=${`#/checks/${row.id}`} style=${`top:${top}px`} data-id=${row.id} data-status=${label}>
     <span class=${`dot ${label}`} title=${label}></span>
     <span class="name" role="cell"><strong>${row.name}</strong><small>${row.url}</small></span>
-    <span class="badge" role="cell" title=${label === 'degraded' ? `Up, but slower than ${row.responseTimeLimit} ms` : null}>${label}</span>
+    <span class="badge" role="cell" title=${label === 'degraded' ? 'Up, but slower than its “Slow above (ms)”' : null}>${label}</span>
     <span class="type" role="cell">${row.type}${row.folder ? html`<small>${row.folder}</small>` : ''}</span>
     <span class="num" role="cell" title="Last response time">${ms(row.lastResponseTime)}</span>
     <span class="num" role="cell" title="Uptime, last 24 hours">${pct(row.uptime24h)}</span>

@@ -24,7 +24,6 @@ export function checkSummary(check: Check, trends: CheckTrends, config: Config, 
     maintenance: inMaintenance(check, now),
     // What the status endpoint calls `degraded`: up, but slower than responseTimeLimit.
     degraded: status === 'up' && check.degraded,
-    responseTimeLimit: check.responseTimeLimit,
     lastChecked: lastChecked === null ? null : new Date(lastChecked).toISOString(),
     lastResponseTime: lastProbe ? lastProbe.responseTime : check.lastResponseTime,
     lastError: status === 'down' ? check.lastError : null,

@@ -152,7 +152,6 @@ describe('dashboard pages: keys API, beats, degraded, last checked', { timeout: 
       const id = await create({ url: 'http://127.0.0.1:9/slow', name: 'slow', responseTimeLimit: 500 });
       await probe(id, { ok: true, responseTime: 120 });
       assert.equal((await row(id)).degraded, false);
-      assert.equal((await row(id)).responseTimeLimit, 500);
       await probe(id, { ok: true, responseTime: 900 });
       const status = (await srv.request('GET', '/v1/public/checks/status')).body.data.find((c: { id: string }) => c.id === id);
       assert.equal(status.status, 'degraded');

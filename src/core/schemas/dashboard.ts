@@ -32,7 +32,6 @@ export const CheckSummary = Type.Object({
   status: StringEnum(['pending', 'up', 'down', 'paused'] as const),
   maintenance: Type.Boolean(),
   degraded: Type.Boolean({ description: 'Up but slower than responseTimeLimit: what GET /checks/status calls `degraded`' }),
-  responseTimeLimit: Nullable(Type.Number({ description: 'Slow above this many milliseconds (null: never slow)' })),
   lastChecked: Type.Union([IsoDate, Type.Null()], { description: 'When the latest result (probe, ping or lookup) came in' }),
   lastResponseTime: Nullable(Type.Number({ description: 'Response time of the latest result' })),
   lastError: Type.Union([Type.String(), Type.Null()]),
