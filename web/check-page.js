@@ -53,7 +53,7 @@ function Incidents({ incidents }) {
 }
 
 /** One check: status, actions, chart, uptime bars, incidents, SSL and domain, history or ping log. */
-export function CheckPage({ id, scopes }) {
+export function CheckPage({ id, scopes, who }) {
   useChecks(); // re-render on pushed changes
   const row = checkRow(id);
   const [check, setCheck] = useState(null);
@@ -83,7 +83,11 @@ export function CheckPage({ id, scopes }) {
       },
       (err) => toast(err.message, 'error'),
     );
-  const toggle = () => act(api('POST', `/checks/${id}/toggle`, { disabled: !check.disabled }), () => toast(check.disabled ? 'Resumed' : 'Paused'));
+  // The reason says where and by whom: left out, the API records "Disabled via API".
+  const toggle = () => {
+    const reason = `${check.disabled ? 'Resumed' : 'Paused'} from the dashboard by ${who}`;
+    act(api('POST', `/checks/${id}/toggle`, { disabled: !check.disabled, reason }), () => toast(check.disabled ? 'Resumed' : 'Paused'));
+  };
   const maintenance = () => act(api('POST', `/checks/${id}/maintenance`, { enabled: !check.maintenanceMode }));
   const regenerate = () =>
     confirmDialog('Regenerate the ping URL?', 'The old URL stops working at once; update your job to the new one.', 'Regenerate').then(

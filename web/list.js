@@ -24,6 +24,12 @@ function matches(row, f) {
   return true;
 }
 
+function countByStatus(rows) {
+  const counts = {};
+  for (const r of rows) counts[statusLabel(r)] = (counts[statusLabel(r)] ?? 0) + 1;
+  return counts;
+}
+
 function Row({ row, top }) {
   const label = statusLabel(row);
   return html`<a class="row" role="row" href=${`#/checks/${row.id}`} style=${`top:${top}px`} data-id=${row.id} data-status=${label}>
@@ -47,9 +53,11 @@ export function CheckList() {
   const box = useRef(null);
   const types = useMemo(() => distinct(checks, 'type'), [checks.length]);
   const folders = useMemo(() => distinct(checks, 'folder'), [checks.length]);
-  const shown = checks.filter((r) => matches(r, filter));
-  const counts = {};
-  for (const r of checks) counts[statusLabel(r)] = (counts[statusLabel(r)] ?? 0) + 1;
+  // The header counts what the filters show; the status menu what the other filters show.
+  const others = checks.filter((r) => matches(r, { ...filter, status: '' }));
+  const shown = filter.status ? others.filter((r) => statusLabel(r) === filter.status) : others;
+  const menuCounts = countByStatus(others);
+  const counts = countByStatus(shown);
 
   useLayoutEffect(() => {
     const el = box.current;
@@ -93,7 +101,7 @@ export function CheckList() {
       <input id="search" type="search" placeholder="Search name or URL  ( / )" aria-label="Search checks" value=${filter.q} onInput=${set('q')} />
       <select aria-label="Status" value=${filter.status} onChange=${set('status')}>
         <option value="">All statuses</option>
-        ${STATUSES.map((s) => html`<option value=${s}>${s} (${counts[s] ?? 0})</option>`)}
+        ${STATUSES.map((s) => html`<option value=${s}>${s} (${menuCounts[s] ?? 0})</option>`)}
       </select>
       <select aria-label="Type" value=${filter.type} onChange=${set('type')}>
         <option value="">All types</option>

@@ -109,7 +109,7 @@ function App() {
   if (session === null) return html`<${Login} onSignedIn=${signedIn} notice=${notice} />`;
   const signOut = () => api('DELETE', '/sessions/current').finally(() => signedOut(null));
   const page =
-    r.page === 'check' ? html`<${CheckPage} key=${r.id} id=${r.id} scopes=${session.scopes} />`
+    r.page === 'check' ? html`<${CheckPage} key=${r.id} id=${r.id} scopes=${session.scopes} who=${session.account.email} />`
     : r.page === 'edit' ? html`<${CheckForm} key=${r.id} id=${r.id} />`
     : r.page === 'new' ? html`<${CheckForm} />`
     : r.page === 'alerts' ? html`<${AlertsPage} scopes=${session.scopes} restricted=${session.access !== null} />`
