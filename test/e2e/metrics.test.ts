@@ -2,9 +2,7 @@ import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { ManualClock } from '../../src/domain/clock.js';
-import { startServer } from '../helpers/server.js';
-import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
+import { engineWorld } from '../helpers/engine-world.js';
 import { rawRequest } from './util.js';
 
 /**
@@ -14,34 +12,18 @@ import { rawRequest } from './util.js';
  */
 const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p)) ?? null;
 
+/** engine.test's world (a scripted dispatcher, the wheel turned by hand) and its scrape. */
 async function world(t: TestContext) {
-  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
-  let next: { ok: boolean; responseTime: number | null } = { ok: true, responseTime: 42 };
-  const dispatcher = new ScriptedDispatcher(() => next, () => clock.now());
-  const srv = await startServer({ plans: { pro: { minCheckIntervalMinutes: 0.05 } } }, clock, { dispatcher, autoTick: false });
-  t.after(() => srv.stop());
-  const res = await srv.request('POST', '/v1/public/checks', {
-    body: { url: 'http://127.0.0.1:1/', name: 'Shop', checkFrequency: 0.05, downConfirmationAttempts: 2 },
-  });
-  assert.equal(res.status, 201);
-  const id = res.body.data.id as string;
-  const tick = async () => {
-    srv.app.engine.tick();
-    await srv.app.engine.idle();
-  };
+  const w = await engineWorld(t);
   return {
-    srv,
-    id,
-    clock,
-    tick,
+    ...w,
     /** The next probe, one interval on, answering `result`. */
-    probe: async (result: typeof next) => {
-      next = result;
-      clock.advance(3000);
-      await tick();
+    probe: async (result: { ok: boolean; responseTime: number | null }) => {
+      w.dispatcher.answer = () => result;
+      await w.next();
     },
     scrape: async () => {
-      const reply = await rawRequest(srv, 'GET', '/metrics', { authorization: `Bearer ${srv.adminKey}` });
+      const reply = await rawRequest(w.srv, 'GET', '/metrics', { authorization: `Bearer ${w.srv.adminKey}` });
       assert.equal(reply.status, 200);
       return reply.text;
     },

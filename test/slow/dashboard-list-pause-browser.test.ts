@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { waitFor } from '../helpers/fixtures/probe-task.js';
-import { browserMissing, launchBrowser } from '../helpers/browser.js';
+import { browserMissing, launchBrowser, signedInPage } from '../helpers/browser.js';
 
 const missing = browserMissing();
 if (missing) console.log(`# dashboard list and pause browser tests skipped: ${missing}`);
@@ -21,6 +21,7 @@ describe('dashboard: list counts and pause in a real browser', { skip: missing ?
   let srv: TestServer;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let page: Page;
+  let problems: string[] = [];
   const ids: Record<string, string> = {};
 
   before(async () => {
@@ -36,11 +37,9 @@ describe('dashboard: list counts and pause in a real browser', { skip: missing ?
     srv.app.engine.tick();
     await srv.app.engine.idle();
     browser = await launchBrowser();
-    page = await browser.context.newPage();
-    await page.goto(`${srv.url}/dashboard`);
-    await page.fill('#api-key', srv.adminKey);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('body[data-list-ready="true"]');
+    const signedIn = await signedInPage(browser.context, srv.url, srv.adminKey);
+    page = signedIn.page;
+    problems = signedIn.problems;
   });
   after(async () => {
     await browser?.close();
@@ -86,5 +85,6 @@ describe('dashboard: list counts and pause in a real browser', { skip: missing ?
       ['resumed', 'Resumed from the dashboard by admin@localhost'],
       ['paused', 'Paused from the dashboard by admin@localhost'],
     ]);
+    assert.deepEqual(problems, [], 'no page or console error along the way');
   });
 });
