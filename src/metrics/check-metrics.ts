@@ -62,9 +62,9 @@ export function checkRegistry(readings: readonly CheckReading[]): Registry {
     const expiry = check.ssl?.validTo ? Date.parse(check.ssl.validTo) : NaN;
     if (Number.isFinite(expiry)) cert.set(labels, expiry / 1000);
     if (live) {
-      const up = live.probesUp - live.watchedFromUp;
-      probes.inc({ ...labels, result: 'up' }, up);
-      probes.inc({ ...labels, result: 'down' }, live.probesTotal - live.watchedFromTotal - up);
+      const upCount = live.probesUp - live.watchedFromUp;
+      probes.inc({ ...labels, result: 'up' }, upCount);
+      probes.inc({ ...labels, result: 'down' }, live.probesTotal - live.watchedFromTotal - upCount);
     }
   }
   return registry;
