@@ -2,7 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/domain/clock.js';
 import { startServer, type TestResponse, type TestServer } from '../helpers/server.js';
-import { assertError, assertStatus, createCheck, newAccount, newKey, NO_PROBES, type Actor } from './util.js';
+import { assert401, assertError, assertStatus, createCheck, newAccount, newKey, NO_PROBES, type Actor } from './util.js';
 
 /** Authentication, scopes, restricted keys, the account endpoint and rate limits (spec 2.7, 5, 7, 8; decisions §2, §7). */
 
@@ -25,13 +25,6 @@ after(async () => {
   await server.stop();
 });
 beforeEach(() => clock.advance(61_000));
-
-function assert401(res: TestResponse): void {
-  assertError(res, 401);
-  const challenge = res.headers.get('www-authenticate');
-  assert.ok(challenge && challenge.length > 0, '401 carries WWW-Authenticate');
-  assert.match(challenge!, /^Bearer\b/i);
-}
 
 describe('401 with WWW-Authenticate', () => {
   const wellFormedUnknown = `vigil_live_${'ab'.repeat(32)}`;

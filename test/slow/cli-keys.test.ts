@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { startServer, type TestResponse, type TestServer } from '../helpers/server.js';
-import { assertError, assertStatus, NO_PROBES, uniqueEmail } from '../e2e/util.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { assert401, assertStatus, NO_PROBES, uniqueEmail } from '../e2e/util.js';
 
 /** Keys created, revoked, disabled and enabled with the CLI (a process of its own) while the server runs. */
 
@@ -31,13 +31,6 @@ function cliAccount(tier = 'free'): { id: string; email: string; tier: string } 
   const r = cli(['account', 'create', '--email', uniqueEmail('cli'), '--tier', tier]);
   assert.equal(r.status, 0, `account create failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as { id: string; email: string; tier: string };
-}
-
-function assert401(res: TestResponse): void {
-  assertError(res, 401);
-  const challenge = res.headers.get('www-authenticate');
-  assert.ok(challenge && challenge.length > 0, '401 carries WWW-Authenticate');
-  assert.match(challenge!, /^Bearer\b/i);
 }
 
 describe('key revoke, disable, enable from the CLI while the server runs', () => {
