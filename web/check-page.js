@@ -118,7 +118,7 @@ export function CheckPage({ id, scopes }) {
     ${check.type === 'heartbeat'
       ? html`<section class="card"><h2>Ping URL</h2><p class="ping"><code>${url}</code> <${CopyButton} text=${url} />
           ${can('checks:write') ? html`<button type="button" onClick=${regenerate}>Regenerate</button>` : ''}</p>
-          <p class="muted">Send GET or POST to it when the job runs; add /start, /fail or /<exit code> to report more.</p></section>`
+          <p class="muted">Send GET or POST to it when the job runs; add <code>/start</code>, <code>/fail</code> or <code>${'/<exit code>'}</code> to report more.</p></section>`
       : html`<${ResponseChart} checkId=${id} refreshKey=${pushed} />`}
     <section class="card"><h2>Uptime, last 90 days</h2><${UptimeBars} series=${days} /></section>
     <div class="grid2">
