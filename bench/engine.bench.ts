@@ -115,7 +115,7 @@ async function vigilCeiling(port: number) {
     const down = count('down');
     await app.stop();
     const seconds = (to - from) / 1000;
-    return { rate: up / seconds, failedRate: down / seconds, threads: dispatcher.threads, perThread: dispatcher.concurrency };
+    return { rate: up / seconds, failedRate: down / seconds, threads: dispatcher.threads, perThread: dispatcher.probesInFlightPerThread };
   } finally {
     dir.remove();
   }
