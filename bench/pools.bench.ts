@@ -15,7 +15,7 @@ import { fmt, freePort, headline, runIfMain, spawnUntil, stop, table, tempDir } 
  * - the engine's ceiling (saturated, successful probes persisted per second).
  * Target: piscina within 5% of the baseline or better on each.
  */
-const SIZES = (process.env.BENCH_POOLS_CHECKS ?? '500,2000,20000,40000').split(',').map(Number);
+const SIZES = (process.env.BENCH_POOLS_CHECKS ?? '500,2000,20000,40000').split(',').map(Number).filter((n) => n > 0);
 const ROUNDS = Number(process.env.BENCH_POOLS_ROUNDS ?? 2);
 const WINDOW = { warmupSeconds: Number(process.env.BENCH_POOLS_WARMUP ?? 20), seconds: Number(process.env.BENCH_POOLS_SECONDS ?? 20), tailSeconds: 2 };
 const CEILING_SECONDS = Number(process.env.BENCH_POOLS_CEILING_SECONDS ?? 10);
@@ -63,7 +63,7 @@ async function runPools(): Promise<PoolsReport> {
 }
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-const ratio = (candidate: number, baseline: number): string => `${fmt(candidate / baseline, 3)}×`;
+const ratio = (candidate: number, baseline: number): string => (baseline > 0 ? `${fmt(candidate / baseline, 3)}×` : '-');
 
 function poolsMarkdown({ loads, ceilings }: PoolsReport): string {
   const rows: Array<Array<string | number>> = [];

@@ -4,22 +4,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ProbeResult, ProbeTask } from '../../src/domain/probe-types.js';
-import { failedResult } from '../../src/engine/probe-thread.js';
+import { failedResult, type ProbeBatch, type ResultBatch as PoolResultBatch } from '../../src/engine/probe-thread.js';
 
 /**
- * The messages between the dispatcher and a probe thread. Each carries every probe of one turn
- * (a wheel tick's probes out, the results finished in one pass of the worker's loop back), so
- * a quiet instance pays one message, not one per probe, and nothing else crosses the threads.
+ * The messages between the dispatcher and a probe thread: a turn's probes out (the same shape as
+ * the piscina pool's batches), the results finished in one pass of the worker's loop back.
  */
-export interface ProbeBatch {
-  ids: number[];
-  tasks: ProbeTask[];
-}
-
-export interface ResultBatch {
-  ids: number[];
-  results: ProbeResult[];
-}
+export type { ProbeBatch };
+export type ResultBatch = Pick<PoolResultBatch, 'ids' | 'results'>;
 
 /** Marks a worker started by the dispatcher (workerData), so a module only serves probes there. */
 export const PROBE_THREAD = 'vigilProbeThread';

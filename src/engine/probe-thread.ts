@@ -11,9 +11,9 @@ export interface ProbeBatch {
 }
 
 /**
- * Results on their way back: the task's own answer carries the results still waiting when its
- * last probe finishes; results that finish before the slowest of their batch come back earlier
- * on the worker's port (piscina's 'message' event), marked with the thread they came from.
+ * Results on their way back: as a task's answer, or, while the thread's other probes still run,
+ * on the worker's port (piscina's 'message' event), so that results finishing before the
+ * slowest of their batch come back before it.
  */
 export interface ResultBatch {
   ids: number[];
@@ -29,56 +29,72 @@ export function failedResult(startedAt: number, error: string): ProbeResult {
 }
 
 /**
- * Results wait at most this long for the rest of their batch: waking the main thread costs
- * more than a small result message (a wake-up across threads is a system call and, on a
- * virtual machine, an interrupt between CPUs), and a batch's probes usually finish within a
- * few milliseconds of each other. A probe still running then (a slow target, a 30 s timeout)
+ * Results wait at most this long for the rest of the thread's probes: waking the main thread
+ * costs more than a small result message (a wake-up across threads is a system call and, on a
+ * virtual machine, an interrupt between CPUs), and a tick's probes usually finish within a few
+ * milliseconds of each other. A probe still running then (a slow target, a 30 s timeout)
  * holds back no result.
  */
 export const RESULT_WAIT_MS = 50;
 
 /**
  * The worker's side, as a piscina handler: runs every probe of a batch at once on this
- * thread's event loop. Finished results wait in one outbox shared by the thread's batches; a
- * batch's answer takes the whole outbox when its last probe finishes, and RESULT_WAIT_MS after
- * a result waits, the outbox goes out early on the worker's port. A probe that throws (a bug)
- * is a failed result, not a broken thread.
+ * thread's event loop. Finished results wait in one outbox shared by the thread's batches,
+ * which goes back once no probe is left running on the thread, or RESULT_WAIT_MS after the
+ * first waiting result on a busy thread: as the answer of a batch whose probes are all done
+ * (one answer carries the outbox, any other finished batch answers empty in the same turn), or
+ * else on the worker's port. So a saturated thread answers a few times a second, each time
+ * with hundreds of results, rather than once per small batch. A probe that throws (a bug) is
+ * a failed result, not a broken thread.
  */
 export function probeBatchHandler(run: (task: ProbeTask) => Promise<ProbeResult>): (batch: ProbeBatch) => Promise<ResultBatch> {
   const port = parentPort;
   if (port === null) throw new Error('probe batches run on a worker thread');
   const empty = (): ResultBatch => ({ ids: [], results: [], thread: threadId });
   let out = empty();
+  let running = 0;
+  /** Answers of batches whose probes are all done, waiting for the next flush. */
+  let finished: Array<(answer: ResultBatch) => void> = [];
+  let immediate: NodeJS.Immediate | null = null;
   let timer: NodeJS.Timeout | null = null;
-  const take = (): ResultBatch => {
+  const flush = (): void => {
+    if (immediate !== null) clearImmediate(immediate);
     if (timer !== null) clearTimeout(timer);
-    timer = null;
+    immediate = timer = null;
     const batch = out;
     out = empty();
-    return batch;
+    const answers = finished;
+    finished = [];
+    if (answers.length > 0) {
+      answers[0]!(batch);
+      for (let i = 1; i < answers.length; i++) answers[i]!(empty());
+    } else if (batch.ids.length > 0) {
+      batch.early = true;
+      port.postMessage(batch);
+    }
   };
-  const sendEarly = (): void => {
-    timer = null;
-    if (out.ids.length === 0) return;
-    const batch = take();
-    batch.early = true;
-    port.postMessage(batch);
+  const done = (id: number, result: ProbeResult): void => {
+    running--;
+    out.ids.push(id);
+    out.results.push(result);
+    // Results finishing in the same pass of the loop go together.
+    if (running === 0) immediate ??= setImmediate(flush);
+    else timer ??= setTimeout(flush, RESULT_WAIT_MS);
   };
   return ({ ids, tasks }) =>
     new Promise((resolve) => {
       let left = ids.length;
-      if (left === 0) return resolve(take());
-      const done = (id: number, result: ProbeResult): void => {
-        out.ids.push(id);
-        out.results.push(result);
-        if (--left === 0) resolve(take());
-        else timer ??= setTimeout(sendEarly, RESULT_WAIT_MS);
+      if (left === 0) return resolve(empty());
+      running += left;
+      const settle = (id: number, result: ProbeResult): void => {
+        if (--left === 0) finished.push(resolve);
+        done(id, result);
       };
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
         run(tasks[i]!).then(
-          (result) => done(id, result),
-          (err: unknown) => done(id, failedResult(Date.now(), `Probe failed: ${(err as Error)?.message ?? String(err)}`)),
+          (result) => settle(id, result),
+          (err: unknown) => settle(id, failedResult(Date.now(), `Probe failed: ${(err as Error)?.message ?? String(err)}`)),
         );
       }
     });

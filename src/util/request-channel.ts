@@ -23,13 +23,17 @@ export class RequestChannel<T, M = undefined> {
     return this.waiting.size;
   }
 
-  /** Opens a request; `send` posts it under its id (a throw rejects the request). */
+  /** Opens a request; `send` posts it under its id (a throw fails and closes the request). */
   request(meta: M, send: (id: number) => void): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, meta });
       if (this.waiting.size === 1) this.onBusy?.(true);
-      send(id);
+      try {
+        send(id);
+      } catch (err) {
+        this.reject(id, err instanceof Error ? err : new Error(String(err)));
+      }
     });
   }
 
