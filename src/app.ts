@@ -61,6 +61,12 @@ import { Readiness } from './metrics/readiness.js';
 import { attachNodeSocket } from './front/node-socket.js';
 import { NodeHub } from './nodes/hub.js';
 import { NodeRegistry } from './nodes/node-registry.js';
+import { NodeSessions } from './nodes/node-sessions.js';
+import { Assignment } from './nodes/assignment.js';
+import { PeerRechecks } from './nodes/peer-rechecks.js';
+import { ResultIntake } from './nodes/result-intake.js';
+import { nodeSweeps } from './nodes/node-sweeps.js';
+import { JobRunner } from './util/job-runner.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -74,7 +80,8 @@ export interface AppOptions {
 
 /** Told of every status change of any check (the status-page cache purges on it). */
 
-const HOUR = 60 * 60 * 1000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 /**
@@ -90,6 +97,7 @@ export class VigilApp {
   engine!: Engine;
   /** Regional prober nodes: assignment, failover, peer re-checks, their results. */
   nodes: NodeHub | null = null;
+  private regions: Assignment | null = null;
   /** Email and webhook settings, the delivery queue and sender. */
   alerts!: AlertsModule;
   /** Every observation of a check becomes state, one write and events here. */
@@ -109,7 +117,8 @@ export class VigilApp {
   private pipeline: RequestPipeline | null = null;
   private idempotency: Idempotency;
   private server: RunningServer | null = null;
-  private timers: NodeJS.Timeout[] = [];
+  /** Every periodic job, by name (their last runs are in /metrics). */
+  readonly jobs: JobRunner;
   /** Rendered status pages and badges; every status change purges what shows the check. */
   readonly pageCache: RenderCache;
   readonly badgeCache: RenderCache;
@@ -129,6 +138,7 @@ export class VigilApp {
     this.mailer = new Mailer(input);
     this.pageCache = new RenderCache(this.clock);
     this.badgeCache = new RenderCache(this.clock);
+    this.jobs = new JobRunner({ clock: this.clock, log: this.log });
     // Published once the writer has applied the change, so a re-render reads the new status.
     this.statusFeed.subscribe((change) => {
       // A ping that changed no status changes no page (their figures age out like probes').
@@ -158,13 +168,15 @@ export class VigilApp {
       onChange: (check, what) => this.publishChange(check, what),
     });
     const dispatcher = (this.dispatcher = this.opts.dispatcher ?? new ThreadDispatcher({ threads: this.config.probes.threads }));
-    let hub: NodeHub | null = null;
+    const sessions = new NodeSessions({ clock: this.clock, log: this.log });
+    const assignment = new Assignment({ sessions, nodes: this.store.nodes, config: this.config, clock: this.clock });
+    const peers = new PeerRechecks({ sessions, dispatcher, region: this.config.region, clock: this.clock });
     this.engine = new Engine({
       store: this.store,
       recorder: this.recorder,
       dispatcher,
-      placement: { probesHere: (region) => hub?.probesHere(region) ?? true },
-      peer: { recheck: (task, region) => hub?.recheck(task, region) ?? Promise.resolve(null) },
+      placement: assignment,
+      peer: peers,
       clock: this.clock,
       config: this.config,
       log: this.log,
@@ -185,12 +197,19 @@ export class VigilApp {
     });
     this.services = this.buildServices(heartbeats);
     this.services.checks.observe(this.engine);
-    hub = new NodeHub({
-      store: this.store, writer: this.writer, registry: new NodeRegistry(this.store.nodes, this.config.region, this.clock), engine: this.engine,
-      dispatcher, config: this.config, clock: this.clock, log: this.log,
+    const intake = new ResultIntake({
+      sessions, given: assignment, engine: this.engine, recorder: this.recorder, cursors: this.store.nodes, clock: this.clock, log: this.log,
+    });
+    const hub = new NodeHub({
+      registry: new NodeRegistry(this.store.nodes, this.config.region, this.clock), nodes: this.store.nodes, checks: this.store.checks,
+      sessions, assignment, intake, peers, log: this.log,
     });
     this.nodes = hub;
-    this.services.checks.observe(hub);
+    this.regions = assignment;
+    this.services.checks.observe(assignment);
+    for (const job of nodeSweeps({ sessions, assignment, writer: this.writer, nodes: this.store.nodes, config: this.config, clock: this.clock, log: this.log })) {
+      this.jobs.add(job);
+    }
     this.services.checks.observe(heartbeats);
     this.services.checks.observe(this.domains);
     this.services.checks.observe({
@@ -214,17 +233,18 @@ export class VigilApp {
     this.alerts.start();
     this.domains.start();
     this.pipeline = this.buildPipeline();
-    this.every(HOUR, () => this.idempotency.prune());
-    this.every(60_000, () => void this.rollups.flushOpen(this.clock.now()).catch((err: unknown) => this.log.error({ err }, 'rollup build failed')));
     const retention = new RawRetention(this.store.retention, this.clock, { rawDays: this.config.retention.rawDays });
-    this.every(HOUR, () => void retention.prune().catch((err: unknown) => this.log.error({ err }, 'retention failed')));
-    // Daily, and once now: a node restarted more often than daily would otherwise never run it.
-    this.every(DAY, () => this.services.oauth.lifecycle.run());
-    this.services.oauth.lifecycle.run();
+    this.jobs.add({ name: 'idempotency-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => this.idempotency.prune() });
+    this.jobs.add({ name: 'rollup-build', everyMs: MINUTE, run: () => this.rollups.flushOpen(this.clock.now()) });
+    this.jobs.add({ name: 'raw-retention', everyMs: HOUR, jitterMs: MINUTE, run: () => retention.prune() });
+    // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
+    this.jobs.add({ name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => this.services.oauth.lifecycle.run() });
+    this.jobs.add({ name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => this.services.sessions.pruneExpired() });
+    for (const job of this.alerts.jobs()) this.jobs.add(job);
+    this.jobs.start();
     if (!hasRawSocketCapability()) {
       this.log.warn('ping checks will fail: ICMP needs raw sockets, and this process lacks CAP_NET_RAW (contrib/vigil.service grants it; or run setcap cap_net_raw+ep on the executable)');
     }
-    this.every(HOUR, () => this.services.sessions.pruneExpired());
     const url = `http://${this.input.server.host}:${this.server.port}`;
     return { url, port: this.server.port };
   }
@@ -236,7 +256,7 @@ export class VigilApp {
 
   /** Graceful stop: no new connections, in-flight requests answered, then the database closed. */
   async stop(): Promise<void> {
-    for (const t of this.timers) clearInterval(t);
+    this.jobs.stop();
     this.live?.close();
     await this.server?.close();
     this.server = null;
@@ -279,6 +299,7 @@ export class VigilApp {
       probeQueueDepth: () => this.dispatcher.queued,
       writerQueueLength: () => this.writer.pending,
       pendingDeliveries: () => ops.pendingDeliveries(),
+      jobs: () => this.jobs.readings(),
     });
     this.writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
     return {
@@ -300,7 +321,7 @@ export class VigilApp {
         queue: this.alerts.repos.deliveries, webhooks: this.alerts.repos.webhooks, store, sender: this.alerts.sender, clock, log: this.log,
       }),
       usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
-      regions: () => this.nodes?.regions() ?? [],
+      regions: () => this.regions?.regions() ?? [],
       sessions: new SessionsService(store, clock, config),
       trends: new CheckTrends(this.rollups),
       series: new SeriesReader(this.rollups, store.stateChanges, store.history),
@@ -354,17 +375,5 @@ export class VigilApp {
       clock: this.clock,
       log: this.log,
     });
-  }
-
-  private every(ms: number, job: () => unknown): void {
-    const timer = setInterval(() => {
-      try {
-        job();
-      } catch (err) {
-        this.log.error({ err }, 'periodic job failed');
-      }
-    }, ms);
-    timer.unref();
-    this.timers.push(timer);
   }
 }

@@ -23,6 +23,10 @@ export interface AlertSummary {
 }
 import { ReminderSweep } from './reminders.js';
 import { TargetOptionsPolicy } from './target-options.js';
+import type { Job } from '../util/job-runner.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 export interface AlertsDeps {
   store: Store;
@@ -76,7 +80,14 @@ export class AlertsModule {
     // A worker thread holds ~9 MiB: without webhooks it starts at the first send instead.
     if (this.repos.webhooks.any()) this.client.warm();
     this.sender.start();
-    this.reminders.start();
+  }
+
+  /** The periodic jobs: reminders of checks still down, and old deliveries dropped. */
+  jobs(): Job[] {
+    return [
+      { name: 'alert-reminders', everyMs: MINUTE, run: () => this.reminders.sweep() },
+      { name: 'delivery-prune', everyMs: HOUR, jitterMs: MINUTE, atStart: true, run: () => this.sender.prune() },
+    ];
   }
 
   /**
@@ -84,7 +95,6 @@ export class AlertsModule {
    * deliveries, and attempts in flight finish or go back to pending.
    */
   async stop(): Promise<void> {
-    this.reminders.stop();
     await this.pipeline.settled();
     await this.sender.stop();
     await this.client.close();

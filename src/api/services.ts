@@ -17,7 +17,7 @@ import type { StatusPagesService } from '../status-pages/status-pages-service.js
 import type { PublicPages } from '../status-pages/public-pages.js';
 import type { MetricsService } from '../metrics/metrics-service.js';
 import type { Readiness } from '../metrics/readiness.js';
-import type { RegionView } from '../nodes/hub.js';
+import type { RegionView } from '../nodes/assignment.js';
 import type { LastProbe } from '../monitor/live-check.js';
 
 /** What route handlers reach: services only, never the store (STYLE: one service layer). */

@@ -48,6 +48,8 @@ class Scheduled extends LiveCheck {
  */
 export interface Placement {
   probesHere(region: string): boolean;
+  /** An immediate re-check of a check probed on a node: that node runs it now. */
+  runNow(checkId: string): void;
 }
 
 /** Called as a node's result is recorded: the node's outbox cursor to write with it. */
@@ -99,7 +101,6 @@ export class Engine implements CheckObserver {
   private idleWaiters: Array<() => void> = [];
   /** The probe rate the wheel's stride follows: probes fired per second, sampled about every second. */
   private readonly rate = { at: 0, fired: 0, perSecond: 0 };
-  private recheckAt: ((checkId: string) => void) | null = null;
 
   constructor(private readonly deps: EngineDeps) {
     this.wheel = new CheckWheel(deps.clock, 100);
@@ -267,11 +268,6 @@ export class Engine implements CheckObserver {
     return this.peer.recheck(entry.task, region).then((peer) => this.record(entry, result, region, peer, null, cursor));
   }
 
-  /** An immediate recheck of a check probed on a node goes to that node. */
-  onRemoteRecheck(handler: (checkId: string) => void): void {
-    this.recheckAt = handler;
-  }
-
   /** `dueAt` is the wheel's due time of a probe run here (null for a node's result). */
   private record(entry: Scheduled, result: ProbeResult, region: string, peer: PeerVerdict | null, dueAt: number | null, cursor?: CursorFor): void {
     this.metrics.completed++;
@@ -287,6 +283,6 @@ export class Engine implements CheckObserver {
     const recheck = this.deps.recorder.record(entry, { kind: 'probe', result, region, peer, late, nodeCursor: cursor?.() ?? null }, now);
     if (recheck !== 'immediate') return;
     if (region === this.region) this.wheel.schedule('probe', entry.id, now);
-    else this.recheckAt?.(entry.id);
+    else this.deps.placement?.runNow(entry.id);
   }
 }

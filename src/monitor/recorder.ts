@@ -127,6 +127,11 @@ export class Recorder {
     this.deps.writer.submit(record);
   }
 
+  /** The same, resolving once it and everything submitted before it is durable (a node's acknowledgement). */
+  writeDurably(record: NodeCursorWrite): Promise<void> {
+    return this.deps.writer.commit(record);
+  }
+
   private raise(live: LiveCheck, events: readonly AlertEvent[]): void {
     const sink = this.deps.onEvent;
     if (!sink || events.length === 0) return;

@@ -3,9 +3,11 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Histogram } from '../../src/domain/histogram.js';
 import { ProcessMetrics } from '../../src/metrics/process-metrics.js';
+import type { JobReading } from '../../src/util/job-runner.js';
 
-function metrics(): ProcessMetrics {
+function metrics(jobs: JobReading[] = []): ProcessMetrics {
   return new ProcessMetrics({
+    jobs: () => jobs,
     wheelLag: new Histogram(),
     probesFired: () => 0,
     probesInFlight: () => 0,
@@ -43,4 +45,18 @@ test('the event-loop lag gauges are all there, sampled once a second, and count 
   assert.ok(get('min') >= 0 && get('min') <= get('p50') && get('p50') <= get('p99') && get('p99') <= get('max'));
   // An idle loop woke on time: the sampling interval itself is not reported as lag.
   assert.ok(get('mean') < 1, `mean ${get('mean')} s is past the interval, not the interval`);
+});
+
+test('each periodic job shows its last run, its duration and its counts, labelled by name; a job never run shows no times', async () => {
+  const m = metrics([
+    { name: 'rollup-build', runs: 3, failures: 1, lastRunAt: 1_700_000_000_000, lastDurationMs: 250, running: false },
+    { name: 'raw-retention', runs: 0, failures: 0, lastRunAt: null, lastDurationMs: null, running: false },
+  ]);
+  const text = await m.registry.metrics();
+  assert.match(text, /^vigil_job_last_run_timestamp_seconds\{job="rollup-build"\} 1700000000$/m);
+  assert.match(text, /^vigil_job_last_duration_seconds\{job="rollup-build"\} 0\.25$/m);
+  assert.match(text, /^vigil_job_runs_total\{job="rollup-build"\} 3$/m);
+  assert.match(text, /^vigil_job_failures_total\{job="rollup-build"\} 1$/m);
+  assert.match(text, /^vigil_job_runs_total\{job="raw-retention"\} 0$/m);
+  assert.doesNotMatch(text, /vigil_job_last_run_timestamp_seconds\{job="raw-retention"\}/);
 });
