@@ -29,6 +29,7 @@ import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { Recorder } from './monitor/recorder.js';
+import { LiveChecks } from './monitor/live-checks.js';
 import { heartbeatRoutes } from './api/heartbeat-routes.js';
 import { statsRoutes } from './api/stats-routes.js';
 import { RawRetention } from './stats/retention.js';
@@ -103,6 +104,8 @@ export class VigilApp {
   /** Every observation of a check becomes state, one write and events here. */
   recorder!: Recorder;
   heartbeats!: HeartbeatMonitor;
+  /** Every watched check's live state, one entry per check (engine, heartbeats, domains). */
+  readonly liveChecks = new LiveChecks();
   /** Domain expiry lookups (RDAP) on the engine's wheel. */
   domains!: DomainMonitor;
   rdapBootstrap!: RdapBootstrap;
@@ -174,6 +177,7 @@ export class VigilApp {
     this.engine = new Engine({
       store: this.store,
       recorder: this.recorder,
+      live: this.liveChecks,
       dispatcher,
       placement: assignment,
       peer: peers,
@@ -183,7 +187,7 @@ export class VigilApp {
       autoStart: this.opts.autoTick !== false,
     });
     const heartbeats = new HeartbeatMonitor({
-      store: this.store, recorder: this.recorder, wheel: this.engine.wheel, clock: this.clock, config: this.config, log: this.log,
+      store: this.store, recorder: this.recorder, live: this.liveChecks, wheel: this.engine.wheel, clock: this.clock, config: this.config, log: this.log,
     });
     this.heartbeats = heartbeats;
     this.alerts = new AlertsModule({
@@ -192,7 +196,7 @@ export class VigilApp {
     const rdap = this.config.rdap;
     this.rdapBootstrap = new RdapBootstrap({ overrides: rdap.servers, url: rdap.bootstrapUrl, timeoutMs: rdap.timeoutMs, clock: this.clock, log: this.log });
     this.domains = new DomainMonitor({
-      store: this.store, watch: this.store.alerts.domainWatch, writer: this.writer, recorder: this.recorder, wheel: this.engine.wheel,
+      store: this.store, watch: this.store.alerts.domainWatch, recorder: this.recorder, live: this.liveChecks, wheel: this.engine.wheel,
       rdap: new RdapClient(this.rdapBootstrap, rdap.timeoutMs), clock: this.clock, config: this.config, log: this.log,
     });
     this.services = this.buildServices(heartbeats);
@@ -325,7 +329,7 @@ export class VigilApp {
       sessions: new SessionsService(store, clock, config),
       trends: new CheckTrends(this.rollups),
       series: new SeriesReader(this.rollups, store.stateChanges, store.history),
-      lastProbe: (checkId) => this.engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId),
+      lastProbe: (checkId) => this.liveChecks.lastProbe(checkId),
       oauth: buildOAuth({
         store, repo: store.oauth, checks, mailer: this.mailer,
         config, clock, log: this.log, mailDomainResolver: this.opts.mailDomainResolver,

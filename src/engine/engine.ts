@@ -3,7 +3,8 @@ import type { Config } from '../config.js';
 import type { CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import type { Check } from '../domain/records.js';
-import { LiveCheck, probePolicy, type LastProbe } from '../monitor/live-check.js';
+import { LiveCheck, probePolicy } from '../monitor/live-check.js';
+import type { LiveChecks } from '../monitor/live-checks.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import type { Recorder } from '../monitor/recorder.js';
 import type { Store } from '../store/store.js';
@@ -58,6 +59,8 @@ export type CursorFor = () => NodeCursorWrite;
 export interface EngineDeps {
   store: Pick<Store, 'checks' | 'accounts'>;
   recorder: Recorder;
+  /** The registry the engine keeps its probe checks' live entries in. */
+  live: LiveChecks;
   dispatcher: ProbeDispatcher;
   clock: Clock;
   config: Config;
@@ -78,7 +81,6 @@ export interface EngineDeps {
 export class Engine implements CheckObserver {
   /** The one wheel: probes here, heartbeat deadlines and domain lookups by their owners. */
   readonly wheel: CheckWheel;
-  private readonly scheduled = new Map<string, Scheduled>();
   private readonly privateTargetsBlocked = new Lru<string, boolean>(10_000);
   private driver: WheelDriver | null = null;
   /** Probes dispatched whose results are not recorded yet. */
@@ -129,10 +131,6 @@ export class Engine implements CheckObserver {
     }
   }
 
-  get size(): number {
-    return this.scheduled.size;
-  }
-
   /** How far apart wheel ticks go at the current probe rate (a quiet instance wakes less often). */
   private strideMs(): number {
     const now = this.deps.clock.now();
@@ -177,11 +175,6 @@ export class Engine implements CheckObserver {
     await this.deps.recorder.idle();
   }
 
-  /** The latest result of a scheduled check, from memory (the record's `lastProbe`). */
-  lastProbe(checkId: string): LastProbe | null {
-    return this.scheduled.get(checkId)?.lastProbe ?? null;
-  }
-
   checkSaved(check: Check, runNow: boolean): void {
     if (check.disabled || !isProbeType(check.type)) {
       this.checkDeleted(check);
@@ -191,8 +184,14 @@ export class Engine implements CheckObserver {
   }
 
   checkDeleted(check: Pick<Check, 'id'>): void {
-    this.scheduled.delete(check.id);
+    if (this.scheduledEntry(check.id)) this.deps.live.delete(check.id);
     this.wheel.cancel('probe', check.id);
+  }
+
+  /** The check's entry when the engine schedules it (a heartbeat's or a domain check's is not the engine's). */
+  private scheduledEntry(checkId: string): Scheduled | undefined {
+    const entry = this.deps.live.get(checkId);
+    return entry instanceof Scheduled ? entry : undefined;
   }
 
   /**
@@ -213,14 +212,14 @@ export class Engine implements CheckObserver {
     if (!isProbeType(check.type) || check.disabled) return;
     const task = probeTask(check, this.deps.config, this.blocksPrivateTargets(check.accountId));
     const entry = new Scheduled(
-      check, intern(check.accountId), this.scheduled.get(check.id), now, intervalMs(check), task, check.regionOverride ?? this.region,
+      check, intern(check.accountId), this.scheduledEntry(check.id), now, intervalMs(check), task, check.regionOverride ?? this.region,
     );
-    this.scheduled.set(check.id, entry);
+    this.deps.live.set(entry);
     this.wheel.schedule('probe', check.id, runNow ? now : nextDue(check.id, entry.intervalMs, now));
   }
 
   private fire(checkId: string, dueAt: number): void {
-    const entry = this.scheduled.get(checkId);
+    const entry = this.scheduledEntry(checkId);
     if (!entry) return;
     const now = this.deps.clock.now();
     this.wheel.schedule('probe', checkId, followingDue(entry.id, entry.intervalMs, dueAt, now));
@@ -256,7 +255,7 @@ export class Engine implements CheckObserver {
    * once (null), or a promise when a peer must answer first: most results make no promise.
    */
   recordRemote(checkId: string, result: ProbeResult, region: string, fresh: boolean, cursor: CursorFor): Promise<void> | null {
-    const entry = this.scheduled.get(checkId);
+    const entry = this.scheduledEntry(checkId);
     if (!entry || this.closing) {
       this.deps.recorder.write(cursor());
       return null;
@@ -273,7 +272,7 @@ export class Engine implements CheckObserver {
     this.metrics.completed++;
     if (dueAt !== null) this.load.completed(dueAt, result.startedAt, this.deps.clock.now());
     // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
-    if (this.closing || this.scheduled.get(entry.id) !== entry) {
+    if (this.closing || this.deps.live.get(entry.id) !== entry) {
       if (cursor) this.deps.recorder.write(cursor());
       return;
     }

@@ -122,6 +122,11 @@ export class Recorder {
     else if (obs.kind === 'ping') this.deps.onChange?.({ id: live.id, accountId: live.accountId }, 'ping');
   }
 
+  /** The check's `domain` field is cleared: what was learned was of another domain, or the check is no longer looked up. */
+  forgetDomain(checkId: string): void {
+    this.deps.writer.submit({ kind: 'domain-info', checkId, domain: null });
+  }
+
   /** A write that is no observation but must keep its place in line (a prober node's cursor). */
   write(record: NodeCursorWrite): void {
     this.deps.writer.submit(record);
