@@ -24,6 +24,7 @@ export interface AlertSummary {
 import { ReminderSweep } from './reminders.js';
 import { TargetOptionsPolicy } from './target-options.js';
 import type { Job } from '../util/job-runner.js';
+import type { Recorder } from '../monitor/recorder.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -35,6 +36,8 @@ export interface AlertsDeps {
   clock: Clock;
   config: Config;
   log: Logger;
+  /** Where check events are raised (the recorder): the pipeline subscribes. None in CLI commands. */
+  events?: Pick<Recorder, 'onEvent'>;
 }
 
 /**
@@ -74,6 +77,10 @@ export class AlertsModule {
     });
     this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log });
     this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log });
+    deps.events?.onEvent((check, event) => {
+      log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
+      this.handle(check, event);
+    });
   }
 
   start(): void {

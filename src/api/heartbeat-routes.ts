@@ -4,7 +4,7 @@ import { ErrorBody } from '../core/schemas/common.js';
 import { checkUrl } from '../domain/check-url.js';
 import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
 import { pingMetadata, pingSignal } from './ping-metadata.js';
-import type { Services } from './services.js';
+import type { MonitoringServices } from './services.js';
 import { publicApi } from './route-presets.js';
 
 const PingOk = Type.Object({ ok: Type.Literal(true) });
@@ -13,7 +13,7 @@ const PONG = JSON.stringify({ ok: true });
 const UNKNOWN = Promise.resolve(false);
 const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal('not_found') });
 
-export function heartbeatRoutes(s: Services): Route[] {
+export function heartbeatRoutes(s: MonitoringServices): Route[] {
   const ping = defineRoute({
     method: 'GET',
     path: '/heartbeat/:token',
@@ -27,7 +27,7 @@ export function heartbeatRoutes(s: Services): Route[] {
     responses: { 200: PingOk, 404: PingNotFound, 413: ErrorBody },
     handler: ({ req, params }) => {
       const signal = pingSignal(params.action);
-      const pinged = signal ? s.heartbeats.ping(params.token!, signal, pingMetadata(req.body, req.query)) : UNKNOWN;
+      const pinged = signal ? s.pings.ping(params.token!, signal, pingMetadata(req.body, req.query)) : UNKNOWN;
       return pinged.then((known) => {
         if (!known) throw errors.notFound('Unknown heartbeat token');
         return jsonReply(PONG);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { CheckObserver } from '../domain/check-observer.js';
+import type { CheckEvents, CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import type { Check } from '../domain/records.js';
 import { LiveCheck, probePolicy } from '../monitor/live-check.js';
@@ -69,6 +69,8 @@ export interface EngineDeps {
   peer?: PeerRechecker;
   /** Which regions' checks run here (all of them without prober nodes). */
   placement?: Placement;
+  /** The checks service: the engine follows its mutations (none in benchmarks that schedule by hand). */
+  checks?: CheckEvents;
   /** Tests drive the wheel themselves; production ticks on real time. */
   autoStart?: boolean;
 }
@@ -110,6 +112,7 @@ export class Engine implements CheckObserver {
     this.load = new CapacityMonitor(deps.log, () => deps.dispatcher.queued, deps.clock.now());
     this.region = deps.config.region;
     this.peer = deps.peer ?? new NoPeer();
+    deps.checks?.observe(this);
   }
 
   /** Loads every enabled check, each at its stable phase: a restart makes no thundering herd. */

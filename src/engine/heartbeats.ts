@@ -1,7 +1,7 @@
 import type { Cron } from 'croner';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { CheckObserver } from '../domain/check-observer.js';
+import type { CheckEvents, CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import { cronSchedule, nextRunAfter } from '../domain/cron.js';
 import type { Check } from '../domain/records.js';
@@ -70,6 +70,8 @@ export interface HeartbeatDeps {
   /** The registry the monitor keeps its heartbeats' live entries in. */
   live: LiveChecks;
   wheel: CheckWheel;
+  /** The checks service, whose mutations the monitor follows. */
+  checks: CheckEvents;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -89,6 +91,7 @@ export class HeartbeatMonitor implements CheckObserver {
 
   constructor(private readonly deps: HeartbeatDeps) {
     deps.wheel.handle('deadline', (checkId) => this.missed(checkId));
+    deps.checks.observe(this);
   }
 
   /** Loads every heartbeat check, re-arming deadlines from the last ping in history. */

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { CheckObserver } from '../domain/check-observer.js';
+import type { CheckEvents, CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import type { Check } from '../domain/records.js';
 import { intervalMs, isProbeType, probeTask } from '../engine/check-task.js';
@@ -32,6 +32,8 @@ interface RemoteCheck {
 export interface AssignmentDeps {
   sessions: NodeSessions;
   nodes: Pick<NodeRepo, 'regions'>;
+  /** The checks service, whose mutations assignment follows. */
+  checks: CheckEvents;
   config: Config;
   clock: Clock;
 }
@@ -53,6 +55,7 @@ export class Assignment implements CheckObserver, Placement {
   constructor(private readonly deps: AssignmentDeps) {
     this.region = deps.config.region;
     this.startedAt = deps.clock.now();
+    deps.checks.observe(this);
   }
 
   /** Follows the checks the central starts with. */

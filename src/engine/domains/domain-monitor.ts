@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { CheckObserver } from '../../domain/check-observer.js';
+import type { CheckEvents, CheckObserver } from '../../domain/check-observer.js';
 import type { Clock } from '../../domain/clock.js';
 import { limitsFor } from '../../domain/plans.js';
 import type { Check, DomainInfo } from '../../domain/records.js';
@@ -43,6 +43,8 @@ export interface DomainMonitorDeps {
   /** Where a `domain` check's live entry is kept, and a website's is found. */
   live: LiveChecks;
   wheel: CheckWheel;
+  /** The checks service, whose mutations the monitor follows. */
+  checks: CheckEvents;
   rdap: RdapClient;
   clock: Clock;
   config: Config;
@@ -70,6 +72,7 @@ export class DomainMonitor implements CheckObserver {
 
   constructor(private readonly deps: DomainMonitorDeps) {
     deps.wheel.handle('domain', (checkId) => this.due(checkId));
+    deps.checks.observe(this);
   }
 
   /** Watches every eligible check, each due a day after its last lookup. */
