@@ -52,6 +52,7 @@ import { dashboardRoutes } from './api/dashboard-routes.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
+import { keyRoutes } from './api/keys-routes.js';
 import { statusPageRoutes } from './api/status-page-routes.js';
 import { publicStatusRoutes } from './api/public-status-routes.js';
 import { operationsRoutes } from './api/operations-routes.js';
@@ -86,6 +87,7 @@ const DAY = 24 * HOUR;
 /** What exists once the port is bound (the public addresses default to it). */
 interface Running {
   config: Config;
+  recorder: Recorder;
   engine: Engine;
   heartbeats: HeartbeatMonitor;
   domains: DomainMonitor;
@@ -222,6 +224,11 @@ export class VigilApp {
     return this.started.alerts;
   }
 
+  /** Every observation of a check becomes state, one write and events here. */
+  get recorder(): Recorder {
+    return this.started.recorder;
+  }
+
   /** Rendered status pages and badges; every status change purges what shows the check. */
   get pageCache(): RenderCache {
     return this.started.renders.pages;
@@ -256,8 +263,8 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
 
   const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher });
   const renders = new PublicRenders(clock, base.statusFeed, services.pages.statusPages);
-  const { trends } = services.monitoring;
-  const liveFeed = new LiveFeed(base.statusFeed, (id) => checks.find(id), (check) => checkSummary(check, trends, config, clock.now()));
+  const { trends, lastProbe } = services.monitoring;
+  const liveFeed = new LiveFeed(base.statusFeed, (id) => checks.find(id), (check) => checkSummary(check, trends, config, clock.now(), lastProbe(check.id)));
   const pipeline = buildPipeline({ base, config, services, renders, live: liveFeed, dispatch });
 
   nodes.start();
@@ -277,7 +284,7 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
   ]) jobs.add(job);
   jobs.start();
-  return { config, engine, heartbeats, domains, alerts, nodes, services, renders, live: liveFeed, pipeline };
+  return { config, recorder, engine, heartbeats, domains, alerts, nodes, services, renders, live: liveFeed, pipeline };
 }
 
 function buildServices(parts: {
@@ -288,6 +295,7 @@ function buildServices(parts: {
   const { store, clock, rollups, writer, log } = base;
   const shared = { config, clock };
   const stats = new StatsService({ stateChanges: store.stateChanges, rollups }, checks, clock);
+  const lastProbe = (checkId: string) => base.liveChecks.lastProbe(checkId);
   const { statusPages: pages, operations: ops } = store;
   const processMetrics = new ProcessMetrics({
     wheelLag: engine.metrics.lag,
@@ -306,7 +314,7 @@ function buildServices(parts: {
       history: new HistoryService(store, checks),
       stats,
       pings: new PingsService(parts.heartbeats),
-      lastProbe: (checkId) => base.liveChecks.lastProbe(checkId),
+      lastProbe,
       regions: () => parts.assignment.regions(),
       trends: new CheckTrends(rollups, checks),
       series: new SeriesReader(rollups, store.stateChanges, store.history),
@@ -327,7 +335,7 @@ function buildServices(parts: {
     pages: {
       ...shared,
       statusPages: new StatusPagesService(store, pages, config, clock),
-      publicPages: new PublicPages({ store, pages, rollups, stats, clock }),
+      publicPages: new PublicPages({ store, pages, rollups, stats, clock, lastProbe }),
     },
     operations: {
       ...shared,
@@ -361,6 +369,7 @@ function buildPipeline(parts: {
     ...regionsRoutes(monitoring),
     ...oauthRoutes(accounts),
     ...statusPageRoutes(services.pages),
+    ...keyRoutes(accounts),
     ...publicStatusRoutes(services.pages, renders),
     ...operationsRoutes(services.operations),
     ...metaRoutes(() => routes, config.publicUrl),

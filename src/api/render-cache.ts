@@ -136,8 +136,8 @@ export class RenderCache {
 
 /**
  * The public pages' and badges' renders, each kept until what it shows changes: a check's
- * status or settings (from the status feed, once written; a ping that changed no status changes
- * no page, its figures age out like probes'), or the page's own edit.
+ * status or settings (from the status feed, once written; a ping or a slow spell that changed no
+ * status changes no page, their figures age out like probes'), or the page's own edit.
  */
 export class PublicRenders {
   readonly pages: RenderCache;
@@ -147,7 +147,7 @@ export class PublicRenders {
     this.pages = new RenderCache(clock);
     this.badges = new RenderCache(clock);
     feed.subscribe((change) => {
-      if (change.type !== 'ping') this.purgeCheck(change.checkId);
+      if (change.type !== 'ping' && change.type !== 'degraded') this.purgeCheck(change.checkId);
     });
     statusPages.onChange((...pages) => {
       for (const page of pages) {

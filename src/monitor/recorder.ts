@@ -12,10 +12,11 @@ import { transition, type MonitorInput, type MonitorPolicy, type MonitorState, t
 /** Where transitions go: the alert pipeline and the status feed subscribe. */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
 /**
- * The check's status changed (alert-worthy or not, e.g. pending to up), or a ping arrived that
- * changed none: live views refresh the check; rendered pages only need the first.
+ * The check's status changed (alert-worthy or not, e.g. pending to up), it became or stopped
+ * being slow (`degraded`), or a ping arrived that changed neither: live views refresh the
+ * check; rendered pages only need the first.
  */
-export type ChangeSink = (check: { id: string; accountId: string }, what: 'status' | 'ping') => void;
+export type ChangeSink = (check: { id: string; accountId: string }, what: 'status' | 'degraded' | 'ping') => void;
 
 /** A probe's result, run here or by a prober node (its region), with the peer's re-check of a failure. */
 export interface ProbeObservation extends ProbeInput {
@@ -104,28 +105,32 @@ export class Recorder {
 
   /** Records the observation (its write is submitted, its events raised); says whether to probe again now. */
   record(live: LiveCheck, obs: Observation, now: number): Recheck {
+    const degraded = live.state.degraded;
     const out = this.outcome(live, obs, now);
     if (out.write) this.deps.writer.submit(out.write);
     this.raise(live, out.events);
-    this.changed(live, obs, out);
+    this.changed(live, obs, out, degraded);
     return out.recheck;
   }
 
   /** The same, resolving once the write is durable; events follow the commit (a ping's acknowledgement). */
   recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
+    const degraded = live.state.degraded;
     const out = this.outcome(live, obs, now);
     const followed = (): void => {
       this.raise(live, out.events);
-      this.changed(live, obs, out);
+      this.changed(live, obs, out, degraded);
     };
     if (out.write) return this.deps.writer.commit(out.write).then(followed);
     followed();
     return Promise.resolve();
   }
 
-  private changed(live: LiveCheck, obs: Observation, out: Outcome): void {
+  private changed(live: LiveCheck, obs: Observation, out: Outcome, degradedBefore: boolean): void {
     if (out.write?.kind !== 'observation' || this.changeSinks.length === 0) return;
-    const what = out.write.statusChange !== null ? 'status' : obs.kind === 'ping' ? 'ping' : null;
+    const what = out.write.statusChange !== null ? 'status'
+      : live.state.degraded !== degradedBefore ? 'degraded'
+      : obs.kind === 'ping' ? 'ping' : null;
     if (what === null) return;
     const ref = { id: live.id, accountId: live.accountId };
     for (const sink of this.changeSinks) sink(ref, what);
