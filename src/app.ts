@@ -275,6 +275,8 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
   const retention = new RawRetention(store.retention, clock, { rawDays: config.retention.rawDays });
   for (const job of [
     { name: 'idempotency-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => base.idempotency.prune() },
+    // Checks the CLI created or changed on this data directory start probing within a second.
+    { name: 'checks-catch-up', everyMs: 1_000, run: () => checks.catchUp() },
     { name: 'rollup-build', everyMs: MINUTE, run: () => rollups.flushOpen(clock.now()) },
     { name: 'raw-retention', everyMs: HOUR, jitterMs: MINUTE, run: () => retention.prune() },
     // Daily, and once at start: a node restarted more often than daily would otherwise never run it.

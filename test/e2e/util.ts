@@ -124,7 +124,7 @@ export function setMonitorStatus(server: TestServer, id: string, status: 'pendin
  * would: caches validated by the database's data_version see the change.
  */
 export function externalWrite(server: TestServer, sql: string, ...params: unknown[]): void {
-  const store = openSqliteStore(server.dataDir);
+  const store = openSqliteStore(server.dataDir, { guest: true });
   try {
     const info = store.db.prepare(sql).run(...params);
     assert.ok(info.changes > 0, `no row changed by ${sql}`);
