@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { WEBHOOK_TYPES } from '../../src/store/alert-store.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { browserMissing, launchBrowser } from '../helpers/browser.js';
+import { browserMissing, launchBrowser, signedInPage } from '../helpers/browser.js';
 import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { assertStatus } from '../e2e/util.js';
@@ -48,7 +48,7 @@ describe('the Alerts page in a real browser', { skip: missing ?? false, timeout:
   let page: Page;
   let accountId = '';
   const checks: Record<string, string> = {};
-  const problems: string[] = [];
+  let problems: string[] = [];
 
   before(async () => {
     assertCaTrusted();
@@ -62,16 +62,7 @@ describe('the Alerts page in a real browser', { skip: missing ?? false, timeout:
       checks[name] = res.body.data.id as string;
     }
     browser = await launchBrowser();
-    page = await browser.context.newPage();
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
-    });
-    await page.goto(`${srv.url}/dashboard`);
-    await page.fill('#api-key', srv.adminKey);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('body[data-list-ready="true"]');
-    problems.length = 0; // the signed-out page's 401 before signing in
+    ({ page, problems } = await signedInPage(browser.context, srv.url, srv.adminKey));
     await page.goto(`${srv.url}/dashboard#/alerts`);
     await page.waitForSelector('h2:has-text("Webhooks")');
   });
