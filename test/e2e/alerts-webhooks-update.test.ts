@@ -146,8 +146,9 @@ describe('errors: the create rules, and a refused PATCH changes nothing', () => 
       [{ remindEveryMinutes: 7.5 }, /remindEveryMinutes/],
       [{ checkIds: ['chk_00000000000000000000'] }, /checkIds names no check of this account/],
       [{ folders: [''] }, /folders must hold names/],
-      [{ secret: '' }, /secret/],
-      [{ secret: 42 }, /secret/],
+      [{ secret: '' }, /secret must not be empty/],
+      [{ secret: 42 }, /secret must be a string or null/],
+      [{ secret: 's'.repeat(257) }, /secret must be at most 256 characters/],
       [{ headers: {} }, /headers is not a known field/],
       [{ id: 'whk_00000000000000000000' }, /id is not a known field/],
     ];
