@@ -29,11 +29,7 @@ export interface CreateWebhookInput extends TargetOptionsInput {
 }
 
 /** A PATCH: only the fields sent change; `secret: null` removes the signing secret. */
-export interface UpdateWebhookInput extends TargetOptionsInput {
-  url?: string;
-  name?: string;
-  events?: string[];
-  webhookType?: WebhookType;
+export interface UpdateWebhookInput extends Partial<Omit<CreateWebhookInput, 'secret'>> {
   enabled?: boolean;
   secret?: string | null;
 }
