@@ -29,6 +29,7 @@ import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { Recorder } from './monitor/recorder.js';
+import type { LastProbe } from './monitor/live-check.js';
 import { heartbeatRoutes } from './api/heartbeat-routes.js';
 import { statsRoutes } from './api/stats-routes.js';
 import { RawRetention } from './stats/retention.js';
@@ -51,6 +52,7 @@ import { dashboardRoutes } from './api/dashboard-routes.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
+import { keyRoutes } from './api/keys-routes.js';
 import { statusPageRoutes } from './api/status-page-routes.js';
 import { publicStatusRoutes } from './api/public-status-routes.js';
 import { operationsRoutes } from './api/operations-routes.js';
@@ -131,8 +133,8 @@ export class VigilApp {
     this.badgeCache = new RenderCache(this.clock);
     // Published once the writer has applied the change, so a re-render reads the new status.
     this.statusFeed.subscribe((change) => {
-      // A ping that changed no status changes no page (their figures age out like probes').
-      if (change.type !== 'ping') this.purgeRenders(change.checkId);
+      // A ping or a slow spell that changed no status changes no page (their figures age out like probes').
+      if (change.type !== 'ping' && change.type !== 'degraded') this.purgeRenders(change.checkId);
     });
   }
 
@@ -272,6 +274,7 @@ export class VigilApp {
     const checks = new ChecksService(store, config, clock);
     const stats = new StatsService({ stateChanges: store.stateChanges, rollups: this.rollups }, checks, clock);
     const { statusPages: pages, operations: ops } = store;
+    const lastProbe = (checkId: string): LastProbe | null => engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId);
     const processMetrics = new ProcessMetrics({
       wheelLag: engine.metrics.lag,
       probesFired: () => engine.metrics.fired,
@@ -283,7 +286,7 @@ export class VigilApp {
     this.writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
     return {
       statusPages: new StatusPagesService(store, pages, config, clock),
-      publicPages: new PublicPages({ store, pages, rollups: this.rollups, stats, clock }),
+      publicPages: new PublicPages({ store, pages, rollups: this.rollups, stats, clock, lastProbe }),
       metrics: new MetricsService(checks, stats, processMetrics),
       readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock }),
       config,
@@ -304,7 +307,7 @@ export class VigilApp {
       sessions: new SessionsService(store, clock, config),
       trends: new CheckTrends(this.rollups),
       series: new SeriesReader(this.rollups, store.stateChanges, store.history),
-      lastProbe: (checkId) => this.engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId),
+      lastProbe,
       oauth: buildOAuth({
         store, repo: store.oauth, checks, mailer: this.mailer,
         config, clock, log: this.log, mailDomainResolver: this.opts.mailDomainResolver,
@@ -317,7 +320,7 @@ export class VigilApp {
     const { checks, trends } = this.services;
     const live = new LiveFeed(
       (id) => checks.find(id),
-      (check) => checkSummary(check, trends, this.config, this.clock.now()),
+      (check) => checkSummary(check, trends, this.config, this.clock.now(), this.services.lastProbe(check.id)),
     );
     this.live = live;
     this.statusFeed.subscribe((change) => live.publish(change));
@@ -335,6 +338,7 @@ export class VigilApp {
       ...regionsRoutes(this.services),
       ...oauthRoutes(this.services),
       ...statusPageRoutes(this.services),
+      ...keyRoutes(this.services),
       ...publicStatusRoutes(this.services, { pages: this.pageCache, badges: this.badgeCache }),
       ...operationsRoutes(this.services),
       ...metaRoutes(() => routes, this.config.publicUrl),

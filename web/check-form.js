@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, newIdempotencyKey } from './api.js';
-import { Field, toast } from './ui.js';
+import { Field, fieldNamed, toast } from './ui.js';
 
 const TYPES = ['website', 'rest_endpoint', 'redirect', 'ping', 'tcp', 'udp', 'dns', 'websocket', 'smtp', 'pop3', 'imap', 'heartbeat', 'domain'];
 const PATCH_TYPES = ['website', 'rest_endpoint', 'ping', 'tcp', 'udp', 'dns', 'smtp', 'pop3', 'imap'];
@@ -80,13 +80,8 @@ function toBody(f, editing) {
 
 /** Which field a 400 message is about: the first field name it mentions (messages start with the field's path). */
 export function fieldOf(message) {
-  let best = null;
-  for (const f of FIELDS) {
-    const at = message.search(new RegExp(`\\b${f}\\b`));
-    if (at >= 0 && (best === null || at < best.at)) best = { f, at };
-  }
-  if (!best) return null;
-  return best.f === 'responseValidation' ? (/jsonPath/.test(message) ? 'jsonPath' : 'containsText') : best.f;
+  const f = fieldNamed(message, FIELDS);
+  return f === 'responseValidation' ? (/jsonPath/.test(message) ? 'jsonPath' : 'containsText') : f;
 }
 
 /** Create (no id) or edit a check of any type; the API's messages appear under their field. */

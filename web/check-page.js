@@ -61,7 +61,7 @@ export function CheckPage({ id, scopes }) {
   const [days, setDays] = useState(null);
   const [error, setError] = useState(null);
   const [pingUrl, setPingUrl] = useState(null);
-  const pushed = row ? `${row.status}|${row.lastChecked}|${row.maintenance}` : '';
+  const pushed = row ? `${row.status}|${row.lastChecked}|${row.maintenance}|${row.degraded}` : '';
 
   const reload = () => {
     api('GET', `/checks/${id}`).then(({ data }) => setCheck(data), (err) => setError(err.message));
@@ -73,7 +73,8 @@ export function CheckPage({ id, scopes }) {
   if (error) return html`<section class="card"><p class="error">${error}</p><a href="#/">Back to the list</a></section>`;
   if (!check) return html`<p class="muted">Loading…</p>`;
   const can = (scope) => scopes.includes(scope);
-  const label = check.maintenanceMode ? 'maintenance' : check.status;
+  // `degraded` as the status endpoint says it: up, but slower than "Slow above (ms)".
+  const label = check.maintenanceMode ? 'maintenance' : check.status === 'up' && row?.degraded ? 'degraded' : check.status;
   const act = (promise, done) =>
     promise.then(
       (r) => {
@@ -99,7 +100,7 @@ export function CheckPage({ id, scopes }) {
       <div>
         <a href="#/" class="muted">← Checks</a>
         <h1><span class=${`dot ${label}`}></span>${check.name}</h1>
-        <p class="muted break">${check.type} · every ${check.interval} min · ${url}</p>
+        <p class="muted break">${check.type} · every ${check.interval} min${check.responseTimeLimit ? ` · slow above ${check.responseTimeLimit} ms` : ''} · ${url}</p>
       </div>
       <div class="actions">
         ${can('checks:write') ? html`<a class="button" href=${`#/checks/${id}/edit`}>Edit</a>
@@ -109,10 +110,10 @@ export function CheckPage({ id, scopes }) {
       </div>
     </header>
     <section class="stats">
-      <div><span class="badge big" data-status=${label}>${label}</span><small>${check.disabled ? check.disabledReason ?? 'paused' : 'status'}</small></div>
+      <div><span class="badge big" data-status=${label}>${label}</span><small>${check.disabled ? check.disabledReason ?? 'paused' : label === 'degraded' ? `slower than ${check.responseTimeLimit} ms` : 'status'}</small></div>
       <div><strong>${ms(check.lastResponseTime)}</strong><small>last response</small></div>
       <div><strong>${pct(row?.uptime24h)}</strong><small>uptime 24 h</small></div>
-      <div><strong>${ago(check.lastChecked)}</strong><small>${check.type === 'heartbeat' ? 'last ping' : 'last checked'}</small></div>
+      <div><strong title=${check.lastProbe?.at ?? check.lastChecked ?? ''}>${ago(check.lastProbe?.at ?? check.lastChecked)}</strong><small>${check.type === 'heartbeat' ? 'last ping' : 'last checked'}</small></div>
     </section>
     ${check.lastError ? html`<p class="error">${check.lastError}</p>` : ''}
     ${check.type === 'heartbeat'

@@ -20,5 +20,5 @@ export function duration(msValue) {
 
 export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 
-/** What a row's status badge says: maintenance wins over the probe state. */
-export const statusLabel = (row) => (row.maintenance ? 'maintenance' : row.status);
+/** What a row's status badge says: maintenance wins over the probe state; a slow up check is `degraded`, as the status endpoint says. */
+export const statusLabel = (row) => (row.maintenance ? 'maintenance' : row.status === 'up' && row.degraded ? 'degraded' : row.status);

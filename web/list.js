@@ -3,10 +3,11 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import { listState, useChecks } from './live.js';
 import { ms, pct, statusLabel } from './format.js';
 import { Sparkline } from './sparkline.js';
+import { BeatBar, BEATS, useBeats } from './beats.js';
 
 const ROW_HEIGHT = 52;
 const OVERSCAN = 8;
-const STATUSES = ['up', 'down', 'pending', 'paused', 'maintenance'];
+const STATUSES = ['up', 'degraded', 'down', 'pending', 'paused', 'maintenance'];
 
 function distinct(rows, field) {
   return [...new Set(rows.map((r) => r[field]).filter((v) => v !== null && v !== undefined))].sort();
@@ -28,10 +29,11 @@ function Row({ row, top }) {
   return html`<a class="row" role="row" href=${`#/checks/${row.id}`} style=${`top:${top}px`} data-id=${row.id} data-status=${label}>
     <span class=${`dot ${label}`} title=${label}></span>
     <span class="name" role="cell"><strong>${row.name}</strong><small>${row.url}</small></span>
-    <span class="badge" role="cell">${label}</span>
+    <span class="badge" role="cell" title=${label === 'degraded' ? 'Up, but slower than its “Slow above (ms)”' : null}>${label}</span>
     <span class="type" role="cell">${row.type}${row.folder ? html`<small>${row.folder}</small>` : ''}</span>
     <span class="num" role="cell" title="Last response time">${ms(row.lastResponseTime)}</span>
     <span class="num" role="cell" title="Uptime, last 24 hours">${pct(row.uptime24h)}</span>
+    <span class="beatcell" role="cell"><${BeatBar} id=${row.id} /></span>
     <span class="sparkcell" role="cell"><${Sparkline} points=${row.sparkline} /></span>
   </a>`;
 }
@@ -67,6 +69,8 @@ export function CheckList() {
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(shown.length, Math.ceil((scrollTop + viewport) / ROW_HEIGHT) + OVERSCAN);
   const set = (field) => (e) => setFilter({ ...filter, [field]: e.currentTarget.value });
+  const inView = shown.slice(first, last);
+  useBeats(inView);
 
   // j/k and the arrow keys move between rows; the list scrolls so the focused row stays in view.
   const onKey = (e) => {
@@ -102,12 +106,12 @@ export function CheckList() {
       <a class="button primary" href="#/new">New check</a>
     </div>
     <p class="counts" aria-live="polite">
-      ${shown.length} of ${checks.length} checks · <span class="up">${counts.up ?? 0} up</span> · <span class="down">${counts.down ?? 0} down</span>
+      ${shown.length} of ${checks.length} checks · <span class="up">${(counts.up ?? 0) + (counts.degraded ?? 0)} up</span>${counts.degraded ? html` (<span class="warn">${counts.degraded} degraded</span>)` : ''} · <span class="down">${counts.down ?? 0} down</span>
     </p>
-    <div class="head" role="row" aria-hidden="true"><span></span><span>Name</span><span>Status</span><span>Type</span><span class="num">Response</span><span class="num">24 h</span><span>Trend</span></div>
+    <div class="head" role="row" aria-hidden="true"><span></span><span>Name</span><span>Status</span><span>Type</span><span class="num">Response</span><span class="num">24 h</span><span>Last ${BEATS} results</span><span>Trend</span></div>
     <div class="rows" role="table" aria-label="Checks" aria-rowcount=${shown.length} ref=${box} onScroll=${(e) => setScrollTop(e.currentTarget.scrollTop)} onKeyDown=${onKey}>
       <div style=${`height:${shown.length * ROW_HEIGHT}px;position:relative`}>
-        ${shown.slice(first, last).map((row, i) => html`<${Row} key=${row.id} row=${row} top=${(first + i) * ROW_HEIGHT} />`)}
+        ${inView.map((row, i) => html`<${Row} key=${row.id} row=${row} top=${(first + i) * ROW_HEIGHT} />`)}
       </div>
       ${listState() === 'ready' && checks.length === 0 ? html`<p class="empty">No checks yet. <a href="#/new">Create the first one</a>.</p>` : ''}
     </div>

@@ -15,6 +15,8 @@ function route() {
   if (parts[0] === 'checks' && parts[1]) return { page: parts[2] === 'edit' ? 'edit' : 'check', id: decodeURIComponent(parts[1]) };
   if (parts[0] === 'new') return { page: 'new' };
   if (parts[0] === 'alerts') return { page: 'alerts' };
+  if (parts[0] === 'status-pages') return parts[1] ? { page: 'status-page', id: parts[1] === 'new' ? null : decodeURIComponent(parts[1]) } : { page: 'status-pages' };
+  if (parts[0] === 'keys') return { page: 'keys' };
   return { page: 'list' };
 }
 
@@ -26,6 +28,18 @@ function useRoute() {
     return () => window.removeEventListener('hashchange', on);
   }, []);
   return r;
+}
+
+/** Pages most visits never open are loaded on first use, keeping the list's bundle small. */
+const loaders = { keys: () => import('./keys.js'), statusPages: () => import('./status-pages.js') };
+function Lazy({ from, name, ...props }) {
+  const [mod, setMod] = useState(null);
+  useEffect(() => {
+    loaders[from]().then(setMod, (err) => toast(err.message, 'error'));
+  }, [from]);
+  if (!mod) return html`<p class="muted">Loading…</p>`;
+  const Page = mod[name];
+  return html`<${Page} ...${props} />`;
 }
 
 const THEMES = ['auto', 'light', 'dark'];
@@ -46,7 +60,7 @@ function Shell({ session, onSignOut, children }) {
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">
       <a class="brand" href="#/"><span class="logo" aria-hidden="true">◉</span> Vigil</a>
-      <nav><a href="#/">Checks</a><a href="#/alerts">Alerts</a></nav>
+      <nav><a href="#/">Checks</a><a href="#/status-pages">Status pages</a><a href="#/alerts">Alerts</a><a href="#/keys">API keys</a></nav>
       <span class="who" title=${session.scopes.join(' ')}>${session.account.email}${session.access ? ' · restricted key' : ''}</span>
       <button type="button" class="ghost" onClick=${cycle} aria-label=${`Theme: ${theme}`}>${theme === 'dark' ? '☾' : theme === 'light' ? '☀' : '◐'}</button>
       <button type="button" class="ghost" onClick=${onSignOut}>Sign out</button>
@@ -99,6 +113,9 @@ function App() {
     : r.page === 'edit' ? html`<${CheckForm} key=${r.id} id=${r.id} />`
     : r.page === 'new' ? html`<${CheckForm} />`
     : r.page === 'alerts' ? html`<${AlertsPage} scopes=${session.scopes} restricted=${session.access !== null} />`
+    : r.page === 'status-pages' ? html`<${Lazy} key="pages" from="statusPages" name="StatusPagesPage" scopes=${session.scopes} restricted=${session.access !== null} />`
+    : r.page === 'status-page' ? html`<${Lazy} key=${r.id ?? 'new'} from="statusPages" name="StatusPageForm" id=${r.id} scopes=${session.scopes} restricted=${session.access !== null} />`
+    : r.page === 'keys' ? html`<${Lazy} key="keys" from="keys" name="KeysPage" scopes=${session.scopes} restricted=${session.access !== null} />`
     : html`<${CheckList} />`;
   return html`<${Shell} session=${session} onSignOut=${signOut}>${page}<//>`;
 }

@@ -59,3 +59,13 @@ export function Field({ label, error, hint, children }) {
     ${error ? html`<small class="field-error" role="alert">${error}</small>` : ''}
   </label>`;
 }
+
+/** Which of `fields` a 400 message is about: the first one it names (messages start with the field's path). */
+export function fieldNamed(message, fields) {
+  let best = null;
+  for (const f of fields) {
+    const at = message.search(new RegExp(`\\b${f}\\b`));
+    if (at >= 0 && (best === null || at < best.at)) best = { f, at };
+  }
+  return best?.f ?? null;
+}

@@ -4,10 +4,16 @@ import { inMaintenance } from '../monitor/maintenance.js';
 import { checkUrl } from '../domain/check-url.js';
 import { publicStatus } from '../core/views.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
+import type { LastProbe } from '../monitor/live-check.js';
 
-/** One row of the dashboard list (GET /v1/public/checks/summary, and each live update). */
-export function checkSummary(check: Check, trends: CheckTrends, config: Config, now: number) {
+/**
+ * One row of the dashboard list (GET /v1/public/checks/summary, and each live update). Its
+ * last check and response time are the latest result's (`lastProbe`), not the record's synced
+ * fields, which move only on status changes.
+ */
+export function checkSummary(check: Check, trends: CheckTrends, config: Config, now: number, lastProbe: LastProbe | null) {
   const status = publicStatus(check);
+  const lastChecked = lastProbe?.at ?? check.lastChecked;
   return {
     id: check.id,
     name: check.name || check.url,
@@ -16,8 +22,10 @@ export function checkSummary(check: Check, trends: CheckTrends, config: Config, 
     folder: check.folder,
     status,
     maintenance: inMaintenance(check, now),
-    lastChecked: check.lastChecked === null ? null : new Date(check.lastChecked).toISOString(),
-    lastResponseTime: check.lastResponseTime,
+    // What the status endpoint calls `degraded`: up, but slower than responseTimeLimit.
+    degraded: status === 'up' && check.degraded,
+    lastChecked: lastChecked === null ? null : new Date(lastChecked).toISOString(),
+    lastResponseTime: lastProbe ? lastProbe.responseTime : check.lastResponseTime,
     lastError: status === 'down' ? check.lastError : null,
     ...trends.trend(check.seq, now),
   };

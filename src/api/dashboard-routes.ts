@@ -1,5 +1,7 @@
 import { ErrorBody } from '../core/schemas/common.js';
-import { SeriesQuery, SeriesResponse, SessionBody, SessionResponse, SummaryResponse } from '../core/schemas/dashboard.js';
+import {
+  BEATS_MAX_CHECKS, BeatsQuery, BeatsResponse, SeriesQuery, SeriesResponse, SessionBody, SessionResponse, SummaryResponse,
+} from '../core/schemas/dashboard.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
 import { sessionToken, type OpenedSession } from '../core/sessions-service.js';
@@ -81,8 +83,27 @@ export function dashboardRoutes(s: Services, live: LiveFeed, authenticate: (head
       idempotency: 'none',
       responses: { 200: SummaryResponse, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       handler: ({ principal, now }) => {
-        const rows = s.checks.all(principal).map((c) => JSON.stringify(checkSummary(c, s.trends, s.config, now)));
+        const rows = s.checks.all(principal).map((c) => JSON.stringify(checkSummary(c, s.trends, s.config, now, s.lastProbe(c.id))));
         return jsonReply(`{"data":[${rows.join(',')}],"meta":{"total":${rows.length}}}`);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/public/checks/beats',
+      summary: 'The latest results of up to 100 checks at once, as columns (the beat bars of the list rows in view; one indexed read per check)',
+      tag: 'dashboard',
+      ...publicApi,
+      scope: 'checks:read',
+      idempotency: 'none',
+      query: BeatsQuery,
+      responses: { 200: BeatsResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+      handler: ({ principal, query }) => {
+        const ids = query.ids.split(',').map((id) => id.trim()).filter(Boolean);
+        if (ids.length > BEATS_MAX_CHECKS) throw errors.badRequest(`ids: at most ${BEATS_MAX_CHECKS} checks at once`);
+        const data = s.history.recent(principal, ids, query.limit ?? 30).map(({ id, results }) => ({
+          id, at: results.map((r) => r.at), status: results.map((r) => r.status), responseTime: results.map((r) => r.responseTime),
+        }));
+        return ok({ data }, 200, { 'Cache-Control': 'no-store' });
       },
     }),
     defineRoute({

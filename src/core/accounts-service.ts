@@ -8,6 +8,7 @@ import { SCOPES } from '../domain/records.js';
 import { hashSecret, newApiKey, newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
 import { parseIsoInstant } from './iso-date.js';
+import { requireFullAccess, type Principal } from './principal.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -56,6 +57,19 @@ function keyStatus(key: ApiKey, now: number): KeySummary['status'] {
   if (key.disabled) return 'disabled';
   if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
   return 'active';
+}
+
+function keySummary(k: ApiKey, now: number): KeySummary {
+  return {
+    id: k.id,
+    accountId: k.accountId,
+    name: k.name,
+    status: keyStatus(k, now),
+    scopes: k.scopes,
+    access: k.access,
+    expiresAt: k.expiresAt,
+    createdAt: k.createdAt,
+  };
 }
 
 /** Accounts and API keys: the one place that creates, disables and revokes them. */
@@ -133,16 +147,29 @@ export class AccountsService {
   listKeys(account?: string): KeySummary[] {
     const owner = account === undefined ? null : this.findAccount(account).id;
     const now = this.clock.now();
-    return this.store.keys.list(owner).map((k) => ({
-      id: k.id,
-      accountId: k.accountId,
-      name: k.name,
-      status: keyStatus(k, now),
-      scopes: k.scopes,
-      access: k.access,
-      expiresAt: k.expiresAt,
-      createdAt: k.createdAt,
-    }));
+    return this.store.keys.list(owner).map((k) => keySummary(k, now));
+  }
+
+  /** The caller's account's keys (the keys API), never their secrets. */
+  keysOf(principal: Principal): KeySummary[] {
+    requireFullAccess(principal);
+    return this.listKeys(principal.account.id);
+  }
+
+  /** A key of the caller's account (the keys API): the secret is in the answer and nowhere else. */
+  createKeyFor(principal: Principal, input: Omit<NewKeyInput, 'account'>): { secret: string; key: KeySummary } {
+    requireFullAccess(principal);
+    const created = this.createKey({ ...input, account: principal.account.id });
+    return { secret: created.key, key: keySummary(this.store.keys.byId(created.id)!, this.clock.now()) };
+  }
+
+  /** Revokes a key of the caller's account (the keys API); revoking one already revoked changes nothing. */
+  revokeKeyFor(principal: Principal, id: string): void {
+    requireFullAccess(principal);
+    const key = this.store.keys.byId(id);
+    if (!key) throw errors.notFound(`API key ${id} not found`);
+    if (key.accountId !== principal.account.id) throw errors.forbidden('This API key belongs to another account');
+    if (key.revokedAt === null) this.store.keys.revoke(id, this.clock.now());
   }
 
   revokeKey(id: string): void {

@@ -1,8 +1,8 @@
-import type { HistoryQuery, Store } from '../store/store.js';
+import type { HistoryQuery, RecentResult, Store } from '../store/store.js';
 import type { ChecksService } from './checks-service.js';
 import { errors } from '../domain/errors.js';
 import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
-import type { Principal } from './principal.js';
+import { accessAllows, type Principal } from './principal.js';
 import type { HistoryRow } from '../domain/records.js';
 import { parseIsoBound } from './iso-date.js';
 
@@ -36,6 +36,20 @@ export class HistoryService {
     });
     const total = page.includeTotal ? this.store.history.count(query) : undefined;
     return { checkId, ...pageOf(rows, { limit: page.limit, page: cursor?.page ?? page.page }, (r) => [r.at, r.id], total) };
+  }
+
+  /**
+   * The latest results of several checks at once (the dashboard's beat bars), oldest first.
+   * Ids the caller may not see, or that no longer exist, are left out: the list may be stale.
+   */
+  recent(principal: Principal, ids: readonly string[], limit: number): Array<{ id: string; results: RecentResult[] }> {
+    const out: Array<{ id: string; results: RecentResult[] }> = [];
+    for (const id of new Set(ids)) {
+      const check = this.checks.find(id);
+      if (!check || check.accountId !== principal.account.id || !accessAllows(principal.access, check)) continue;
+      out.push({ id, results: this.store.history.recentResults(check.seq, limit).reverse() });
+    }
+    return out;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Account, KeyAccess, Scope } from '../domain/records.js';
+import { SCOPES } from '../domain/records.js';
 import { errors } from '../domain/errors.js';
 
 /**
@@ -24,6 +25,17 @@ export function requireScope(principal: Principal, scope: Scope): void {
 
 export function requireUnrestricted(principal: Principal): void {
   if (principal.access) throw errors.forbidden('This endpoint needs an unrestricted key; this key is restricted to some checks or folders');
+}
+
+/**
+ * Managing API keys: only a credential that could do everything itself (every scope, no
+ * restriction), so no key can mint or revoke one more powerful than itself, and a leaked
+ * narrower key cannot leave keys behind that outlive its revocation.
+ */
+export function requireFullAccess(principal: Principal): void {
+  requireUnrestricted(principal);
+  const missing = SCOPES.filter((s) => !principal.scopes.includes(s));
+  if (missing.length > 0) throw errors.forbidden(`Managing API keys needs a credential with every scope; this one lacks ${missing.join(', ')}`);
 }
 
 /** True when a restricted principal may touch the check (always true when unrestricted). */

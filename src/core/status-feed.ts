@@ -4,7 +4,8 @@ export interface StatusChange {
   accountId: string;
   /**
    * An alert event's type (`down`, `up`, `maintenance_start`, …), `status` (any status change),
-   * `ping` (a heartbeat ping that changed no status), or `saved` / `deleted` for edits.
+   * `degraded` (became or stopped being slow), `ping` (a heartbeat ping that changed no status),
+   * or `saved` / `deleted` for edits.
    */
   type: string;
   at: number;

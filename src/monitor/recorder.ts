@@ -83,10 +83,11 @@ export class Recorder {
       writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>;
       onEvent?: EventSink;
       /**
-       * The check's status changed (alert-worthy or not, e.g. pending to up), or a ping arrived
-       * that changed none: live views refresh the check; rendered pages only need the first.
+       * The check's status changed (alert-worthy or not, e.g. pending to up), it became or
+       * stopped being slow (`degraded`), or a ping arrived that changed neither: live views
+       * refresh the check; rendered pages only need the first.
        */
-      onChange?: (check: { id: string; accountId: string }, what: 'status' | 'ping') => void;
+      onChange?: (check: { id: string; accountId: string }, what: 'status' | 'degraded' | 'ping') => void;
     },
   ) {}
 
@@ -97,28 +98,31 @@ export class Recorder {
 
   /** Records the observation (its write is submitted, its events raised); says whether to probe again now. */
   record(live: LiveCheck, obs: Observation, now: number): Recheck {
+    const degraded = live.state.degraded;
     const out = this.outcome(live, obs, now);
     if (out.write) this.deps.writer.submit(out.write);
     this.raise(live, out.events);
-    this.changed(live, obs, out);
+    this.changed(live, obs, out, degraded);
     return out.recheck;
   }
 
   /** The same, resolving once the write is durable; events follow the commit (a ping's acknowledgement). */
   recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
+    const degraded = live.state.degraded;
     const out = this.outcome(live, obs, now);
     const followed = (): void => {
       this.raise(live, out.events);
-      this.changed(live, obs, out);
+      this.changed(live, obs, out, degraded);
     };
     if (out.write) return this.deps.writer.commit(out.write).then(followed);
     followed();
     return Promise.resolve();
   }
 
-  private changed(live: LiveCheck, obs: Observation, out: Outcome): void {
+  private changed(live: LiveCheck, obs: Observation, out: Outcome, degradedBefore: boolean): void {
     if (out.write?.kind !== 'observation') return;
     if (out.write.statusChange !== null) this.deps.onChange?.({ id: live.id, accountId: live.accountId }, 'status');
+    else if (live.state.degraded !== degradedBefore) this.deps.onChange?.({ id: live.id, accountId: live.accountId }, 'degraded');
     else if (obs.kind === 'ping') this.deps.onChange?.({ id: live.id, accountId: live.accountId }, 'ping');
   }
 

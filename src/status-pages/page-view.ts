@@ -6,6 +6,7 @@ import { HOUR_MS, hourKey } from '../domain/rollup.js';
 import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage } from '../store/status-pages.js';
 import type { LoggedStatus, StateChangeRepo } from '../store/store.js';
+import type { LastProbe } from '../monitor/live-check.js';
 
 export const BAR_DAYS = 90;
 const SPARK_HOURS = 24;
@@ -27,7 +28,9 @@ export interface PublicCheck {
   id: string;
   name: string;
   status: PublicStatus;
+  /** When the latest result came in (the check's `lastProbe`), not when its status last changed. */
   lastChecked: number | null;
+  /** The latest result's response time. */
   responseTime: number | null;
   /** Oldest first, BAR_DAYS of them, today last. */
   days: DayBar[];
@@ -67,6 +70,8 @@ export interface PageViewDeps {
   checks: { byId(id: string): Check | null };
   rollups: Pick<RollupReads, 'bucketTotals'>;
   stateChanges: Pick<StateChangeRepo, 'between'>;
+  /** The check's latest result, live from memory; null before the first since start. */
+  lastProbe: (checkId: string) => LastProbe | null;
 }
 
 /**
@@ -135,12 +140,14 @@ export class PageViews {
       spark.push(t && t.rtCount > 0 ? Math.round(t.rtSum / t.rtCount) : null);
     }
     const maintenance = inMaintenance(check, now);
+    // The record's timing fields are synced only on status changes (spec 2.2): the latest result is in memory.
+    const last = this.deps.lastProbe(check.id);
     return {
       id: check.id,
       name: check.name,
       status: maintenance ? 'maintenance' : publicStatus(check),
-      lastChecked: check.lastChecked,
-      responseTime: check.lastResponseTime,
+      lastChecked: last ? last.at : check.lastChecked,
+      responseTime: last ? last.responseTime : check.lastResponseTime,
       days,
       uptime: total === 0 ? null : (success / total) * 100,
       spark,

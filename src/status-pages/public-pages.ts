@@ -6,7 +6,7 @@ import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
 import type { Store } from '../store/store.js';
 import { responseTimeColor, uptimeColor, type Badge } from './badge-svg.js';
-import { PageViews, type PublicPage, type PublicStatus, type StatusChange } from './page-view.js';
+import { PageViews, type PageViewDeps, type PublicPage, type PublicStatus, type StatusChange } from './page-view.js';
 
 export const UPTIME_WINDOWS = ['1d', '7d', '30d', '90d'] as const;
 export const RESPONSE_WINDOWS = ['1d', '7d', '30d'] as const;
@@ -36,9 +36,12 @@ export class PublicPages {
   private readonly stats: Pick<StatsService, 'multiRange'>;
   private readonly clock: Clock;
 
-  constructor(deps: { store: Store; pages: StatusPageRepo; rollups: Pick<RollupReads, 'bucketTotals'>; stats: Pick<StatsService, 'multiRange'>; clock: Clock }) {
+  constructor(deps: {
+    store: Store; pages: StatusPageRepo; rollups: Pick<RollupReads, 'bucketTotals'>; stats: Pick<StatsService, 'multiRange'>; clock: Clock;
+    lastProbe: PageViewDeps['lastProbe'];
+  }) {
     ({ store: this.store, pages: this.pages, stats: this.stats, clock: this.clock } = deps);
-    this.views = new PageViews({ checks: deps.store.checks, rollups: deps.rollups, stateChanges: deps.store.stateChanges });
+    this.views = new PageViews({ checks: deps.store.checks, rollups: deps.rollups, stateChanges: deps.store.stateChanges, lastProbe: deps.lastProbe });
   }
 
   bySlug(slug: string): StatusPage | null {

@@ -154,6 +154,13 @@ export interface HistoryQuery {
   q: string | null;
 }
 
+/** A result reduced to what a beat bar shows. */
+export interface RecentResult {
+  at: number;
+  status: 'up' | 'down';
+  responseTime: number | null;
+}
+
 export interface HistoryRepo {
   insertEvent(event: HistoryEventInput): void;
   insertResult(result: HistoryResultInput): void;
@@ -161,6 +168,8 @@ export interface HistoryRepo {
   list(query: HistoryQuery, page: { limit: number; offset: number; before: [number, number] | null }): HistoryRow[];
   count(query: HistoryQuery): number;
   forCheck(checkSeq: number, limit: number): HistoryRow[];
+  /** The latest results (probes and pings that succeeded or failed, and missed heartbeat deadlines), newest first. */
+  recentResults(checkSeq: number, limit: number): RecentResult[];
   /** Time of the newest entry of this kind, or null. */
   lastAt(checkSeq: number, kind: 'probe' | 'ping'): number | null;
   deleteForCheck(checkSeq: number): void;

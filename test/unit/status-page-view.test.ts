@@ -32,6 +32,7 @@ function world() {
         { at: NOW - 60_000, status: 'down' },
       ],
     },
+    lastProbe: () => null,
   });
   const page: StatusPage = { id: 'spg_1', accountId: 'acc_1', slug: 's', title: 'S', description: null, customDomain: null, checkIds: ['chk_b', 'chk_a', 'chk_gone'], createdAt: 0, updatedAt: 0 };
   return { views, page };

@@ -31,13 +31,33 @@ export const CheckSummary = Type.Object({
   folder: Type.Union([Type.String(), Type.Null()]),
   status: StringEnum(['pending', 'up', 'down', 'paused'] as const),
   maintenance: Type.Boolean(),
-  lastChecked: Type.Union([IsoDate, Type.Null()]),
-  lastResponseTime: Nullable(Type.Number()),
+  degraded: Type.Boolean({ description: 'Up but slower than responseTimeLimit: what GET /checks/status calls `degraded`' }),
+  lastChecked: Type.Union([IsoDate, Type.Null()], { description: 'When the latest result (probe, ping or lookup) came in' }),
+  lastResponseTime: Nullable(Type.Number({ description: 'Response time of the latest result' })),
   lastError: Type.Union([Type.String(), Type.Null()]),
   uptime24h: Nullable(Type.Number({ description: 'Successful probes over all probes in the last 24 hours (hour rollups), percent' })),
   sparkline: Type.Array(Nullable(Type.Number()), { description: 'Average response time (ms) of each of the last 24 hours, oldest first' }),
 });
 export const SummaryResponse = Type.Object({ data: Type.Array(CheckSummary), meta: Type.Object({ total: Type.Integer() }) });
+
+export const BEATS_MAX_CHECKS = 100;
+
+export const BeatsQuery = Type.Object({
+  ids: Type.String({ minLength: 1, maxLength: 8000, description: `Check ids, comma-separated, at most ${BEATS_MAX_CHECKS}` }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 30, description: 'Results per check' })),
+});
+
+export const BeatsResponse = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      at: Type.Array(Type.Number(), { description: 'Epoch ms of each result, oldest first' }),
+      status: Type.Array(StringEnum(['up', 'down'] as const)),
+      responseTime: Type.Array(Nullable(Type.Number())),
+    }),
+    { description: 'One entry per check the credential may see, in request order; unknown ids are left out' },
+  ),
+});
 
 export const SeriesQuery = Type.Object({
   range: Type.Optional(StringEnum(['1h', '6h', '1d', '7d', '30d', '90d'] as const, { default: '1d' })),

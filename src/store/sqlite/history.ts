@@ -1,6 +1,6 @@
 import type { HistoryKind, HistoryRow } from '../../domain/records.js';
 import type { Db } from '../db.js';
-import type { HistoryQuery, HistoryRepo } from '../store.js';
+import type { HistoryQuery, HistoryRepo, RecentResult } from '../store.js';
 import { parseJson, StatementCache } from './statements.js';
 
 const escapeLike = (q: string) => q.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -76,6 +76,10 @@ export function sqliteHistory(db: Db): HistoryRepo {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const forCheck = db.prepare('SELECT * FROM history WHERE check_seq = ? ORDER BY at DESC, id DESC LIMIT ?');
+  // Only up and down rows: results, and the `missed` events of heartbeats (the one event with either status).
+  const recentResults = db.prepare(
+    "SELECT at, status, response_time AS responseTime FROM history WHERE check_seq = ? AND status IN ('up', 'down') ORDER BY at DESC, id DESC LIMIT ?",
+  );
   const deleteForCheck = db.prepare('DELETE FROM history WHERE check_seq = ?');
   const lastAt = db.prepare('SELECT max(at) FROM history WHERE check_seq = ? AND kind = ?').pluck();
   return {
@@ -100,6 +104,7 @@ export function sqliteHistory(db: Db): HistoryRepo {
       return cache.get(`SELECT count(*) FROM history WHERE ${w.sql}`).pluck().get(...w.params) as number;
     },
     forCheck: (seq, limit) => (forCheck.all(seq, limit) as HistoryRowDb[]).map(rowToHistory),
+    recentResults: (seq, limit) => recentResults.all(seq, limit) as RecentResult[],
     deleteForCheck: (seq) => void deleteForCheck.run(seq),
     lastAt: (seq, kind) => (lastAt.get(seq, kind) as number | null) ?? null,
   };
