@@ -1,6 +1,7 @@
 // Runs every compiled *.test.js under dist/test with node's test runner. Listing the files
 // ourselves keeps helper and fixture modules (also under a "test" folder) from being run as tests.
-// `--fast` leaves out dist/test/slow (real browser, nginx, single binary, multi-process probers);
+// `--fast` leaves out dist/test/slow: every test that starts a process (the CLI, vigil serve, prober
+// nodes, the single binary, nginx, the browser);
 // CI runs everything.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -18,7 +19,7 @@ const fast = args.includes('--fast');
 const files = find('dist/test')
   .filter((f) => !(fast && f.startsWith(join('dist', 'test', 'slow'))))
   .sort();
-if (fast) console.log('test:fast: leaving out dist/test/slow (browser, nginx, single binary, prober processes)');
+if (fast) console.log('test:fast: leaving out dist/test/slow (tests that start processes: CLI, serve, nodes, binary, nginx, browser)');
 // Webhook tests deliver to a local HTTPS receiver whose certificate this committed test CA
 // signed; Node reads NODE_EXTRA_CA_CERTS only at process start, so it is set for every test process.
 const env = { ...process.env, NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('../test/helpers/fixtures/tls/ca.pem', import.meta.url)) };

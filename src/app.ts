@@ -217,6 +217,8 @@ export class VigilApp {
     this.domains.start();
     this.pipeline = this.buildPipeline();
     this.every(HOUR, () => this.idempotency.prune());
+    // Checks the CLI created or changed on this data directory start probing within a second.
+    this.every(1_000, () => this.services.checks.catchUp());
     this.every(60_000, () => void this.rollups.flushOpen(this.clock.now()).catch((err: unknown) => this.log.error({ err }, 'rollup build failed')));
     const retention = new RawRetention(this.store.retention, this.clock, { rawDays: this.config.retention.rawDays });
     this.every(HOUR, () => void retention.prune().catch((err: unknown) => this.log.error({ err }, 'retention failed')));

@@ -19,7 +19,6 @@ import { Recorder } from './monitor/recorder.js';
 import { createLogger } from './log.js';
 import { NotKumaDatabase } from './store/kuma-source.js';
 import { BatchWriter } from './store/batch-writer.js';
-import { sqliteKumaImports } from './store/sqlite/kuma-imports.js';
 import { readKumaDatabase } from './store/sqlite/kuma-reader.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { SessionsService } from './core/sessions-service.js';
@@ -102,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
       if (account.claimed) throw new UsageError(`account ${account.email} is already claimed`);
       const checks = new ChecksService(store, config, systemClock);
       const claims = new ClaimService(store, store.oauth, checks, systemClock);
-      // A running server sees the claim at once; checks resumed here start probing at its next start.
+      // A running server sees the claim at once, and starts probing the checks resumed here within a second.
       return { id: account.id, email: account.email, claimed: true, resumedChecks: claims.claimAccount(account.id) };
     });
   }
@@ -209,11 +208,34 @@ function withAccounts(configFile: string | undefined, run: (accounts: AccountsSe
   return withStore(configFile, (store, config) => run(new AccountsService(store, config, systemClock)));
 }
 
+/**
+ * The CLI's store: a guest beside the server that may be running on the same data directory
+ * (it must not rebuild or buffer rollups that server holds; see openSqliteStore).
+ */
+function openBeside(input: ConfigInput): SqliteStore {
+  return openSqliteStore(input.dataDir, { guest: true });
+}
+
+/**
+ * The CLI's addresses: its own config's; without a `publicUrl` there, those the server on this
+ * data directory recorded when it started (issue 23), so printed URLs name the port it serves on.
+ */
+function cliConfig(input: ConfigInput, store: SqliteStore): Config {
+  const served = input.publicUrl ? null : store.served.get();
+  if (!served) return resolveConfig(input);
+  return resolveConfig({
+    ...input,
+    publicUrl: served.publicUrl,
+    heartbeatUrl: input.heartbeatUrl ?? served.heartbeatUrl,
+    dashboardUrl: input.dashboardUrl ?? served.dashboardUrl,
+  });
+}
+
 function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): number {
   const input = readConfig(configFile);
-  const store = openSqliteStore(input.dataDir);
+  const store = openBeside(input);
   try {
-    const result = run(store, resolveConfig(input));
+    const result = run(store, cliConfig(input, store));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
@@ -230,8 +252,8 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
     if (err instanceof NotKumaDatabase) throw new UsageError(err.message);
     throw err;
   }
-  const store = openSqliteStore(input.dataDir);
-  const config = resolveConfig(input);
+  const store = openBeside(input);
+  const config = cliConfig(input, store);
   const log = createLogger('silent');
   const writer = new BatchWriter(store, log);
   const alerts = new AlertsModule({ store, writer, mailer: new Mailer(input), clock: systemClock, config, log });
@@ -244,7 +266,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
       webhooks: alerts.webhooks,
       email: alerts.email,
       statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
-      imports: sqliteKumaImports(store.db),
+      imports: store.kumaImports,
       recorder: new Recorder({ writer }),
       config,
       clock: systemClock,
@@ -290,6 +312,8 @@ async function serve(configFile: string | undefined): Promise<number> {
   // Bind first: a start that cannot listen must not create (and so lose) the one-time admin key.
   starting = app.start();
   const { url } = (await starting) as { url: string };
+  // The CLI beside this server prints URLs with the port it really serves on.
+  app.store.served.record(app.config);
   collectStartupGarbage();
   const admin = app.bootstrapAdmin();
   if (admin) {

@@ -3,7 +3,7 @@ import { errors } from '../domain/errors.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { checkUrl } from '../domain/check-url.js';
 import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
-import { pingMetadata, pingSignal } from './ping-metadata.js';
+import { kumaSignal, pingMetadata, pingSignal, withStatus } from './ping-metadata.js';
 import type { Services } from './services.js';
 import { publicApi } from './route-presets.js';
 
@@ -14,6 +14,16 @@ const UNKNOWN = Promise.resolve(false);
 const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal('not_found') });
 
 export function heartbeatRoutes(s: Services): Route[] {
+  /**
+   * `{ok: true}` once committed. An unknown token may belong to a check the CLI created a moment
+   * ago (an import beside this server): caught up with, the ping is tried once more.
+   */
+  const reply = (known: boolean) => {
+    if (!known) throw errors.notFound('Unknown heartbeat token');
+    return jsonReply(PONG);
+  };
+  const acknowledged = (ping: () => Promise<boolean>) =>
+    ping().then((known) => (known || s.checks.catchUp() === 0 ? reply(known) : ping().then(reply)));
   const ping = defineRoute({
     method: 'GET',
     path: '/heartbeat/:token',
@@ -26,20 +36,28 @@ export function heartbeatRoutes(s: Services): Route[] {
     errorShape: 'heartbeat',
     responses: { 200: PingOk, 404: PingNotFound, 413: ErrorBody },
     handler: ({ req, params }) => {
-      const signal = pingSignal(params.action);
-      const pinged = signal ? s.heartbeats.ping(params.token!, signal, pingMetadata(req.body, req.query)) : UNKNOWN;
-      return pinged.then((known) => {
-        if (!known) throw errors.notFound('Unknown heartbeat token');
-        return jsonReply(PONG);
-      });
+      const meta = pingMetadata(req.body, req.query);
+      const signal = withStatus(pingSignal(params.action), meta);
+      return acknowledged(() => (signal ? s.heartbeats.ping(params.token!, signal, meta) : UNKNOWN));
     },
   });
   const withAction = { ...ping, path: '/heartbeat/:token/:action', summary: 'Heartbeat ping with /start, /fail or /<exit code 0-255>' };
+  const kumaPush = defineRoute({
+    ...ping,
+    path: '/api/push/:token',
+    summary: "Uptime Kuma's push URL of a push monitor imported by vigil import kuma (status=up|down, msg, ping in ms): the same as the check's ping",
+    handler: ({ req, params }) => {
+      const meta = pingMetadata(req.body, req.query);
+      return acknowledged(() => s.heartbeats.pingKuma(params.token!, kumaSignal(meta), meta));
+    },
+  });
   return [
     ping,
     { ...ping, method: 'POST' },
     withAction,
     { ...withAction, method: 'POST' },
+    kumaPush,
+    { ...kumaPush, method: 'POST' },
     defineRoute({
       method: 'POST',
       path: '/v1/public/checks/:id/regenerate-token',

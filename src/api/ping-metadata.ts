@@ -11,13 +11,17 @@ function cut(text: string, max: number): string {
 /**
  * Ping metadata (spec 2.10) from a JSON body, or from the query string of a GET. Invalid JSON
  * and fields of the wrong type are ignored (the ping still counts); long texts are truncated.
+ * Uptime Kuma's push names are read too (issue 23): `msg` for `message`, `ping` (ms) for
+ * `duration`, each when Vigil's own name is absent.
  */
 export function pingMetadata(body: Buffer, query: URLSearchParams): PingMetadata {
   const source = (body.length ? jsonObject(body) : null) ?? Object.fromEntries(query);
   const meta: PingMetadata = {};
   if (typeof source.status === 'string') meta.status = cut(source.status, MAX_STATUS);
-  if (typeof source.message === 'string') meta.message = cut(source.message, MAX_MESSAGE);
-  const duration = typeof source.duration === 'string' && source.duration.trim() !== '' ? Number(source.duration) : source.duration;
+  const message = source.message ?? source.msg;
+  if (typeof message === 'string') meta.message = cut(message, MAX_MESSAGE);
+  const given = source.duration ?? source.ping;
+  const duration = typeof given === 'string' && given.trim() !== '' ? Number(given) : given;
   if (typeof duration === 'number' && Number.isFinite(duration) && duration >= 0) meta.duration = duration;
   return meta;
 }
@@ -43,4 +47,17 @@ export function pingSignal(action: string | undefined): PingSignal | null {
   if (action === 'fail') return FAIL;
   if (/^\d{1,3}$/.test(action) && Number(action) <= 255) return { kind: 'exit', code: Number(action) };
   return null;
+}
+
+/**
+ * A plain ping whose `status` says `down` (any case) reports a failure, as Uptime Kuma's
+ * `?status=down` does; the URL's own `/start`, `/fail` or exit code wins over it.
+ */
+export function withStatus(signal: PingSignal | null, meta: PingMetadata): PingSignal | null {
+  return signal === SUCCESS && meta.status !== undefined && meta.status.toLowerCase() === 'down' ? FAIL : signal;
+}
+
+/** Uptime Kuma's push URL: anything but `status=up` (the default) is a failure, as in Kuma. */
+export function kumaSignal(meta: PingMetadata): PingSignal {
+  return meta.status === undefined || meta.status === 'up' ? SUCCESS : FAIL;
 }

@@ -54,6 +54,19 @@ export class ChecksService {
     for (const o of this.observers) o.checkSaved(check, runNow);
   }
 
+  /**
+   * Hands the checks another process (the CLI: an import, a claim) created or changed on this
+   * data directory to the observers as if they were saved here, to run at once: they appear in
+   * reads and start probing without a restart. Every read calls it (nearly free: see
+   * CheckRepo.writtenElsewhere); the server also calls it every second, for checks nobody reads.
+   * Returns how many there were.
+   */
+  catchUp(): number {
+    const checks = this.store.checks.writtenElsewhere();
+    for (const check of checks) this.saved(check, true);
+    return checks.length;
+  }
+
   create(principal: Principal, input: CreateCheckInput): { id: string } {
     const type = input.type ?? 'website';
     const account = principal.account;
@@ -113,6 +126,7 @@ export class ChecksService {
 
   /** A check's current record, unfiltered: for publishers that apply each subscriber's access themselves. */
   find(id: string): Check | null {
+    this.catchUp();
     return this.store.checks.byId(id);
   }
 
@@ -125,6 +139,7 @@ export class ChecksService {
   }
 
   get(principal: Principal, id: string): Check {
+    this.catchUp();
     const check = this.store.checks.byId(id);
     if (!check) throw errors.notFound(`Check ${id} not found`);
     if (check.accountId !== principal.account.id) throw errors.forbidden('This check belongs to another account');
@@ -133,6 +148,7 @@ export class ChecksService {
   }
 
   list(principal: Principal, status: ListStatus | undefined, page: PageRequest): { data: Check[]; meta: PageMeta } {
+    this.catchUp();
     const query: CheckQuery = { accountId: principal.account.id, access: principal.access, status };
     const fromCursor = page.cursor === undefined ? null : decodeCursor(page.cursor, isSeq);
     const pageNumber = fromCursor?.page ?? page.page;
@@ -147,6 +163,7 @@ export class ChecksService {
 
   /** Moves whenever any check changes (for caches of rendered lists). */
   version(): number {
+    this.catchUp();
     return this.store.checks.version();
   }
 
@@ -166,6 +183,7 @@ export class ChecksService {
 
   /** Every check the principal may see, in dashboard order (the status overview). */
   all(principal: Principal): Check[] {
+    this.catchUp();
     const query: CheckQuery = { accountId: principal.account.id, access: principal.access };
     return this.store.checks.list(query, { limit: -1, offset: 0, afterSeq: null });
   }

@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import { intervalMs } from './check-task.js';
 import type { CheckWheel } from './check-wheel.js';
 import { HeartbeatTokens } from './heartbeat-tokens.js';
+import { hashSecret } from '../domain/secrets.js';
 
 /** What a ping said: a plain ping is success; `/start`, `/fail` and `/<exit code>` say more. */
 export type PingSignal = { kind: 'success' } | { kind: 'start' } | { kind: 'fail' } | { kind: 'exit'; code: number };
@@ -23,6 +24,8 @@ export interface PingMetadata {
 }
 
 const UNKNOWN = Promise.resolve(false);
+/** Uptime Kuma makes 32-character push tokens; anything much longer is not one worth a hash. */
+const MAX_KUMA_TOKEN = 100;
 
 /** The ping's history details: its metadata (spec 2.10), the signal, an exit code. */
 function pingDetails(meta: PingMetadata, signal: PingSignal): Record<string, unknown> {
@@ -54,7 +57,7 @@ interface WatchedHeartbeat extends LiveCheck {
 }
 
 export interface HeartbeatDeps {
-  store: Pick<Store, 'checks' | 'history'>;
+  store: Pick<Store, 'checks' | 'history' | 'kumaImports'>;
   recorder: Recorder;
   wheel: CheckWheel;
   clock: Clock;
@@ -131,6 +134,18 @@ export class HeartbeatMonitor implements CheckObserver {
       this.arm(w, now);
     }
     return done;
+  }
+
+  /**
+   * A ping on Uptime Kuma's push URL (`/api/push/<token>`) of a push monitor `vigil import kuma`
+   * made into a heartbeat check: the same as that check's own ping. Not a hot path (a
+   * compatibility URL): the token is looked up in the store, so an import by the CLI beside a
+   * running server works at once.
+   */
+  pingKuma(kumaToken: string, signal: PingSignal, meta: PingMetadata): Promise<boolean> {
+    if (kumaToken.length === 0 || kumaToken.length > MAX_KUMA_TOKEN) return UNKNOWN;
+    const token = this.deps.store.kumaImports.pingTokenFor(hashSecret(kumaToken));
+    return token === null ? UNKNOWN : this.ping(token, signal, meta);
   }
 
   /** Resolves true once the ping's write is committed (its acknowledgement). */

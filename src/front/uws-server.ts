@@ -1,5 +1,6 @@
 import uWS from 'uWebSockets.js';
 import { BodyBuffer } from './body-buffer.js';
+import { BodyDrain, DRAIN_BOUNDS, type DrainBounds } from './body-drain.js';
 import { MAX_BODY_BYTES, type HttpRequest, type Reply } from '../api/http-types.js';
 import { explainListenFailure } from './listen-failure.js';
 import { clientOrigin, type ClientOrigin } from './client-origin.js';
@@ -28,13 +29,14 @@ export interface RunningServer {
  * The uWS adapter (DESIGN 1): turns a uWS request into an HttpRequest and a Reply back into
  * bytes. Headers are read synchronously (uWS invalidates the request object after the first
  * await), bodies are read with a 1 MiB cap, onAborted is attached once for an answer that comes
- * after the handler returns, writes outside the handler are corked.
+ * after the handler returns, writes outside the handler are corked. A body over the cap is
+ * drained before its 413 is written (see BodyDrain).
  */
 export function serve(
   host: string,
   port: number,
   handle: Handle,
-  opts: { trustProxy?: boolean; configure?: (app: uWS.TemplatedApp) => void } = {},
+  opts: { trustProxy?: boolean; configure?: (app: uWS.TemplatedApp) => void; drain?: DrainBounds } = {},
 ): Promise<RunningServer> {
   const app = uWS.App();
   // Routes of their own (the node protocol's WebSocket) before the catch-all below.
@@ -43,6 +45,7 @@ export function serve(
   let drained: (() => void) | null = null;
 
   const trustProxy = opts.trustProxy ?? false;
+  const drain = opts.drain ?? DRAIN_BOUNDS;
   const finished = (exchange: Exchange, reply: Reply | null, inHandler = false) => {
     inFlight--;
     exchange.answer(reply, inHandler);
@@ -73,19 +76,18 @@ export function serve(
     );
     inFlight++;
     const declared = Number(headers['content-length'] ?? 0);
-    // An oversized request is answered without reading the rest of it, so its connection closes.
-    exchange.oversized = declared > MAX_BODY_BYTES;
     const method = exchange.method;
-    if (exchange.oversized || method === 'GET' || method === 'HEAD' || (!declared && !headers['transfer-encoding'])) {
+    if (declared > MAX_BODY_BYTES) {
+      // Answered without reading the body, which is drained before the answer is written.
+      exchange.drainBody(drain);
       dispatch(exchange, true);
       return;
     }
-    exchange.watchAbort();
-    readBody(res, declared, (body) => {
-      if (body === null) exchange.oversized = true;
-      else exchange.body = body;
-      dispatch(exchange, false);
-    });
+    if (method === 'GET' || method === 'HEAD' || (!declared && !headers['transfer-encoding'])) {
+      dispatch(exchange, true);
+      return;
+    }
+    exchange.readBody(declared, drain, () => dispatch(exchange, false));
   });
 
   return new Promise((resolve, reject) => {
@@ -120,6 +122,9 @@ const INTERNAL_ERROR = (): Reply => ({ status: 500, body: { error: { code: 500, 
 class Exchange implements HttpRequest {
   body: Buffer = NO_BODY;
   oversized = false;
+  private drain: BodyDrain | null = null;
+  /** The answer to an oversized request, written once its body is drained. */
+  private held: Reply | null = null;
   private aborted = false;
   private watching = false;
   private answered = false;
@@ -164,12 +169,56 @@ class Exchange implements HttpRequest {
     this.watching = true;
     this.res.onAborted(() => {
       this.aborted = true;
+      this.drain?.cancel();
       this.closed?.();
     });
   }
 
+  /** Reads the body up to the cap, then calls `done`; past the cap the rest is drained. */
+  readBody(expected: number, bounds: DrainBounds, done: () => void): void {
+    this.watchAbort();
+    const body = new BodyBuffer(MAX_BODY_BYTES, expected);
+    this.res.onData((chunk, isLast) => {
+      if (this.drain) {
+        this.drain.data(chunk.byteLength, isLast);
+        return;
+      }
+      // append copies the chunk: uWS reuses its memory after this callback returns.
+      if (body.append(new Uint8Array(chunk))) {
+        if (isLast) {
+          this.body = body.contents();
+          done();
+        }
+        return;
+      }
+      this.startDrain(bounds).data(chunk.byteLength, isLast);
+      done();
+    });
+  }
+
+  /** The declared body is over the cap: it is read and discarded (see BodyDrain). */
+  drainBody(bounds: DrainBounds): void {
+    const drain = this.startDrain(bounds);
+    this.res.onData((chunk, isLast) => drain.data(chunk.byteLength, isLast));
+  }
+
+  private startDrain(bounds: DrainBounds): BodyDrain {
+    this.oversized = true;
+    this.watchAbort();
+    this.drain = new BodyDrain(bounds, () => {
+      const reply = this.held;
+      this.held = null;
+      if (reply) this.answer(reply, false);
+    });
+    return this.drain;
+  }
+
   answer(reply: Reply | null, inHandler: boolean): void {
     if (this.aborted || reply === null) return;
+    if (this.drain && !this.drain.done) {
+      this.held = reply;
+      return;
+    }
     if (reply.stream && this.method !== 'HEAD') {
       const stream = reply.stream;
       reply.stream = undefined;
@@ -183,21 +232,6 @@ class Exchange implements HttpRequest {
       this.answered = true;
     }
   }
-}
-
-/** Collects the body; calls back with null once it passes the cap (the rest is discarded). */
-function readBody(res: uWS.HttpResponse, expected: number, done: (body: Buffer | null) => void): void {
-  let body: BodyBuffer | null = new BodyBuffer(MAX_BODY_BYTES, expected);
-  res.onData((chunk, isLast) => {
-    if (body === null) return;
-    // append copies the chunk: uWS reuses its memory after this callback returns.
-    if (!body.append(new Uint8Array(chunk))) {
-      body = null;
-      done(null);
-      return;
-    }
-    if (isLast) done(body.contents());
-  });
 }
 
 /** Writes the head of a streamed reply and hands its open connection to the reply's stream. */

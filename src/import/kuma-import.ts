@@ -14,6 +14,9 @@ import type { KumaMonitorRow, KumaSnapshot } from '../store/kuma-source.js';
 import { mapMonitor, type MappedMonitor } from './kuma-monitors.js';
 import { mapNotification } from './kuma-notifications.js';
 import { replayHistory } from './kuma-history.js';
+import { pageNotImported } from './kuma-pages.js';
+import { hashSecret } from '../domain/secrets.js';
+import { kumaEmailRoute } from './kuma-email.js';
 import type { Recorder } from '../monitor/recorder.js';
 
 export interface MonitorReport {
@@ -27,9 +30,10 @@ export interface MonitorReport {
   folder?: string | null;
   paused?: boolean;
   reason?: string;
-  /** Kuma push token and the Vigil ping URL that replaces /api/push/<token>. */
+  /** Kuma push token, the Vigil ping URL, and Kuma's push URL on this Vigil (the same token: only the host changes). */
   pushToken?: string | null;
   pingUrl?: string;
+  pushUrl?: string;
   /** Kuma heartbeats recorded as this check's history (`--with-history`). */
   historyRows?: number;
   notImported: string[];
@@ -183,7 +187,7 @@ export class KumaImporter {
       const existing = remembered('monitor', m.id);
       if (existing !== null) {
         checkOf.set(m.id, existing);
-        return { ...base, result: 'already_imported' as const, checkId: existing, ...this.pingOf(principal, existing, mapping.check) };
+        return { ...base, result: 'already_imported' as const, checkId: existing, ...this.pushOf(principal, existing, mapping.check) };
       }
       return this.createCheck(principal, m, mapping.check, options, base, checkOf, remember);
     });
@@ -200,10 +204,11 @@ export class KumaImporter {
       const problem = plan.addressProblems.get(n.id);
       if (problem) return { ...base, result: 'skipped' as const, reason: problem };
       if (mapping.kind === 'email') {
-        const result = this.addRecipients(principal, mapping.recipients, routed);
-        if (typeof result === 'string') return { ...base, result: 'skipped' as const, reason: result };
+        const applied = this.addRecipients(principal, mapping.recipients, routed);
+        if (typeof applied === 'string') return { ...base, result: 'skipped' as const, reason: applied };
         remember('notification', n.id, `email:${account.id}`);
-        return { ...base, result: 'email' as const, recipients: result, checkIds: routed };
+        if (applied.note) base.notImported.push(applied.note);
+        return { ...base, result: 'email' as const, recipients: applied.recipients, checkIds: applied.checkIds };
       }
       const created = this.attempt(() => this.deps.webhooks.createChecked(account, { url: mapping.url, name: n.name, webhookType: mapping.webhookType, checkIds: routed }));
       if (!created.ok) return { ...base, result: 'skipped' as const, reason: created.reason };
@@ -212,7 +217,7 @@ export class KumaImporter {
     });
 
     const statusPages = kuma.statusPages.map((p): PageReport => {
-      const base = { kumaId: p.id, slug: p.slug, notImported: [] as string[] };
+      const base = { kumaId: p.id, slug: p.slug, notImported: pageNotImported(p) };
       const existing = remembered('status_page', p.id);
       if (existing !== null) return { ...base, result: 'already_imported', statusPageId: existing };
       const checkIds = p.monitorIds.map((id) => checkOf.get(id)).filter((id): id is string => id !== undefined);
@@ -273,28 +278,31 @@ export class KumaImporter {
     const check = created.value;
     checkOf.set(m.id, check.id);
     remember('monitor', m.id, check.id);
-    return { ...base, result: 'created', checkId: check.id, type: check.type, folder: check.folder, paused, ...this.pingOf(principal, check.id, mapped) };
-  }
-
-  /** A push monitor's old token beside the new ping URL, so cron jobs can be switched. */
-  private pingOf(principal: Principal, checkId: string, mapped: MappedMonitor): { pushToken?: string | null; pingUrl?: string } {
-    if (mapped.input.type !== 'heartbeat') return {};
-    const check = this.deps.store.transaction(() => this.deps.checks.get(principal, checkId));
-    return { pushToken: mapped.pushToken, pingUrl: checkUrl(check, this.deps.config) };
+    return { ...base, result: 'created', checkId: check.id, type: check.type, folder: check.folder, paused, ...this.pushOf(principal, check.id, mapped) };
   }
 
   /**
-   * Vigil has one email setting per account: the SMTP notifications' addresses join its
-   * recipients. A route that already covers every check stays so; otherwise the checks are added.
+   * A push monitor's Kuma token is kept, so its `/api/push/<token>` works on this Vigil too (a
+   * cron job only changes its host); the report shows it beside the check's own ping URL.
    */
-  private addRecipients(principal: Principal, recipients: string[], checkIds: string[]): string[] | string {
+  private pushOf(principal: Principal, checkId: string, mapped: MappedMonitor): Pick<MonitorReport, 'pushToken' | 'pingUrl' | 'pushUrl'> {
+    if (mapped.input.type !== 'heartbeat') return {};
+    const check = this.deps.store.transaction(() => this.deps.checks.get(principal, checkId));
+    const pingUrl = checkUrl(check, this.deps.config);
+    if (!mapped.pushToken) return { pushToken: null, pingUrl };
+    this.deps.imports.rememberPushToken(hashSecret(mapped.pushToken), check.id);
+    return { pushToken: mapped.pushToken, pingUrl, pushUrl: `${this.deps.config.heartbeatUrl}/api/push/${mapped.pushToken}` };
+  }
+
+  /** The SMTP notification's addresses as kumaEmailRoute decides: the setting and routing applied, or why not. */
+  private addRecipients(principal: Principal, recipients: string[], checkIds: string[]): { recipients: string[]; checkIds: string[]; note?: string } | string {
     const { email } = this.deps;
     const current = email.get(principal.account.id);
-    const merged = [...new Set([...(current?.recipients ?? []), ...recipients])];
-    const everyCheck = current !== null && current.checkIds.length === 0 && current.folders.length === 0;
-    const route = everyCheck ? {} : { checkIds: [...new Set([...(current?.checkIds ?? []), ...checkIds])] };
-    const updated = this.attempt(() => email.update(principal.account.id, { recipients: merged, ...route }));
-    return updated.ok ? updated.value.recipients : updated.reason;
+    const plan = kumaEmailRoute(current, recipients, checkIds);
+    if (plan.kind === 'refused') return plan.reason;
+    if (plan.kind === 'covered') return { recipients: current!.recipients, checkIds: [], note: 'these addresses already get every check\'s email alerts (checkIds []): left so' };
+    const updated = this.attempt(() => email.update(principal.account.id, plan.patch));
+    return updated.ok ? { recipients: updated.value.recipients, checkIds: updated.value.checkIds } : updated.reason;
   }
 }
 

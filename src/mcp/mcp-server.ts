@@ -1,12 +1,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
-  ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+  ListToolsRequestSchema, ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../version.js';
 import type { RouteCaller } from './route-call.js';
 import { readStatus, STATUS_RESOURCE, STATUS_URI, TRIAGE_PROMPT, triagePrompt } from './status-summary.js';
 import type { BoundTool } from './tool-binding.js';
+import { rpcError } from './tool-call-params.js';
 
 const INSTRUCTIONS =
   'Vigil monitors websites, APIs, servers, domains and cron jobs. Each tool is one call of the REST API ' +
@@ -26,17 +27,17 @@ export function createMcpServer(tools: readonly BoundTool[], caller: RouteCaller
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!tool) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     return caller.callTool(tool, request.params.arguments ?? {});
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [STATUS_RESOURCE] }));
   server.setRequestHandler(ReadResourceRequestSchema, (request) => {
-    if (request.params.uri !== STATUS_URI) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+    if (request.params.uri !== STATUS_URI) throw rpcError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
     return readStatus(caller);
   });
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [TRIAGE_PROMPT] }));
   server.setRequestHandler(GetPromptRequestSchema, (request) => {
-    if (request.params.name !== TRIAGE_PROMPT.name) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    if (request.params.name !== TRIAGE_PROMPT.name) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
     return triagePrompt(caller);
   });
   return server;

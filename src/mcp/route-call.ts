@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpRequest, Reply } from '../api/http-types.js';
 import { IDEMPOTENCY_ARG, type BoundTool } from './tool-binding.js';
+import { kindOf } from './tool-call-params.js';
 
 /** The front's pipeline: route match, auth, rate limit, scope, restriction, validation, idempotency. */
 export type Dispatch = (req: HttpRequest) => Promise<Reply>;
@@ -55,27 +56,36 @@ export class RouteCaller {
     for (const name of tool.pathParams) {
       const value = rest[name];
       delete rest[name];
-      if (typeof value !== 'string' || value === '') {
-        // Worded and shaped as the API's own 400 for a missing field.
-        const message = `${name} is required`;
-        return toolError(message, { error: { code: 400, message } }, 400);
-      }
-      path = path.replace(`:${name}`, encodeURIComponent(value));
+      const problem = stringProblem(value);
+      if (problem) return badArgument(`${name} ${problem}`);
+      path = path.replace(`:${name}`, encodeURIComponent(value as string));
     }
     const idempotencyKey = rest[IDEMPOTENCY_ARG];
     delete rest[IDEMPOTENCY_ARG];
     // The key travels as a header the caller never sees: a missing one is named as the argument.
     if (tool.route.idempotency === 'required' && (idempotencyKey === undefined || idempotencyKey === '')) {
-      const message = `${IDEMPOTENCY_ARG} is required: a retry with the same key returns the first answer instead of creating twice`;
-      return toolError(message, { error: { code: 400, message } }, 400);
+      return badArgument(`${IDEMPOTENCY_ARG} is required: a retry with the same key returns the first answer instead of creating twice`);
     }
+    if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') return badArgument(`${IDEMPOTENCY_ARG} ${stringProblem(idempotencyKey)}`);
     const answer = await this.call(tool.route.method, path, {
-      idempotencyKey: idempotencyKey === undefined ? undefined : String(idempotencyKey),
+      idempotencyKey,
       body: tool.route.body ? rest : undefined,
       query: tool.route.query ? queryOf(rest) : undefined,
     });
     return toToolResult(answer);
   }
+}
+
+/** Why an argument that must be a non-empty string is not one, worded as the API's validation words it; null if it is. */
+function stringProblem(value: unknown): string | null {
+  if (value === undefined) return 'is required';
+  if (typeof value !== 'string') return `must be a string, not ${kindOf(value)}`;
+  return value === '' ? 'must not be empty' : null;
+}
+
+/** A tool error shaped as the API's own 400. */
+function badArgument(message: string): CallToolResult {
+  return toolError(message, { error: { code: 400, message } }, 400);
 }
 
 function decode(reply: Reply): RouteAnswer {

@@ -1,4 +1,5 @@
-import { ErrorCode, McpError, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { rpcError } from './tool-call-params.js';
 import { errorMessage, type RouteCaller } from './route-call.js';
 
 /** Both read GET /v1/public/checks/status through the pipeline, like the get_status_overview tool. */
@@ -33,7 +34,7 @@ interface StatusObject {
 async function statusOverview(caller: RouteCaller): Promise<{ text: string; checks: StatusObject[] }> {
   const answer = await caller.call('GET', STATUS_PATH);
   if (answer.status !== 200) {
-    throw new McpError(answer.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest, errorMessage(answer));
+    throw rpcError(answer.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest, errorMessage(answer));
   }
   return { text: answer.text, checks: (answer.body as { data: StatusObject[] }).data };
 }

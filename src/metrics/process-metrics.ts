@@ -18,18 +18,18 @@ const SAMPLED_LAG = ['min', 'max', 'mean', 'p50', 'p90', 'p99'].map((stat) => `n
  * At a 1 s interval that would read as a second of lag, so these gauges report what is past the
  * interval: how late the loop woke. Each replaces prom-client's and reads it once that is set.
  */
-function reportLagBeyondSampling(registry: Registry): void {
+export function reportLagBeyondSampling(registry: Registry, sampleMs: number): void {
   for (const name of SAMPLED_LAG) {
     const sampled = registry.getSingleMetric(name);
     if (sampled === undefined) continue;
     registry.removeSingleMetric(name);
     new Gauge({
       name,
-      help: `${name.split('_')[3]} of how late the event loop woke past its ${EVENT_LOOP_SAMPLE_MS} ms sampling interval`,
+      help: `${name.split('_')[3]} of how late the event loop woke past its ${sampleMs} ms sampling interval`,
       registers: [registry],
       async collect() {
         const value = (await sampled.get()).values[0]?.value;
-        if (value !== undefined) this.set(Math.max(0, value - EVENT_LOOP_SAMPLE_MS / 1000));
+        if (value !== undefined) this.set(Math.max(0, value - sampleMs / 1000));
       },
     });
   }
@@ -54,10 +54,11 @@ export class ProcessMetrics {
   readonly registry = new Registry();
   private readonly batchSize: PromHistogram;
 
-  constructor(readings: ProcessReadings) {
+  /** `eventLoopSampleMs`: the lag sampling interval (tests shorten it to see samples sooner). */
+  constructor(readings: ProcessReadings, eventLoopSampleMs = EVENT_LOOP_SAMPLE_MS) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
-    reportLagBeyondSampling(this.registry);
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: eventLoopSampleMs });
+    reportLagBeyondSampling(this.registry, eventLoopSampleMs);
     new Gauge({
       name: 'vigil_wheel_lag_seconds',
       help: 'How late the timing wheel sent probes after they were due, since start',

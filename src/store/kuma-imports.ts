@@ -12,5 +12,12 @@ export interface KumaImportKey {
 export interface KumaImportRepo {
   vigilId(key: KumaImportKey): string | null;
   remember(key: KumaImportKey, vigilId: string, at: number): void;
+  /** Keeps a Kuma push token (by hash) for a heartbeat check, paired with the check's current ping token. */
+  rememberPushToken(tokenHash: Buffer, checkId: string): void;
+  /**
+   * The ping token a Kuma push token stands for; null when unknown, or when the check's ping URL
+   * was regenerated since (a leaked URL is retired with its Kuma twin).
+   */
+  pingTokenFor(tokenHash: Buffer): string | null;
 }
 

@@ -26,6 +26,12 @@ export interface KumaStatusPage {
   slug: string;
   title: string;
   description: string | null;
+  /** The `status_page` row as stored (its columns vary between 1.x and 2.x). */
+  settings: Record<string, unknown>;
+  /** Custom domains (`status_page_cname`). */
+  domains: string[];
+  /** Titles of the incidents pinned to the page. */
+  pinnedIncidents: string[];
   /** Monitors in display order (groups by weight, then monitors by weight). */
   monitorIds: number[];
   groups: string[];

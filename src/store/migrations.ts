@@ -6,6 +6,7 @@ import { SESSIONS_MIGRATION } from './migrations-sessions.js';
 import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
 import { NODES_MIGRATION } from './migrations-nodes.js';
 import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
+import { BESIDE_MIGRATION } from './migrations-beside.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -154,4 +155,5 @@ export const MIGRATIONS: Migration[] = [
   ALERTS_ROUTING_MIGRATION,
   NODES_MIGRATION,
   KUMA_IMPORTS_MIGRATION,
+  BESIDE_MIGRATION,
 ];

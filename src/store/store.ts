@@ -4,6 +4,8 @@ import type { AlertStore } from './alert-store.js';
 import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
+import type { ServedAddressesRepo } from './served-addresses.js';
+import type { KumaImportRepo } from './kuma-imports.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
 
@@ -36,6 +38,10 @@ export interface Store {
   operations: OperationsRepo;
   /** Dashboard sessions and one-time login links. */
   sessions: SessionStore;
+  /** The public addresses the running server serves on, for the CLI (issue 23). */
+  served: ServedAddressesRepo;
+  /** What `vigil import kuma` created, and the Kuma push tokens it kept. */
+  kumaImports: KumaImportRepo;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.
@@ -111,6 +117,13 @@ export interface CheckRepo {
   setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): void;
   /** Moves on every write to any check: a validator for caches of rendered checks. */
   version(): number;
+  /**
+   * The checks another process (the CLI) created or changed since the last call, their cached
+   * records and lists dropped. Cheap when there are none: it reads the database at all only when
+   * another connection has committed, and at most once per turn of the event loop. Deletions by
+   * another process are not reported.
+   */
+  writtenElsewhere(): Check[];
   /** Every enabled check, streamed without filling the record cache (engine start). */
   forEachEnabled(visit: (check: Check) => void): void;
   /** Every heartbeat check, paused ones too (their pings are still recorded). */

@@ -1,11 +1,8 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ManualClock } from '../../src/domain/clock.js';
-import { runCli } from '../helpers/cli.js';
 import { startServer, type TestResponse, type TestServer } from '../helpers/server.js';
-import { assertError, assertStatus, createCheck, newAccount, newKey, NO_PROBES, uniqueEmail, type Actor } from './util.js';
+import { assert401, assertError, assertStatus, createCheck, newAccount, newKey, NO_PROBES, type Actor } from './util.js';
 
 /** Authentication, scopes, restricted keys, the account endpoint and rate limits (spec 2.7, 5, 7, 8; decisions §2, §7). */
 
@@ -28,30 +25,6 @@ after(async () => {
   await server.stop();
 });
 beforeEach(() => clock.advance(61_000));
-
-function cli(args: string[]) {
-  return runCli(args, server.dataDir);
-}
-
-/** `vigil key create …` through the CLI, parsed. */
-function cliKey(args: string[]): { id: string; key: string; scopes: string[]; expiresAt: number | null; access: unknown } {
-  const r = cli(['key', 'create', ...args]);
-  assert.equal(r.status, 0, `key create failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as { id: string; key: string; scopes: string[]; expiresAt: number | null; access: unknown };
-}
-
-function cliAccount(tier = 'free'): { id: string; email: string; tier: string } {
-  const r = cli(['account', 'create', '--email', uniqueEmail('cli'), '--tier', tier]);
-  assert.equal(r.status, 0, `account create failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as { id: string; email: string; tier: string };
-}
-
-function assert401(res: TestResponse): void {
-  assertError(res, 401);
-  const challenge = res.headers.get('www-authenticate');
-  assert.ok(challenge && challenge.length > 0, '401 carries WWW-Authenticate');
-  assert.match(challenge!, /^Bearer\b/i);
-}
 
 describe('401 with WWW-Authenticate', () => {
   const wellFormedUnknown = `vigil_live_${'ab'.repeat(32)}`;
@@ -124,69 +97,12 @@ describe('an API key sent as Authorization: Bearer', () => {
     const owner = newAccount(server);
     const revoked = { id: owner.keyId, key: owner.key };
     assertStatus(await server.request('GET', '/v1/public/checks', bearer(revoked.key)), 200);
-    assert.equal(cli(['key', 'revoke', revoked.id]).status, 0);
+    server.app.services.accounts.revokeKey(revoked.id);
     const res = await server.request('GET', '/v1/public/checks', bearer(revoked.key));
     assert401(res);
     assert.match(res.body.error.message, /revoked/);
     assert401(await server.request('GET', '/v1/public/checks', bearer(`vigil_live_${'cd'.repeat(32)}`)));
     assert401(await server.request('GET', '/v1/public/checks', bearer(`vigil_live_${'c'.repeat(63)}`)));
-  });
-});
-
-describe('key revoke, disable, enable from the CLI while the server runs', () => {
-  test('revoke: the very next request is 401, and enable does not undo it', async () => {
-    const account = cliAccount('indie');
-    const key = cliKey(['--account', account.id, '--scopes', 'checks:read,checks:write']);
-    assertStatus(await server.request('GET', '/v1/public/checks', { key: key.key }), 200);
-
-    const revoked = cli(['key', 'revoke', key.id]);
-    assert.equal(revoked.status, 0, revoked.stderr);
-    assert401(await server.request('GET', '/v1/public/checks', { key: key.key }));
-
-    const enabled = cli(['key', 'enable', key.id]);
-    assert.equal(enabled.status, 2, 'enable of a revoked key is refused');
-    assert.equal(enabled.stderr.trim().split('\n').length, 1, 'one line on stderr');
-    assert401(await server.request('GET', '/v1/public/checks', { key: key.key }));
-  });
-
-  test('disable: the very next request is 401; enable restores the key', async () => {
-    const account = cliAccount('indie');
-    const key = cliKey(['--account', account.email]);
-    assertStatus(await server.request('GET', '/v1/public/account', { key: key.key }), 200);
-
-    assert.equal(cli(['key', 'disable', key.id]).status, 0);
-    assert401(await server.request('GET', '/v1/public/account', { key: key.key }));
-
-    assert.equal(cli(['key', 'enable', key.id]).status, 0);
-    assertStatus(await server.request('GET', '/v1/public/account', { key: key.key }), 200);
-  });
-
-  test('a revoked key no longer counts against maxApiKeys (free: 1)', async () => {
-    const account = cliAccount('free');
-    const first = cliKey(['--account', account.id]);
-    const refused = cli(['key', 'create', '--account', account.id]);
-    assert.equal(refused.status, 2, 'a second key on the free plan is refused');
-    assert.equal(refused.stdout, '', 'nothing printed on stdout');
-    assert.equal(refused.stderr.trim().split('\n').length, 1);
-    assert.equal(server.app.store.keys.countLive(account.id), 1, 'nothing written');
-    assertStatus(await server.request('GET', '/v1/public/account', { key: first.key }), 200);
-
-    assert.equal(cli(['key', 'revoke', first.id]).status, 0);
-    const second = cliKey(['--account', account.id]);
-    assertStatus(await server.request('GET', '/v1/public/account', { key: second.key }), 200);
-  });
-
-  test('the CLI takes maxApiKeys from --config (indie overridden to 2)', async () => {
-    const config = join(server.dataDir, 'indie-two-keys.json');
-    writeFileSync(config, JSON.stringify({ plans: { indie: { maxApiKeys: 2 } } }));
-    const account = cliAccount('indie');
-    cliKey(['--account', account.id, '--config', config]);
-    cliKey(['--account', account.id, '--config', config]);
-    const third = cli(['key', 'create', '--account', account.id, '--config', config]);
-    assert.equal(third.status, 2, 'the third key is refused under the overridden allowance');
-    assert.equal(server.app.store.keys.countLive(account.id), 2);
-    // Without the override the default indie allowance (3) applies.
-    cliKey(['--account', account.id]);
   });
 });
 
@@ -255,8 +171,8 @@ describe('restricted keys', () => {
     c1 = await createCheck(server, { url: 'https://c1.restricted.example.com' }, owner.key);
     c2 = await createCheck(server, { url: 'https://c2.restricted.example.com' }, owner.key);
     c3 = await createCheck(server, { url: 'https://c3.restricted.example.com', folder: 'ops' }, owner.key);
-    byCheck = cliKey(['--account', owner.accountId, '--scopes', 'checks:read,checks:write,checks:delete', '--checks', c1]);
-    byFolder = cliKey(['--account', owner.accountId, '--scopes', 'checks:read,checks:write,checks:delete', '--folders', 'ops']);
+    byCheck = newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete'], checkIds: [c1] });
+    byFolder = newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete'], folders: ['ops'] });
   });
 
   const ids = (res: TestResponse) => res.body.data.map((c: { id: string }) => c.id) as string[];

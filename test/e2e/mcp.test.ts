@@ -180,7 +180,21 @@ describe('every tool, through the same routes as REST', () => {
 
     assert.deepEqual((await ok(client, 'delete_check', { id })).data, { success: true });
     assert.equal(await fails(client, 'get_check', { id }, 404), `Check ${id} not found`);
-    assert.equal(await fails(client, 'get_check', { id: '' }, 400), 'id is required');
+    assert.equal(await fails(client, 'get_check', { id: '' }, 400), 'id must not be empty');
+    assert.equal(await fails(client, 'get_check', {}, 400), 'id is required');
+  });
+
+  test('an argument of the wrong type is named as the wrong type, not as missing', async () => {
+    const client = await withKey(fresh());
+    assert.equal(await fails(client, 'get_check', { id: { a: 1 } }, 400), 'id must be a string, not an object');
+    assert.equal(await fails(client, 'get_check', { id: 5 }, 400), 'id must be a string, not a number');
+    assert.equal(await fails(client, 'get_check', { id: ['chk_1'] }, 400), 'id must be a string, not an array');
+    assert.equal(await fails(client, 'delete_check', { id: null }, 400), 'id must be a string, not null');
+    assert.equal(
+      await fails(client, 'create_check', { url: 'https://typed.example.com', idempotencyKey: 7 }, 400),
+      'idempotencyKey must be a string, not a number',
+    );
+    assert.equal(await fails(client, 'toggle_check', { id: 'chk_x', disabled: 'yes' }, 400), 'disabled must be a boolean');
   });
 
   test('a tool call costs one unit of the per-key budget, like the REST call it makes', async () => {
@@ -346,6 +360,31 @@ describe('HTTP surface of /mcp/v1', () => {
     assert.equal(badKey.headers.get('www-authenticate'), `Bearer realm="vigil", resource_metadata="${metadata}", error="invalid_token"`);
     const rest = await fetch(`${server.url}/v1/public/checks`);
     assert.match(rest.headers.get('www-authenticate') ?? '', /oauth-protected-resource"$/, 'the REST API keeps its own metadata');
+  });
+
+  test('tools/call with params not of its shape is -32602 Invalid params with one line naming the problem', async () => {
+    const key = fresh().key;
+    const rpc = async (params: unknown) => {
+      const res = await fetch(`${server.url}/mcp/v1`, {
+        method: 'POST',
+        headers: { ...headers, 'x-api-key': key },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+      });
+      assert.equal(res.status, 200);
+      return (await res.json()) as { id: number; error?: { code: number; message: string }; result?: unknown };
+    };
+    for (const [args, kind] of [['x', 'a string'], [5, 'a number'], [[1], 'an array'], [null, 'null'], [true, 'a boolean']] as const) {
+      const answer = await rpc({ name: 'get_check', arguments: args });
+      assert.equal(answer.id, 7);
+      assert.deepEqual(answer.error, { code: -32602, message: `params.arguments must be an object of named arguments, not ${kind}` }, JSON.stringify(args));
+    }
+    assert.deepEqual((await rpc({ arguments: {} })).error, { code: -32602, message: 'params.name is required: the name of the tool to call' });
+    assert.deepEqual((await rpc({ name: 3 })).error, { code: -32602, message: 'params.name must be a string, not a number' });
+    assert.deepEqual((await rpc(undefined)).error, { code: -32602, message: 'params must be an object with the tool name and its arguments' });
+    assert.deepEqual((await rpc({ name: 'no_such_tool', arguments: {} })).error, { code: -32602, message: 'Unknown tool: no_such_tool' });
+    const fine = await rpc({ name: 'get_account' });
+    assert.equal(fine.error, undefined, 'arguments may be left out');
+    assert.ok(fine.result);
   });
 
   test('a plain JSON-RPC POST is answered with JSON; GET and DELETE are 405 (stateless)', async () => {

@@ -62,45 +62,84 @@ class FakeNode {
 const ok = (startedAt: number): ProbeResult => ({ ...failedResult(startedAt, ''), ok: true, error: null, statusCode: 200, responseTime: 5 });
 const down = (startedAt: number): ProbeResult => failedResult(startedAt, 'Connection refused');
 
+/** A node of its own region, connected and welcomed, and a check of that region assigned to it. */
+interface Placed {
+  node: FakeNode;
+  nodeId: string;
+  token: string;
+  region: string;
+  checkId: string;
+}
+
+/*
+ * Each test places its own node and check (a region of its own), so any test runs alone
+ * (`--test-name-pattern`) or in any order.
+ */
 describe('node protocol (a hand-played node against a real server)', () => {
   let server: TestServer;
   let registry: NodeRegistry;
-  let token = '';
-  let checkId = '';
-  let node: FakeNode;
+  let regions = 0;
+  const nodes: FakeNode[] = [];
 
   before(async () => {
     server = await startServer({ region: 'vps-eu-1', nodes: { pingMs: 200, failoverMs: 600_000 } });
     registry = new NodeRegistry(server.app.store.nodes, 'vps-eu-1', server.app.clock);
-    token = registry.create({ region: 'vps-us-1' }).token;
-    const made = await server.request('POST', '/v1/public/checks', {
-      body: { url: 'http://127.0.0.1:9/', checkFrequency: 0.5, checkRegionOverride: 'vps-us-1', downConfirmationAttempts: 1 },
-      headers: { 'Idempotency-Key': 'node-protocol-1' },
-    });
-    assert.equal(made.status, 201);
-    checkId = made.body.data.id;
   });
   after(async () => {
-    node?.ws.close();
+    for (const n of nodes) n.ws.close();
     await server.stop();
   });
 
-  const history = async () => (await server.request('GET', `/v1/public/checks/${checkId}/history?limit=100`)).body.data as Array<{ region: string; createdAt: string; status: string }>;
+  const connect = async (token: string, skewMs = 0): Promise<FakeNode> => {
+    const node = new FakeNode(server.url, token);
+    nodes.push(node);
+    node.skewMs = skewMs;
+    await node.opened();
+    return node;
+  };
+
+  /** Registers a node in a new region, creates a check there, connects and says hello. */
+  const place = async (opts: { skewMs?: number; epoch?: string } = {}): Promise<Placed> => {
+    const region = `vps-t${++regions}`;
+    const token = registry.create({ region }).token;
+    const made = await server.request('POST', '/v1/public/checks', {
+      body: { url: `http://127.0.0.1:9/${region}`, checkFrequency: 0.5, checkRegionOverride: region, downConfirmationAttempts: 1 },
+    });
+    assert.equal(made.status, 201);
+    const node = await connect(token, opts.skewMs);
+    node.send({ type: 'hello', version: 'test', epoch: opts.epoch ?? 'epoch-1' });
+    const welcome = await node.next('welcome');
+    await node.next('assign', (m) => m.reset);
+    return { node, nodeId: welcome.nodeId, token, region, checkId: made.body.data.id };
+  };
+
+  /** Sends one result and waits for its acknowledgement. */
+  const report = async (p: Placed, seq: number, result: ProbeResult, epoch = 'epoch-1'): Promise<void> => {
+    p.node.send({ type: 'results', epoch, items: [{ seq, checkId: p.checkId, result }] });
+    await p.node.next('ack', (m) => m.seq === seq);
+  };
+
+  const history = async (checkId: string) =>
+    (await server.request('GET', `/v1/public/checks/${checkId}/history?limit=100`)).body.data as Array<{ region: string; createdAt: string; status: string }>;
+  const status = async (checkId: string) => (await server.request('GET', `/v1/public/checks/${checkId}`)).body.data.status as string;
 
   test('hello first: anything else closes the connection', async () => {
-    const rude = new FakeNode(server.url, token);
-    await rude.opened();
+    const rude = await connect(registry.create({ region: `vps-t${++regions}` }).token);
     rude.send({ type: 'results', epoch: 'e', items: [] });
     assert.equal(await rude.closed, 1008);
   });
 
   test('welcome, then the region’s checks; results are recorded under the node’s region with corrected times and acknowledged', async () => {
-    node = new FakeNode(server.url, token);
-    node.skewMs = 5_000; // this node's clock runs 5 s ahead
-    await node.opened();
+    const region = `vps-t${++regions}`;
+    const token = registry.create({ region }).token;
+    const made = await server.request('POST', '/v1/public/checks', {
+      body: { url: `http://127.0.0.1:9/${region}`, checkFrequency: 0.5, checkRegionOverride: region, downConfirmationAttempts: 1 },
+    });
+    const checkId = made.body.data.id as string;
+    const node = await connect(token, 5_000); // this node's clock runs 5 s ahead
     node.send({ type: 'hello', version: 'test', epoch: 'epoch-1' });
     const welcome = await node.next('welcome');
-    assert.deepEqual({ ...welcome, nodeId: 'x' }, { type: 'welcome', nodeId: 'x', region: 'vps-us-1', epoch: 'epoch-1', seq: 0 });
+    assert.deepEqual({ ...welcome, nodeId: 'x' }, { type: 'welcome', nodeId: 'x', region, epoch: 'epoch-1', seq: 0 });
     const assign = await node.next('assign');
     assert.equal(assign.reset, true);
     assert.deepEqual(assign.checks.map((c) => c.id), [checkId]);
@@ -110,48 +149,52 @@ describe('node protocol (a hand-played node against a real server)', () => {
     node.send({ type: 'results', epoch: 'epoch-1', items: [{ seq: 1, checkId, result: ok(startedAt + node.skewMs) }] });
     const ack = await node.next('ack');
     assert.deepEqual(ack, { type: 'ack', epoch: 'epoch-1', seq: 1 });
-    const rows = await history();
+    const rows = await history(checkId);
     assert.equal(rows.length, 1);
-    assert.equal(rows[0]!.region, 'vps-us-1');
+    assert.equal(rows[0]!.region, region);
     assert.ok(Math.abs(Date.parse(rows[0]!.createdAt) - startedAt) < 1000, 'the node’s 5 s skew is taken out');
   });
 
   test('a replayed batch is acknowledged and recorded once', async () => {
+    const p = await place();
     const startedAt = Date.now() - 500;
-    const items = [{ seq: 2, checkId, result: ok(startedAt + node.skewMs) }];
-    node.send({ type: 'results', epoch: 'epoch-1', items });
-    await node.next('ack', (m) => m.seq === 2);
-    node.send({ type: 'results', epoch: 'epoch-1', items: [{ seq: 1, checkId, result: ok(startedAt) }, ...items] });
-    await node.next('ack', (m) => m.seq === 2);
-    assert.equal((await history()).length, 2, JSON.stringify(await history()));
-    assert.equal(server.app.store.nodes.cursor(server.app.store.nodes.list()[0]!.id).seq, 2, 'the cursor is durable');
+    await report(p, 1, ok(startedAt - 100));
+    const items = [{ seq: 2, checkId: p.checkId, result: ok(startedAt) }];
+    p.node.send({ type: 'results', epoch: 'epoch-1', items });
+    await p.node.next('ack', (m) => m.seq === 2);
+    p.node.send({ type: 'results', epoch: 'epoch-1', items: [{ seq: 1, checkId: p.checkId, result: ok(startedAt - 100) }, ...items] });
+    await p.node.next('ack', (m) => m.seq === 2);
+    assert.equal((await history(p.checkId)).length, 2, JSON.stringify(await history(p.checkId)));
+    assert.equal(server.app.store.nodes.cursor(p.nodeId).seq, 2, 'the cursor is durable');
   });
 
   test('a late result goes into history but never moves the state backwards', async () => {
-    const status = async () => (await server.request('GET', `/v1/public/checks/${checkId}`)).body.data.status as string;
-    assert.equal(await status(), 'up');
+    const p = await place();
+    await report(p, 1, ok(Date.now()));
+    assert.equal(await status(p.checkId), 'up');
     // A failure from before the newest result: history only (and no peer is asked for it).
-    node.send({ type: 'results', epoch: 'epoch-1', items: [{ seq: 3, checkId, result: down(Date.now() - 60_000 + node.skewMs) }] });
-    await node.next('ack', (m) => m.seq === 3);
-    assert.equal((await history()).filter((r) => r.status === 'down').length, 1);
-    assert.equal(await status(), 'up');
+    await report(p, 2, down(Date.now() - 60_000));
+    assert.equal((await history(p.checkId)).filter((r) => r.status === 'down').length, 1);
+    assert.equal(await status(p.checkId), 'up');
   });
 
   test('a fresh failure from the node is re-checked by the central; both results are kept', async () => {
-    node.send({ type: 'results', epoch: 'epoch-1', items: [{ seq: 4, checkId, result: down(Date.now() + node.skewMs) }] });
-    await node.next('ack', (m) => m.seq === 4);
-    const s = (await server.request('GET', '/v1/public/checks/status')).body.data.find((c: { id: string }) => c.id === checkId);
+    const p = await place();
+    await report(p, 1, ok(Date.now() - 1000));
+    await report(p, 2, down(Date.now()));
+    const s = (await server.request('GET', '/v1/public/checks/status')).body.data.find((c: { id: string }) => c.id === p.checkId);
     // Port 9 on loopback refuses: the central agrees, so the check is confirmed down.
-    assert.deepEqual(s.regions, { primary: 'vps-us-1', peer: 'vps-eu-1', regionsTotal: 2, regionsDown: 2, confirmedDown: true });
+    assert.deepEqual(s.regions, { primary: p.region, peer: 'vps-eu-1', regionsTotal: 2, regionsDown: 2, confirmedDown: true });
     assert.equal(s.status, 'offline');
-    const regions = (await history()).slice(0, 2).map((r) => r.region).sort();
-    assert.deepEqual(regions, ['vps-eu-1', 'vps-us-1']);
+    const regions = (await history(p.checkId)).slice(0, 2).map((r) => r.region).sort();
+    assert.deepEqual(regions, ['vps-eu-1', p.region]);
   });
 
   test('the clock offset and figures reach vigil node list; an offset over 2 s is flagged', async () => {
+    const p = await place({ skewMs: 5_000 });
     const listed = await (async () => {
       for (let i = 0; i < 50; i++) {
-        const n = registry.list()[0]!;
+        const n = registry.list().find((x) => x.id === p.nodeId)!;
         if (n.connected && n.clockOffsetMs !== null) return n;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -164,32 +207,34 @@ describe('node protocol (a hand-played node against a real server)', () => {
   });
 
   test('central changes reach the node at once: a pause unassigns, a resume assigns and runs it now', async () => {
-    await server.request('POST', `/v1/public/checks/${checkId}/toggle`, { body: { disabled: true } });
-    assert.deepEqual((await node.next('unassign')).ids, [checkId]);
-    await server.request('POST', `/v1/public/checks/${checkId}/toggle`, { body: { disabled: false } });
-    const assign = await node.next('assign');
-    assert.deepEqual(assign.checks.map((c) => c.id), [checkId]);
-    assert.deepEqual(assign.runNow, [checkId], JSON.stringify(assign));
+    const p = await place();
+    await server.request('POST', `/v1/public/checks/${p.checkId}/toggle`, { body: { disabled: true } });
+    assert.deepEqual((await p.node.next('unassign')).ids, [p.checkId]);
+    await server.request('POST', `/v1/public/checks/${p.checkId}/toggle`, { body: { disabled: false } });
+    const assign = await p.node.next('assign');
+    assert.deepEqual(assign.checks.map((c) => c.id), [p.checkId]);
+    assert.deepEqual(assign.runNow, [p.checkId], JSON.stringify(assign));
   });
 
   test('a new outbox epoch starts its sequence again', async () => {
-    const again = new FakeNode(server.url, token);
-    await again.opened();
-    assert.equal(await node.closed, 4000, 'the older connection of the same node is replaced');
+    const p = await place();
+    await report(p, 1, ok(Date.now()));
+    const again = await connect(p.token);
+    assert.equal(await p.node.closed, 4000, 'the older connection of the same node is replaced');
     again.send({ type: 'hello', version: 'test', epoch: 'epoch-2' });
     const welcome = await again.next('welcome');
     assert.equal(welcome.epoch, 'epoch-2');
-    assert.equal(welcome.seq, 0);
-    node = again;
+    assert.equal(welcome.seq, 0, 'epoch-1 had reached 1');
   });
 
   test('a failure below the threshold asks the node for an immediate recheck', async () => {
-    const patched = await server.request('PATCH', `/v1/public/checks/${checkId}`, { body: { downConfirmationAttempts: 3 } });
+    const p = await place();
+    const patched = await server.request('PATCH', `/v1/public/checks/${p.checkId}`, { body: { downConfirmationAttempts: 3 } });
     assert.equal(patched.status, 200);
-    assert.deepEqual((await node.next('assign', (m) => !m.reset)).runNow, [checkId], 'a behaviour change runs the check at once');
+    assert.deepEqual((await p.node.next('assign', (m) => !m.reset)).runNow, [p.checkId], 'a behaviour change runs the check at once');
     const now = Date.now();
-    // Up again, then one failure: below the threshold of 3.
-    node.send({ type: 'results', epoch: 'epoch-2', items: [{ seq: 1, checkId, result: ok(now) }, { seq: 2, checkId, result: down(now + 1) }] });
-    assert.equal((await node.next('run')).id, checkId);
+    // Up, then one failure: below the threshold of 3.
+    p.node.send({ type: 'results', epoch: 'epoch-1', items: [{ seq: 1, checkId: p.checkId, result: ok(now) }, { seq: 2, checkId: p.checkId, result: down(now + 1) }] });
+    assert.equal((await p.node.next('run')).id, p.checkId);
   });
 });

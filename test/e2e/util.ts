@@ -66,6 +66,14 @@ export function assertError(res: TestResponse, status: number, messageIncludes?:
   }
 }
 
+/** A 401 in the standard shape, with a Bearer challenge. */
+export function assert401(res: TestResponse): void {
+  assertError(res, 401);
+  const challenge = res.headers.get('www-authenticate');
+  assert.ok(challenge && challenge.length > 0, '401 carries WWW-Authenticate');
+  assert.match(challenge!, /^Bearer\b/i);
+}
+
 /** Asserts a 2xx status with a readable failure message. */
 export function assertStatus(res: TestResponse, status: number): void {
   assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${short(res.text)}`);
@@ -124,7 +132,7 @@ export function setMonitorStatus(server: TestServer, id: string, status: 'pendin
  * would: caches validated by the database's data_version see the change.
  */
 export function externalWrite(server: TestServer, sql: string, ...params: unknown[]): void {
-  const store = openSqliteStore(server.dataDir);
+  const store = openSqliteStore(server.dataDir, { guest: true });
   try {
     const info = store.db.prepare(sql).run(...params);
     assert.ok(info.changes > 0, `no row changed by ${sql}`);

@@ -4,7 +4,10 @@ import { jsonPathOf, mapMonitor, nameWithTags, statusCodesOf, type MonitorContex
 import { mapNotification, recipientsOf } from '../../src/import/kuma-notifications.js';
 import { folderNames } from '../../src/import/kuma-import.js';
 import { observationOf } from '../../src/import/kuma-history.js';
-import type { KumaMonitorRow, KumaNotification } from '../../src/store/kuma-source.js';
+import type { KumaMonitorRow, KumaNotification, KumaStatusPage } from '../../src/store/kuma-source.js';
+import type { EmailSettings } from '../../src/store/alert-store.js';
+import { kumaEmailRoute } from '../../src/import/kuma-email.js';
+import { pageNotImported } from '../../src/import/kuma-pages.js';
 import type { PlanLimits } from '../../src/domain/plans.js';
 
 /** The pure Kuma → Vigil mapping (docs/kuma-import.md), one rule per assertion. */
@@ -144,4 +147,35 @@ test('a Kuma heartbeat is the observation a live probe or ping would have made',
   assert.ok(down.kind === 'probe' && !down.result.ok && down.result.error === 'ECONNREFUSED');
   assert.equal(observationOf({ type: 'heartbeat' }, { status: 1, at: 1, msg: null, ping: null }).kind, 'ping');
   assert.equal(observationOf({ type: 'heartbeat' }, { status: 0, at: 1, msg: null, ping: null }).kind, 'missed');
+});
+
+test('email: applied exactly when the account has no setting or these very addresses; refused beside other recipients', () => {
+  const settings = (recipients: string[], checkIds: string[] = [], folders: string[] = []): EmailSettings => ({
+    accountId: 'acc', enabled: true, recipients, events: ['website_down'], emailFormat: 'html', updatedAt: 0, checkIds, folders,
+    remindEveryMinutes: null,
+  } as EmailSettings);
+  const kuma = ['oncall@example.com', 'sre@example.com'];
+  assert.deepEqual(kumaEmailRoute(null, kuma, ['c1', 'c2']), { kind: 'update', patch: { recipients: kuma, checkIds: ['c1', 'c2'] } });
+  assert.deepEqual(kumaEmailRoute(settings(['SRE@example.com', 'oncall@example.com'], ['c0']), kuma, ['c1']), {
+    kind: 'update', patch: { recipients: ['SRE@example.com', 'oncall@example.com'], checkIds: ['c0', 'c1'] },
+  });
+  assert.deepEqual(kumaEmailRoute(settings(kuma), kuma, ['c1']), { kind: 'covered' });
+  const refused = kumaEmailRoute(settings(['boss@example.com']), kuma, ['c1']);
+  assert.equal(refused.kind, 'refused');
+  assert.match(refused.kind === 'refused' ? refused.reason : '', /already sends email alerts to boss@example\.com \(every check\).*one recipient list per account/);
+});
+
+test('status pages: every setting away from Kuma\'s defaults without a Vigil equivalent is named', () => {
+  const page = (settings: Record<string, unknown>, extra: Partial<KumaStatusPage> = {}): KumaStatusPage => ({
+    id: 1, slug: 's', title: 'S', description: null, monitorIds: [], groups: [], domains: [], pinnedIncidents: [], settings, ...extra,
+  });
+  const defaults = { icon: '/icon.svg', theme: 'auto', published: 1, search_engine_index: 1, show_tags: 0, password: null, footer_text: null, custom_css: '', show_powered_by: 1 };
+  assert.deepEqual(pageNotImported(page(defaults)), []);
+  const notes = pageNotImported(page(
+    { ...defaults, footer_text: 'Operated by SRE', show_tags: 1, published: 0, show_powered_by: 0, analytics_id: 'G-1', auto_refresh_interval: 300 },
+    { domains: ['status.example.com'], pinnedIncidents: ['DB upgrade'] },
+  ));
+  for (const expected of [/footer text "Operated by SRE"/, /show tags/, /unpublished/, /Powered by/, /analytics/, /auto refresh every 300 s/, /custom domain status\.example\.com/, /pinned incident "DB upgrade"/]) {
+    assert.ok(notes.some((n) => expected.test(n)), `${expected} in ${JSON.stringify(notes)}`);
+  }
 });

@@ -5,6 +5,7 @@ import { HOUR_MS, MINUTE_MS } from '../../src/domain/rollup.js';
 import { DAY_MS } from '../../src/domain/cover.js';
 import { sampleOf } from '../../src/store/sqlite/rollup-rows.js';
 import { openStatsWorld, type StatsWorld } from '../helpers/stats-world.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 
 const T = Date.UTC(2026, 6, 1, 9); // 09:00:00Z
 const DAY = Date.UTC(2026, 6, 1);
@@ -183,5 +184,36 @@ describe('rollups: hours and days built at their boundary answer what their minu
     const before = seqs.map(readings);
     world.restart();
     assert.deepEqual(seqs.map(readings), before, 'the written minutes carry the open hour and day across a restart');
+  });
+});
+
+describe('a guest store (the CLI) beside the server on the same data directory (issue 23)', () => {
+  test('opening it rebuilds nothing the server holds open; what it records goes straight into its rows', () => {
+    const world = openStatsWorld(T);
+    try {
+      const account = world.accounts.createAccount('guest@example.com', 'pro');
+      const key = world.accounts.createKey({ account: account.id, scopes: ['checks:write'] }).key;
+      const seq = world.store.checks.byId(world.checks.create(world.principal(key), { url: 'https://g.example.com/', checkFrequency: 1 }).id)!.seq;
+      const record = (store: SqliteStore, at: number) =>
+        store.transaction(() => {
+          store.history.insertResult({ checkSeq: seq, at, kind: 'probe', status: 'up', statusCode: 200, responseTime: 100, timing: null, error: null, region: null, snippet: null, meta: null });
+          store.rollups.addSample(seq, at, ok(100));
+        });
+      record(world.store, T + 5_000);
+      record(world.store, T + 15_000);
+
+      const guest = openSqliteStore(world.dir, { guest: true });
+      const old = T - 2 * HOUR_MS;
+      record(guest, old);
+      guest.close();
+
+      assert.equal(world.rollups.rows(seq, 'minute', [[T, T + 1]])[0], undefined, 'the open minute is still the server\'s alone');
+      assert.equal(world.rollups.rows(seq, 'minute', [[old, old + 1]])[0]?.total, 1, 'the guest\'s result is in its minute row');
+      assert.equal(world.rollups.rows(seq, 'hour', [[old, old + 1]])[0]?.total, 1, 'and in its hour, built already');
+      void world.rollups.flushOpen(T + MINUTE_MS, false);
+      assert.equal(world.rollups.rows(seq, 'minute', [[T, T + 1]])[0]?.total, 2, 'two results, as history holds');
+    } finally {
+      world.close();
+    }
   });
 });

@@ -6,6 +6,7 @@ import type { CheckRepo } from '../store.js';
 import { Lru } from '../../util/lru.js';
 import { fromBool, parseJson, toBool, toJson } from './statements.js';
 import { checkLists, pageOfOrdered } from './check-lists.js';
+import { checksWrittenElsewhere } from './checks-elsewhere.js';
 
 /**
  * Reading a wide row costs about 150 ns per column here, so records are cached (write-through,
@@ -131,6 +132,7 @@ const SETTINGS_COLUMNS = [
 export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
   const records = new Lru<string, Check>(CACHE_SIZE);
   const lists = checkLists(db);
+  const elsewhere = checksWrittenElsewhere(db);
   let version = 0;
   const insert = db.prepare(
     `INSERT INTO checks (id, account_id, url_key, heartbeat_token, heartbeat_token_hash, disabled, disabled_reason,
@@ -166,6 +168,7 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
         fromBool(c.maintenance), c.maintenanceUntil, c.status, c.createdAt, c.updatedAt, ...settingsValues(c),
       );
       membersChanged(c.id, info);
+      elsewhere.wrote(c.id, c.updatedAt);
       return Number(info.lastInsertRowid);
     },
     byId(id) {
@@ -178,11 +181,11 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     countForAccount: (accountId) => (countForAccount.get(accountId) as number | undefined) ?? 0,
     urlTaken: (accountId, urlKey, exceptId) => urlTaken.get(accountId, urlKey, exceptId) !== undefined,
     // A folder change moves a check in or out of restricted keys' lists.
-    updateSettings: (id, s, urlKey, now) => membersChanged(id, updateSettings.run(...settingsValues(s), urlKey, now, id)),
-    setDisabled: (id, disabled, reason, now) => membersChanged(id, setDisabled.run(fromBool(disabled), reason, now, now, id)),
-    setMaintenance: (id, on, until, now) => changed(id, setMaintenance.run(fromBool(on), until, now, id)),
+    updateSettings: (id, s, urlKey, now) => membersChanged(id, updateSettings.run(...settingsValues(s), urlKey, now, id), now),
+    setDisabled: (id, disabled, reason, now) => membersChanged(id, setDisabled.run(fromBool(disabled), reason, now, now, id), now),
+    setMaintenance: (id, on, until, now) => changed(id, setMaintenance.run(fromBool(on), until, now, id), now),
     delete: (id) => membersChanged(id, del.run(id)),
-    setHeartbeatToken: (id, token, hash, now) => changed(id, setToken.run(token, hash, now, id)),
+    setHeartbeatToken: (id, token, hash, now) => changed(id, setToken.run(token, hash, now, id), now),
     forEachEnabled(visit) {
       // Streamed: 100,000 rows and records alive at once would set the process's high-water mark.
       for (const row of allEnabled.iterate() as IterableIterator<CheckRowDb>) visit(rowToCheck(row));
@@ -221,6 +224,17 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     },
     saveDomain: (id, domain) => changed(id, saveDomain.run(toJson(domain), id)),
     version: () => version,
+    writtenElsewhere() {
+      const rows = elsewhere.poll();
+      if (rows.length === 0) return [];
+      lists.changed();
+      version++;
+      return rows.map((r) => {
+        const check = rowToCheck(r);
+        records.set(r.id, check);
+        return check;
+      });
+    },
     clearCache: () => {
       records.clear();
       lists.changed();
@@ -238,15 +252,19 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     return check;
   }
 
-  /** Drops the cached record; a rolled-back transaction clears the caches (index.ts). */
-  function changed(id: string, _result: unknown): void {
+  /**
+   * Drops the cached record; a rolled-back transaction clears the caches (index.ts). `updatedAt`:
+   * the change stamped the row, which is then not another process's change.
+   */
+  function changed(id: string, _result: unknown, updatedAt?: number): void {
     records.delete(id);
     version++;
+    if (updatedAt !== undefined) elsewhere.wrote(id, updatedAt);
   }
 
   /** The same, for a change that can move the check in or out of lists. */
-  function membersChanged(id: string, result: unknown): void {
-    changed(id, result);
+  function membersChanged(id: string, result: unknown, updatedAt?: number): void {
+    changed(id, result, updatedAt);
     lists.changed();
   }
 }

@@ -14,6 +14,8 @@ import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
 import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
+import { sqliteServedAddresses } from './served-addresses.js';
+import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 
 export interface SqliteStore extends Store {
@@ -24,6 +26,13 @@ export interface SqliteStore extends Store {
 export interface SqliteStoreOptions {
   /** Checkpoints run on a thread of their own (a long-running server); otherwise SQLite's own. */
   checkpointInBackground?: boolean;
+  /**
+   * A short-lived process beside a server that may be running on the same data directory (the
+   * CLI): it neither rebuilds nor buffers rollups (that server holds its open minutes in memory;
+   * see DirectMinutes), and its transactions take the write lock when they begin, so a server's
+   * commit in between cannot void what they read.
+   */
+  guest?: boolean;
 }
 
 export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -52,12 +61,12 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
   const stateChanges = sqliteStateChanges(db);
   const alerts = sqliteAlertStore(db);
   // Created before results flow: opening the rollups rebuilds rows a crashed process left short.
-  const rollups = sqliteRollups(db);
+  const rollups = sqliteRollups(db, { guest: options.guest });
   const nodes = sqliteNodes(db);
   const apply = writeApplier({ checks, history, stateChanges, alerts, rollups, nodes });
   const transaction = <T>(fn: () => T): T => {
     try {
-      return db.transaction(fn)();
+      return options.guest ? db.transaction(fn).immediate() : db.transaction(fn)();
     } catch (err) {
       // Records read inside a rolled-back transaction may have been cached.
       checks.clearCache();
@@ -81,6 +90,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     statusPages: sqliteStatusPages(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
+    served: sqliteServedAddresses(db),
+    kumaImports: sqliteKumaImports(db),
     credentialsVersion,
     transaction,
     applyWrites: (batch, failed) =>

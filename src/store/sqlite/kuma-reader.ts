@@ -60,7 +60,15 @@ function snapshot(db: Database.Database, tables: Set<string>, withBeats: boolean
     ? grouped(all<{ key: number; value: number }>('SELECT maintenance_id AS key, monitor_id AS value FROM monitor_maintenance ORDER BY id'))
     : new Map<number, number[]>();
 
-  const pages = tables.has('status_page') ? all<{ id: number; slug: string; title: string; description: string | null }>('SELECT id, slug, title, description FROM status_page ORDER BY id') : [];
+  const pages = tables.has('status_page')
+    ? all<Record<string, unknown> & { id: number; slug: string; title: string; description: string | null }>('SELECT * FROM status_page ORDER BY id')
+    : [];
+  const pageDomains = tables.has('status_page_cname')
+    ? grouped(all<{ key: number; value: string }>('SELECT status_page_id AS key, domain AS value FROM status_page_cname ORDER BY id'))
+    : new Map<number, string[]>();
+  const pinnedIncidents = tables.has('incident')
+    ? grouped(all<{ key: number; value: string }>('SELECT status_page_id AS key, title AS value FROM incident WHERE pin = 1 ORDER BY id'))
+    : new Map<number, string[]>();
   const pageGroups = tables.has('group')
     ? all<{ id: number; name: string; page: number }>('SELECT id, name, status_page_id AS page FROM "group" WHERE status_page_id IS NOT NULL ORDER BY weight, id')
     : [];
@@ -90,6 +98,7 @@ function snapshot(db: Database.Database, tables: Set<string>, withBeats: boolean
       const groups = pageGroups.filter((g) => g.page === p.id);
       return {
         id: p.id, slug: p.slug, title: p.title, description: p.description,
+        settings: p, domains: pageDomains.get(p.id) ?? [], pinnedIncidents: pinnedIncidents.get(p.id) ?? [],
         groups: groups.map((g) => g.name),
         monitorIds: groups.flatMap((g) => groupMonitors.get(g.id) ?? []),
       };

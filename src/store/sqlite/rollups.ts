@@ -6,6 +6,7 @@ import type { Interval } from '../../domain/ranges.js';
 import type { Db } from '../db.js';
 import { sumTotals, type BucketSums, type RollupLevel, type RollupStore, type RollupTotals } from '../rollup-store.js';
 import { OpenMinutes } from './open-minutes.js';
+import { DirectMinutes } from './direct-minutes.js';
 import { BUCKET_MS, sampleOf, sqliteRollupRows, type GroupedSums, type RollupRows } from './rollup-rows.js';
 
 /**
@@ -22,13 +23,15 @@ import { BUCKET_MS, sampleOf, sqliteRollupRows, type GroupedSums, type RollupRow
  * transaction, before a minute bucket that would break it takes its first result, and raised
  * only by a flush; opening the store after a crash rebuilds minute rows from it on out of raw
  * history (which retention therefore keeps), and lowers the hour and day marks to it, so the
- * rows built from those minutes are built again.
+ * rows built from those minutes are built again. Only the server does that: a guest (the CLI,
+ * beside a server that may be running) must not rebuild minutes whose results that server still
+ * holds, or they would be written twice (see DirectMinutes).
  */
 
 /** How long one building transaction may hold the event loop. */
 const BUILD_SLICE_MS = 5;
 
-export function sqliteRollups(db: Db): RollupStore {
+export function sqliteRollups(db: Db, options: { guest?: boolean } = {}): RollupStore {
   const rows = sqliteRollupRows(db);
   const persisted = rows.openBuckets();
   const hours = new BuiltLevel('hour', persisted.hourFrom, rows);
@@ -46,12 +49,18 @@ export function sqliteRollups(db: Db): RollupStore {
     mergeInto('hour', seq, hourKey(at), rollup);
     if (days.isBuilt(seq, dayKey(at))) mergeInto('day', seq, dayKey(at), rollup);
   };
-  const minutes = new OpenMinutes(persisted.minuteFrom, writeMinute, (at) => {
-    rows.setOpenFrom('minute', at);
-    // Nothing derived yet (a new database): the hour and day of the first minute are.
-    if (at !== null && hours.mark === null) hours.setMark(hourKey(at));
-    if (at !== null && days.mark === null) days.setMark(dayKey(at));
-  });
+  const minutes = options.guest
+    ? new DirectMinutes(writeMinute, () => {
+        const marks = rows.openBuckets();
+        hours.mark = marks.hourFrom;
+        days.mark = marks.dayFrom;
+      })
+    : new OpenMinutes(persisted.minuteFrom, writeMinute, (at) => {
+        rows.setOpenFrom('minute', at);
+        // Nothing derived yet (a new database): the hour and day of the first minute are.
+        if (at !== null && hours.mark === null) hours.setMark(hourKey(at));
+        if (at !== null && days.mark === null) days.setMark(dayKey(at));
+      });
 
   // Before any result can be buffered: minute rows from the persisted "open from" on may lack
   // results a crashed process held in memory. They are rebuilt from raw history (a minute or

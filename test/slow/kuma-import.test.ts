@@ -36,7 +36,7 @@ interface Manifest {
   notifications: { id: number; name: string; type: string; config: Record<string, unknown> }[];
   monitors: ManifestMonitor[];
   maintenance: { id: number; title: string }[];
-  status_pages: { id: number; slug: string; title: string; groups: { monitors: { id: number }[] }[] }[];
+  status_pages: { id: number; slug: string; title: string; footer_text?: string; show_tags?: boolean; groups: { monitors: { id: number }[] }[] }[];
   push: { monitor_id: number; token: string };
 }
 
@@ -212,6 +212,9 @@ for (const version of VERSIONS) {
         assert.deepEqual([page.slug, page.title], [p.slug, p.title]);
         const expected = p.groups.flatMap((g) => g.monitors).map((mon) => report.monitors.find((r) => r.kumaId === mon.id)!.checkId).filter(Boolean);
         assert.deepEqual(page.checkIds, expected);
+        // docs/kuma-import.md "Status pages": settings without an equivalent are named.
+        if (p.footer_text) assert.ok(row.notImported.some((n) => n.includes(`footer text "${p.footer_text}"`)), JSON.stringify(row.notImported));
+        if (p.show_tags) assert.ok(row.notImported.some((n) => /show tags/.test(n)), JSON.stringify(row.notImported));
       }
     });
   });

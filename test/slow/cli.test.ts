@@ -12,7 +12,7 @@ import type { Principal } from '../../src/core/principal.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { freePort, LISTENING, spawnServing, stopServing as stopServe, type Serving } from '../helpers/serve-process.js';
-import { KEY_PATTERN, uniqueEmail } from './util.js';
+import { KEY_PATTERN, uniqueEmail } from '../e2e/util.js';
 
 /** The CLI contract (decisions §2, §3): account and key commands, bad input, and `serve`. */
 

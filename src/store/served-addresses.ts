@@ -1,0 +1,12 @@
+/** The public addresses a running server serves on (issue 23): what the CLI prints when it has none of its own. */
+export interface ServedAddresses {
+  publicUrl: string;
+  heartbeatUrl: string;
+  dashboardUrl: string;
+}
+
+export interface ServedAddressesRepo {
+  /** What the last server to start on this data directory recorded; null before any did. */
+  get(): ServedAddresses | null;
+  record(addresses: ServedAddresses): void;
+}
