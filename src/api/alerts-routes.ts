@@ -6,13 +6,13 @@ import { ErrorBody } from '../core/schemas/common.js';
 import { emailSettingsUpdateView, emailSettingsView, webhookListItem, webhookView } from '../alerts/alert-views.js';
 import { defineRoute, ok, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
-import type { Services } from './services.js';
+import type { AlertServices } from './services.js';
 
 const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
 // Spec 4.8, 4.9: every alert endpoint needs an unrestricted key (403 for a restricted one).
 const base = { ...publicApi, tag: 'alerts', allowRestricted: false } as const;
 
-export function alertsRoutes(s: Services): Route[] {
+export function alertsRoutes(s: AlertServices): Route[] {
   return [
     defineRoute({
       ...base,
