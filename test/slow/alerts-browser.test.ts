@@ -54,7 +54,7 @@ describe('the Alerts page in a real browser', { skip: missing ?? false, timeout:
     assertCaTrusted();
     receiver = await startReceiver();
     srv = await startServer();
-    accountId = srv.app.services.accounts.findAccount('admin@localhost').id;
+    accountId = srv.app.services.accounts.accounts.findAccount('admin@localhost').id;
     // Heartbeats with a long period: nothing goes down (and alerts) while the test runs.
     for (const [name, folder] of [['Billing API', 'prod'], ['Docs', null], ['Nightly backup', 'prod']] as const) {
       const res = await srv.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', name, checkFrequency: 60, folder } });
@@ -72,7 +72,7 @@ describe('the Alerts page in a real browser', { skip: missing ?? false, timeout:
     await receiver?.close();
   });
 
-  const stored = () => srv.app.services.webhooks.list(accountId);
+  const stored = () => srv.app.services.alerts.webhooks.list(accountId);
   const addForm = () => page.locator('form.webhook-form:not(.editing)');
 
   test('the channel menu offers all 15 channels and detection; the signing hint names X-Vigil-Signature', async () => {
