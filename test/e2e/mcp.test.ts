@@ -19,7 +19,7 @@ const ALL_SCOPES = ['checks:read', 'checks:write', 'checks:delete', 'alerts:read
 const TOOL_NAMES = [
   'list_checks', 'get_check', 'create_check', 'update_check', 'delete_check', 'toggle_check', 'set_maintenance',
   'get_history', 'get_stats', 'get_status_overview', 'get_account', 'list_regions', 'get_email_alerts', 'update_email_alerts',
-  'test_email_alerts', 'list_webhooks', 'create_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
+  'test_email_alerts', 'list_webhooks', 'create_webhook', 'update_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
   'retry_alert_delivery', 'regenerate_heartbeat_token',
   'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page',
 ];
@@ -245,6 +245,25 @@ describe('every tool, through the same routes as REST', () => {
     }
     assert.deepEqual((await ok(client, 'delete_webhook', { id })).data, { id, deleted: true });
     assert.deepEqual((await ok(client, 'list_webhooks')).data, []);
+  });
+
+  test('update_webhook: only the fields sent change; bad input and an unknown id are the REST errors', async () => {
+    const actor = fresh();
+    const client = await withKey(actor);
+    const checkId = await createCheck(server, { url: 'https://example.com/mcp-update' }, actor.key);
+    const id = (await ok(client, 'create_webhook', { url: receiver.url('/hooks/mcp/3/x'), name: 'Before' })).data.id as string;
+    const updated = await ok(client, 'update_webhook', { id, name: 'After', enabled: false, checkIds: [checkId], folders: ['prod'], remindEveryMinutes: 15, events: ['website_down'] });
+    assert.deepEqual(updated.data, {
+      id, name: 'After', url: receiver.origin, webhookType: 'generic', events: ['website_down'], enabled: false,
+      checkIds: [checkId], folders: ['prod'], remindEveryMinutes: 15,
+    });
+    assert.deepEqual((await ok(client, 'list_webhooks')).data[0].name, 'After');
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'update_webhook')!;
+    assert.equal(tool.annotations?.idempotentHint, true);
+    assert.ok((tool.inputSchema.properties as Record<string, unknown>).secret, 'the PATCH body is the input schema');
+    assert.match(await fails(client, 'update_webhook', { id, remindEveryMinutes: 1 }, 400), /remindEveryMinutes/);
+    assert.match(await fails(client, 'update_webhook', { id: `whk_${'0'.repeat(20)}`, name: 'x' }, 404), /not found/);
+    assert.equal((await ok(client, 'list_webhooks')).data[0].remindEveryMinutes, 15, 'the refused call changed nothing');
   });
 
   test('status pages: create, get, update, list, delete; bad input is the REST 400', async () => {
