@@ -123,7 +123,10 @@ export class VigilApp {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
-    this.store = openSqliteStore(input.dataDir, { checkpointInBackground: true });
+    this.store = openSqliteStore(input.dataDir, {
+      checkpointInBackground: true,
+      effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),
+    });
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
     this.writer = new BatchWriter(this.store, this.log);
     this.changes = new PendingChanges(this.statusFeed, () => this.writer.drained());

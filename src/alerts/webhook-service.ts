@@ -36,7 +36,7 @@ export interface WebhookServiceDeps {
   routing: AlertRouting;
   options: TargetOptionsPolicy;
   client: WebhookPoster;
-  store: Pick<Store, 'transaction'>;
+  store: Pick<Store, 'transaction' | 'afterCommit'>;
   accounts: Pick<Store['accounts'], 'createdBySignup'>;
   clock: Clock;
   config: Config;
@@ -101,7 +101,7 @@ export class WebhookService {
       if (repo.urlTaken(account.id, urlKey)) throw errors.conflict('A webhook with this URL already exists');
       repo.insert(hook);
     });
-    this.deps.routing.invalidate(account.id);
+    this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url), webhookType: hook.webhookType }, 'webhook created');
     return hook;
   }
@@ -122,7 +122,7 @@ export class WebhookService {
       this.deps.repo.delete(hook.id);
       this.deps.queue.cancelTarget('webhook', hook.id, this.deps.clock.now());
     });
-    this.deps.routing.invalidate(account.id);
+    this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url) }, 'webhook deleted');
     return { id: hook.id, deleted: true };
   }

@@ -9,6 +9,7 @@ import { sqliteNodes } from './nodes.js';
 import { sqliteStateChanges } from './state-changes.js';
 import { sqliteAlertStore } from './alerts/index.js';
 import { batchApplier } from './apply-writes.js';
+import { UnitEffects } from './unit-effects.js';
 import { checkpointInBackground } from './checkpointer.js';
 import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
@@ -33,6 +34,8 @@ export interface SqliteStoreOptions {
    * commit in between cannot void what they read.
    */
   guest?: boolean;
+  /** An effect that threw after its unit of work committed (by default an uncaught error). */
+  effectFailed?: (err: unknown) => void;
 }
 
 export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -69,9 +72,10 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     credentialsChanged();
   };
   const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached);
+  const effects = new UnitEffects(options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })));
   const transaction = <T>(fn: () => T): T => {
     try {
-      return options.guest ? db.transaction(fn).immediate() : db.transaction(fn)();
+      return effects.run(() => (options.guest ? db.transaction(fn).immediate() : db.transaction(fn)()));
     } catch (err) {
       forgetCached();
       throw err;
@@ -97,6 +101,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     kumaImports: sqliteKumaImports(db),
     credentialsVersion,
     transaction,
+    afterCommit: (effect) => effects.add(effect),
     applyWrites,
     close: () => {
       checkpoints?.stop();
