@@ -172,6 +172,55 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal((await store.alerts.domainWatch.get(c.id))!.checkedAt, T);
     });
 
+    withStore('agent signups, OAuth grants and tokens', async (store) => {
+      const acc = { ...account(), claimed: false };
+      await store.accounts.insert(acc);
+      await store.oauth.insertSignup({ accountId: acc.id, agentName: 'agent', claimExpiresAt: T + 1000, claimedAt: null, createdAt: T }, hash('claim'));
+      assert.equal((await store.oauth.signupByClaimHash(hash('claim')))!.accountId, acc.id);
+      assert.equal(await store.oauth.countSignupsSince(T), 1);
+      assert.equal(await store.oauth.markClaimed(acc.id, T + 1), true);
+      assert.equal(await store.oauth.markClaimed(acc.id, T + 2), false, 'claimed once');
+      const grant = { id: id('grt'), accountId: acc.id, scopes: ['checks:read' as const], revokedAt: null, createdAt: T };
+      await store.oauth.insertGrant(grant);
+      const token = { id: id('tok'), grantId: grant.id, accountId: acc.id, kind: 'refresh' as const, scopes: grant.scopes, expiresAt: T + 1000, usedAt: null, createdAt: T };
+      await store.oauth.insertToken(token, hash(token.id));
+      assert.deepEqual(await store.oauth.tokenByHash(hash(token.id)), { ...token, grantRevokedAt: null });
+      assert.equal(await store.oauth.markUsed(token.id, T + 1), true);
+      assert.equal(await store.oauth.markUsed(token.id, T + 2), false, 'spent once');
+      await store.oauth.revokeGrant(grant.id, T + 3);
+      assert.equal((await store.oauth.tokenByHash(hash(token.id)))!.grantRevokedAt, T + 3);
+      assert.equal(await store.oauth.pruneExpired(T + 2000), 1);
+    });
+
+    withStore('webhooks and the delivery queue: enqueue, claim, settle', async (store) => {
+      const { acc, c } = await seeded(store);
+      const hook = {
+        id: id('whk'), accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/x', urlKey: 'hooks.example.com/x', webhookType: 'generic' as const,
+        events: ['website_down' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], remindEveryMinutes: null,
+      };
+      await store.alerts.webhooks.insert(hook);
+      assert.deepEqual(await store.alerts.webhooks.byId(hook.id), hook);
+      assert.equal(await store.alerts.webhooks.urlTaken(acc.id, hook.urlKey), true);
+      assert.equal(await store.alerts.webhooks.any(), true);
+      const delivery = { id: id('dlv'), channel: 'webhook' as const, target: hook.id };
+      await store.alerts.deliveries.enqueue([{ accountId: acc.id, checkId: c.id, event: 'website_down', contentJson: '{}', createdAt: T, retryUntil: T + 3_600_000, deliveries: [delivery] }], T);
+      assert.equal(await store.operations.pendingDeliveries(), 1);
+      const claimed = await store.alerts.deliveries.claim(T, T + 60_000, 10, new Map(), 4);
+      assert.deepEqual(claimed.map((d) => [d.id, d.status, d.attempts]), [[delivery.id, 'sending', 1]]);
+      await store.alerts.deliveries.settle([{ id: delivery.id, outcome: { kind: 'delivered', status: 200 } }], T + 1);
+      assert.equal((await store.alerts.deliveries.byId(delivery.id))!.status, 'delivered');
+      assert.equal(await store.operations.pendingDeliveries(), 0);
+      await store.operations.touch(T);
+    });
+
+    withStore('retention deletes raw history older than asked, oldest first, and raises the horizon', async (store) => {
+      const { c } = await seeded(store);
+      await store.applyWrites([result(c, T, true), result(c, T + 60_000, true), result(c, T + 120_000, true)], () => assert.fail('no record fails'));
+      assert.equal(await store.retention.pruneRaw(c.seq, T + 100_000, 10), 2);
+      assert.deepEqual((await store.history.forCheck(c.seq, 10)).map((r) => r.at), [T + 120_000]);
+      assert.equal((await store.rollups.horizons(c.seq)).rawFrom, T + 100_000);
+    });
+
     withStore('a unit of work commits whole, or rolls back whole', async (store) => {
       const { acc } = await seeded(store);
       const other = check(acc.id, 'https://other.example.com/');
