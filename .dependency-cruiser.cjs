@@ -1,8 +1,9 @@
 /**
  * The layers of src/ (docs/architecture.md), enforced by `npm run lint:layers` before the tests.
- * From the top: composition roots (app.ts, cli.ts) → front/, mcp/ → api/ → services (core/,
- * oauth/, status-pages/, metrics/) → engine/, monitor/, stats/, alerts/ → store/ → domain/. A folder imports only
- * folders below it; domain/ imports nothing of Vigil's. config.ts, log.ts, version.ts and
+ * From the top: composition roots (app.ts, cli.ts) → front/, mcp/, prober/ → api/ → services
+ * (core/, oauth/, status-pages/, metrics/, nodes/, import/) → workers (engine/, alerts/, stats/,
+ * monitor/, in that order) → store/ → domain/. A folder imports only folders below it;
+ * domain/ imports nothing of Vigil's. config.ts, log.ts, version.ts and
  * util/ are shared infrastructure below everything but domain/.
  */
 const folder = (names) => `^src/(${names.join('|')})/`;

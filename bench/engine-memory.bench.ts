@@ -6,6 +6,7 @@ import { systemClock } from '../src/domain/clock.js';
 import { createLogger } from '../src/log.js';
 import { BatchWriter } from '../src/store/batch-writer.js';
 import { Recorder } from '../src/monitor/recorder.js';
+import { LiveChecks } from '../src/monitor/live-checks.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
 import { benchConfig, seedChecks } from './lib/seed.js';
 import { fmt, runIfMain, table, tempDir } from './lib/harness.js';
@@ -34,7 +35,7 @@ async function measure(dataDir: string): Promise<Measured> {
   gc();
   const before = process.memoryUsage();
   const engine = new Engine({
-    store, recorder: new Recorder({ writer: new BatchWriter(store, log) }), dispatcher, clock: systemClock, config: benchConfig(dataDir), log, autoStart: false,
+    store, recorder: new Recorder({ writer: new BatchWriter(store, log) }), live: new LiveChecks(), dispatcher, clock: systemClock, config: benchConfig(dataDir), log, autoStart: false,
   });
   engine.start();
   store.db.pragma('shrink_memory');

@@ -22,7 +22,7 @@ const SUSTAINED_SECONDS = Number(process.env.BENCH_SUSTAINED_SECONDS ?? 120);
 const CEILING_CHECKS = Number(process.env.BENCH_CEILING_CHECKS ?? 20_000);
 const CEILING_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const INTERVAL_MS = 30_000;
-const TARGET = fileURLToPath(new URL('./fixtures/http-target.js', import.meta.url));
+export const TARGET = fileURLToPath(new URL('./fixtures/http-target.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./fixtures/undici-prober.js', import.meta.url));
 
 /** Logs at error only: stdout is the bench's report, and the saturated ceiling warns by design (over capacity). */
@@ -97,16 +97,16 @@ async function sustained(port: number) {
   }
 }
 
-async function vigilCeiling(port: number) {
+/** Vigil saturated on `dispatcher` (which it closes): successful and failed probes persisted per second. */
+export async function vigilCeiling(port: number, dispatcher: ProbeDispatcher, seconds = CEILING_SECONDS) {
   const dir = tempDir('ceiling');
   try {
     // Far more demand than two cores can serve: every check every 3 s.
     seedChecks(dir.path, CEILING_CHECKS, (i) => ({ url: `http://127.0.0.1:${port}/c/${i}`, checkFrequency: 0.05 }));
-    const dispatcher = new ThreadDispatcher();
     const app = await startApp(dir.path, dispatcher);
     await new Promise((r) => setTimeout(r, 3000)); // warm up past the first phase spread
     const from = Date.now();
-    await new Promise((r) => setTimeout(r, CEILING_SECONDS * 1000));
+    await new Promise((r) => setTimeout(r, seconds * 1000));
     const to = Date.now();
     app.writer.flush();
     const count = (status: string) =>
@@ -114,8 +114,8 @@ async function vigilCeiling(port: number) {
     const up = count('up');
     const down = count('down');
     await app.stop();
-    const seconds = (to - from) / 1000;
-    return { rate: up / seconds, failedRate: down / seconds, threads: dispatcher.threads, perThread: dispatcher.concurrency };
+    const elapsed = (to - from) / 1000;
+    return { rate: up / elapsed, failedRate: down / elapsed };
   } finally {
     dir.remove();
   }
@@ -137,7 +137,8 @@ export async function runEngineBench(): Promise<string> {
   const port = await freePort();
   const target = await spawnUntil([TARGET], { PORT: String(port) }, /listening/);
   try {
-    const ceiling = await vigilCeiling(port);
+    const pool = new ThreadDispatcher();
+    const ceiling = { ...(await vigilCeiling(port, pool)), threads: pool.threads, perThread: pool.probesInFlightPerThread };
     const base = await bareUndici(port, ceiling.threads, ceiling.perThread);
     const s = await sustained(port);
     const budget = `${ceiling.threads} probe thread${ceiling.threads === 1 ? '' : 's'} × ${ceiling.perThread} in flight`;

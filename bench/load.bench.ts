@@ -17,7 +17,7 @@ import { CLI, cpuSeconds, fmt, freePort, headline, runIfMain, spawnUntil, stop, 
  *   over-capacity log line is quoted.
  * Every figure counts probes by due time: rows are matched to the due instant they served.
  */
-const INTERVAL_MS = 20_000;
+export const INTERVAL_MS = 20_000;
 const ON_TIME_MS = 1000;
 const SIZES = (process.env.BENCH_LOAD_CHECKS ?? '500,2000,20000,40000,60000').split(',').map(Number);
 const WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP ?? 20);
@@ -29,7 +29,7 @@ function rssBytes(pid: number): number {
   return Number(kb) * 1024;
 }
 
-interface LoadRun {
+export interface LoadRun {
   checks: number;
   due: number;
   ran: number;
@@ -42,59 +42,84 @@ interface LoadRun {
   capacityLine: string | null;
 }
 
+/** How a measured server is started: the arguments after `node`, and extra environment. */
+export interface ServeCommand {
+  args: (configFile: string) => string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+export const VIGIL_SERVE: ServeCommand = { args: (configFile) => [CLI, 'serve', '--config', configFile] };
+
+export interface LoadWindow {
+  warmupSeconds: number;
+  seconds: number;
+  /** After the window, before stopping: late probes of due times inside it still run. */
+  tailSeconds: number;
+}
+
+/** Seeds `checks` HTTP checks at 20 s against the target into `dir`; their ids. */
+export function seedLoadChecks(dir: string, checks: number, targetPort: number): string[] {
+  return seedChecks(dir, checks, (i) => ({ url: `http://127.0.0.1:${targetPort}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000 })).ids;
+}
+
+/** Starts the server on a seeded data directory, measures one window, stops it and reads its rows. */
+export async function measureServe(dataDir: string, ids: string[], serve: ServeCommand, window: LoadWindow): Promise<LoadRun> {
+  const configFile = join(dataDir, 'bench.json');
+  writeFileSync(configFile, JSON.stringify({ logLevel: 'warn' }));
+  const port = await freePort();
+  const vigil = await spawnUntil(serve.args(configFile), { ...serve.env, VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) }, /listening on/, 120_000);
+  let log = '';
+  vigil.stdout!.on('data', (c: Buffer) => (log += c.toString()));
+  await new Promise((r) => setTimeout(r, window.warmupSeconds * 1000));
+  const t0 = Date.now();
+  const cpu0 = cpuSeconds(vigil.pid!);
+  let rss = 0;
+  const sampler = setInterval(() => (rss = Math.max(rss, rssBytes(vigil.pid!))), 1000);
+  await new Promise((r) => setTimeout(r, window.seconds * 1000));
+  const t1 = Date.now();
+  const cpu = cpuSeconds(vigil.pid!) - cpu0;
+  clearInterval(sampler);
+  await new Promise((r) => setTimeout(r, window.tailSeconds * 1000));
+  await stop(vigil);
+
+  let due = 0;
+  for (const id of ids) for (let t = nextDue(id, INTERVAL_MS, t0); t < t1; t += INTERVAL_MS) due++;
+  const db = new Database(join(dataDir, 'vigil.db'), { readonly: true });
+  const idOfSeq = new Map(db.prepare('SELECT seq, id FROM checks').raw().all() as Array<[number, string]>);
+  const served = new Set<string>();
+  let onTime = 0, failed = 0, inWindow = 0;
+  const lags: number[] = [];
+  // A row's start time says which due time it served (the last one at or before it).
+  for (const [seq, at, status] of db.prepare("SELECT check_seq, at, status FROM history WHERE kind = 'probe' AND at >= ?").raw().iterate(t0) as IterableIterator<[number, number, string]>) {
+    const id = idOfSeq.get(seq)!;
+    const d = nextDue(id, INTERVAL_MS, at - INTERVAL_MS + 1);
+    if (d < t0 || d >= t1 || served.has(`${id}@${d}`)) continue;
+    served.add(`${id}@${d}`);
+    inWindow++;
+    lags.push(at - d);
+    if (at - d <= ON_TIME_MS) onTime++;
+    if (status !== 'up') failed++;
+  }
+  // Probes in the window (by start time) for the CPU share, whatever due time they served.
+  const probes = db.prepare("SELECT count(*) FROM history WHERE kind = 'probe' AND at >= ? AND at < ?").pluck().get(t0, t1) as number;
+  db.close();
+  lags.sort((a, b) => a - b);
+  return {
+    checks: ids.length, due, ran: inWindow, onTime, failed,
+    lagP99: lags[Math.max(0, Math.ceil(lags.length * 0.99) - 1)] ?? 0,
+    cpuMsPerProbe: (cpu * 1000) / Math.max(1, probes),
+    cpuPct: (cpu / ((t1 - t0) / 1000)) * 100,
+    rss,
+    capacityLine: capacityMessage(log),
+  };
+}
+
 async function run(checks: number, targetPort: number): Promise<LoadRun> {
   const dir = tempDir('load');
   try {
-    const { ids } = seedChecks(dir.path, checks, (i) => ({ url: `http://127.0.0.1:${targetPort}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000 }));
-    const configFile = join(dir.path, 'bench.json');
-    writeFileSync(configFile, JSON.stringify({ logLevel: 'warn' }));
-    const port = await freePort();
-    const vigil = await spawnUntil([CLI, 'serve', '--config', configFile], { VIGIL_DATA_DIR: dir.path, VIGIL_PORT: String(port) }, /listening on/, 120_000);
-    let log = '';
-    vigil.stdout!.on('data', (c: Buffer) => (log += c.toString()));
-    await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));
-    const t0 = Date.now();
-    const cpu0 = cpuSeconds(vigil.pid!);
-    let rss = 0;
-    const sampler = setInterval(() => (rss = Math.max(rss, rssBytes(vigil.pid!))), 1000);
-    await new Promise((r) => setTimeout(r, SECONDS * 1000));
-    const t1 = Date.now();
-    const cpu = cpuSeconds(vigil.pid!) - cpu0;
-    clearInterval(sampler);
+    const ids = seedLoadChecks(dir.path, checks, targetPort);
     // Late probes of due times inside the window still run: give them one interval.
-    await new Promise((r) => setTimeout(r, INTERVAL_MS));
-    await stop(vigil);
-
-    let due = 0;
-    for (const id of ids) for (let t = nextDue(id, INTERVAL_MS, t0); t < t1; t += INTERVAL_MS) due++;
-    const db = new Database(join(dir.path, 'vigil.db'), { readonly: true });
-    const idOfSeq = new Map(db.prepare('SELECT seq, id FROM checks').raw().all() as Array<[number, string]>);
-    const served = new Set<string>();
-    let onTime = 0, failed = 0, inWindow = 0;
-    const lags: number[] = [];
-    // A row's start time says which due time it served (the last one at or before it).
-    for (const [seq, at, status] of db.prepare("SELECT check_seq, at, status FROM history WHERE kind = 'probe'").raw().iterate() as IterableIterator<[number, number, string]>) {
-      const id = idOfSeq.get(seq)!;
-      const d = nextDue(id, INTERVAL_MS, at - INTERVAL_MS + 1);
-      if (d < t0 || d >= t1 || served.has(`${id}@${d}`)) continue;
-      served.add(`${id}@${d}`);
-      inWindow++;
-      lags.push(at - d);
-      if (at - d <= ON_TIME_MS) onTime++;
-      if (status !== 'up') failed++;
-    }
-    // Probes in the window (by start time) for the CPU share, whatever due time they served.
-    const probes = db.prepare("SELECT count(*) FROM history WHERE kind = 'probe' AND at >= ? AND at < ?").pluck().get(t0, t1) as number;
-    db.close();
-    lags.sort((a, b) => a - b);
-    return {
-      checks, due, ran: inWindow, onTime, failed,
-      lagP99: lags[Math.max(0, Math.ceil(lags.length * 0.99) - 1)] ?? 0,
-      cpuMsPerProbe: (cpu * 1000) / Math.max(1, probes),
-      cpuPct: (cpu / ((t1 - t0) / 1000)) * 100,
-      rss,
-      capacityLine: capacityMessage(log),
-    };
+    return await measureServe(dir.path, ids, VIGIL_SERVE, { warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, tailSeconds: INTERVAL_MS / 1000 });
   } finally {
     dir.remove();
   }

@@ -1,7 +1,7 @@
 // Builds dist/vigil-linux-x64: a Node single executable application (SEA) made from the Node
 // that runs this script. The code is bundled with esbuild; the native addons (better-sqlite3,
 // uWebSockets.js for this Node's ABI, raw-socket) and the bundles that run on their own (the
-// probe worker, the webhook worker, the checkpoint worker, the ICMP helper process) and the dashboard travel as SEA
+// probe worker, piscina's own worker that loads it, the webhook worker, the checkpoint worker, the ICMP helper process) and the dashboard travel as SEA
 // assets, which the binary unpacks into a cache directory named by their hash (src/binary/unpack.ts).
 //
 // Usage: node scripts/build-binary.mjs   (npm run build:binary)
@@ -67,13 +67,35 @@ const nativeAddons = {
   },
 };
 
+/**
+ * piscina starts its threads on its own worker.js, found beside its index.js; in the binary
+ * that worker is the unpacked piscina-worker.cjs. Only the path changes, not piscina.
+ */
+const PISCINA_WORKER_PATH = "(0, node_path_1.resolve)(__dirname, 'worker.js')";
+const piscinaWorker = {
+  name: 'piscina-worker',
+  setup(build) {
+    build.onLoad({ filter: /piscina[\\/]dist[\\/]index\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(PISCINA_WORKER_PATH)) throw new Error(`piscina no longer names its worker as ${PISCINA_WORKER_PATH}: update build-binary.mjs`);
+      return {
+        contents: source.replace(PISCINA_WORKER_PATH, "require('node:path').join(process.env.VIGIL_BUNDLE_DIR, 'piscina-worker.cjs')"),
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'cjs',
   logLevel: 'warning',
-  plugins: [nativeAddons],
+  plugins: [nativeAddons, piscinaWorker],
+  // piscina loads it only when asked to renice its threads (Vigil does not).
+  external: ['@napi-rs/nice'],
   // The bundles are CommonJS; the modules locate their neighbours from import.meta.url, which
   // then names the bundle itself (bundledFile() maps those names to the unpacked bundles).
   define: { 'import.meta.url': 'VIGIL_IMPORT_META_URL' },
@@ -87,6 +109,7 @@ mkdirSync(out, { recursive: true });
 
 const threads = {
   'probe-worker.cjs': join(root, 'src', 'engine', 'probe-worker.ts'),
+  'piscina-worker.cjs': join(pkg('piscina'), 'dist', 'worker.js'),
   'webhook-worker.cjs': join(root, 'src', 'alerts', 'delivery', 'webhook-worker.ts'),
   'icmp-host.cjs': join(root, 'src', 'engine', 'probes', 'icmp-host.ts'),
   'checkpoint-worker.cjs': join(root, 'src', 'store', 'sqlite', 'checkpoint-worker.ts'),

@@ -2,6 +2,7 @@ import { resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, type CreatedKey } from './core/accounts-service.js';
 import { ChecksService } from './core/checks-service.js';
 import { HistoryService } from './core/history-service.js';
+import { PingsService } from './core/pings-service.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { accountRoutes } from './api/account-routes.js';
 import { checkRoutes } from './api/checks-routes.js';
@@ -16,7 +17,6 @@ import { RequestPipeline } from './front/request-pipeline.js';
 import { RateLimiter } from './front/rate-limiter.js';
 import { serve, type RunningServer } from './front/uws-server.js';
 import { createLogger, type Logger } from './log.js';
-import type { AlertEvent } from './domain/events.js';
 import { AlertsModule } from './alerts/alerts-module.js';
 import { DeliveryLog } from './core/delivery-log.js';
 import { DomainMonitor } from './engine/domains/domain-monitor.js';
@@ -29,7 +29,7 @@ import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { Recorder } from './monitor/recorder.js';
-import type { LastProbe } from './monitor/live-check.js';
+import { LiveChecks } from './monitor/live-checks.js';
 import { heartbeatRoutes } from './api/heartbeat-routes.js';
 import { statsRoutes } from './api/stats-routes.js';
 import { RawRetention } from './stats/retention.js';
@@ -43,7 +43,7 @@ import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
 import { hasRawSocketCapability } from './engine/probes/icmp-capability.js';
 import { SessionsService } from './core/sessions-service.js';
-import { PendingChanges, StatusFeed, type StatusChange } from './core/status-feed.js';
+import { StatusFeed, StatusPublisher } from './core/status-feed.js';
 import { CheckTrends } from './stats/check-summaries.js';
 import { SeriesReader } from './stats/series.js';
 import { LiveFeed } from './api/live-feed.js';
@@ -56,13 +56,19 @@ import { keyRoutes } from './api/keys-routes.js';
 import { statusPageRoutes } from './api/status-page-routes.js';
 import { publicStatusRoutes } from './api/public-status-routes.js';
 import { operationsRoutes } from './api/operations-routes.js';
-import { RenderCache } from './api/render-cache.js';
+import { PublicRenders, type RenderCache } from './api/render-cache.js';
 import { ProcessMetrics } from './metrics/process-metrics.js';
 import { MetricsService } from './metrics/metrics-service.js';
 import { Readiness } from './metrics/readiness.js';
 import { attachNodeSocket } from './front/node-socket.js';
 import { NodeHub } from './nodes/hub.js';
 import { NodeRegistry } from './nodes/node-registry.js';
+import { NodeSessions } from './nodes/node-sessions.js';
+import { Assignment } from './nodes/assignment.js';
+import { PeerRechecks } from './nodes/peer-rechecks.js';
+import { ResultIntake } from './nodes/result-intake.js';
+import { nodeSweeps } from './nodes/node-sweeps.js';
+import { JobRunner } from './util/job-runner.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -74,306 +80,307 @@ export interface AppOptions {
   mailDomainResolver?: MailDomainResolver;
 }
 
-/** Told of every status change of any check (the status-page cache purges on it). */
-
-const HOUR = 60 * 60 * 1000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/** What exists once the port is bound (the public addresses default to it). */
+interface Running {
+  config: Config;
+  recorder: Recorder;
+  engine: Engine;
+  heartbeats: HeartbeatMonitor;
+  domains: DomainMonitor;
+  alerts: AlertsModule;
+  nodes: NodeHub;
+  services: Services;
+  renders: PublicRenders;
+  live: LiveFeed;
+  pipeline: RequestPipeline;
+}
+
+/** What exists from construction: the store and what only needs it. */
+interface Base {
+  input: ConfigInput;
+  opts: AppOptions;
+  store: SqliteStore;
+  clock: Clock;
+  log: Logger;
+  writer: BatchWriter;
+  rollups: RollupStore;
+  mailer: Mailer;
+  statusFeed: StatusFeed;
+  jobs: JobRunner;
+  liveChecks: LiveChecks;
+  idempotency: Idempotency;
+}
+
 /**
- * One Vigil node: store, services, the HTTP front and (later) the engine, wired together.
- * `start` binds the port first, because the public addresses default to the bound port.
+ * One Vigil node: store, services, the HTTP front and the engine, wired together, and nothing
+ * else: each module subscribes itself to what it reacts to. `start` binds the port first,
+ * because the public addresses default to the bound port.
  */
 export class VigilApp {
   readonly store: SqliteStore;
   readonly clock: Clock;
   readonly log: Logger;
-  config!: Config;
-  services!: Services;
-  engine!: Engine;
-  /** Regional prober nodes: assignment, failover, peer re-checks, their results. */
-  nodes: NodeHub | null = null;
-  /** Email and webhook settings, the delivery queue and sender. */
-  alerts!: AlertsModule;
-  /** Every observation of a check becomes state, one write and events here. */
-  recorder!: Recorder;
-  heartbeats!: HeartbeatMonitor;
-  /** Domain expiry lookups (RDAP) on the engine's wheel. */
-  domains!: DomainMonitor;
-  rdapBootstrap!: RdapBootstrap;
   readonly writer: BatchWriter;
   /** Created right after the store: opening it rebuilds rollups a crash left short. */
   readonly rollups: RollupStore;
   readonly mailer: Mailer;
   /** Every check event and edit, for whoever needs to hear of it at once (live dashboards, page caches). */
   readonly statusFeed = new StatusFeed();
-  private readonly changes: PendingChanges;
-  private live: LiveFeed | null = null;
-  private pipeline: RequestPipeline | null = null;
-  private idempotency: Idempotency;
+  /** Every periodic job, by name (their last runs are in /metrics). */
+  readonly jobs: JobRunner;
+  /** Every watched check's live state, one entry per check (engine, heartbeats, domains). */
+  readonly liveChecks = new LiveChecks();
+  private readonly base: Base;
   private server: RunningServer | null = null;
-  private timers: NodeJS.Timeout[] = [];
-  /** Rendered status pages and badges; every status change purges what shows the check. */
-  readonly pageCache: RenderCache;
-  readonly badgeCache: RenderCache;
-  private dispatcher!: ProbeDispatcher;
+  private running: Running | null = null;
 
-  constructor(
-    private readonly input: ConfigInput,
-    private readonly opts: AppOptions = {},
-  ) {
+  constructor(input: ConfigInput, opts: AppOptions = {}) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
     this.store = openSqliteStore(input.dataDir, {
       checkpointInBackground: true,
       effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),
     });
-    this.idempotency = new Idempotency(this.store.idempotency, this.clock);
     this.writer = new BatchWriter(this.store, this.log);
-    this.changes = new PendingChanges(this.statusFeed, () => this.writer.drained());
     this.rollups = this.store.rollups;
     this.mailer = new Mailer(input);
-    this.pageCache = new RenderCache(this.clock);
-    this.badgeCache = new RenderCache(this.clock);
-    // Published once the writer has applied the change, so a re-render reads the new status.
-    this.statusFeed.subscribe((change) => {
-      // A ping or a slow spell that changed no status changes no page (their figures age out like probes').
-      if (change.type !== 'ping' && change.type !== 'degraded') this.purgeRenders(change.checkId);
-    });
-  }
-
-  private purgeRenders(checkId: string): void {
-    this.pageCache.purgeCheck(checkId);
-    this.badgeCache.purgeCheck(checkId);
+    this.jobs = new JobRunner({ clock: this.clock, log: this.log });
+    this.base = {
+      input, opts, store: this.store, clock: this.clock, log: this.log, writer: this.writer, rollups: this.rollups, mailer: this.mailer,
+      statusFeed: this.statusFeed, jobs: this.jobs, liveChecks: this.liveChecks, idempotency: new Idempotency(this.store.idempotency, this.clock),
+    };
   }
 
   /** First start of an empty data directory: the admin key, returned once to be printed. */
   bootstrapAdmin(): CreatedKey | null {
-    return new AccountsService(this.store, resolveConfig(this.input), this.clock).bootstrapAdmin();
+    return new AccountsService(this.store, resolveConfig(this.base.input), this.clock).bootstrapAdmin();
   }
 
   async start(): Promise<{ url: string; port: number }> {
-    this.server = await serve(this.input.server.host, this.input.server.port, (req) => this.handle(req), {
-      trustProxy: this.input.server.trustProxy,
-      configure: (app) => attachNodeSocket(app, () => (this.pipeline ? this.nodes : null)),
+    const { host, port, trustProxy } = this.base.input.server;
+    this.server = await serve(host, port, (req) => this.handle(req), {
+      trustProxy,
+      configure: (app) => attachNodeSocket(app, () => this.running?.nodes ?? null),
     });
-    this.config = resolveConfig(this.input, this.server.port);
-    this.recorder = new Recorder({
-      writer: this.writer,
-      onEvent: (check, event) => this.onEvent(check, event),
-      onChange: (check, what) => this.publishChange(check, what),
-    });
-    const dispatcher = (this.dispatcher = this.opts.dispatcher ?? new ThreadDispatcher({ threads: this.config.probes.threads }));
-    let hub: NodeHub | null = null;
-    this.engine = new Engine({
-      store: this.store,
-      recorder: this.recorder,
-      dispatcher,
-      placement: { probesHere: (region) => hub?.probesHere(region) ?? true },
-      peer: { recheck: (task, region) => hub?.recheck(task, region) ?? Promise.resolve(null) },
-      clock: this.clock,
-      config: this.config,
-      log: this.log,
-      autoStart: this.opts.autoTick !== false,
-    });
-    const heartbeats = new HeartbeatMonitor({
-      store: this.store, recorder: this.recorder, wheel: this.engine.wheel, clock: this.clock, config: this.config, log: this.log,
-    });
-    this.heartbeats = heartbeats;
-    this.alerts = new AlertsModule({
-      store: this.store, writer: this.writer, mailer: this.mailer, clock: this.clock, config: this.config, log: this.log,
-    });
-    const rdap = this.config.rdap;
-    this.rdapBootstrap = new RdapBootstrap({ overrides: rdap.servers, url: rdap.bootstrapUrl, timeoutMs: rdap.timeoutMs, clock: this.clock, log: this.log });
-    this.domains = new DomainMonitor({
-      store: this.store, watch: this.store.alerts.domainWatch, writer: this.writer, recorder: this.recorder, wheel: this.engine.wheel,
-      rdap: new RdapClient(this.rdapBootstrap, rdap.timeoutMs), clock: this.clock, config: this.config, log: this.log,
-    });
-    this.services = this.buildServices(heartbeats);
-    this.services.checks.observe(this.engine);
-    hub = new NodeHub({
-      store: this.store, writer: this.writer, registry: new NodeRegistry(this.store.nodes, this.config.region, this.clock), engine: this.engine,
-      dispatcher, config: this.config, clock: this.clock, log: this.log,
-    });
-    this.nodes = hub;
-    this.services.checks.observe(hub);
-    this.services.checks.observe(heartbeats);
-    this.services.checks.observe(this.domains);
-    this.services.checks.observe({
-      checkSaved: (check) => this.publishChange(check, 'saved'),
-      checkEdited: (check) => this.publishChange(check, 'saved'),
-      checkDeleted: (check) => {
-        this.services.trends.forget(check.seq);
-        this.publishChange(check, 'deleted', check.folder);
-      },
-    });
-    this.services.statusPages.onChange((...pages) => {
-      for (const page of pages) {
-        if (!page) continue;
-        this.pageCache.purgeSlug(page.slug);
-        for (const id of page.checkIds) this.purgeRenders(id);
-      }
-    });
-    hub.start();
-    this.engine.start();
-    heartbeats.start();
-    this.alerts.start();
-    this.domains.start();
-    this.pipeline = this.buildPipeline();
-    this.every(HOUR, () => this.idempotency.prune());
-    // Checks the CLI created or changed on this data directory start probing within a second.
-    this.every(1_000, () => this.services.checks.catchUp());
-    this.every(60_000, () => void this.rollups.flushOpen(this.clock.now()).catch((err: unknown) => this.log.error({ err }, 'rollup build failed')));
-    const retention = new RawRetention(this.store.retention, this.clock, { rawDays: this.config.retention.rawDays });
-    this.every(HOUR, () => void retention.prune().catch((err: unknown) => this.log.error({ err }, 'retention failed')));
-    // Daily, and once now: a node restarted more often than daily would otherwise never run it.
-    this.every(DAY, () => this.services.oauth.lifecycle.run());
-    this.services.oauth.lifecycle.run();
+    this.running = wire(this.base, resolveConfig(this.base.input, this.server.port), (req) => this.handle(req));
     if (!hasRawSocketCapability()) {
       this.log.warn('ping checks will fail: ICMP needs raw sockets, and this process lacks CAP_NET_RAW (contrib/vigil.service grants it; or run setcap cap_net_raw+ep on the executable)');
     }
-    this.every(HOUR, () => this.services.sessions.pruneExpired());
-    const url = `http://${this.input.server.host}:${this.server.port}`;
-    return { url, port: this.server.port };
+    return { url: `http://${host}:${this.server.port}`, port: this.server.port };
   }
 
   handle(req: HttpRequest): Reply | Promise<Reply> {
-    if (!this.pipeline) return { status: 503, body: { error: { code: 503, message: 'Starting up' } } };
-    return this.pipeline.handle(req);
+    if (!this.running) return { status: 503, body: { error: { code: 503, message: 'Starting up' } } };
+    return this.running.pipeline.handle(req);
   }
 
   /** Graceful stop: no new connections, in-flight requests answered, then the database closed. */
   async stop(): Promise<void> {
-    for (const t of this.timers) clearInterval(t);
-    this.live?.close();
+    this.jobs.stop();
+    const running = this.running;
+    running?.live.close();
     await this.server?.close();
     this.server = null;
-    this.nodes?.stop();
+    running?.nodes.stop();
     // The engine first: probes still in flight finish and their events reach a running alert
     // pipeline, which then drains into its queue before the writers and the store close.
-    await this.engine?.stop();
-    this.domains?.stop();
-    await this.alerts?.stop();
+    await running?.engine.stop();
+    running?.domains.stop();
+    await running?.alerts.stop();
     this.writer.close();
     this.mailer.close();
     this.store.close();
   }
 
-  private onEvent(check: { id: string; accountId: string }, event: AlertEvent): void {
-    this.log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
-    this.alerts.handle(check, event);
-    this.publishChange(check, event.type);
+  private get started(): Running {
+    if (!this.running) throw new Error('VigilApp is not started');
+    return this.running;
   }
 
-  /**
-   * Published once the writer has applied what the change wrote (the group commit queued in the
-   * same turn runs first), so a subscriber reading the check sees the new record.
-   */
-  private publishChange(check: { id: string; accountId: string }, type: string, folder?: string | null): void {
-    const change: StatusChange = { checkId: check.id, accountId: check.accountId, type, at: this.clock.now() };
-    if (folder !== undefined) change.folder = folder;
-    this.changes.add(change);
+  get config(): Config {
+    return this.started.config;
   }
 
-  private buildServices(heartbeats: HeartbeatMonitor): Services {
-    const { store, config, clock, engine } = this;
-    const checks = new ChecksService(store, config, clock);
-    const stats = new StatsService({ stateChanges: store.stateChanges, rollups: this.rollups }, checks, clock);
-    const { statusPages: pages, operations: ops } = store;
-    const lastProbe = (checkId: string): LastProbe | null => engine.lastProbe(checkId) ?? heartbeats.lastProbe(checkId) ?? this.domains.lastProbe(checkId);
-    const processMetrics = new ProcessMetrics({
-      wheelLag: engine.metrics.lag,
-      probesFired: () => engine.metrics.fired,
-      probesInFlight: () => engine.inFlight,
-      probeQueueDepth: () => this.dispatcher.queued,
-      writerQueueLength: () => this.writer.pending,
-      pendingDeliveries: () => ops.pendingDeliveries(),
-    });
-    this.writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
-    return {
-      statusPages: new StatusPagesService(store, pages, config, clock),
-      publicPages: new PublicPages({ store, pages, rollups: this.rollups, stats, clock, lastProbe }),
-      metrics: new MetricsService(checks, stats, processMetrics),
-      readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock }),
-      config,
-      clock,
+  get services(): Services {
+    return this.started.services;
+  }
+
+  get engine(): Engine {
+    return this.started.engine;
+  }
+
+  get heartbeats(): HeartbeatMonitor {
+    return this.started.heartbeats;
+  }
+
+  /** Domain expiry lookups (RDAP) on the engine's wheel. */
+  get domains(): DomainMonitor {
+    return this.started.domains;
+  }
+
+  /** Email and webhook settings, the delivery queue and sender. */
+  get alerts(): AlertsModule {
+    return this.started.alerts;
+  }
+
+  /** Every observation of a check becomes state, one write and events here. */
+  get recorder(): Recorder {
+    return this.started.recorder;
+  }
+
+  /** Rendered status pages and badges; every status change purges what shows the check. */
+  get pageCache(): RenderCache {
+    return this.started.renders.pages;
+  }
+}
+
+/** Builds everything below the front, in dependency order; each module subscribes itself to what it follows. */
+function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply | Promise<Reply>): Running {
+  const { store, clock, log, writer, rollups, mailer, jobs, liveChecks: live } = base;
+  const recorder = new Recorder({ writer });
+  const checks = new ChecksService(store, config, clock);
+  const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads });
+
+  const sessions = new NodeSessions({ clock, log });
+  const assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock });
+  const peers = new PeerRechecks({ sessions, dispatcher, region: config.region, clock });
+  const engine = new Engine({
+    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, autoStart: base.opts.autoTick !== false,
+  });
+  const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log });
+  const rdap = config.rdap;
+  const rdapBootstrap = new RdapBootstrap({ overrides: rdap.servers, url: rdap.bootstrapUrl, timeoutMs: rdap.timeoutMs, clock, log });
+  const domains = new DomainMonitor({
+    store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log,
+  });
+  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log });
+  const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, clock, log });
+  const nodes = new NodeHub({
+    registry: new NodeRegistry(store.nodes, config.region, clock), nodes: store.nodes, checks: store.checks, sessions, assignment, intake, peers, log,
+  });
+  new StatusPublisher({ feed: base.statusFeed, applied: () => writer.drained(), recorder, checks, clock });
+
+  const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher });
+  const renders = new PublicRenders(clock, base.statusFeed, services.pages.statusPages);
+  const { trends, lastProbe } = services.monitoring;
+  const liveFeed = new LiveFeed(base.statusFeed, (id) => checks.find(id), (check) => checkSummary(check, trends, config, clock.now(), lastProbe(check.id)));
+  const pipeline = buildPipeline({ base, config, services, renders, live: liveFeed, dispatch });
+
+  nodes.start();
+  engine.start();
+  heartbeats.start();
+  alerts.start();
+  domains.start();
+  const retention = new RawRetention(store.retention, clock, { rawDays: config.retention.rawDays });
+  for (const job of [
+    { name: 'idempotency-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => base.idempotency.prune() },
+    // Checks the CLI created or changed on this data directory start probing within a second.
+    { name: 'checks-catch-up', everyMs: 1_000, run: () => checks.catchUp() },
+    { name: 'rollup-build', everyMs: MINUTE, run: () => rollups.flushOpen(clock.now()) },
+    { name: 'raw-retention', everyMs: HOUR, jitterMs: MINUTE, run: () => retention.prune() },
+    // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
+    { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
+    { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
+    ...alerts.jobs(),
+    ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
+  ]) jobs.add(job);
+  jobs.start();
+  return { config, recorder, engine, heartbeats, domains, alerts, nodes, services, renders, live: liveFeed, pipeline };
+}
+
+function buildServices(parts: {
+  base: Base; config: Config; checks: ChecksService; engine: Engine; heartbeats: HeartbeatMonitor; alerts: AlertsModule;
+  assignment: Assignment; dispatcher: ProbeDispatcher;
+}): Services {
+  const { base, config, checks, engine, alerts, dispatcher } = parts;
+  const { store, clock, rollups, writer, log } = base;
+  const shared = { config, clock };
+  const stats = new StatsService({ stateChanges: store.stateChanges, rollups }, checks, clock);
+  const lastProbe = (checkId: string) => base.liveChecks.lastProbe(checkId);
+  const { statusPages: pages, operations: ops } = store;
+  const processMetrics = new ProcessMetrics({
+    wheelLag: engine.metrics.lag,
+    probesFired: () => engine.metrics.fired,
+    probesInFlight: () => engine.inFlight,
+    probeQueueDepth: () => dispatcher.queued,
+    writerQueueLength: () => writer.pending,
+    pendingDeliveries: () => ops.pendingDeliveries(),
+    jobs: () => base.jobs.readings(),
+  });
+  writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
+  return {
+    monitoring: {
+      ...shared,
       checks,
       history: new HistoryService(store, checks),
       stats,
-      heartbeats,
-      accounts: new AccountsService(store, config, clock),
-      alertSummary: (accountId) => this.alerts.summary(accountId),
-      emailAlerts: this.alerts.email,
-      webhooks: this.alerts.webhooks,
-      deliveries: new DeliveryLog({
-        queue: this.alerts.repos.deliveries, webhooks: this.alerts.repos.webhooks, store, sender: this.alerts.sender, clock, log: this.log,
-      }),
-      usage: (accountId) => ({ checks: store.checks.countForAccount(accountId) }),
-      regions: () => this.nodes?.regions() ?? [],
-      sessions: new SessionsService(store, clock, config),
-      trends: new CheckTrends(this.rollups),
-      series: new SeriesReader(this.rollups, store.stateChanges, store.history),
+      pings: new PingsService(parts.heartbeats),
       lastProbe,
-      oauth: buildOAuth({
-        store, repo: store.oauth, checks, mailer: this.mailer,
-        config, clock, log: this.log, mailDomainResolver: this.opts.mailDomainResolver,
-      }),
-    };
-  }
+      regions: () => parts.assignment.regions(),
+      trends: new CheckTrends(rollups, checks),
+      series: new SeriesReader(rollups, store.stateChanges, store.history),
+    },
+    accounts: {
+      ...shared,
+      accounts: new AccountsService(store, config, clock),
+      sessions: new SessionsService(store, clock, config),
+      oauth: buildOAuth({ store, repo: store.oauth, checks, mailer: base.mailer, config, clock, log, mailDomainResolver: base.opts.mailDomainResolver }),
+      alertSummary: (accountId) => alerts.summary(accountId),
+    },
+    alerts: {
+      ...shared,
+      emailAlerts: alerts.email,
+      webhooks: alerts.webhooks,
+      deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
+    },
+    pages: {
+      ...shared,
+      statusPages: new StatusPagesService(store, pages, config, clock),
+      publicPages: new PublicPages({ store, pages, rollups, stats, clock, lastProbe }),
+    },
+    operations: {
+      ...shared,
+      metrics: new MetricsService(checks, stats, processMetrics),
+      readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock }),
+    },
+  };
+}
 
-  private buildPipeline(): RequestPipeline {
-    const routes: Route[] = [];
-    const { checks, trends } = this.services;
-    const live = new LiveFeed(
-      (id) => checks.find(id),
-      (check) => checkSummary(check, trends, this.config, this.clock.now(), this.services.lastProbe(check.id)),
-    );
-    this.live = live;
-    this.statusFeed.subscribe((change) => live.publish(change));
-    let auth: Authenticator | null = null;
-    routes.push(
-      ...dashboardRoutes(this.services, live, (headers) => auth!.authenticate(headers)),
-      ...dashboardAssetRoutes(),
-      ...statusRoutes(this.services),
-      ...checkRoutes(this.services),
-      ...historyRoutes(this.services),
-      ...statsRoutes(this.services),
-      ...heartbeatRoutes(this.services),
-      ...accountRoutes(this.services),
-      ...alertsRoutes(this.services),
-      ...regionsRoutes(this.services),
-      ...oauthRoutes(this.services),
-      ...statusPageRoutes(this.services),
-      ...keyRoutes(this.services),
-      ...publicStatusRoutes(this.services, { pages: this.pageCache, badges: this.badgeCache }),
-      ...operationsRoutes(this.services),
-      ...metaRoutes(() => routes, this.config.publicUrl),
-      ...mcpRoutes({ routes: () => routes, dispatch: async (req) => this.handle(req), publicUrl: this.config.publicUrl }),
-    );
-    const challenge = `Bearer realm="vigil", resource_metadata="${this.config.publicUrl}/.well-known/oauth-protected-resource"`;
-    auth = new Authenticator(this.store, this.clock, challenge);
-    auth.addBearerResolver(this.services.oauth.bearer);
-    auth.setSessionResolver(this.services.sessions, this.config.publicUrl);
-    return new RequestPipeline({
-      routes,
-      auth,
-      rateLimiter: new RateLimiter(this.clock),
-      idempotency: this.idempotency,
-      store: this.store,
-      config: this.config,
-      clock: this.clock,
-      log: this.log,
-    });
-  }
-
-  private every(ms: number, job: () => unknown): void {
-    const timer = setInterval(() => {
-      try {
-        job();
-      } catch (err) {
-        this.log.error({ err }, 'periodic job failed');
-      }
-    }, ms);
-    timer.unref();
-    this.timers.push(timer);
-  }
+function buildPipeline(parts: {
+  base: Base; config: Config; services: Services; renders: PublicRenders; live: LiveFeed; dispatch: (req: HttpRequest) => Reply | Promise<Reply>;
+}): RequestPipeline {
+  const { base, config, services, renders } = parts;
+  const { store, clock, log } = base;
+  const { monitoring, accounts } = services;
+  const challenge = `Bearer realm="vigil", resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource"`;
+  const auth = new Authenticator(store, clock, challenge);
+  auth.addBearerResolver(accounts.oauth.bearer);
+  auth.setSessionResolver(accounts.sessions, config.publicUrl);
+  const routes: Route[] = [];
+  routes.push(
+    ...dashboardRoutes(monitoring, accounts.sessions, parts.live, (headers) => auth.authenticate(headers)),
+    ...dashboardAssetRoutes(),
+    ...statusRoutes(monitoring),
+    ...checkRoutes(monitoring),
+    ...historyRoutes(monitoring),
+    ...statsRoutes(monitoring),
+    ...heartbeatRoutes(monitoring),
+    ...accountRoutes(accounts),
+    ...alertsRoutes(services.alerts),
+    ...regionsRoutes(monitoring),
+    ...oauthRoutes(accounts),
+    ...statusPageRoutes(services.pages),
+    ...keyRoutes(accounts),
+    ...publicStatusRoutes(services.pages, renders),
+    ...operationsRoutes(services.operations),
+    ...metaRoutes(() => routes, config.publicUrl),
+    ...mcpRoutes({ routes: () => routes, dispatch: async (req) => parts.dispatch(req), publicUrl: config.publicUrl }),
+  );
+  return new RequestPipeline({
+    routes, auth, rateLimiter: new RateLimiter(clock), idempotency: base.idempotency, store, config, clock, log,
+  });
 }

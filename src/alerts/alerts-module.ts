@@ -23,6 +23,11 @@ export interface AlertSummary {
 }
 import { ReminderSweep } from './reminders.js';
 import { TargetOptionsPolicy } from './target-options.js';
+import type { Job } from '../util/job-runner.js';
+import type { Recorder } from '../monitor/recorder.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 export interface AlertsDeps {
   store: Store;
@@ -31,6 +36,8 @@ export interface AlertsDeps {
   clock: Clock;
   config: Config;
   log: Logger;
+  /** Where check events are raised (the recorder): the pipeline subscribes. None in CLI commands. */
+  events?: Pick<Recorder, 'onEvent'>;
 }
 
 /**
@@ -70,13 +77,24 @@ export class AlertsModule {
     });
     this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log });
     this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log });
+    deps.events?.onEvent((check, event) => {
+      log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
+      this.handle(check, event);
+    });
   }
 
   start(): void {
     // A worker thread holds ~9 MiB: without webhooks it starts at the first send instead.
     if (this.repos.webhooks.any()) this.client.warm();
     this.sender.start();
-    this.reminders.start();
+  }
+
+  /** The periodic jobs: reminders of checks still down, and old deliveries dropped. */
+  jobs(): Job[] {
+    return [
+      { name: 'alert-reminders', everyMs: MINUTE, run: () => this.reminders.sweep() },
+      { name: 'delivery-prune', everyMs: HOUR, jitterMs: MINUTE, atStart: true, run: () => this.sender.prune() },
+    ];
   }
 
   /**
@@ -84,7 +102,6 @@ export class AlertsModule {
    * deliveries, and attempts in flight finish or go back to pending.
    */
   async stop(): Promise<void> {
-    this.reminders.stop();
     await this.pipeline.settled();
     await this.sender.stop();
     await this.client.close();

@@ -44,20 +44,9 @@ interface Reminding {
  * not down any more, so reminders stop by themselves.
  */
 export class ReminderSweep {
-  private timer: NodeJS.Timeout | null = null;
   readonly metrics = { queued: 0 };
 
   constructor(private readonly deps: ReminderDeps) {}
-
-  start(): void {
-    this.timer = setInterval(() => this.sweep(), MINUTE);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-  }
 
   /** Queues the reminders due now; resolves once they are durable (tests call it after moving the clock). */
   async sweep(): Promise<number> {

@@ -28,6 +28,12 @@ export interface CreateWebhookInput extends TargetOptionsInput {
   secret?: string;
 }
 
+/** A PATCH: only the fields sent change; `secret: null` removes the signing secret. */
+export interface UpdateWebhookInput extends Partial<Omit<CreateWebhookInput, 'secret'>> {
+  enabled?: boolean;
+  secret?: string | null;
+}
+
 const WEBHOOK_ID = /^whk_[0-9a-f]{20}$/;
 
 export interface WebhookServiceDeps {
@@ -106,6 +112,38 @@ export class WebhookService {
     return hook;
   }
 
+  /**
+   * Every field is checked as on create before anything is written, so a refused PATCH changes
+   * nothing. Pending deliveries read the webhook when they are sent: they go to a new URL, and
+   * are cancelled once it is disabled.
+   */
+  async update(account: Account, id: string, input: UpdateWebhookInput, access: KeyAccess | null = null): Promise<Webhook> {
+    this.get(account, id);
+    if (input.url !== undefined) await this.checkAddress(input.url, account.id);
+    // Read again after the address check: it may have waited on DNS.
+    const current = this.get(account, id);
+    const url = input.url !== undefined ? parseWebhookUrl(input.url, this.deps.config.alerts.allowHttpWebhooks) : null;
+    const next: Webhook = {
+      ...current,
+      name: input.name !== undefined ? displayName(input.name) : current.name,
+      ...(url ? { url: url.href, urlKey: webhookUrlKey(url) } : {}),
+      webhookType: input.webhookType ?? (url && typeWasDetected(current) ? detectWebhookType(url) : current.webhookType),
+      events: input.events !== undefined ? normalizeEvents(input.events) : current.events,
+      enabled: input.enabled ?? current.enabled,
+      secret: input.secret !== undefined ? input.secret : current.secret,
+      ...this.deps.options.resolve(account.id, access, input, current),
+    };
+    const { repo } = this.deps;
+    this.deps.store.transaction(() => {
+      if (next.urlKey !== current.urlKey && repo.urlTaken(account.id, next.urlKey)) throw errors.conflict('A webhook with this URL already exists');
+      repo.update(next);
+    });
+    this.deps.routing.invalidate(account.id);
+    const changed = Object.keys(input).filter((k) => input[k as keyof UpdateWebhookInput] !== undefined);
+    this.deps.log.info({ webhookId: id, accountId: account.id, url: cutUrl(next.url), webhookType: next.webhookType, changed }, 'webhook updated');
+    return next;
+  }
+
   /** 400 for a malformed id, 404 for none, 403 for another account's. */
   get(account: Account, id: string): Webhook {
     if (!WEBHOOK_ID.test(id)) throw errors.badRequest(`Invalid webhook id: ${JSON.stringify(id.slice(0, 60))}`);
@@ -153,4 +191,9 @@ export class WebhookService {
     if (!delivered) throw errors.badGateway(`Webhook ${where} answered ${status}`);
     return { message: `Test alert delivered to ${where}`, status };
   }
+}
+
+/** A type detection would give for the stored URL was not chosen by hand, so a new URL is detected again. */
+function typeWasDetected(hook: Webhook): boolean {
+  return detectWebhookType(new URL(hook.url)) === hook.webhookType;
 }

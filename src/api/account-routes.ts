@@ -2,10 +2,10 @@ import { accountView } from '../core/views.js';
 import { AccountResponse } from '../core/schemas/account.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { defineRoute, ok, type Route } from './http-types.js';
-import type { Services } from './services.js';
+import type { AccountServices } from './services.js';
 import { publicApi } from './route-presets.js';
 
-export function accountRoutes(s: Services): Route[] {
+export function accountRoutes(s: AccountServices): Route[] {
   return [
     defineRoute({
       method: 'GET',
@@ -18,7 +18,7 @@ export function accountRoutes(s: Services): Route[] {
       responses: { 200: AccountResponse, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       handler: ({ principal }) => {
         const id = principal.account.id;
-        return ok({ data: accountView(principal, s.config, s.usage(id).checks, s.alertSummary(id)) });
+        return ok({ data: accountView(principal, s.config, s.accounts.usage(id).checks, s.alertSummary(id)) });
       },
     }),
   ];

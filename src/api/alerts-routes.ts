@@ -1,18 +1,18 @@
 import {
   CreateWebhookBody, EmailSettingsPatchBody, EmailSettingsResponse, EmailSettingsUpdateResponse, EmailTestFailedBody,
-  EmailTestResponse, DeliveryListResponse, DeliveryQuerySchema, DeliveryResponse, WebhookCreatedResponse, WebhookDeletedResponse, WebhookListResponse, WebhookTestResponse,
+  EmailTestResponse, DeliveryListResponse, DeliveryQuerySchema, DeliveryResponse, UpdateWebhookBody, WebhookDeletedResponse, WebhookResponse, WebhookListResponse, WebhookTestResponse,
 } from '../core/schemas/alerts.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { emailSettingsUpdateView, emailSettingsView, webhookListItem, webhookView } from '../alerts/alert-views.js';
 import { defineRoute, ok, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
-import type { Services } from './services.js';
+import type { AlertServices } from './services.js';
 
 const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
 // Spec 4.8, 4.9: every alert endpoint needs an unrestricted key (403 for a restricted one).
 const base = { ...publicApi, tag: 'alerts', allowRestricted: false } as const;
 
-export function alertsRoutes(s: Services): Route[] {
+export function alertsRoutes(s: AlertServices): Route[] {
   return [
     defineRoute({
       ...base,
@@ -66,8 +66,19 @@ export function alertsRoutes(s: Services): Route[] {
       scope: 'alerts:write',
       idempotency: 'optional',
       body: CreateWebhookBody,
-      responses: { 201: WebhookCreatedResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
+      responses: { 201: WebhookResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
       handler: async ({ principal, body }) => ok({ data: webhookView(await s.webhooks.create(principal.account, body, principal.access)) }, 201),
+    }),
+    defineRoute({
+      ...base,
+      method: 'PATCH',
+      path: '/v1/public/alerts/webhooks/:id',
+      summary: 'Change a webhook; only the fields sent change, with the rules of create (secret null removes it)',
+      scope: 'alerts:write',
+      idempotency: 'none',
+      body: UpdateWebhookBody,
+      responses: { 200: WebhookResponse, ...errorsFor(400, 401, 403, 404, 409, 413, 429) },
+      handler: async ({ principal, params, body }) => ok({ data: webhookView(await s.webhooks.update(principal.account, params.id!, body, principal.access)) }),
     }),
     defineRoute({
       ...base,

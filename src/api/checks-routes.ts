@@ -6,14 +6,14 @@ import {
 import { ErrorBody, Success } from '../core/schemas/common.js';
 import { defineRoute, ok, type Route } from './http-types.js';
 import { detailReply, ListPages } from './check-json.js';
-import type { Services } from './services.js';
+import type { MonitoringServices } from './services.js';
 import { publicApi } from './route-presets.js';
 
 const SuccessResponse = Type.Object({ data: Success });
 const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
 const base = { ...publicApi, tag: 'checks' } as const;
 
-export function checkRoutes(s: Services): Route[] {
+export function checkRoutes(s: MonitoringServices): Route[] {
   const listPages = new ListPages(s.config);
   return [
     defineRoute({

@@ -4,12 +4,12 @@ import {
 } from '../core/schemas/dashboard.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
-import { sessionToken, type OpenedSession } from '../core/sessions-service.js';
+import { sessionToken, type OpenedSession, type SessionsService } from '../core/sessions-service.js';
 import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
 import { checkSummary } from './check-summary.js';
 import type { LiveFeed } from './live-feed.js';
 import { publicApi } from './route-presets.js';
-import type { Services } from './services.js';
+import type { MonitoringServices } from './services.js';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
@@ -27,9 +27,9 @@ function sessionInfo(principal: Principal, expiresAt: number | null) {
  * What the dashboard calls beyond the spec's endpoints: sign-in and sign-out, the list's
  * summaries, chart series and the live stream. Any API client may call them too.
  */
-export function dashboardRoutes(s: Services, live: LiveFeed, authenticate: (headers: Record<string, string>) => Principal): Route[] {
+export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService, live: LiveFeed, authenticate: (headers: Record<string, string>) => Principal): Route[] {
   const opened = (session: OpenedSession) =>
-    ok({ data: sessionInfo(session.principal, session.expiresAt) }, 201, { 'Set-Cookie': s.sessions.cookie(session), 'Cache-Control': 'no-store' });
+    ok({ data: sessionInfo(session.principal, session.expiresAt) }, 201, { 'Set-Cookie': sessions.cookie(session), 'Cache-Control': 'no-store' });
   return [
     defineRoute({
       method: 'POST',
@@ -46,7 +46,7 @@ export function dashboardRoutes(s: Services, live: LiveFeed, authenticate: (head
       responses: { 201: SessionResponse, 400: ErrorBody },
       handler: ({ body }) => {
         if ((body.apiKey === undefined) === (body.loginToken === undefined)) throw errors.badRequest('send exactly one of apiKey and loginToken');
-        return opened(body.apiKey !== undefined ? s.sessions.signInWithKey(body.apiKey) : s.sessions.signInWithLoginLink(body.loginToken!));
+        return opened(body.apiKey !== undefined ? sessions.signInWithKey(body.apiKey) : sessions.signInWithLoginLink(body.loginToken!));
       },
     }),
     defineRoute({
@@ -69,8 +69,8 @@ export function dashboardRoutes(s: Services, live: LiveFeed, authenticate: (head
       responses: { 204: null, 401: ErrorBody, 403: ErrorBody },
       handler: ({ req }) => {
         const token = sessionToken(req.headers['cookie']);
-        if (token !== null) s.sessions.signOut(token);
-        return { status: 204, headers: { 'Set-Cookie': s.sessions.clearCookie() } };
+        if (token !== null) sessions.signOut(token);
+        return { status: 204, headers: { 'Set-Cookie': sessions.clearCookie() } };
       },
     }),
     defineRoute({

@@ -4,7 +4,7 @@ import { ErrorBody } from '../core/schemas/common.js';
 import { checkUrl } from '../domain/check-url.js';
 import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
 import { kumaSignal, pingMetadata, pingSignal, withStatus } from './ping-metadata.js';
-import type { Services } from './services.js';
+import type { MonitoringServices } from './services.js';
 import { publicApi } from './route-presets.js';
 
 const PingOk = Type.Object({ ok: Type.Literal(true) });
@@ -13,7 +13,7 @@ const PONG = JSON.stringify({ ok: true });
 const UNKNOWN = Promise.resolve(false);
 const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal('not_found') });
 
-export function heartbeatRoutes(s: Services): Route[] {
+export function heartbeatRoutes(s: MonitoringServices): Route[] {
   /**
    * `{ok: true}` once committed. An unknown token may belong to a check the CLI created a moment
    * ago (an import beside this server): caught up with, the ping is tried once more.
@@ -38,7 +38,7 @@ export function heartbeatRoutes(s: Services): Route[] {
     handler: ({ req, params }) => {
       const meta = pingMetadata(req.body, req.query);
       const signal = withStatus(pingSignal(params.action), meta);
-      return acknowledged(() => (signal ? s.heartbeats.ping(params.token!, signal, meta) : UNKNOWN));
+      return acknowledged(() => (signal ? s.pings.ping(params.token!, signal, meta) : UNKNOWN));
     },
   });
   const withAction = { ...ping, path: '/heartbeat/:token/:action', summary: 'Heartbeat ping with /start, /fail or /<exit code 0-255>' };
@@ -48,7 +48,7 @@ export function heartbeatRoutes(s: Services): Route[] {
     summary: "Uptime Kuma's push URL of a push monitor imported by vigil import kuma (status=up|down, msg, ping in ms): the same as the check's ping",
     handler: ({ req, params }) => {
       const meta = pingMetadata(req.body, req.query);
-      return acknowledged(() => s.heartbeats.pingKuma(params.token!, kumaSignal(meta), meta));
+      return acknowledged(() => s.pings.pingKuma(params.token!, kumaSignal(meta), meta));
     },
   });
   return [

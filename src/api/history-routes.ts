@@ -2,10 +2,10 @@ import { historyEntry } from '../core/views.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { HistoryQuerySchema, HistoryResponse } from '../core/schemas/history.js';
 import { defineRoute, ok, type Route } from './http-types.js';
-import type { Services } from './services.js';
+import type { MonitoringServices } from './services.js';
 import { publicApi } from './route-presets.js';
 
-export function historyRoutes(s: Services): Route[] {
+export function historyRoutes(s: MonitoringServices): Route[] {
   return [
     defineRoute({
       method: 'GET',

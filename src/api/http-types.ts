@@ -3,7 +3,7 @@ import type { ErrorShape } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { Scope } from '../domain/records.js';
 
-/** Bodies above this are not read (413). */
+/** Bodies above this are not kept: the rest is read and discarded, and the answer is 413 (front/body-drain.ts). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** A request as handlers see it: transport-free (DESIGN 1). */

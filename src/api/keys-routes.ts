@@ -4,7 +4,7 @@ import type { KeySummary } from '../core/accounts-service.js';
 import type { Principal } from '../core/principal.js';
 import { defineRoute, ok, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
-import type { Services } from './services.js';
+import type { AccountServices } from './services.js';
 
 const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
 // Keys are managed only by a credential with every scope, unrestricted (the service checks it).
@@ -13,7 +13,7 @@ const KEYS = '/v1/public/keys';
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The API keys API (spec 5.3: created by choosing scopes, revoked at once); handlers call the service only. */
-export function keyRoutes(s: Services): Route[] {
+export function keyRoutes(s: AccountServices): Route[] {
   const json = (key: KeySummary, principal: Principal) => ({
     id: key.id,
     name: key.name,

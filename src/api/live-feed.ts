@@ -1,7 +1,7 @@
 import type { Principal } from '../core/principal.js';
 import { accessAllows } from '../core/principal.js';
 import type { Check } from '../domain/records.js';
-import type { StatusChange } from '../core/status-feed.js';
+import type { StatusChange, StatusFeed } from '../core/status-feed.js';
 import type { StreamSink } from './http-types.js';
 
 /** A comment line every so often keeps proxies from closing an idle stream and re-checks the session. */
@@ -24,9 +24,11 @@ export class LiveFeed {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
+    feed: StatusFeed,
     private readonly lookup: (checkId: string) => Check | null,
     private readonly row: (check: Check) => unknown,
   ) {
+    feed.subscribe((change) => this.publish(change));
     this.timer = setInterval(() => this.keepAlive(), KEEPALIVE_MS);
     this.timer.unref();
   }
@@ -38,8 +40,7 @@ export class LiveFeed {
     sink.write(`retry: 2000\nevent: hello\ndata: {}\n\n`);
   }
 
-  /** A StatusFeed subscriber. */
-  publish(change: StatusChange): void {
+  private publish(change: StatusChange): void {
     if (this.listeners.size === 0) return;
     const check = change.type === 'deleted' ? null : this.lookup(change.checkId);
     const frame = check

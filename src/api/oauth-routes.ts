@@ -11,13 +11,13 @@ import { defineRoute, ok, type Route } from './http-types.js';
 import { claimPage } from './claim-page.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from '../oauth/discovery.js';
 import { NO_STORE, tokenError } from '../oauth/token-service.js';
-import type { Services } from './services.js';
+import type { AccountServices } from './services.js';
 
 const PUBLIC = { auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none' } as const;
 const DISCOVERY_CACHE = { 'Cache-Control': 'public, max-age=300' };
 
 /** Agent signup, the token endpoint, discovery and the claim page, all at `{app_url}` (spec 4.11–4.13). */
-export function oauthRoutes(s: Services): Route[] {
+export function oauthRoutes(s: AccountServices): Route[] {
   const appUrl = s.config.publicUrl;
   return [
     defineRoute({

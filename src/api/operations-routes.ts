@@ -2,14 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { ErrorBody } from '../core/schemas/common.js';
 import { defineRoute, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
-import type { Services } from './services.js';
+import type { OperationServices } from './services.js';
 
 const open = { tag: 'operations', auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard' } as const;
 const Check = Type.String({ description: '"ok", or what is wrong' });
 const ReadyBody = Type.Object({ status: Type.String(), checks: Type.Object({ store: Check, engine: Check }) });
 
 /** What scrapers, load balancers and supervisors ask: `/metrics`, `/healthz`, `/readyz`. */
-export function operationsRoutes(s: Services): Route[] {
+export function operationsRoutes(s: OperationServices): Route[] {
   return [
     defineRoute({
       ...publicApi,

@@ -8,7 +8,7 @@ import { renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js
 import { RESPONSE_WINDOWS, UPTIME_WINDOWS, type BadgeKind } from '../status-pages/public-pages.js';
 import type { StatusPage } from '../store/status-pages.js';
 import type { RenderCache, Rendered } from './render-cache.js';
-import type { Services } from './services.js';
+import type { PageServices } from './services.js';
 
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -49,7 +49,7 @@ function splitFormat(name: string): { slug: string; format: Format } {
  * from render caches the app purges on every status change; badges have their own, so badge
  * URLs with made-up labels can never push pages out.
  */
-export function publicStatusRoutes(s: Services, caches: { pages: RenderCache; badges: RenderCache }): Route[] {
+export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache; badges: RenderCache }): Route[] {
   const cache = caches.pages;
   const pages = s.publicPages;
 

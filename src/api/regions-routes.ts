@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ErrorBody } from '../core/schemas/common.js';
 import { defineRoute, ok, type Route } from './http-types.js';
-import type { Services } from './services.js';
+import type { MonitoringServices } from './services.js';
 import { publicApi } from './route-presets.js';
 
 const Region = Type.Object({
@@ -11,7 +11,7 @@ const Region = Type.Object({
   online: Type.Boolean({ description: 'Probes run there now (the central’s region always)' }),
 });
 
-export function regionsRoutes(s: Services): Route[] {
+export function regionsRoutes(s: MonitoringServices): Route[] {
   return [
     defineRoute({
       method: 'GET',

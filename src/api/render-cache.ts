@@ -4,6 +4,8 @@ import type { Clock } from '../domain/clock.js';
 import type { Reply } from './http-types.js';
 import { Lru } from '../util/lru.js';
 import { etagMatches } from './status-routes.js';
+import type { StatusFeed } from '../core/status-feed.js';
+import type { StatusPagesService } from '../status-pages/status-pages-service.js';
 
 /** What a public page or badge rendered to, and what makes it stale. */
 export interface Rendered {
@@ -129,5 +131,35 @@ export class RenderCache {
 
   purgeSlug(slug: string): void {
     this.entries.deleteWhere((_, e) => e.slug === slug);
+  }
+}
+
+/**
+ * The public pages' and badges' renders, each kept until what it shows changes: a check's
+ * status or settings (from the status feed, once written; a ping or a slow spell that changed no
+ * status changes no page, their figures age out like probes'), or the page's own edit.
+ */
+export class PublicRenders {
+  readonly pages: RenderCache;
+  readonly badges: RenderCache;
+
+  constructor(clock: Clock, feed: StatusFeed, statusPages: Pick<StatusPagesService, 'onChange'>) {
+    this.pages = new RenderCache(clock);
+    this.badges = new RenderCache(clock);
+    feed.subscribe((change) => {
+      if (change.type !== 'ping' && change.type !== 'degraded') this.purgeCheck(change.checkId);
+    });
+    statusPages.onChange((...pages) => {
+      for (const page of pages) {
+        if (!page) continue;
+        this.pages.purgeSlug(page.slug);
+        for (const id of page.checkIds) this.purgeCheck(id);
+      }
+    });
+  }
+
+  private purgeCheck(checkId: string): void {
+    this.pages.purgeCheck(checkId);
+    this.badges.purgeCheck(checkId);
   }
 }

@@ -3,8 +3,8 @@ import type { AccountsService } from '../core/accounts-service.js';
 import type { ChecksService } from '../core/checks-service.js';
 import type { Clock } from '../domain/clock.js';
 import type { HistoryService } from '../core/history-service.js';
+import type { PingsService } from '../core/pings-service.js';
 import type { StatsService } from '../core/stats-service.js';
-import type { HeartbeatMonitor } from '../engine/heartbeats.js';
 import type { AlertSummary } from '../alerts/alerts-module.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
@@ -17,41 +17,68 @@ import type { StatusPagesService } from '../status-pages/status-pages-service.js
 import type { PublicPages } from '../status-pages/public-pages.js';
 import type { MetricsService } from '../metrics/metrics-service.js';
 import type { Readiness } from '../metrics/readiness.js';
-import type { RegionView } from '../nodes/hub.js';
+import type { RegionView } from '../nodes/assignment.js';
 import type { LastProbe } from '../monitor/live-check.js';
 
-/** What route handlers reach: services only, never the store (STYLE: one service layer). */
-export interface Services {
+/** What every group carries: the resolved configuration (public URLs, limits) and the clock. */
+interface Shared {
   config: Config;
   clock: Clock;
+}
+
+/** Checks and what is observed of them: history, statistics, heartbeat pings, regions. */
+export interface MonitoringServices extends Shared {
   checks: ChecksService;
-  accounts: AccountsService;
   history: HistoryService;
   stats: StatsService;
-  heartbeats: HeartbeatMonitor;
+  /** Heartbeat pings (the ping route). */
+  pings: PingsService;
+  /** The check's latest result, live from memory (the record's `lastProbe`). */
+  lastProbe(checkId: string): LastProbe | null;
+  /** Regions a check can be pinned to, with their prober nodes. */
+  regions(): RegionView[];
+  /** 24 h uptime and sparklines of the dashboard list. */
+  trends: CheckTrends;
+  /** Chart series and incidents of the check page. */
+  series: SeriesReader;
+}
+
+/** Accounts, their keys and sessions, agent sign-up (OAuth), and what an account shows of itself. */
+export interface AccountServices extends Shared {
+  accounts: AccountsService;
+  /** Dashboard sign-in: sessions from API keys and login links. */
+  sessions: SessionsService;
+  /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
+  oauth: OAuthServices;
   alertSummary(accountId: string): AlertSummary;
+}
+
+/** Alert settings and deliveries. */
+export interface AlertServices extends Shared {
   /** Email alert settings and the test send (spec 4.8). */
   emailAlerts: EmailAlertsService;
   /** Webhooks and their test (spec 4.9). */
   webhooks: WebhookService;
   deliveries: DeliveryLog;
-  usage(accountId: string): { checks: number };
-  /** The check's latest result, live from memory (the record's `lastProbe`). */
-  lastProbe(checkId: string): LastProbe | null;
-  /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
-  oauth: OAuthServices;
-  /** Regions a check can be pinned to, with their prober nodes. */
-  regions(): RegionView[];
-  /** Dashboard sign-in: sessions from API keys and login links. */
-  sessions: SessionsService;
-  /** 24 h uptime and sparklines of the dashboard list. */
-  trends: CheckTrends;
-  /** Chart series and incidents of the check page. */
-  series: SeriesReader;
-  /** Status pages of an account (the API) and what anyone may read of them (pages, badges). */
+}
+
+/** Status pages of an account (the API) and what anyone may read of them (pages, badges). */
+export interface PageServices extends Shared {
   statusPages: StatusPagesService;
   publicPages: PublicPages;
-  /** `/metrics` and `/readyz`. */
+}
+
+/** `/metrics` and `/readyz`. */
+export interface OperationServices extends Shared {
   metrics: MetricsService;
   readiness: Readiness;
+}
+
+/** What route handlers reach, by domain: services only, never the store or the engine (STYLE: one service layer). */
+export interface Services {
+  monitoring: MonitoringServices;
+  accounts: AccountServices;
+  alerts: AlertServices;
+  pages: PageServices;
+  operations: OperationServices;
 }

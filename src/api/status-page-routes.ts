@@ -6,7 +6,7 @@ import {
 import { defineRoute, ok, type Route } from './http-types.js';
 import type { StatusPage } from '../store/status-pages.js';
 import { publicApi } from './route-presets.js';
-import type { Services } from './services.js';
+import type { PageServices } from './services.js';
 
 const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
 // A page is the account's public face: keys restricted to some checks do not manage pages.
@@ -14,7 +14,7 @@ const base = { ...publicApi, allowRestricted: false, tag: 'status-pages' } as co
 const PAGES = '/v1/public/status-pages';
 
 /** The status pages API (issue 15, beyond the spec): handlers call the service only. */
-export function statusPageRoutes(s: Services): Route[] {
+export function statusPageRoutes(s: PageServices): Route[] {
   const json = (page: StatusPage) => ({
     id: page.id,
     slug: page.slug,

@@ -3,7 +3,7 @@ import { statusObject } from '../core/views.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { StatusResponse } from '../core/schemas/status.js';
 import { defineRoute, jsonReply, type Route } from './http-types.js';
-import type { Services } from './services.js';
+import type { MonitoringServices } from './services.js';
 import { publicApi } from './route-presets.js';
 
 /** Does If-None-Match name this ETag (a list, weak or strong, or `*`)? */
@@ -15,7 +15,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function statusRoutes(s: Services): Route[] {
+export function statusRoutes(s: MonitoringServices): Route[] {
   return [
     defineRoute({
       method: 'GET',

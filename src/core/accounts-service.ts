@@ -131,6 +131,11 @@ export class AccountsService {
   }
 
   /** Every account with its number of checks and of keys not revoked (the CLI's account list). */
+  /** What the account uses of its plan (spec 2.7 `usage`). */
+  usage(accountId: string): { checks: number } {
+    return { checks: this.store.checks.countForAccount(accountId) };
+  }
+
   listAccounts(): AccountSummary[] {
     return this.store.accounts.all().map((a) => ({
       id: a.id,

@@ -1,3 +1,8 @@
+import type { CheckEvents, CheckObserver } from '../domain/check-observer.js';
+import type { Clock } from '../domain/clock.js';
+import type { Check } from '../domain/records.js';
+import type { Recorder } from '../monitor/recorder.js';
+
 /** A check's state changed (or the check was saved or deleted): what subscribers are told. */
 export interface StatusChange {
   checkId: string;
@@ -14,7 +19,7 @@ export interface StatusChange {
 }
 
 /**
- * The one place status changes are published (app.ts publishes every check event and edit);
+ * The one place status changes are published (`StatusPublisher` publishes every check event and edit);
  * the live dashboard, status-page caches and others subscribe. A failing subscriber cannot
  * stop the others or the publisher.
  */
@@ -66,5 +71,50 @@ export class PendingChanges {
         () => {},
       );
     });
+  }
+}
+
+export interface StatusPublisherDeps {
+  feed: StatusFeed;
+  /** Resolves once the writer has applied what was submitted so far. */
+  applied: () => Promise<void>;
+  /** Check events, status changes and pings, as recorded. */
+  recorder: Pick<Recorder, 'onEvent' | 'onChange'>;
+  /** Check edits (saved, paused, deleted). */
+  checks: CheckEvents;
+  clock: Clock;
+}
+
+/**
+ * Publishes on the feed every check event, non-alert status change (pending to up), heartbeat
+ * ping and edit, once the writer has applied what it wrote (the group commit queued in the same
+ * turn runs first), so a subscriber reading the check sees the new record.
+ */
+export class StatusPublisher implements CheckObserver {
+  private readonly pending: PendingChanges;
+
+  constructor(private readonly deps: StatusPublisherDeps) {
+    this.pending = new PendingChanges(deps.feed, deps.applied);
+    deps.recorder.onEvent((check, event) => this.publish(check, event.type));
+    deps.recorder.onChange((check, what) => this.publish(check, what));
+    deps.checks.observe(this);
+  }
+
+  checkSaved(check: Check): void {
+    this.publish(check, 'saved');
+  }
+
+  checkEdited(check: Check): void {
+    this.publish(check, 'saved');
+  }
+
+  checkDeleted(check: Check): void {
+    this.publish(check, 'deleted', check.folder);
+  }
+
+  private publish(check: { id: string; accountId: string }, type: string, folder?: string | null): void {
+    const change: StatusChange = { checkId: check.id, accountId: check.accountId, type, at: this.deps.clock.now() };
+    if (folder !== undefined) change.folder = folder;
+    this.pending.add(change);
   }
 }

@@ -50,12 +50,24 @@ SetErrorFunction((e) => {
       return typeof s.description === 'string' ? `must be ${s.description}` : 'has an invalid format';
     case ValueErrorType.Union: {
       const options = enumOptions(s);
-      return options ? `must be one of: ${options.join(', ')}` : 'has an invalid value';
+      return options ? `must be one of: ${options.join(', ')}` : (nullableMessage(s, e.errors) ?? 'has an invalid value');
     }
     default:
       return DefaultErrorFunction(e);
   }
 });
+
+const TYPE_ERRORS = new Set([ValueErrorType.String, ValueErrorType.Number, ValueErrorType.Integer, ValueErrorType.Boolean, ValueErrorType.Array, ValueErrorType.Object]);
+
+/** For `T | null`: what is wrong as a T ("must not be empty"; "must be a string or null"). */
+function nullableMessage(schema: Record<string, unknown>, branches: Array<{ First(): ValueError | undefined }>): string | null {
+  const anyOf = (schema.anyOf as Array<Record<string, unknown>> | undefined) ?? [];
+  const nonNull = anyOf.findIndex((o) => o.type !== 'null');
+  if (anyOf.length !== 2 || !anyOf.some((o) => o.type === 'null')) return null;
+  const first = branches[nonNull]?.First();
+  if (!first) return null;
+  return TYPE_ERRORS.has(first.type) ? `${first.message} or null` : first.message;
+}
 
 /** The string constants of a (possibly nested, possibly nullable) union of literals, else null. */
 function enumOptions(schema: Record<string, unknown>): string[] | null {

@@ -11,3 +11,8 @@ export interface CheckObserver {
   /** Only fields that do not touch the schedule changed (name, folder…): views refresh it. */
   checkEdited?(check: Check): void;
 }
+
+/** Where check mutations are announced (the checks service): a module that follows checks subscribes itself. */
+export interface CheckEvents {
+  observe(observer: CheckObserver): void;
+}

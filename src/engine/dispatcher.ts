@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Piscina, queueOptionsSymbol } from 'piscina';
 import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 import { bundledFile } from '../util/bundled-file.js';
-import { failedResult, PROBE_THREAD, type ProbeBatch, type ResultBatch } from './probe-thread.js';
+import { RequestChannel } from '../util/request-channel.js';
+import { failedResult, type ProbeBatch, type ResultBatch } from './probe-thread.js';
 
 export { failedResult } from './probe-thread.js';
 
@@ -33,68 +34,77 @@ const YOUNG_GENERATION_MB = 16;
  * loop is stuck.
  */
 const GUARD_MS = 5_000;
+/** Probes one thread keeps in flight on its event loop unless told otherwise. */
+const PROBES_IN_FLIGHT_PER_THREAD = 512;
 
 export interface PoolOptions {
+  /** Worker threads (0 or absent: one less than the cores, at most 2). */
   threads?: number;
-  concurrentTasksPerWorker?: number;
-  /** The worker module, which calls serveProbes (tests substitute one). */
+  /** Probes one thread runs at once; beyond threads × this, probes queue. */
+  probesInFlightPerThread?: number;
+  /** The worker module, whose default export handles a ProbeBatch (tests substitute one). */
   filename?: string;
   /** Overrides GUARD_MS (tests). */
   guardMs?: number;
 }
 
-interface QueuedProbe {
-  task: ProbeTask;
-  resolve: (result: ProbeResult) => void;
+/** One of the pool's threads, as the dispatcher counts it (piscina's worker `id` is its threadId). */
+interface PoolThread {
+  id: number;
+  /** Probes sent to it and not settled. */
+  load: number;
+  /** When it last answered, or started. */
+  answeredAt: number;
 }
 
-interface RunningProbe {
-  resolve: (result: ProbeResult) => void;
+/** What the dispatcher keeps with each probe between `run` and its result. */
+interface Probe {
+  task: ProbeTask;
+  /** 0 while queued; when a thread took it. */
   startedAt: number;
   /** When the guard fails it: the probe's own deadline plus the guard period. */
   limitMs: number;
+  thread: PoolThread | null;
 }
 
-/** One worker thread and the probes it runs. */
-interface ProbeThread {
-  worker: Worker;
-  running: Map<number, RunningProbe>;
-  /** Probes for the worker not posted yet: sent together once the current turn ends. */
-  outbox: ProbeBatch;
-  posting: boolean;
-  /** When the thread last answered, or started. */
-  answeredAt: number;
-  /** Terminated, crashed or closed: takes no more probes, its replacement does. */
-  gone: boolean;
+/** Rides on a batch (under piscina's queue-options symbol, never cloned) to pin it to its thread. */
+interface Pin {
+  thread: number | null;
 }
+type PinnedBatch = ProbeBatch & { [queueOptionsSymbol]: Pin };
 
 /**
- * Runs probes on worker threads, each keeping `concurrentTasksPerWorker` probes in flight on
- * its own event loop. Beyond that the dispatcher queues, so a probe's guard starts when a
- * worker takes it: a saturated pool makes probes late, never falsely failed.
+ * Runs probes on a piscina pool of a fixed number of threads, each keeping
+ * `probesInFlightPerThread` probes in flight on its own event loop. Beyond that the dispatcher
+ * queues, so a probe's guard starts when a thread takes it: a saturated pool makes probes
+ * late, never falsely failed.
  *
- * The threads are Vigil's own rather than a general-purpose pool's: the probes of one wheel tick
- * travel in one message and the results of one worker turn come back in one. Per probe, the
- * pool it replaced (piscina) cost a task record, an async resource, timing histograms and an
- * atomics notification per probe: a fifth of the main thread's work at 25 probes/s.
+ * One piscina task is one batch: the probes of a wheel tick (of one turn of the main thread)
+ * for one thread, the least busy counted in probes; a load balancer pins the task to that
+ * thread. So piscina's per-task cost (a task record, an async resource, a message each way) is
+ * paid per batch, not per probe; timing histograms and atomics wake-ups are off.
  *
- * A probe whose guard expires is failed here, and its worker, if it has not answered for a whole
- * guard period, is terminated: its probes fail and a new thread takes its place. A crashed
- * worker fails its own probes, recorded as errors.
+ * A probe whose guard expires is failed here, and its thread, if it has not answered for a
+ * whole guard period, is terminated: its probes fail and piscina starts a new thread. A
+ * crashed thread fails its own probes, recorded as errors.
  */
 export class ThreadDispatcher implements ProbeDispatcher {
-  /** Worker threads, and probes each keeps in flight (benchmarks give their baseline the same). */
   readonly threads: number;
-  readonly concurrency: number;
+  readonly probesInFlightPerThread: number;
   private readonly capacity: number;
   private readonly guardMs: number;
-  private readonly filename: string;
-  private readonly pool: ProbeThread[] = [];
-  private readonly waiting: Array<QueuedProbe | undefined> = [];
-  /** Index of the next waiting probe; the array is compacted as it drains. */
+  private readonly pool: Piscina<PinnedBatch, ResultBatch>;
+  private readonly known = new Map<number, PoolThread>();
+  /** Threads terminated for hanging, until piscina has removed them: no batch goes there. */
+  private readonly retired = new Set<number>();
+  private readonly probes = new RequestChannel<ProbeResult, Probe>();
+  /** Ids of probes waiting for a free slot; the array is compacted as it drains. */
+  private readonly waiting: number[] = [];
   private head = 0;
   private running = 0;
-  private nextId = 1;
+  /** This turn's batches by thread (the null key: no thread known, piscina picks). */
+  private outbox = new Map<PoolThread | null, ProbeBatch>();
+  private posting = false;
   private closed = false;
   /**
    * One sweep for every probe's guard rather than a timer per probe (a timer started and
@@ -105,13 +115,42 @@ export class ThreadDispatcher implements ProbeDispatcher {
 
   constructor(opts: PoolOptions = {}) {
     const threads = opts.threads || Math.max(1, Math.min(2, availableParallelism() - 1));
-    const perWorker = opts.concurrentTasksPerWorker ?? 512;
     this.threads = threads;
-    this.concurrency = perWorker;
-    this.capacity = threads * perWorker;
+    this.probesInFlightPerThread = opts.probesInFlightPerThread ?? PROBES_IN_FLIGHT_PER_THREAD;
+    this.capacity = threads * this.probesInFlightPerThread;
     this.guardMs = opts.guardMs ?? GUARD_MS;
-    this.filename = opts.filename ?? WORKER;
-    for (let i = 0; i < threads; i++) this.pool.push(this.spawn());
+    this.pool = new Piscina<PinnedBatch, ResultBatch>({
+      filename: opts.filename ?? WORKER,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: Infinity,
+      // Batches, not probes: the dispatcher bounds the probes; a thread may hold many ticks' batches.
+      concurrentTasksPerWorker: this.capacity,
+      atomics: 'disabled',
+      recordTiming: false,
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      loadBalancer: (task, workers) => {
+        const pinned = (task[queueOptionsSymbol] as Pin | null)?.thread;
+        let best = null;
+        for (const worker of workers) {
+          if (worker.terminating || worker.destroyed || this.retired.has(worker.id)) continue;
+          if (worker.id === pinned) return worker;
+          if (best === null || worker.currentUsage < best.currentUsage) best = worker;
+        }
+        return best;
+      },
+    });
+    for (const worker of this.pool.threads) this.track(worker.threadId);
+    this.pool.on('workerCreate', (worker: { id: number }) => this.track(worker.id));
+    this.pool.on('workerDestroy', (worker: { id: number }) => {
+      this.known.delete(worker.id);
+      this.retired.delete(worker.id);
+    });
+    this.pool.on('message', (batch: ResultBatch) => {
+      if (batch?.early === true) this.answered(batch);
+    });
+    // A thread lost with no task on it (it crashed between batches): piscina replaces it.
+    this.pool.on('error', () => {});
     this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(1_000, this.guardMs)));
     this.sweeper.unref();
   }
@@ -126,130 +165,122 @@ export class ThreadDispatcher implements ProbeDispatcher {
 
   run(task: ProbeTask): Promise<ProbeResult> {
     if (this.closed) return Promise.resolve(failedResult(Date.now(), 'Probe pool is closed'));
-    return new Promise((resolve) => {
-      this.waiting.push({ task, resolve });
+    return this.probes.request({ task, startedAt: 0, limitMs: 0, thread: null }, (id) => {
+      this.waiting.push(id);
       this.pump();
     });
   }
 
-  private spawn(): ProbeThread {
-    const worker = new Worker(this.filename, { workerData: { [PROBE_THREAD]: true }, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
-    const thread: ProbeThread = { worker, running: new Map(), outbox: { ids: [], tasks: [] }, posting: false, answeredAt: Date.now(), gone: false };
-    // An idle pool does not keep the process alive; a thread with probes in flight does.
-    worker.unref();
-    worker.on('message', (batch: ResultBatch) => this.answered(thread, batch));
-    worker.on('error', (err) => this.lose(thread, `Probe worker failed: ${err.message}`));
-    worker.on('exit', (code) => this.lose(thread, `Probe worker exited with code ${code}`));
-    return thread;
+  private track(id: number): void {
+    if (!this.known.has(id)) this.known.set(id, { id, load: 0, answeredAt: Date.now() });
   }
 
   private pump(): void {
-    while (this.running < this.capacity && this.head < this.waiting.length) {
-      const next = this.waiting[this.head]!;
-      this.waiting[this.head++] = undefined;
-      this.start(next);
-    }
+    while (this.running < this.capacity && this.head < this.waiting.length) this.start(this.waiting[this.head++]!);
     if (this.head > 1024 && this.head * 2 > this.waiting.length) {
       this.waiting.splice(0, this.head);
       this.head = 0;
     }
   }
 
-  /**
-   * The least busy thread (capacity is counted over all of them, so it has a free slot). A lost
-   * thread is replaced here, when a probe needs it: a worker that cannot even start fails the
-   * probes sent to it instead of being restarted in a loop.
-   */
-  private pick(): ProbeThread {
-    for (let i = 0; i < this.pool.length; i++) if (this.pool[i]!.gone) this.pool[i] = this.spawn();
-    let best = this.pool[0]!;
-    for (const thread of this.pool) if (thread.running.size < best.running.size) best = thread;
+  /** The least busy thread; null while none is known (all being replaced): piscina then picks. */
+  private pick(): PoolThread | null {
+    let best: PoolThread | null = null;
+    for (const thread of this.known.values()) if (best === null || thread.load < best.load) best = thread;
     return best;
   }
 
-  private start({ task, resolve }: QueuedProbe): void {
+  private start(id: number): void {
+    const probe = this.probes.meta(id);
+    if (probe === undefined) return; // settled while queued (the pool closed)
     const thread = this.pick();
-    const id = this.nextId++;
-    if (thread.running.size === 0) thread.worker.ref();
-    thread.running.set(id, { resolve, startedAt: Date.now(), limitMs: task.timeoutMs + this.guardMs });
+    probe.startedAt = Date.now();
+    probe.limitMs = probe.task.timeoutMs + this.guardMs;
+    probe.thread = thread;
+    if (thread !== null) thread.load++;
     this.running++;
-    thread.outbox.ids.push(id);
-    thread.outbox.tasks.push(task);
-    if (!thread.posting) {
-      thread.posting = true;
-      queueMicrotask(() => this.post(thread));
+    let batch = this.outbox.get(thread);
+    if (batch === undefined) this.outbox.set(thread, (batch = { ids: [], tasks: [] }));
+    batch.ids.push(id);
+    batch.tasks.push(probe.task);
+    if (!this.posting) {
+      this.posting = true;
+      queueMicrotask(() => this.post());
     }
   }
 
-  private post(thread: ProbeThread): void {
-    thread.posting = false;
-    const batch = thread.outbox;
-    thread.outbox = { ids: [], tasks: [] };
-    if (!thread.gone && batch.ids.length > 0) thread.worker.postMessage(batch);
+  /** Sends this turn's batches, one piscina task per thread. */
+  private post(): void {
+    this.posting = false;
+    const batches = this.outbox;
+    this.outbox = new Map();
+    for (const [thread, { ids, tasks }] of batches) {
+      const task: PinnedBatch = { ids, tasks, [queueOptionsSymbol]: { thread: thread?.id ?? null } };
+      this.pool.run(task).then(
+        (results) => this.answered(results),
+        (err: Error) => this.lost(ids, `Probe worker failed: ${err.message}`),
+      );
+    }
   }
 
-  private answered(thread: ProbeThread, { ids, results }: ResultBatch): void {
-    thread.answeredAt = Date.now();
-    for (let i = 0; i < ids.length; i++) this.settle(thread, ids[i]!, results[i]!);
+  private answered({ ids, results, thread }: ResultBatch): void {
+    const from = this.known.get(thread);
+    if (from !== undefined) from.answeredAt = Date.now();
+    for (let i = 0; i < ids.length; i++) this.settle(ids[i]!, results[i]!);
     this.pump();
   }
 
-  private settle(thread: ProbeThread, id: number, result: ProbeResult): void {
-    const probe = thread.running.get(id);
+  private settle(id: number, result: ProbeResult): void {
+    const probe = this.probes.meta(id);
     if (probe === undefined) return; // already failed by its guard
-    thread.running.delete(id);
-    this.running--;
-    if (thread.running.size === 0) thread.worker.unref();
-    probe.resolve(result);
+    if (probe.startedAt !== 0) {
+      this.running--;
+      if (probe.thread !== null) probe.thread.load--;
+    }
+    this.probes.resolve(id, result);
   }
 
-  /** The thread is gone (crashed, exited, terminated): its probes fail; the next probe starts a new one. */
-  private lose(thread: ProbeThread, error: string): void {
-    thread.gone = true;
-    if (thread.running.size === 0) return;
+  /** The batch's thread crashed or was terminated: what is left of it fails. */
+  private lost(ids: number[], error: string): void {
     const now = Date.now();
-    for (const id of [...thread.running.keys()]) this.settle(thread, id, failedResult(now, error));
+    for (const id of ids) this.settle(id, failedResult(now, error));
     this.pump();
   }
 
   /**
    * Fails the probes past their guard; a thread that held one and has not answered for a whole
-   * guard period is stuck and replaced (an idle thread is silent for want of work, not stuck).
+   * guard period is stuck: its probes fail and it is terminated (piscina starts a new one). An
+   * idle thread is silent for want of work, not stuck.
    */
   private sweep(): void {
     const now = Date.now();
-    const late = new Set<ProbeThread>();
-    for (const thread of this.pool) {
-      for (const [id, probe] of thread.running) {
-        if (now - probe.startedAt < probe.limitMs) continue;
-        this.settle(thread, id, failedResult(probe.startedAt, `Probe did not finish within ${probe.limitMs} ms`));
-        late.add(thread);
-      }
+    const late = new Set<PoolThread>();
+    for (const [id, { meta: probe }] of this.probes.open()) {
+      if (probe.startedAt === 0 || now - probe.startedAt < probe.limitMs) continue;
+      this.settle(id, failedResult(probe.startedAt, `Probe did not finish within ${probe.limitMs} ms`));
+      if (probe.thread !== null) late.add(probe.thread);
     }
     if (late.size === 0) return;
-    this.replaceSilent(late);
+    for (const thread of late) if (thread.answeredAt < now - this.guardMs) this.replace(thread);
     this.pump();
   }
 
-  private replaceSilent(threads: Set<ProbeThread>): void {
-    const silentSince = Date.now() - this.guardMs;
-    for (const thread of threads) {
-      if (thread.gone || thread.answeredAt >= silentSince) continue;
-      this.lose(thread, 'Probe worker stopped answering');
-      void thread.worker.terminate();
+  private replace(thread: PoolThread): void {
+    this.known.delete(thread.id);
+    this.retired.add(thread.id);
+    for (const [id, { meta: probe }] of this.probes.open()) {
+      if (probe.thread === thread) this.settle(id, failedResult(probe.startedAt, 'Probe worker stopped answering'));
     }
+    void this.pool.threads.find((worker) => worker.threadId === thread.id)?.terminate();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
-    const dropped = this.waiting.splice(this.head);
     this.waiting.length = 0;
     this.head = 0;
     const now = Date.now();
-    for (const pending of dropped) pending?.resolve(failedResult(now, 'Probe pool is closed'));
-    const threads = this.pool.splice(0);
-    for (const thread of threads) this.lose(thread, 'Probe pool is closed');
-    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    for (const [id] of this.probes.open()) this.settle(id, failedResult(now, 'Probe pool is closed'));
+    await this.pool.destroy();
   }
 }

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { CheckObserver } from '../domain/check-observer.js';
+import type { CheckEvents, CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import type { Check } from '../domain/records.js';
-import { LiveCheck, probePolicy, type LastProbe } from '../monitor/live-check.js';
+import { LiveCheck, probePolicy } from '../monitor/live-check.js';
+import type { LiveChecks } from '../monitor/live-checks.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import type { Recorder } from '../monitor/recorder.js';
 import type { Store } from '../store/store.js';
@@ -48,6 +49,8 @@ class Scheduled extends LiveCheck {
  */
 export interface Placement {
   probesHere(region: string): boolean;
+  /** An immediate re-check of a check probed on a node: that node runs it now. */
+  runNow(checkId: string): void;
 }
 
 /** Called as a node's result is recorded: the node's outbox cursor to write with it. */
@@ -56,6 +59,8 @@ export type CursorFor = () => NodeCursorWrite;
 export interface EngineDeps {
   store: Pick<Store, 'checks' | 'accounts'>;
   recorder: Recorder;
+  /** The registry the engine keeps its probe checks' live entries in. */
+  live: LiveChecks;
   dispatcher: ProbeDispatcher;
   clock: Clock;
   config: Config;
@@ -64,6 +69,8 @@ export interface EngineDeps {
   peer?: PeerRechecker;
   /** Which regions' checks run here (all of them without prober nodes). */
   placement?: Placement;
+  /** The checks service: the engine follows its mutations (none in benchmarks that schedule by hand). */
+  checks?: CheckEvents;
   /** Tests drive the wheel themselves; production ticks on real time. */
   autoStart?: boolean;
 }
@@ -76,7 +83,6 @@ export interface EngineDeps {
 export class Engine implements CheckObserver {
   /** The one wheel: probes here, heartbeat deadlines and domain lookups by their owners. */
   readonly wheel: CheckWheel;
-  private readonly scheduled = new Map<string, Scheduled>();
   private readonly privateTargetsBlocked = new Lru<string, boolean>(10_000);
   private driver: WheelDriver | null = null;
   /** Probes dispatched whose results are not recorded yet. */
@@ -99,7 +105,6 @@ export class Engine implements CheckObserver {
   private idleWaiters: Array<() => void> = [];
   /** The probe rate the wheel's stride follows: probes fired per second, sampled about every second. */
   private readonly rate = { at: 0, fired: 0, perSecond: 0 };
-  private recheckAt: ((checkId: string) => void) | null = null;
 
   constructor(private readonly deps: EngineDeps) {
     this.wheel = new CheckWheel(deps.clock, 100);
@@ -107,6 +112,7 @@ export class Engine implements CheckObserver {
     this.load = new CapacityMonitor(deps.log, () => deps.dispatcher.queued, deps.clock.now());
     this.region = deps.config.region;
     this.peer = deps.peer ?? new NoPeer();
+    deps.checks?.observe(this);
   }
 
   /** Loads every enabled check, each at its stable phase: a restart makes no thundering herd. */
@@ -126,10 +132,6 @@ export class Engine implements CheckObserver {
         strideMs: () => this.strideMs(),
       });
     }
-  }
-
-  get size(): number {
-    return this.scheduled.size;
   }
 
   /** How far apart wheel ticks go at the current probe rate (a quiet instance wakes less often). */
@@ -176,11 +178,6 @@ export class Engine implements CheckObserver {
     await this.deps.recorder.idle();
   }
 
-  /** The latest result of a scheduled check, from memory (the record's `lastProbe`). */
-  lastProbe(checkId: string): LastProbe | null {
-    return this.scheduled.get(checkId)?.lastProbe ?? null;
-  }
-
   checkSaved(check: Check, runNow: boolean): void {
     if (check.disabled || !isProbeType(check.type)) {
       this.checkDeleted(check);
@@ -190,8 +187,14 @@ export class Engine implements CheckObserver {
   }
 
   checkDeleted(check: Pick<Check, 'id'>): void {
-    this.scheduled.delete(check.id);
+    if (this.scheduledEntry(check.id)) this.deps.live.delete(check.id);
     this.wheel.cancel('probe', check.id);
+  }
+
+  /** The check's entry when the engine schedules it (a heartbeat's or a domain check's is not the engine's). */
+  private scheduledEntry(checkId: string): Scheduled | undefined {
+    const entry = this.deps.live.get(checkId);
+    return entry instanceof Scheduled ? entry : undefined;
   }
 
   /**
@@ -212,14 +215,14 @@ export class Engine implements CheckObserver {
     if (!isProbeType(check.type) || check.disabled) return;
     const task = probeTask(check, this.deps.config, this.blocksPrivateTargets(check.accountId));
     const entry = new Scheduled(
-      check, intern(check.accountId), this.scheduled.get(check.id), now, intervalMs(check), task, check.regionOverride ?? this.region,
+      check, intern(check.accountId), this.scheduledEntry(check.id), now, intervalMs(check), task, check.regionOverride ?? this.region,
     );
-    this.scheduled.set(check.id, entry);
+    this.deps.live.set(entry);
     this.wheel.schedule('probe', check.id, runNow ? now : nextDue(check.id, entry.intervalMs, now));
   }
 
   private fire(checkId: string, dueAt: number): void {
-    const entry = this.scheduled.get(checkId);
+    const entry = this.scheduledEntry(checkId);
     if (!entry) return;
     const now = this.deps.clock.now();
     this.wheel.schedule('probe', checkId, followingDue(entry.id, entry.intervalMs, dueAt, now));
@@ -255,7 +258,7 @@ export class Engine implements CheckObserver {
    * once (null), or a promise when a peer must answer first: most results make no promise.
    */
   recordRemote(checkId: string, result: ProbeResult, region: string, fresh: boolean, cursor: CursorFor): Promise<void> | null {
-    const entry = this.scheduled.get(checkId);
+    const entry = this.scheduledEntry(checkId);
     if (!entry || this.closing) {
       this.deps.recorder.write(cursor());
       return null;
@@ -267,17 +270,12 @@ export class Engine implements CheckObserver {
     return this.peer.recheck(entry.task, region).then((peer) => this.record(entry, result, region, peer, null, cursor));
   }
 
-  /** An immediate recheck of a check probed on a node goes to that node. */
-  onRemoteRecheck(handler: (checkId: string) => void): void {
-    this.recheckAt = handler;
-  }
-
   /** `dueAt` is the wheel's due time of a probe run here (null for a node's result). */
   private record(entry: Scheduled, result: ProbeResult, region: string, peer: PeerVerdict | null, dueAt: number | null, cursor?: CursorFor): void {
     this.metrics.completed++;
     if (dueAt !== null) this.load.completed(dueAt, result.startedAt, this.deps.clock.now());
     // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
-    if (this.closing || this.scheduled.get(entry.id) !== entry) {
+    if (this.closing || this.deps.live.get(entry.id) !== entry) {
       if (cursor) this.deps.recorder.write(cursor());
       return;
     }
@@ -287,6 +285,6 @@ export class Engine implements CheckObserver {
     const recheck = this.deps.recorder.record(entry, { kind: 'probe', result, region, peer, late, nodeCursor: cursor?.() ?? null }, now);
     if (recheck !== 'immediate') return;
     if (region === this.region) this.wheel.schedule('probe', entry.id, now);
-    else this.recheckAt?.(entry.id);
+    else this.deps.placement?.runNow(entry.id);
   }
 }

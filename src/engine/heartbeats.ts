@@ -1,11 +1,12 @@
 import type { Cron } from 'croner';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { CheckObserver } from '../domain/check-observer.js';
+import type { CheckEvents, CheckObserver } from '../domain/check-observer.js';
 import type { Clock } from '../domain/clock.js';
 import { cronSchedule, nextRunAfter } from '../domain/cron.js';
 import type { Check } from '../domain/records.js';
-import { DEADLINE_POLICY, liveCheck, type LastProbe, type LiveCheck } from '../monitor/live-check.js';
+import { DEADLINE_POLICY, LiveCheck } from '../monitor/live-check.js';
+import type { LiveChecks } from '../monitor/live-checks.js';
 import type { Recorder } from '../monitor/recorder.js';
 import { missedPingError } from '../monitor/state-machine.js';
 import type { Store } from '../store/store.js';
@@ -40,11 +41,11 @@ function pingDetails(meta: PingMetadata, signal: PingSignal): Record<string, unk
 }
 
 /** A heartbeat check as the monitor follows it: its live state and its deadline's inputs. */
-interface WatchedHeartbeat extends LiveCheck {
-  disabled: boolean;
-  intervalMs: number;
-  graceMs: number;
-  cron: Cron | null;
+class WatchedHeartbeat extends LiveCheck {
+  readonly disabled: boolean;
+  readonly intervalMs: number;
+  readonly graceMs: number;
+  readonly cron: Cron | null;
   lastPingAt: number | null;
   /** When the running job reported `/start`, for the run's duration. */
   startedAt: number | null;
@@ -53,13 +54,27 @@ interface WatchedHeartbeat extends LiveCheck {
    * leaves the entry where it is: the entry fires early and `missed` re-arms it then (a ping
    * costs no wheel work, however often it comes).
    */
-  armedFor: number | null;
+  armedFor: number | null = null;
+
+  constructor(check: Check, previous: WatchedHeartbeat | undefined, now: number, lastPingAt: number | null) {
+    super(check, DEADLINE_POLICY, check.accountId, previous, now);
+    this.disabled = check.disabled;
+    this.intervalMs = intervalMs(check);
+    this.graceMs = check.gracePeriodSeconds * 1000;
+    this.cron = check.schedule ? cronSchedule(check.schedule, check.timezone) : null;
+    this.lastPingAt = lastPingAt;
+    this.startedAt = previous?.startedAt ?? null;
+  }
 }
 
 export interface HeartbeatDeps {
   store: Pick<Store, 'checks' | 'history' | 'kumaImports'>;
   recorder: Recorder;
+  /** The registry the monitor keeps its heartbeats' live entries in. */
+  live: LiveChecks;
   wheel: CheckWheel;
+  /** The checks service, whose mutations the monitor follows. */
+  checks: CheckEvents;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -73,13 +88,13 @@ export interface HeartbeatDeps {
  */
 export class HeartbeatMonitor implements CheckObserver {
   readonly tokens = new HeartbeatTokens();
-  private readonly watched = new Map<string, WatchedHeartbeat>();
   /** Pings recorded and not yet committed. */
   private committing = 0;
   private idleWaiters: Array<() => void> = [];
 
   constructor(private readonly deps: HeartbeatDeps) {
     deps.wheel.handle('deadline', (checkId) => this.missed(checkId));
+    deps.checks.observe(this);
   }
 
   /** Loads every heartbeat check, re-arming deadlines from the last ping in history. */
@@ -91,18 +106,18 @@ export class HeartbeatMonitor implements CheckObserver {
 
   checkSaved(check: Check): void {
     if (check.type !== 'heartbeat') return;
-    this.watch(check, this.watched.get(check.id)?.lastPingAt ?? null);
+    this.watch(check, this.watched(check.id)?.lastPingAt ?? null);
   }
 
   checkDeleted(check: Pick<Check, 'id'>): void {
     this.tokens.delete(check.id);
-    this.watched.delete(check.id);
+    if (this.watched(check.id)) this.deps.live.delete(check.id);
     this.deps.wheel.cancel('deadline', check.id);
   }
 
-  /** The last ping of a watched heartbeat, from memory (the record's `lastProbe`). */
-  lastProbe(checkId: string): LastProbe | null {
-    return this.watched.get(checkId)?.lastProbe ?? null;
+  private watched(checkId: string): WatchedHeartbeat | undefined {
+    const entry = this.deps.live.get(checkId);
+    return entry instanceof WatchedHeartbeat ? entry : undefined;
   }
 
   /** Resolves once every ping and missed deadline so far is recorded and written (tests). */
@@ -114,7 +129,7 @@ export class HeartbeatMonitor implements CheckObserver {
   /** Records a ping; resolves false for an unknown token (404), true once committed. */
   ping(token: string, signal: PingSignal, meta: PingMetadata): Promise<boolean> {
     const checkId = this.tokens.lookup(token);
-    const w = checkId === null ? undefined : this.watched.get(checkId);
+    const w = checkId === null ? undefined : this.watched(checkId);
     if (!w) return UNKNOWN;
     const now = this.deps.clock.now();
     const failed = signal.kind === 'fail' || (signal.kind === 'exit' && signal.code !== 0);
@@ -173,7 +188,7 @@ export class HeartbeatMonitor implements CheckObserver {
 
   /** The wheel's deadline came: missed, unless a ping since has moved the deadline later. */
   private missed(checkId: string): void {
-    const w = this.watched.get(checkId);
+    const w = this.watched(checkId);
     if (!w) return;
     w.armedFor = null;
     if (w.disabled) return;
@@ -188,18 +203,9 @@ export class HeartbeatMonitor implements CheckObserver {
 
   private watch(check: Check, lastPingAt: number | null): void {
     if (check.heartbeatToken) this.tokens.set(check.id, check.heartbeatToken);
-    const previous = this.watched.get(check.id);
     const now = this.deps.clock.now();
-    const w: WatchedHeartbeat = Object.assign(liveCheck(check, DEADLINE_POLICY, check.accountId, previous, now), {
-      disabled: check.disabled,
-      intervalMs: intervalMs(check),
-      graceMs: check.gracePeriodSeconds * 1000,
-      cron: check.schedule ? cronSchedule(check.schedule, check.timezone) : null,
-      lastPingAt,
-      startedAt: previous?.startedAt ?? null,
-      armedFor: null,
-    });
-    this.watched.set(check.id, w);
+    const w = new WatchedHeartbeat(check, this.watched(check.id), now, lastPingAt);
+    this.deps.live.set(w);
     this.deps.wheel.cancel('deadline', check.id);
     if (!w.disabled) this.arm(w, now);
   }

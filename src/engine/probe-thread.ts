@@ -1,26 +1,27 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId } from 'node:worker_threads';
 import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 
 /**
- * The messages between the dispatcher and a probe thread. Each carries every probe of one turn
- * (a wheel tick's probes out, the results finished in one pass of the worker's loop back), so
- * a quiet instance pays one message, not one per probe, and nothing else crosses the threads.
+ * A piscina task: the probes of one wheel tick for one thread. piscina's per-task bookkeeping
+ * (a task record, an async resource, a message each way) is paid once per batch, not per probe.
  */
 export interface ProbeBatch {
   ids: number[];
   tasks: ProbeTask[];
 }
 
+/**
+ * Results on their way back: as a task's answer, or, while the thread's other probes still run,
+ * on the worker's port (piscina's 'message' event), so that results finishing before the
+ * slowest of their batch come back before it.
+ */
 export interface ResultBatch {
   ids: number[];
   results: ProbeResult[];
-}
-
-/** Marks a worker started by the dispatcher (workerData), so a module only serves probes there. */
-export const PROBE_THREAD = 'vigilProbeThread';
-
-export function isProbeThread(): boolean {
-  return parentPort !== null && (workerData as Record<string, unknown> | null)?.[PROBE_THREAD] === true;
+  /** The thread that sent it (its worker's threadId): an answer proves the thread alive. */
+  thread: number;
+  /** Set on a message sent outside a task's answer, so the pool can tell it from others. */
+  early?: true;
 }
 
 export function failedResult(startedAt: number, error: string): ProbeResult {
@@ -28,51 +29,73 @@ export function failedResult(startedAt: number, error: string): ProbeResult {
 }
 
 /**
- * Results wait at most this long for the thread's other probes: waking the main thread costs
- * more than a small result message (a wake-up across threads is a system call and, on a
- * virtual machine, an interrupt between CPUs).
+ * Results wait at most this long for the rest of the thread's probes: waking the main thread
+ * costs more than a small result message (a wake-up across threads is a system call and, on a
+ * virtual machine, an interrupt between CPUs), and a tick's probes usually finish within a few
+ * milliseconds of each other. A probe still running then (a slow target, a 30 s timeout)
+ * holds back no result.
  */
-const RESULT_WAIT_MS = 50;
+export const RESULT_WAIT_MS = 50;
 
 /**
- * The worker's side: runs every probe it is sent at once on this thread's event loop and sends
- * the results back together: once no probe is left running (the probes of one wheel tick
- * usually finish within a few milliseconds of each other), or RESULT_WAIT_MS after the first
- * waiting result on a busy thread. A probe that throws (a bug) is a failed result, not a broken
- * thread.
+ * The worker's side, as a piscina handler: runs every probe of a batch at once on this
+ * thread's event loop. Finished results wait in one outbox shared by the thread's batches,
+ * which goes back once no probe is left running on the thread, or RESULT_WAIT_MS after the
+ * first waiting result on a busy thread: as the answer of a batch whose probes are all done
+ * (one answer carries the outbox, any other finished batch answers empty in the same turn), or
+ * else on the worker's port. So a saturated thread answers a few times a second, each time
+ * with hundreds of results, rather than once per small batch. A probe that throws (a bug) is
+ * a failed result, not a broken thread.
  */
-export function serveProbes(run: (task: ProbeTask) => Promise<ProbeResult>): void {
+export function probeBatchHandler(run: (task: ProbeTask) => Promise<ProbeResult>): (batch: ProbeBatch) => Promise<ResultBatch> {
   const port = parentPort;
-  if (port === null) throw new Error('serveProbes runs on a worker thread');
-  let out: ResultBatch = { ids: [], results: [] };
+  if (port === null) throw new Error('probe batches run on a worker thread');
+  const empty = (): ResultBatch => ({ ids: [], results: [], thread: threadId });
+  let out = empty();
   let running = 0;
+  /** Answers of batches whose probes are all done, waiting for the next flush. */
+  let finished: Array<(answer: ResultBatch) => void> = [];
   let immediate: NodeJS.Immediate | null = null;
   let timer: NodeJS.Timeout | null = null;
-  const send = (): void => {
+  const flush = (): void => {
     if (immediate !== null) clearImmediate(immediate);
     if (timer !== null) clearTimeout(timer);
     immediate = timer = null;
-    if (out.ids.length === 0) return;
     const batch = out;
-    out = { ids: [], results: [] };
-    port.postMessage(batch);
+    out = empty();
+    const answers = finished;
+    finished = [];
+    if (answers.length > 0) {
+      answers[0]!(batch);
+      for (let i = 1; i < answers.length; i++) answers[i]!(empty());
+    } else if (batch.ids.length > 0) {
+      batch.early = true;
+      port.postMessage(batch);
+    }
   };
   const done = (id: number, result: ProbeResult): void => {
     running--;
     out.ids.push(id);
     out.results.push(result);
     // Results finishing in the same pass of the loop go together.
-    if (running === 0) immediate ??= setImmediate(send);
-    else timer ??= setTimeout(send, RESULT_WAIT_MS);
+    if (running === 0) immediate ??= setImmediate(flush);
+    else timer ??= setTimeout(flush, RESULT_WAIT_MS);
   };
-  port.on('message', ({ ids, tasks }: ProbeBatch) => {
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]!;
-      running++;
-      run(tasks[i]!).then(
-        (result) => done(id, result),
-        (err: unknown) => done(id, failedResult(Date.now(), `Probe failed: ${(err as Error)?.message ?? String(err)}`)),
-      );
-    }
-  });
+  return ({ ids, tasks }) =>
+    new Promise((resolve) => {
+      let left = ids.length;
+      if (left === 0) return resolve(empty());
+      running += left;
+      const settle = (id: number, result: ProbeResult): void => {
+        if (--left === 0) finished.push(resolve);
+        done(id, result);
+      };
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        run(tasks[i]!).then(
+          (result) => settle(id, result),
+          (err: unknown) => settle(id, failedResult(Date.now(), `Probe failed: ${(err as Error)?.message ?? String(err)}`)),
+        );
+      }
+    });
 }

@@ -8,10 +8,7 @@ if (!isMainThread) Error.stackTraceLimit = 0;
 import { PROBES } from './probes/index.js';
 import { describeError } from './probes/probe-errors.js';
 import { emptyResult } from './probes/result.js';
-import { isProbeThread, serveProbes } from './probe-thread.js';
-
-/** The probe thread's entry (the dispatcher starts it): serves probe batches from the main thread. */
-if (isProbeThread()) serveProbes(runProbe);
+import { probeBatchHandler } from './probe-thread.js';
 
 /** Runs one probe task. It never throws, so one bad task (or a bug in a probe) is a failed result. */
 export async function runProbe(task: ProbeTask): Promise<ProbeResult> {
@@ -24,3 +21,6 @@ export async function runProbe(task: ProbeTask): Promise<ProbeResult> {
     return { ...emptyResult(startedAt), error: describeError(err) };
   }
 }
+
+/** The probe pool's task handler (piscina loads this module on each of its threads). */
+export default isMainThread ? undefined : probeBatchHandler(runProbe);

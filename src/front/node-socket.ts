@@ -1,5 +1,5 @@
 import type uWS from 'uWebSockets.js';
-import type { NodeIdentity, NodeSession } from '../nodes/hub.js';
+import type { NodeIdentity, NodeSession } from '../nodes/node-sessions.js';
 import { MAX_FRAME_BYTES, NODE_PATH, type CentralMessage } from '../nodes/protocol.js';
 
 /** What the socket adapter needs from the hub (null while the server is still starting). */

@@ -4,7 +4,7 @@ import { createMcpServer } from './mcp-server.js';
 import { RouteCaller, type Dispatch } from './route-call.js';
 import { bindTools, type BoundTool } from './tool-binding.js';
 import { TOOL_SPECS } from './tool-table.js';
-import { answerMalformedToolCalls } from './tool-call-params.js';
+import { answerMalformedRequests } from './request-params.js';
 import { toReply, toWebRequest } from './web-bridge.js';
 
 export const MCP_PATH = '/mcp/v1';
@@ -42,7 +42,7 @@ export function mcpRoutes(deps: McpDeps): Route[] {
     const server = createMcpServer(tools, new RouteCaller(deps.dispatch, req));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
-    answerMalformedToolCalls(transport);
+    answerMalformedRequests(transport);
     try {
       return await toReply(await transport.handleRequest(toWebRequest(req, deps.publicUrl)));
     } finally {

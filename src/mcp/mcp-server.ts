@@ -7,7 +7,7 @@ import { VERSION } from '../version.js';
 import type { RouteCaller } from './route-call.js';
 import { readStatus, STATUS_RESOURCE, STATUS_URI, TRIAGE_PROMPT, triagePrompt } from './status-summary.js';
 import type { BoundTool } from './tool-binding.js';
-import { rpcError } from './tool-call-params.js';
+import { rpcError } from './request-params.js';
 
 const INSTRUCTIONS =
   'Vigil monitors websites, APIs, servers, domains and cron jobs. Each tool is one call of the REST API ' +

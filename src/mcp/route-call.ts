@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpRequest, Reply } from '../api/http-types.js';
 import { IDEMPOTENCY_ARG, type BoundTool } from './tool-binding.js';
-import { kindOf } from './tool-call-params.js';
+import { kindOf } from './request-params.js';
 
 /** The front's pipeline: route match, auth, rate limit, scope, restriction, validation, idempotency. */
 export type Dispatch = (req: HttpRequest) => Promise<Reply>;

@@ -1,5 +1,5 @@
 import { ErrorCode, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
-import { rpcError } from './tool-call-params.js';
+import { rpcError } from './request-params.js';
 import { errorMessage, type RouteCaller } from './route-call.js';
 
 /** Both read GET /v1/public/checks/status through the pipeline, like the get_status_overview tool. */

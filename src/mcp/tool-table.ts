@@ -54,6 +54,10 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'test_email_alerts', method: 'POST', path: '/v1/public/alerts/email/test', title: 'Send a test alert email', openWorld: true },
   { name: 'list_webhooks', method: 'GET', path: WEBHOOKS, title: 'List webhooks' },
   { name: 'create_webhook', method: 'POST', path: WEBHOOKS, title: 'Create a webhook' },
+  {
+    name: 'update_webhook', method: 'PATCH', path: `${WEBHOOKS}/:id`, title: 'Change a webhook', params: WEBHOOK_ID, idempotent: true,
+    note: 'Send only the fields to change. Routing: checkIds and folders (both empty: every check); remindEveryMinutes null stops reminders; secret null removes the signature.',
+  },
   { name: 'test_webhook', method: 'POST', path: `${WEBHOOKS}/:id/test`, title: 'Send a test webhook message', params: WEBHOOK_ID, openWorld: true },
   {
     name: 'delete_webhook', method: 'DELETE', path: `${WEBHOOKS}/:id`, title: 'Delete a webhook', params: WEBHOOK_ID,

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram as PromHistogram, Registry } from 'prom-client';
 import type { Histogram } from '../domain/histogram.js';
+import type { JobReading } from '../util/job-runner.js';
 
 /**
  * How often the event loop's delay is sampled (nodejs_eventloop_lag_*). prom-client's default of
@@ -44,6 +45,8 @@ export interface ProcessReadings {
   probeQueueDepth(): number;
   writerQueueLength(): number;
   pendingDeliveries(): number;
+  /** The periodic jobs' runs. */
+  jobs(): JobReading[];
 }
 
 /**
@@ -83,6 +86,7 @@ export class ProcessMetrics {
     gauge('vigil_probe_queue_depth', 'Probes waiting for a free probe worker slot', readings.probeQueueDepth);
     gauge('vigil_writer_queue_length', 'Writes waiting for the next group commit', readings.writerQueueLength);
     gauge('vigil_alert_deliveries_pending', 'Alert deliveries waiting to be sent or being sent', readings.pendingDeliveries);
+    jobGauges(registers, readings.jobs);
     this.batchSize = new PromHistogram({
       name: 'vigil_writer_batch_size',
       help: 'Writes committed together in one transaction (group commit)',
@@ -95,4 +99,31 @@ export class ProcessMetrics {
   batchCommitted(writes: number): void {
     this.batchSize.observe(writes);
   }
+}
+
+/** Each periodic job's latest run: when it started, how long it took, and counts since start. */
+function jobGauges(registers: Registry[], jobs: () => JobReading[]): void {
+  const labelNames = ['job'];
+  const each = (set: (labels: { job: string }, value: number) => void, value: (j: JobReading) => number | null) => {
+    for (const j of jobs()) {
+      const v = value(j);
+      if (v !== null) set({ job: j.name }, v);
+    }
+  };
+  new Gauge({
+    name: 'vigil_job_last_run_timestamp_seconds', help: 'When each periodic job last started (Unix time)', labelNames, registers,
+    collect() { each((l, v) => this.set(l, v), (j) => (j.lastRunAt === null ? null : j.lastRunAt / 1000)); },
+  });
+  new Gauge({
+    name: 'vigil_job_last_duration_seconds', help: 'How long the latest finished run of each periodic job took', labelNames, registers,
+    collect() { each((l, v) => this.set(l, v), (j) => (j.lastDurationMs === null ? null : j.lastDurationMs / 1000)); },
+  });
+  new Counter({
+    name: 'vigil_job_runs_total', help: 'Finished runs of each periodic job since start', labelNames, registers,
+    collect() { this.reset(); each((l, v) => this.inc(l, v), (j) => j.runs); },
+  });
+  new Counter({
+    name: 'vigil_job_failures_total', help: 'Runs of each periodic job that failed since start', labelNames, registers,
+    collect() { this.reset(); each((l, v) => this.inc(l, v), (j) => j.failures); },
+  });
 }

@@ -9,8 +9,14 @@ import type { LiveCheck } from './live-check.js';
 import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
 import { transition, type MonitorInput, type MonitorPolicy, type MonitorState, type ProbeInput, type Recheck } from './state-machine.js';
 
-/** Where transitions go: the alert pipeline subscribes (app.ts). */
+/** Where transitions go: the alert pipeline and the status feed subscribe. */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
+/**
+ * The check's status changed (alert-worthy or not, e.g. pending to up), it became or stopped
+ * being slow (`degraded`), or a ping arrived that changed neither: live views refresh the
+ * check; rendered pages only need the first.
+ */
+export type ChangeSink = (check: { id: string; accountId: string }, what: 'status' | 'degraded' | 'ping') => void;
 
 /** A probe's result, run here or by a prober node (its region), with the peer's re-check of a failure. */
 export interface ProbeObservation extends ProbeInput {
@@ -78,18 +84,19 @@ const NOTHING: Outcome = Object.freeze({ write: null, events: Object.freeze([]) 
  * builds writes by hand.
  */
 export class Recorder {
-  constructor(
-    private readonly deps: {
-      writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>;
-      onEvent?: EventSink;
-      /**
-       * The check's status changed (alert-worthy or not, e.g. pending to up), it became or
-       * stopped being slow (`degraded`), or a ping arrived that changed neither: live views
-       * refresh the check; rendered pages only need the first.
-       */
-      onChange?: (check: { id: string; accountId: string }, what: 'status' | 'degraded' | 'ping') => void;
-    },
-  ) {}
+  private readonly eventSinks: EventSink[] = [];
+  private readonly changeSinks: ChangeSink[] = [];
+
+  constructor(private readonly deps: { writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'> }) {}
+
+  /** Subscribes to every event the state machine or the domain rules raise. */
+  onEvent(sink: EventSink): void {
+    this.eventSinks.push(sink);
+  }
+
+  onChange(sink: ChangeSink): void {
+    this.changeSinks.push(sink);
+  }
 
   /** Resolves once every write recorded so far is applied (tests wait on it). */
   idle(): Promise<void> {
@@ -120,10 +127,18 @@ export class Recorder {
   }
 
   private changed(live: LiveCheck, obs: Observation, out: Outcome, degradedBefore: boolean): void {
-    if (out.write?.kind !== 'observation') return;
-    if (out.write.statusChange !== null) this.deps.onChange?.({ id: live.id, accountId: live.accountId }, 'status');
-    else if (live.state.degraded !== degradedBefore) this.deps.onChange?.({ id: live.id, accountId: live.accountId }, 'degraded');
-    else if (obs.kind === 'ping') this.deps.onChange?.({ id: live.id, accountId: live.accountId }, 'ping');
+    if (out.write?.kind !== 'observation' || this.changeSinks.length === 0) return;
+    const what = out.write.statusChange !== null ? 'status'
+      : live.state.degraded !== degradedBefore ? 'degraded'
+      : obs.kind === 'ping' ? 'ping' : null;
+    if (what === null) return;
+    const ref = { id: live.id, accountId: live.accountId };
+    for (const sink of this.changeSinks) sink(ref, what);
+  }
+
+  /** The check's `domain` field is cleared: what was learned was of another domain, or the check is no longer looked up. */
+  forgetDomain(checkId: string): void {
+    this.deps.writer.submit({ kind: 'domain-info', checkId, domain: null });
   }
 
   /** A write that is no observation but must keep its place in line (a prober node's cursor). */
@@ -131,11 +146,15 @@ export class Recorder {
     this.deps.writer.submit(record);
   }
 
+  /** The same, resolving once it and everything submitted before it is durable (a node's acknowledgement). */
+  writeDurably(record: NodeCursorWrite): Promise<void> {
+    return this.deps.writer.commit(record);
+  }
+
   private raise(live: LiveCheck, events: readonly AlertEvent[]): void {
-    const sink = this.deps.onEvent;
-    if (!sink || events.length === 0) return;
+    if (this.eventSinks.length === 0 || events.length === 0) return;
     const ref = { id: live.id, accountId: live.accountId, seq: live.seq };
-    for (const event of events) sink(ref, event);
+    for (const event of events) for (const sink of this.eventSinks) sink(ref, event);
   }
 
   private outcome(live: LiveCheck, obs: Observation, now: number): Outcome {

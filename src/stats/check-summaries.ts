@@ -1,3 +1,4 @@
+import type { CheckEvents } from '../domain/check-observer.js';
 import { addBucket, type BucketSums, type RollupReads } from '../store/rollup-store.js';
 import { HOUR_MS, hourKey } from '../domain/rollup.js';
 
@@ -18,7 +19,13 @@ export interface CheckTrend {
 export class CheckTrends {
   private readonly kept = new Map<number, { hour: number; buckets: BucketSums[]; openStored: BucketSums | undefined; bufferedIds: number[] }>();
 
-  constructor(private readonly rollups: Pick<RollupReads, 'buckets' | 'bufferedBucket' | 'bufferedIds'>) {}
+  constructor(
+    private readonly rollups: Pick<RollupReads, 'buckets' | 'bufferedBucket' | 'bufferedIds'>,
+    /** A deleted check's kept hours go with it. */
+    checks?: CheckEvents,
+  ) {
+    checks?.observe({ checkSaved: () => {}, checkDeleted: (check) => this.forget(check.seq) });
+  }
 
   trend(seq: number, now: number): CheckTrend {
     const hour = hourKey(now);

@@ -115,6 +115,8 @@ export interface WebhookRepo {
   any(): boolean;
   urlTaken(accountId: string, urlKey: string): boolean;
   insert(webhook: Webhook): void;
+  /** Writes every field but id, account and creation time. */
+  update(webhook: Webhook): void;
   delete(id: string): void;
   /** Accounts with a target that sends reminders (the reminder sweep visits only these). */
   remindingAccounts(): string[];

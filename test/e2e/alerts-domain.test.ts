@@ -169,6 +169,19 @@ describe('domain intelligence for website checks', () => {
     await round(HOUR);
     assert.deepEqual(events('/w3').map((e) => [e.event, e.check.type]), [['domain_expiring', 'website']]);
   });
+
+  test("a website has one live entry, the engine's: its domain lookups use it rather than a second one", async () => {
+    const a = await setup('pro', '/w4');
+    rdap.domains.set('one.zz', { expiresAt: iso(clock.now() + 200 * DAY) });
+    const id = await createCheck(a, { url: 'https://one.zz/' });
+    const entry = srv.app.liveChecks.get(id);
+    assert.ok(entry, 'the engine put its entry in the registry');
+    const size = srv.app.liveChecks.size;
+    await round(HOUR);
+    assert.equal((await get(a, id)).domain.name, 'one.zz');
+    assert.equal(srv.app.liveChecks.get(id), entry, 'the lookup recorded on the same entry');
+    assert.equal(srv.app.liveChecks.size, size);
+  });
 });
 
 describe('the IANA bootstrap registry', () => {

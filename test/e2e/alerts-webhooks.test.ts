@@ -244,7 +244,6 @@ describe('delete, ids and access', () => {
     const restricted = newKey(server, readOnly.accountId, { scopes: ['alerts:read', 'alerts:write'], folders: ['ops'] });
     assertError(await server.request('GET', HOOKS, { key: restricted.key }), 403, /unrestricted/);
     assertError(await server.request('POST', HOOKS, { key: restricted.key, body: { url: hookUrl(), name: 'x' } }), 403, /unrestricted/);
-    assertError(await server.request('PATCH', `${HOOKS}/whk_${'0'.repeat(20)}`), 404, /No endpoint matches/);
     assertError(await server.request('GET', `${HOOKS}/whk_${'0'.repeat(20)}`), 404, /No endpoint matches/);
   });
 

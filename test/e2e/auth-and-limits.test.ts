@@ -97,7 +97,7 @@ describe('an API key sent as Authorization: Bearer', () => {
     const owner = newAccount(server);
     const revoked = { id: owner.keyId, key: owner.key };
     assertStatus(await server.request('GET', '/v1/public/checks', bearer(revoked.key)), 200);
-    server.app.services.accounts.revokeKey(revoked.id);
+    server.app.services.accounts.accounts.revokeKey(revoked.id);
     const res = await server.request('GET', '/v1/public/checks', bearer(revoked.key));
     assert401(res);
     assert.match(res.body.error.message, /revoked/);

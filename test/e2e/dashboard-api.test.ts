@@ -163,8 +163,8 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
     const expiring = newKey(srv, owner.accountId, { expiresAt: new Date(clock.now() + 60_000).toISOString() });
     const sessions = await Promise.all([revoked, disabled, expiring].map((k) => signIn(srv, { apiKey: k.key })));
     for (const s of sessions) assert.equal((await withCookie(srv, s.cookie)('GET', '/v1/public/checks/summary')).status, 200);
-    srv.app.services.accounts.revokeKey(revoked.id);
-    srv.app.services.accounts.setKeyDisabled(disabled.id, true);
+    srv.app.services.accounts.accounts.revokeKey(revoked.id);
+    srv.app.services.accounts.accounts.setKeyDisabled(disabled.id, true);
     clock.advance(61_000);
     const [r, d, e] = await Promise.all(sessions.map((s) => withCookie(srv, s.cookie)('GET', '/v1/public/checks/summary')));
     assertError(r!, 401, /revoked/);
@@ -185,7 +185,7 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
 
   test('a login link signs in once, within 15 minutes, with every scope of its account', async () => {
     const owner = newAccount(srv, { tier: 'pro' });
-    const link = srv.app.services.sessions.createLoginLink(owner.accountId);
+    const link = srv.app.services.accounts.sessions.createLoginLink(owner.accountId);
     assert.ok(link.url.startsWith(`${srv.app.config.dashboardUrl}#login=vl_`), link.url);
     const token = link.url.split('#login=')[1]!;
     const { res, cookie } = await signIn(srv, { loginToken: token });
@@ -196,12 +196,12 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
     assert.equal((await withCookie(srv, cookie)('GET', '/v1/public/alerts/webhooks')).status, 200);
     assertError((await signIn(srv, { loginToken: token })).res, 400, /already used/);
 
-    const late = srv.app.services.sessions.createLoginLink(owner.accountId).url.split('#login=')[1]!;
+    const late = srv.app.services.accounts.sessions.createLoginLink(owner.accountId).url.split('#login=')[1]!;
     clock.advance(15 * 60_000 + 1);
     assertError((await signIn(srv, { loginToken: late })).res, 400, /15 minutes/);
     // The admin account by default; an unknown account is a 404 like the CLI's other commands.
-    assert.equal(srv.app.services.sessions.createLoginLink(undefined).email, 'admin@localhost');
-    assert.throws(() => srv.app.services.sessions.createLoginLink('nobody@example.com'), /nobody@example.com/);
+    assert.equal(srv.app.services.accounts.sessions.createLoginLink(undefined).email, 'admin@localhost');
+    assert.throws(() => srv.app.services.accounts.sessions.createLoginLink('nobody@example.com'), /nobody@example.com/);
   });
 
   test('summaries carry status, last response time, 24 h uptime and an hourly sparkline from rollups; series has the phases', async () => {

@@ -34,7 +34,7 @@ describe('dashboard pages: keys API, beats, degraded, last checked', { timeout: 
     answer = next;
     clock.advance(3_000);
     srv.app.engine.tick();
-    await waitFor(() => srv.app.services.lastProbe(id)?.at === clock.now(), 'the probe result');
+    await waitFor(() => srv.app.services.monitoring.lastProbe(id)?.at === clock.now(), 'the probe result');
     await srv.app.recorder.idle();
   };
   const row = async (id: string) => (await srv.request('GET', '/v1/public/checks/summary')).body.data.find((r: { id: string }) => r.id === id);
@@ -88,7 +88,7 @@ describe('dashboard pages: keys API, beats, degraded, last checked', { timeout: 
     });
 
     test('only a credential with every scope, unrestricted, manages keys', async () => {
-      const accountId = srv.app.services.accounts.findAccount('admin@localhost').id;
+      const accountId = srv.app.services.accounts.accounts.findAccount('admin@localhost').id;
       const writer = newKey(srv, accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete'] });
       assertError(await srv.request('GET', '/v1/public/keys', { key: writer.key }), 403, /every scope/);
       assertError(await srv.request('POST', '/v1/public/keys', { key: writer.key, body: { scopes: ['checks:read'] } }), 403);

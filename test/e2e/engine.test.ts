@@ -199,7 +199,7 @@ describe('engine: scheduling, state and the status endpoint', () => {
     assert.equal((await statusOf()).body.data[0].maintenanceMode, true);
     await srv.request('DELETE', `/v1/public/checks/${id}`);
     assert.equal(srv.app.engine.wheel.has('probe', id), false);
-    assert.equal(srv.app.engine.size, 0);
+    assert.equal(srv.app.liveChecks.get(id), undefined);
   });
 });
 

@@ -19,7 +19,7 @@ const ALL_SCOPES = ['checks:read', 'checks:write', 'checks:delete', 'alerts:read
 const TOOL_NAMES = [
   'list_checks', 'get_check', 'create_check', 'update_check', 'delete_check', 'toggle_check', 'set_maintenance',
   'get_history', 'get_stats', 'get_status_overview', 'get_account', 'list_regions', 'get_email_alerts', 'update_email_alerts',
-  'test_email_alerts', 'list_webhooks', 'create_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
+  'test_email_alerts', 'list_webhooks', 'create_webhook', 'update_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
   'retry_alert_delivery', 'regenerate_heartbeat_token',
   'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page',
 ];
@@ -247,6 +247,25 @@ describe('every tool, through the same routes as REST', () => {
     assert.deepEqual((await ok(client, 'list_webhooks')).data, []);
   });
 
+  test('update_webhook: only the fields sent change; bad input and an unknown id are the REST errors', async () => {
+    const actor = fresh();
+    const client = await withKey(actor);
+    const checkId = await createCheck(server, { url: 'https://example.com/mcp-update' }, actor.key);
+    const id = (await ok(client, 'create_webhook', { url: receiver.url('/hooks/mcp/3/x'), name: 'Before' })).data.id as string;
+    const updated = await ok(client, 'update_webhook', { id, name: 'After', enabled: false, checkIds: [checkId], folders: ['prod'], remindEveryMinutes: 15, events: ['website_down'] });
+    assert.deepEqual(updated.data, {
+      id, name: 'After', url: receiver.origin, webhookType: 'generic', events: ['website_down'], enabled: false,
+      checkIds: [checkId], folders: ['prod'], remindEveryMinutes: 15,
+    });
+    assert.deepEqual((await ok(client, 'list_webhooks')).data[0].name, 'After');
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'update_webhook')!;
+    assert.equal(tool.annotations?.idempotentHint, true);
+    assert.ok((tool.inputSchema.properties as Record<string, unknown>).secret, 'the PATCH body is the input schema');
+    assert.match(await fails(client, 'update_webhook', { id, remindEveryMinutes: 1 }, 400), /remindEveryMinutes/);
+    assert.match(await fails(client, 'update_webhook', { id: `whk_${'0'.repeat(20)}`, name: 'x' }, 404), /not found/);
+    assert.equal((await ok(client, 'list_webhooks')).data[0].remindEveryMinutes, 15, 'the refused call changed nothing');
+  });
+
   test('status pages: create, get, update, list, delete; bad input is the REST 400', async () => {
     const actor = fresh();
     const client = await withKey(actor);
@@ -343,27 +362,32 @@ describe('HTTP surface of /mcp/v1', () => {
     assert.match(rest.headers.get('www-authenticate') ?? '', /oauth-protected-resource"$/, 'the REST API keeps its own metadata');
   });
 
-  test('tools/call with params not of its shape is -32602 Invalid params with one line naming the problem', async () => {
+  test('params not of their method\'s shape are -32602 Invalid params with one line naming the problem', async () => {
     const key = fresh().key;
-    const rpc = async (params: unknown) => {
+    const rpc = async (method: string, params: unknown) => {
       const res = await fetch(`${server.url}/mcp/v1`, {
         method: 'POST',
         headers: { ...headers, 'x-api-key': key },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
       });
       assert.equal(res.status, 200);
       return (await res.json()) as { id: number; error?: { code: number; message: string }; result?: unknown };
     };
+    const call = (params: unknown) => rpc('tools/call', params);
     for (const [args, kind] of [['x', 'a string'], [5, 'a number'], [[1], 'an array'], [null, 'null'], [true, 'a boolean']] as const) {
-      const answer = await rpc({ name: 'get_check', arguments: args });
+      const answer = await call({ name: 'get_check', arguments: args });
       assert.equal(answer.id, 7);
-      assert.deepEqual(answer.error, { code: -32602, message: `params.arguments must be an object of named arguments, not ${kind}` }, JSON.stringify(args));
+      assert.deepEqual(answer.error, { code: -32602, message: `params.arguments must be an object, not ${kind}` }, JSON.stringify(args));
     }
-    assert.deepEqual((await rpc({ arguments: {} })).error, { code: -32602, message: 'params.name is required: the name of the tool to call' });
-    assert.deepEqual((await rpc({ name: 3 })).error, { code: -32602, message: 'params.name must be a string, not a number' });
-    assert.deepEqual((await rpc(undefined)).error, { code: -32602, message: 'params must be an object with the tool name and its arguments' });
-    assert.deepEqual((await rpc({ name: 'no_such_tool', arguments: {} })).error, { code: -32602, message: 'Unknown tool: no_such_tool' });
-    const fine = await rpc({ name: 'get_account' });
+    assert.deepEqual((await call({ arguments: {} })).error, { code: -32602, message: 'params.name is required' });
+    assert.deepEqual((await call({ name: 3 })).error, { code: -32602, message: 'params.name must be a string, not a number' });
+    assert.deepEqual((await call(undefined)).error, { code: -32602, message: 'params is required' });
+    assert.deepEqual((await call({ name: 'no_such_tool', arguments: {} })).error, { code: -32602, message: 'Unknown tool: no_such_tool' });
+    assert.deepEqual((await rpc('resources/read', { uri: 5 })).error, { code: -32602, message: 'params.uri must be a string, not a number' });
+    assert.deepEqual((await rpc('resources/read', { uri: 'vigil://nothing' })).error, { code: -32602, message: 'Unknown resource: vigil://nothing' });
+    assert.deepEqual((await rpc('prompts/get', { name: ['triage_outages'] })).error, { code: -32602, message: 'params.name must be a string, not an array' });
+    assert.deepEqual((await rpc('tools/list', { cursor: 5 })).error, { code: -32602, message: 'params.cursor must be a string, not a number' });
+    const fine = await call({ name: 'get_account' });
     assert.equal(fine.error, undefined, 'arguments may be left out');
     assert.ok(fine.result);
   });

@@ -32,7 +32,7 @@ after(async () => {
   await sink.close();
 });
 
-const run = () => server.app.services.oauth.lifecycle.run();
+const run = () => server.app.services.accounts.oauth.lifecycle.run();
 const at = (ms: number) => clock.set(T0 + ms);
 const scheduled = (checkId: string) => server.app.engine.wheel.has('probe', checkId);
 
@@ -108,7 +108,7 @@ describe('unclaimed accounts: pause after 7 days, delete after 30', () => {
     doomed = await agentWithChecks('doomed', ['https://doomed.example.com', 'heartbeat']);
     early = await agentWithChecks('early', ['https://early.example.com']);
     late = await agentWithChecks('late', ['https://late-1.example.com', 'https://late-2.example.com']);
-    doomedKey = server.app.services.accounts.createKey({ account: doomed.accountId, scopes: ['checks:read'] }).key;
+    doomedKey = server.app.services.accounts.accounts.createKey({ account: doomed.accountId, scopes: ['checks:read'] }).key;
     doomedSeqs = doomed.checks.map((id) => server.app.store.checks.byId(id)!.seq);
     // The user's own pause, which the claim must not undo.
     const own = await asBearer(server, late.accessToken, 'POST', `/v1/public/checks/${late.checks[1]}/toggle`, { body: { disabled: true, reason: 'mine' } });

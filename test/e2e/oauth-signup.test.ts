@@ -134,7 +134,7 @@ describe('agent signup', () => {
 
     test('an account created another way (CLI) counts too', async () => {
       const email = agentEmail('cli');
-      server.app.services.accounts.createAccount(email);
+      server.app.services.accounts.accounts.createAccount(email);
       assertOAuthError(await postSignup(server, { email }), 409, 'account_exists');
     });
   });

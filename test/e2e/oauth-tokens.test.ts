@@ -138,7 +138,7 @@ describe('refresh: rotation and reuse detection', () => {
     const agent = await signUp(server);
     const account = server.app.store.accounts.byEmail(agent.email)!;
     // A second grant on the same account, as a second signup session would have.
-    const second = server.app.store.transaction(() => server.app.services.oauth.tokens.issueGrant(account.id, ['checks:read']));
+    const second = server.app.store.transaction(() => server.app.services.accounts.oauth.tokens.issueGrant(account.id, ['checks:read']));
     await refresh(server, agent.refreshToken);
     assertOAuthError(await refresh(server, agent.refreshToken), 400, 'invalid_grant');
     assert.equal((await asBearer(server, second.access_token, 'GET', '/v1/public/account')).status, 200);

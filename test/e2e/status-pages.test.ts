@@ -105,7 +105,7 @@ describe('the status pages API', () => {
     const doc = (await server.request('GET', '/v1/openapi.json', { key: null })).body;
     assert.ok(doc.paths[PAGES].post.requestBody);
     assert.deepEqual(Object.keys(doc.paths[`${PAGES}/{id}`]).sort(), ['delete', 'get', 'patch']);
-    const names = bindTools((server.app as unknown as { pipeline: { deps: { routes: never[] } } }).pipeline.deps.routes, TOOL_SPECS).map((t) => t.spec.name);
+    const names = bindTools((server.app as unknown as { running: { pipeline: { deps: { routes: never[] } } } }).running.pipeline.deps.routes, TOOL_SPECS).map((t) => t.spec.name);
     for (const name of ['list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page']) {
       assert.ok(names.includes(name), `${name} is bound to its route`);
     }

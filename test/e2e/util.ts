@@ -30,7 +30,7 @@ export function newAccount(
   server: TestServer,
   opts: { tier?: 'free' | 'indie' | 'nano' | 'pro'; scopes?: string[]; checkIds?: string[]; folders?: string[]; expiresAt?: string } = {},
 ): Actor {
-  const accounts = server.app.services.accounts;
+  const accounts = server.app.services.accounts.accounts;
   const account = accounts.createAccount(uniqueEmail(opts.tier ?? 'free'), opts.tier ?? 'free');
   const key = accounts.createKey({
     account: account.id,
@@ -48,7 +48,7 @@ export function newKey(
   accountId: string,
   opts: { scopes?: string[]; checkIds?: string[]; folders?: string[]; expiresAt?: string } = {},
 ): { id: string; key: string } {
-  const k = server.app.services.accounts.createKey({ account: accountId, ...opts });
+  const k = server.app.services.accounts.accounts.createKey({ account: accountId, ...opts });
   return { id: k.id, key: k.key };
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium (package `chromium`); CI installs it when missing. */
 export const CHROMIUM = process.env.VIGIL_CHROMIUM ?? '/usr/bin/chromium';
@@ -32,4 +32,23 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A dashboard page signed in with `key`. `problems` collects every page error and console error
+ * from then on (the signed-out page's 401 before signing in is not one).
+ */
+export async function signedInPage(context: BrowserContext, baseUrl: string, key: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+  });
+  await page.goto(`${baseUrl}/dashboard`);
+  await page.fill('#api-key', key);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('body[data-list-ready="true"]');
+  problems.length = 0;
+  return { page, problems };
 }

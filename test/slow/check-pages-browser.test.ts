@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { CHECK_TYPES, type CheckType } from '../../src/domain/check-types.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { browserMissing, launchBrowser } from '../helpers/browser.js';
+import { browserMissing, launchBrowser, signedInPage } from '../helpers/browser.js';
 import { startRdapFixture, type RdapFixture } from '../helpers/fixtures/alerts-rdap.js';
 import { assertStatus } from '../e2e/util.js';
 
@@ -26,7 +26,7 @@ describe('the page of every check type in a real browser', { skip: missing ?? fa
   let rdap: RdapFixture;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[] = [];
   const ids = new Map<CheckType, string>();
 
   /** A mail server that greets, then hangs up at the client's first command. */
@@ -84,15 +84,7 @@ describe('the page of every check type in a real browser', { skip: missing ?? fa
     assertStatus(await srv.request('GET', `${pingUrl.pathname}/0`), 200);
 
     browser = await launchBrowser();
-    page = await browser.context.newPage();
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
-    });
-    await page.goto(`${srv.url}/dashboard`);
-    await page.fill('#api-key', srv.adminKey);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('body[data-list-ready="true"]');
+    ({ page, problems } = await signedInPage(browser.context, srv.url, srv.adminKey));
   });
   after(async () => {
     await browser?.close();

@@ -37,7 +37,7 @@ describe('dashboard pages in a real browser', { skip: missing ?? false, timeout:
     answer = next;
     clock.advance(3_000);
     srv.app.engine.tick();
-    await waitFor(() => Object.values(ids).every((id) => srv.app.services.lastProbe(id)?.at === clock.now()), 'every check probed');
+    await waitFor(() => Object.values(ids).every((id) => srv.app.services.monitoring.lastProbe(id)?.at === clock.now()), 'every check probed');
     await srv.app.recorder.idle();
   };
 

@@ -7,6 +7,7 @@ import type { AlertChannel, AttemptOutcome } from '../../src/alerts/channel.js';
 import { backoffMs, DeliverySender, MAX_BACKOFF_MS } from '../../src/alerts/delivery/sender.js';
 import { sqliteDeliveryQueue } from '../../src/store/sqlite/alerts/delivery-queue.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { waitFor } from '../helpers/fixtures/probe-task.js';
 
 const T0 = Date.UTC(2026, 5, 1, 12);
 const BASE = 1000;
@@ -221,7 +222,7 @@ describe('sender', () => {
     const first = new ScriptedChannel((d) => (d.id.endsWith('1') || d.id.endsWith('2') ? { kind: 'delivered', status: 200 } : 'hold'));
     const a = sender(w, first);
     a.start();
-    while (first.attempts.length < 4) await new Promise((r) => setImmediate(r));
+    await waitFor(() => first.attempts.length >= 4, 'four attempts');
     await a.stop(0);
     const counts = w.queue.countByStatus();
     assert.equal(counts.delivered + counts.pending, 4);

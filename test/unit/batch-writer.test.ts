@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createLogger } from '../../src/log.js';
 import { BatchWriter } from '../../src/store/batch-writer.js';
 import type { WriteFailure, WriteRecord } from '../../src/store/writes.js';
+import { waitFor } from '../helpers/fixtures/probe-task.js';
 
 const log = createLogger('silent');
 const record = (checkId: string): WriteRecord => ({ kind: 'domain-info', checkId, domain: null });
@@ -33,7 +34,7 @@ class AsyncStore {
 
   /** Lets the oldest batch commit. */
   async commitNext(): Promise<void> {
-    while (this.open.length === 0) await new Promise((r) => setImmediate(r));
+    await waitFor(() => this.open.length > 0, 'a batch to commit');
     this.open.shift()!();
   }
 }
@@ -46,7 +47,7 @@ describe('batched writer over an asynchronous store', () => {
     writer.submit(record('b'));
     let firstDone = false;
     void first.then(() => (firstDone = true));
-    while (store.batches.length === 0) await new Promise((r) => setImmediate(r));
+    await waitFor(() => store.batches.length > 0, 'the first batch');
     const second = writer.commit(record('c'));
     writer.submit(record('d'));
     await new Promise((r) => setImmediate(r));
@@ -54,7 +55,7 @@ describe('batched writer over an asynchronous store', () => {
     assert.equal(firstDone, false);
     await store.commitNext();
     await first;
-    while (store.batches.length < 2) await new Promise((r) => setImmediate(r));
+    await waitFor(() => store.batches.length >= 2, 'the second batch');
     assert.deepEqual(store.batches, [['a', 'b'], ['c', 'd']]);
     await store.commitNext();
     await second;

@@ -29,7 +29,7 @@ test('create schema names the offending field in plain words', () => {
   const headers = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`h${i}`, 'v']));
   assert.equal(message(create.check({ url: 'https://a.b', requestHeaders: headers })), 'requestHeaders must have at most 20 entries');
   // Which regions exist is the service's question (registered prober nodes), not the schema's.
-  assert.equal(message(create.check({ url: 'https://a.b', checkRegionOverride: 'x'.repeat(65) })), 'checkRegionOverride has an invalid value');
+  assert.equal(message(create.check({ url: 'https://a.b', checkRegionOverride: 'x'.repeat(65) })), 'checkRegionOverride must be at most 64 characters');
   assert.equal(message(create.check({ url: 'https://a.b', expectedStatusCodes: [] })), 'expectedStatusCodes must have at least 1 item');
 });
 

@@ -11,7 +11,7 @@ describe('probe worker (in the thread dispatcher)', () => {
   let server: HttpFixture;
   before(async () => {
     server = await startHttpFixture();
-    pool = new ThreadDispatcher({ threads: 2, concurrentTasksPerWorker: 8 });
+    pool = new ThreadDispatcher({ threads: 2, probesInFlightPerThread: 8 });
   });
   after(async () => {
     await pool.close();

@@ -4,9 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Histogram } from '../../src/domain/histogram.js';
 import { Gauge, Registry } from 'prom-client';
 import { ProcessMetrics, reportLagBeyondSampling } from '../../src/metrics/process-metrics.js';
+import type { JobReading } from '../../src/util/job-runner.js';
 
-function metrics(eventLoopSampleMs?: number): ProcessMetrics {
+function metrics(eventLoopSampleMs?: number, jobs: JobReading[] = []): ProcessMetrics {
   return new ProcessMetrics({
+    jobs: () => jobs,
     wheelLag: new Histogram(),
     probesFired: () => 0,
     probesInFlight: () => 0,
@@ -56,4 +58,18 @@ test('the lag gauges report the delay past the sampling interval, never below ze
   assert.equal(await read('mean'), 0.25);
   assert.equal(await read('min'), 0, 'a wake-up a little early is no lag, not a negative one');
   assert.equal(await read('max'), 2);
+});
+
+test('each periodic job shows its last run, its duration and its counts, labelled by name; a job never run shows no times', async () => {
+  const m = metrics(undefined, [
+    { name: 'rollup-build', runs: 3, failures: 1, lastRunAt: 1_700_000_000_000, lastDurationMs: 250, running: false },
+    { name: 'raw-retention', runs: 0, failures: 0, lastRunAt: null, lastDurationMs: null, running: false },
+  ]);
+  const text = await m.registry.metrics();
+  assert.match(text, /^vigil_job_last_run_timestamp_seconds\{job="rollup-build"\} 1700000000$/m);
+  assert.match(text, /^vigil_job_last_duration_seconds\{job="rollup-build"\} 0\.25$/m);
+  assert.match(text, /^vigil_job_runs_total\{job="rollup-build"\} 3$/m);
+  assert.match(text, /^vigil_job_failures_total\{job="rollup-build"\} 1$/m);
+  assert.match(text, /^vigil_job_runs_total\{job="raw-retention"\} 0$/m);
+  assert.doesNotMatch(text, /vigil_job_last_run_timestamp_seconds\{job="raw-retention"\}/);
 });

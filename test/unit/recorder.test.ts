@@ -77,9 +77,9 @@ function harness(): Harness {
       },
       drained: () => Promise.resolve(),
     },
-    onEvent: (check, event) => void h.events.push({ check, event }),
-    onChange: (_check, what) => void h.changes.push(what),
   });
+  h.recorder.onEvent((check, event) => void h.events.push({ check, event }));
+  h.recorder.onChange((_check, what) => void h.changes.push(what));
   return h;
 }
 

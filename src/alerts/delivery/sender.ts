@@ -74,7 +74,6 @@ export class DeliverySender {
   private started = false;
   private scheduled: NodeJS.Immediate | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private pruner: NodeJS.Timeout | null = null;
   readonly metrics = { delivered: 0, retried: 0, failed: 0, cancelled: 0 };
   private readonly random: () => number;
 
@@ -86,9 +85,6 @@ export class DeliverySender {
 
   start(): void {
     this.started = true;
-    this.prune();
-    this.pruner = setInterval(() => this.prune(), HOUR);
-    this.pruner.unref();
     this.wake();
   }
 
@@ -127,8 +123,7 @@ export class DeliverySender {
   async stop(graceMs = 5_000): Promise<void> {
     this.started = false;
     if (this.timer) clearTimeout(this.timer);
-    if (this.pruner) clearInterval(this.pruner);
-    this.timer = this.pruner = null;
+    this.timer = null;
     const now = this.deps.clock.now();
     for (const d of this.ready) this.settled.push({ id: d.id, outcome: { kind: 'released', nextAt: now } });
     this.ready = [];
@@ -264,7 +259,8 @@ export class DeliverySender {
     else if (r.kind === 'cancelled') this.metrics.cancelled++;
   }
 
-  private prune(): void {
+  /** Drops finished deliveries past `keepDays` (a periodic job: hourly, and at start). */
+  prune(): void {
     this.write(() => this.deps.queue.prune(this.deps.clock.now() - this.deps.options.keepDays * DAY));
   }
 }

@@ -4,11 +4,7 @@ import { WebhookUnreachable, type ReceiverAnswer, type WebhookClientOptions } fr
 import type { HookTarget, WebhookPoster } from './webhook-poster.js';
 import type { SendRequest, WorkerReply, WorkerRequest } from './webhook-worker.js';
 import { bundledFile } from '../../util/bundled-file.js';
-
-interface Waiting {
-  resolve: (answer: ReceiverAnswer) => void;
-  reject: (err: Error) => void;
-}
+import { RequestChannel } from '../../util/request-channel.js';
 
 /**
  * The main thread's side of the delivery worker (webhook-worker.ts): stored alerts go over
@@ -17,8 +13,7 @@ interface Waiting {
  */
 export class WebhookThread implements WebhookPoster {
   private worker: Worker | null = null;
-  private readonly waiting = new Map<number, Waiting>();
-  private nextId = 1;
+  private readonly channel = new RequestChannel<ReceiverAnswer>();
   /** Sends of this turn, posted together in one message. */
   private outbox: SendRequest[] = [];
 
@@ -41,7 +36,7 @@ export class WebhookThread implements WebhookPoster {
   send(hook: HookTarget, contentJson: string, deliveryId: string, signal?: AbortSignal): Promise<ReceiverAnswer> {
     if (signal?.aborted) return Promise.reject(new WebhookUnreachable('aborted'));
     const worker = this.start();
-    const id = this.nextId++;
+    let id = 0;
     const onAbort = () => {
       const queued = this.outbox.findIndex((s) => s.id === id);
       if (queued === -1) worker.postMessage({ kind: 'abort', id } satisfies WorkerRequest);
@@ -51,12 +46,14 @@ export class WebhookThread implements WebhookPoster {
       }
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    return new Promise<ReceiverAnswer>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      const target: HookTarget = { url: hook.url, webhookType: hook.webhookType, secret: hook.secret };
-      if (this.outbox.length === 0) setImmediate(() => this.flush());
-      this.outbox.push({ id, hook: target, contentJson, deliveryId });
-    }).finally(() => signal?.removeEventListener('abort', onAbort));
+    const target: HookTarget = { url: hook.url, webhookType: hook.webhookType, secret: hook.secret };
+    return this.channel
+      .request(undefined, (requestId) => {
+        id = requestId;
+        if (this.outbox.length === 0) setImmediate(() => this.flush());
+        this.outbox.push({ id, hook: target, contentJson, deliveryId });
+      })
+      .finally(() => signal?.removeEventListener('abort', onAbort));
   }
 
   private flush(): void {
@@ -68,11 +65,8 @@ export class WebhookThread implements WebhookPoster {
   }
 
   private settle(m: WorkerReply): void {
-    const w = this.waiting.get(m.id);
-    if (!w) return;
-    this.waiting.delete(m.id);
-    if ('answer' in m) w.resolve(m.answer);
-    else w.reject(m.misconfigured ? new MisconfiguredWebhook(m.error) : new WebhookUnreachable(m.error));
+    if ('answer' in m) this.channel.resolve(m.id, m.answer);
+    else this.channel.reject(m.id, m.misconfigured ? new MisconfiguredWebhook(m.error) : new WebhookUnreachable(m.error));
   }
 
   /**
@@ -93,7 +87,7 @@ export class WebhookThread implements WebhookPoster {
     const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), this.closeGraceMs)));
     if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
     clearTimeout(timer);
-    this.failAll('the delivery worker stopped');
+    this.channel.rejectAll(new WebhookUnreachable('the delivery worker stopped'));
   }
 
   private start(): Worker {
@@ -105,16 +99,11 @@ export class WebhookThread implements WebhookPoster {
     });
     const lost = () => {
       if (this.worker === worker) this.worker = null;
-      this.failAll('the delivery worker stopped');
+      this.channel.rejectAll(new WebhookUnreachable('the delivery worker stopped'));
     };
     worker.on('error', lost);
     worker.on('exit', lost);
     this.worker = worker;
     return worker;
-  }
-
-  private failAll(reason: string): void {
-    for (const w of this.waiting.values()) w.reject(new WebhookUnreachable(reason));
-    this.waiting.clear();
   }
 }

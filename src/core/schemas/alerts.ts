@@ -54,16 +54,29 @@ export const EmailTestFailedBody = Type.Object({
   error: Type.Object({ code: Type.Integer(), message: Type.String(), delivered: Type.Optional(Type.Array(Type.String())) }),
 });
 
-export const CreateWebhookBody = Type.Object(
+const WebhookSecret = Type.String({ minLength: 1, maxLength: 256, description: 'Signs each delivery: X-Vigil-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>' });
+const WebhookInput = {
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'An https URL (http too when the server sets alerts.allowHttpWebhooks); PagerDuty, Opsgenie, Pushover, Gotify, Telegram and Matrix read their credentials from it' }),
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  events: Type.Optional(EventList),
+  webhookType: Type.Optional(StringEnum(WEBHOOK_TYPES, { description: 'Detected from the URL when omitted (slack, discord, teams, pumble, ntfy.sh, telegram, googlechat, matrix, gotify, mattermost, rocketchat URLs; otherwise generic)' })),
+  secret: Type.Optional(WebhookSecret),
+  ...TargetOptionsInput,
+};
+
+export const CreateWebhookBody = Type.Object(WebhookInput, { additionalProperties: false, $id: 'CreateWebhook' });
+
+/** Only the fields sent change; the same rules as on create. */
+export const UpdateWebhookBody = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'An https URL (http too when the server sets alerts.allowHttpWebhooks); PagerDuty, Opsgenie, Pushover, Gotify, Telegram and Matrix read their credentials from it' }),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    events: Type.Optional(EventList),
-    webhookType: Type.Optional(StringEnum(WEBHOOK_TYPES, { description: 'Detected from the URL when omitted (slack, discord, teams, pumble, ntfy.sh, telegram, googlechat, matrix, gotify, mattermost, rocketchat URLs; otherwise generic)' })),
-    secret: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Signs each delivery: X-Vigil-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>' })),
-    ...TargetOptionsInput,
+    ...WebhookInput,
+    url: Type.Optional(WebhookInput.url),
+    name: Type.Optional(WebhookInput.name),
+    webhookType: Type.Optional(StringEnum(WEBHOOK_TYPES, { description: 'When omitted with a new url: detected again from it if the current type was the detected one, kept if it was chosen' })),
+    enabled: Type.Optional(Type.Boolean({ description: 'false: no alert is sent to it (pending deliveries are cancelled when they come due)' })),
+    secret: Type.Optional(Type.Union([WebhookSecret, Type.Null()], { description: 'A new signing secret; null removes it (deliveries are then unsigned)' })),
   },
-  { additionalProperties: false, $id: 'CreateWebhook' },
+  { additionalProperties: false, $id: 'UpdateWebhook' },
 );
 
 const WebhookFields = {
@@ -79,7 +92,8 @@ const WebhookFields = {
 export const WebhookListResponse = Type.Object({
   data: Type.Array(Type.Object({ ...WebhookFields, createdAt: EpochMs }, { $id: 'Webhook' })),
 });
-export const WebhookCreatedResponse = Type.Object({ data: Type.Object(WebhookFields) });
+/** The answer to a create (201) and an update (200). */
+export const WebhookResponse = Type.Object({ data: Type.Object(WebhookFields) });
 export const WebhookTestResponse = Type.Object({ data: Type.Object({ message: Type.String(), status: Type.Integer() }) });
 export const WebhookDeletedResponse = Type.Object({ data: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }) });
 

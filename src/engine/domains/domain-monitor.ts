@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { CheckObserver } from '../../domain/check-observer.js';
+import type { CheckEvents, CheckObserver } from '../../domain/check-observer.js';
 import type { Clock } from '../../domain/clock.js';
 import { limitsFor } from '../../domain/plans.js';
 import type { Check, DomainInfo } from '../../domain/records.js';
-import { DEADLINE_POLICY, liveCheck, type LastProbe, type LiveCheck } from '../../monitor/live-check.js';
+import { DEADLINE_POLICY, LiveCheck } from '../../monitor/live-check.js';
+import type { LiveChecks } from '../../monitor/live-checks.js';
 import type { Recorder } from '../../monitor/recorder.js';
 import type { DomainMemory, DomainWatchRepo } from '../../store/alert-store.js';
-import type { BatchWriter } from '../../store/batch-writer.js';
 import type { Store } from '../../store/store.js';
 import type { CheckWheel } from '../check-wheel.js';
 import { nextDue } from '../timing-wheel.js';
@@ -23,20 +23,28 @@ const CONCURRENCY = 4;
 /** Checks on one domain share a lookup made within this long. */
 const SHARE_MS = HOUR;
 
-/** A check whose domain is looked up: its live state (a `domain` check's lookups are its results). */
-interface WatchedDomain extends LiveCheck {
+/** A check whose domain is looked up. */
+interface WatchedDomain {
+  id: string;
+  accountId: string;
   type: Check['type'];
   domain: string;
   /** The domain the stored `domain` field describes (memory belongs to one domain). */
   knownDomain: string | null;
 }
 
+/** A `domain` check's live entry: its lookups are its results. (A website's is the engine's.) */
+class DomainCheck extends LiveCheck {}
+
 export interface DomainMonitorDeps {
   store: Pick<Store, 'checks' | 'accounts'>;
   watch: DomainWatchRepo;
-  writer: Pick<BatchWriter, 'submit'>;
   recorder: Recorder;
+  /** Where a `domain` check's live entry is kept, and a website's is found. */
+  live: LiveChecks;
   wheel: CheckWheel;
+  /** The checks service, whose mutations the monitor follows. */
+  checks: CheckEvents;
   rdap: RdapClient;
   clock: Clock;
   config: Config;
@@ -64,6 +72,7 @@ export class DomainMonitor implements CheckObserver {
 
   constructor(private readonly deps: DomainMonitorDeps) {
     deps.wheel.handle('domain', (checkId) => this.due(checkId));
+    deps.checks.observe(this);
   }
 
   /** Watches every eligible check, each due a day after its last lookup. */
@@ -91,13 +100,8 @@ export class DomainMonitor implements CheckObserver {
 
   checkDeleted(check: Pick<Check, 'id'>): void {
     this.watched.delete(check.id);
+    if (this.deps.live.get(check.id) instanceof DomainCheck) this.deps.live.delete(check.id);
     this.deps.wheel.cancel('domain', check.id);
-  }
-
-  /** The latest lookup of a `domain` check, from memory (the record's `lastProbe`). */
-  lastProbe(checkId: string): LastProbe | null {
-    const w = this.watched.get(checkId);
-    return w?.type === 'domain' ? w.lastProbe : null;
   }
 
   /** Resolves once no lookup waits or runs and every one so far is written (tests). */
@@ -121,15 +125,19 @@ export class DomainMonitor implements CheckObserver {
     const domain = eligible ? domainOfCheck(check) : null;
     // What was learned about another domain (or for a check no longer watched) is not this check's.
     if (check.domain !== null && check.domain.name !== domain && !check.disabled) {
-      this.deps.writer.submit({ kind: 'domain-info', checkId: check.id, domain: null });
+      this.deps.recorder.forgetDomain(check.id);
     }
     if (domain === null) {
       this.checkDeleted(check);
       return;
     }
     const previous = this.watched.get(check.id);
-    const live = liveCheck(check, DEADLINE_POLICY, check.accountId, previous?.domain === domain ? previous : undefined, now);
-    this.watched.set(check.id, Object.assign(live, { type: check.type, domain, knownDomain: check.domain?.name ?? null }));
+    if (check.type === 'domain') {
+      const entry = this.deps.live.get(check.id);
+      const kept = previous?.domain === domain && entry instanceof DomainCheck ? entry : undefined;
+      this.deps.live.set(new DomainCheck(check, DEADLINE_POLICY, check.accountId, kept, now));
+    }
+    this.watched.set(check.id, { id: check.id, accountId: check.accountId, type: check.type, domain, knownDomain: check.domain?.name ?? null });
     const known = memory?.checkedAt != null && check.domain?.name === domain && (!previous || previous.domain === domain);
     let dueAt: number;
     if (check.type === 'domain' && (runNow || !known)) dueAt = now;
@@ -195,12 +203,15 @@ export class DomainMonitor implements CheckObserver {
       this.checkDeleted(w);
       return;
     }
+    // A `domain` check's entry is this monitor's; a website's the engine's (gone while it is not scheduled).
+    const live = this.deps.live.get(w.id);
+    if (!live) return;
     const stored = this.deps.watch.get(w.id);
     // Memory belongs to one domain: a check whose URL moved to another starts afresh.
     const memory = info && w.knownDomain !== info.name ? null : stored;
     if (info) w.knownDomain = info.name;
     else this.deps.log.warn({ checkId: w.id, domain: w.domain, error }, 'domain lookup failed');
-    this.deps.recorder.record(w, {
+    this.deps.recorder.record(live, {
       kind: 'domain', checkType: w.type === 'domain' ? 'domain' : 'website', info, error: error ?? 'RDAP lookup failed',
       ms: now - started, memory, region: this.deps.config.region,
     }, now);

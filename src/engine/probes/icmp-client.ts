@@ -3,48 +3,33 @@ import { isMainThread } from 'node:worker_threads';
 import type { EchoOutcome, EchoRequest } from './icmp-echo.js';
 import type { EchoJob, EchoReply } from './icmp-host.js';
 import { bundledFile } from '../../util/bundled-file.js';
-
-interface Waiter {
-  resolve: (outcomes: EchoOutcome[]) => void;
-  reject: (err: Error) => void;
-}
+import { RequestChannel } from '../../util/request-channel.js';
 
 const HOST_SCRIPT = bundledFile('icmp-host', new URL('./icmp-host.js', import.meta.url));
 
 let host: ChildProcess | null = null;
-const waiting = new Map<number, Waiter>();
-let nextId = 1;
-
 /** While nothing is pending the helper must not keep this thread's event loop alive. */
-function setHeld(child: ChildProcess, held: boolean): void {
-  if (held) {
-    child.ref();
-    child.channel?.ref();
+const channel = new RequestChannel<EchoOutcome[]>((busy) => {
+  if (host === null) return;
+  if (busy) {
+    host.ref();
+    host.channel?.ref();
   } else {
-    child.unref();
-    child.channel?.unref();
+    host.unref();
+    host.channel?.unref();
   }
-}
-
-function failAll(reason: string): void {
-  for (const waiter of waiting.values()) waiter.reject(new Error(reason));
-  waiting.clear();
-}
+});
 
 function helper(): ChildProcess {
   if (host) return host;
   const child = fork(HOST_SCRIPT, [], { execArgv: [], serialization: 'json', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   child.on('message', (message: EchoReply) => {
-    const waiter = waiting.get(message.id);
-    if (!waiter) return;
-    waiting.delete(message.id);
-    if (message.outcomes) waiter.resolve(message.outcomes);
-    else waiter.reject(new Error(message.error ?? 'ICMP helper failed'));
-    if (waiting.size === 0) setHeld(child, false);
+    if (message.outcomes) channel.resolve(message.id, message.outcomes);
+    else channel.reject(message.id, new Error(message.error ?? 'ICMP helper failed'));
   });
   const gone = (): void => {
     if (host === child) host = null;
-    failAll('ICMP helper exited');
+    channel.rejectAll(new Error('ICMP helper exited'));
   };
   child.on('exit', gone);
   child.on('error', gone);
@@ -64,10 +49,7 @@ export async function sendEchoes(request: EchoRequest): Promise<EchoOutcome[]> {
     return echo(request);
   }
   const child = helper();
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject });
-    setHeld(child, true);
+  return channel.request(undefined, (id) => {
     const job: EchoJob = { ...request, id };
     child.send(job);
   });

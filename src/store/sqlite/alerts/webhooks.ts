@@ -45,6 +45,10 @@ export function sqliteWebhooks(db: Db): WebhookRepo {
     `INSERT INTO webhooks (id, account_id, name, url, url_key, webhook_type, events, enabled, secret, created_at, check_ids, folders, remind_every_minutes)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const update = db.prepare(
+    `UPDATE webhooks SET name = ?, url = ?, url_key = ?, webhook_type = ?, events = ?, enabled = ?, secret = ?, check_ids = ?, folders = ?, remind_every_minutes = ?
+     WHERE id = ?`,
+  );
   const reminding = db.prepare('SELECT DISTINCT account_id FROM webhooks WHERE remind_every_minutes IS NOT NULL AND enabled = 1').pluck();
   const del = db.prepare('DELETE FROM webhooks WHERE id = ?');
   return {
@@ -59,6 +63,10 @@ export function sqliteWebhooks(db: Db): WebhookRepo {
     insert(w) {
       insert.run(w.id, w.accountId, w.name, w.url, w.urlKey, w.webhookType, JSON.stringify(w.events), fromBool(w.enabled), w.secret, w.createdAt,
         JSON.stringify(w.checkIds), JSON.stringify(w.folders), w.remindEveryMinutes);
+    },
+    update(w) {
+      update.run(w.name, w.url, w.urlKey, w.webhookType, JSON.stringify(w.events), fromBool(w.enabled), w.secret,
+        JSON.stringify(w.checkIds), JSON.stringify(w.folders), w.remindEveryMinutes, w.id);
     },
     delete: (id) => void del.run(id),
     remindingAccounts: () => reminding.all() as string[],

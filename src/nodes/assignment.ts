@@ -1,0 +1,201 @@
+import type { Config } from '../config.js';
+import type { CheckEvents, CheckObserver } from '../domain/check-observer.js';
+import type { Clock } from '../domain/clock.js';
+import type { Check } from '../domain/records.js';
+import { intervalMs, isProbeType, probeTask } from '../engine/check-task.js';
+import type { Placement } from '../engine/engine.js';
+import type { NodeRepo } from '../store/node-repo.js';
+import type { NodeSessions } from './node-sessions.js';
+import type { AssignedCheck } from './protocol.js';
+import { ownerOf } from './rendezvous.js';
+
+/** `GET /v1/public/regions`: where a check can be pinned. */
+export interface RegionView {
+  id: string;
+  /** Registered nodes (not revoked). */
+  nodes: number;
+  /** Nodes connected now. */
+  connected: number;
+  /** Probes run there now: the central's region always; another while a node of it is connected. */
+  online: boolean;
+}
+
+const ASSIGN_CHUNK = 500;
+const ASSIGN_BYTES = 1024 * 1024;
+
+interface RemoteCheck {
+  region: string;
+  assigned: AssignedCheck;
+  owner: string | null;
+}
+
+export interface AssignmentDeps {
+  sessions: NodeSessions;
+  nodes: Pick<NodeRepo, 'regions'>;
+  /** The checks service, whose mutations assignment follows. */
+  checks: CheckEvents;
+  config: Config;
+  clock: Clock;
+}
+
+/**
+ * Which node probes which check: rendezvous hashing among a region's connected nodes, and the
+ * failover of a region dark for `nodes.failoverMs` to the central's own wheel (`Placement`).
+ */
+export class Assignment implements CheckObserver, Placement {
+  private readonly checks = new Map<string, RemoteCheck>();
+  private readonly regionChecks = new Map<string, Set<string>>();
+  /** When each region last had a connected node (the start for regions never seen). */
+  private readonly darkSince = new Map<string, number>();
+  /** Checks each node was ever given while the central ran: results for others are refused. */
+  private readonly given = new Map<string, Set<string>>();
+  private readonly region: string;
+  private readonly startedAt: number;
+
+  constructor(private readonly deps: AssignmentDeps) {
+    this.region = deps.config.region;
+    this.startedAt = deps.clock.now();
+    deps.checks.observe(this);
+  }
+
+  /** Follows the checks the central starts with. */
+  load(checks: (visit: (check: Check) => void) => void): void {
+    checks((check) => this.track(check));
+  }
+
+  probesHere(region: string): boolean {
+    if (region === this.region) return true;
+    if (this.deps.sessions.connectedIn(region).length > 0) return false;
+    const since = this.darkSince.get(region) ?? this.startedAt;
+    return this.deps.clock.now() - since >= this.deps.config.nodes.failoverMs;
+  }
+
+  /** An immediate re-check of a check probed on a node goes to that node. */
+  runNow(checkId: string): void {
+    const owner = this.checks.get(checkId)?.owner;
+    if (owner) this.deps.sessions.sendTo(owner, { type: 'run', id: checkId });
+  }
+
+  wasGiven(nodeId: string, checkId: string): boolean {
+    return this.given.get(nodeId)?.has(checkId) ?? false;
+  }
+
+  /** Checks owned per node, for the node list's figures. */
+  owned(): Map<string, number> {
+    const owned = new Map<string, number>();
+    for (const c of this.checks.values()) if (c.owner) owned.set(c.owner, (owned.get(c.owner) ?? 0) + 1);
+    return owned;
+  }
+
+  regions(): RegionView[] {
+    const { sessions } = this.deps;
+    const registered = this.deps.nodes.regions();
+    const central = registered.find((r) => r.region === this.region);
+    const views: RegionView[] = [{ id: this.region, nodes: central?.nodes ?? 0, connected: sessions.connectedIn(this.region).length, online: true }];
+    for (const r of registered) {
+      if (r.region === this.region) continue;
+      const connected = sessions.connectedIn(r.region).length;
+      views.push({ id: r.region, nodes: r.nodes, connected, online: connected > 0 });
+    }
+    return views;
+  }
+
+  checkSaved(check: Check, runNow: boolean): void {
+    const region = check.regionOverride ?? this.region;
+    if (check.disabled || !isProbeType(check.type) || region === this.region) {
+      this.checkDeleted(check);
+      return;
+    }
+    const previous = this.checks.get(check.id);
+    if (previous && previous.region !== region) this.checkDeleted(check);
+    const entry = this.track(check)!;
+    const owner = ownerOf(check.id, this.deps.sessions.connectedIn(region));
+    if (previous?.owner && previous.owner !== owner) this.deps.sessions.sendTo(previous.owner, { type: 'unassign', ids: [check.id] });
+    entry.owner = owner;
+    if (owner) this.give(owner, [entry.assigned], runNow ? [check.id] : [], false);
+  }
+
+  checkDeleted(check: Pick<Check, 'id'>): void {
+    const entry = this.checks.get(check.id);
+    if (!entry) return;
+    this.checks.delete(check.id);
+    this.regionChecks.get(entry.region)?.delete(check.id);
+    if (entry.owner) this.deps.sessions.sendTo(entry.owner, { type: 'unassign', ids: [check.id] });
+    for (const given of this.given.values()) given.delete(check.id);
+  }
+
+  /** A node said hello: its region is lit, and it gets its whole share as a reset. */
+  connected(nodeId: string, region: string): void {
+    this.darkSince.delete(region);
+    this.rebalance(region, nodeId);
+  }
+
+  disconnected(region: string): void {
+    if (this.deps.sessions.connectedIn(region).length === 0) this.darkSince.set(region, this.deps.clock.now());
+    this.rebalance(region);
+  }
+
+  /** Adds or refreshes a check whose primary region is not the central's. */
+  private track(check: Check): RemoteCheck | null {
+    const region = check.regionOverride ?? this.region;
+    if (check.disabled || !isProbeType(check.type) || region === this.region) return null;
+    const entry: RemoteCheck = {
+      region,
+      assigned: { id: check.id, intervalMs: intervalMs(check), task: probeTask(check, this.deps.config) },
+      owner: this.checks.get(check.id)?.owner ?? null,
+    };
+    this.checks.set(check.id, entry);
+    let set = this.regionChecks.get(region);
+    if (!set) this.regionChecks.set(region, (set = new Set()));
+    set.add(check.id);
+    return entry;
+  }
+
+  /** Recomputes owners in a region; `fresh` (a node just said hello) gets its whole share as a reset. */
+  private rebalance(region: string, fresh?: string): void {
+    const nodes = this.deps.sessions.connectedIn(region);
+    const adds = new Map<string, AssignedCheck[]>(nodes.map((n) => [n, []]));
+    const removes = new Map<string, string[]>();
+    for (const id of this.regionChecks.get(region) ?? []) {
+      const entry = this.checks.get(id)!;
+      const owner = ownerOf(id, nodes);
+      if (owner === entry.owner && owner !== fresh) continue;
+      if (entry.owner && entry.owner !== owner) {
+        const list = removes.get(entry.owner) ?? [];
+        list.push(id);
+        removes.set(entry.owner, list);
+      }
+      entry.owner = owner;
+      if (owner) adds.get(owner)!.push(entry.assigned);
+    }
+    for (const [nodeId, ids] of removes) this.deps.sessions.sendTo(nodeId, { type: 'unassign', ids });
+    for (const [nodeId, checks] of adds) {
+      if (checks.length > 0 || nodeId === fresh) this.give(nodeId, checks, [], nodeId === fresh);
+    }
+  }
+
+  private give(nodeId: string, checks: AssignedCheck[], runNow: string[], reset: boolean): void {
+    const session = this.deps.sessions.get(nodeId)?.session;
+    if (!session) return;
+    let given = this.given.get(nodeId);
+    if (!given) this.given.set(nodeId, (given = new Set()));
+    for (const c of checks) given.add(c.id);
+    // Frames of at most ASSIGN_CHUNK checks and about ASSIGN_BYTES (a check may carry a 64 KB body).
+    let chunk: AssignedCheck[] = [];
+    let bytes = 0;
+    let first = true;
+    const flush = () => {
+      session.send({ type: 'assign', reset: reset && first, checks: chunk, runNow: first ? runNow : [] });
+      first = false;
+      chunk = [];
+      bytes = 0;
+    };
+    for (const c of checks) {
+      const size = JSON.stringify(c).length;
+      if (chunk.length > 0 && (chunk.length >= ASSIGN_CHUNK || bytes + size > ASSIGN_BYTES)) flush();
+      chunk.push(c);
+      bytes += size;
+    }
+    if (first || chunk.length > 0) flush();
+  }
+}

@@ -1,0 +1,140 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { ProbeResult } from '../domain/probe-types.js';
+import type { Engine } from '../engine/engine.js';
+import type { Recorder } from '../monitor/recorder.js';
+import type { NodeRepo } from '../store/node-repo.js';
+import type { NodeCursorWrite } from '../store/writes.js';
+import type { NodeSessions, NodeState } from './node-sessions.js';
+import { asProbeResult, type NodeMessage } from './protocol.js';
+
+/** Results this much older than now are replays: they are not re-checked by a peer. */
+const FRESH_MS = 45_000;
+
+/** Where a node's outbox stands, as the central has it. */
+interface Cursor {
+  /** Null until the node's first hello when none is stored. */
+  epoch: string | null;
+  /** Highest sequence received from this epoch (in processing or recorded). */
+  received: number;
+  /** Sequences received and not yet submitted for writing, in order; `done` holds those finished out of order. */
+  pending: number[];
+  /** Index of the first entry of `pending` not yet passed by the watermark. */
+  pendingHead: number;
+  done: Set<number>;
+  /** Highest sequence whose write (and every earlier one's) has been submitted. */
+  watermark: number;
+  acking: boolean;
+}
+
+export interface ResultIntakeDeps {
+  sessions: NodeSessions;
+  /** Whether a check was given to the node (results for others are refused). */
+  given: { wasGiven(nodeId: string, checkId: string): boolean };
+  engine: Pick<Engine, 'recordRemote'>;
+  recorder: Pick<Recorder, 'write' | 'writeDurably'>;
+  cursors: Pick<NodeRepo, 'cursor'>;
+  clock: Clock;
+  log: Logger;
+}
+
+/**
+ * A node's results, recorded exactly once: each enters the recorder (through the engine, which
+ * adds the peer re-check and the late-result rule) with the node's outbox cursor in the same
+ * write, and the node is acknowledged once that cursor is durable, so it drops only what the
+ * central has committed and replays the rest after a reconnect.
+ */
+export class ResultIntake {
+  private readonly cursors = new Map<string, Cursor>();
+
+  constructor(private readonly deps: ResultIntakeDeps) {}
+
+  /** A node's hello: where its outbox `epoch` resumes (a new epoch, a fresh data directory, starts at 0). */
+  resume(nodeId: string, epoch: string): { epoch: string; seq: number } {
+    let c = this.cursors.get(nodeId);
+    if (!c) {
+      const stored = this.deps.cursors.cursor(nodeId);
+      c = { epoch: stored.epoch, received: stored.seq, pending: [], pendingHead: 0, done: new Set(), watermark: stored.seq, acking: false };
+      this.cursors.set(nodeId, c);
+    }
+    // Kept in place, not replaced: a result of the old epoch still being recorded then moves nothing.
+    if (c.epoch !== epoch) {
+      c.epoch = epoch;
+      c.received = c.watermark = 0;
+      c.pending = [];
+      c.pendingHead = 0;
+      c.done.clear();
+    }
+    return { epoch, seq: c.watermark };
+  }
+
+  results(node: NodeState, m: Extract<NodeMessage, { type: 'results' }>): void {
+    const c = this.cursors.get(node.id);
+    if (!c || m.epoch !== c.epoch) return;
+    const now = this.deps.clock.now();
+    for (const item of m.items) {
+      if (item.seq <= c.received) continue; // a replay of something already in hand
+      c.received = item.seq;
+      c.pending.push(item.seq);
+      const epoch = m.epoch;
+      const cursor = () => this.cursorWrite(node.id, c, epoch, item.seq);
+      if (!this.deps.given.wasGiven(node.id, item.checkId)) {
+        node.rejected++;
+        this.deps.log.warn({ nodeId: node.id, checkId: item.checkId }, 'node sent a result for a check not given to it; dropped');
+        this.deps.recorder.write(cursor());
+        continue;
+      }
+      const result = asProbeResult(item.result);
+      const startedAt = this.deps.sessions.local(node, result.startedAt);
+      const corrected: ProbeResult = startedAt === result.startedAt ? result : { ...result, startedAt };
+      const fresh = now - corrected.startedAt <= FRESH_MS;
+      this.deps.engine.recordRemote(item.checkId, corrected, node.region, fresh, cursor)?.then(
+        () => this.acknowledge(node, c),
+        (err: unknown) => this.deps.log.error({ err, nodeId: node.id }, 'recording a node result failed'),
+      );
+    }
+    this.acknowledge(node, c);
+  }
+
+  /**
+   * Marks `seq` recorded and returns the write that moves the node's durable cursor with it:
+   * the highest sequence below which every result has been handed to the writer (results
+   * re-checked by a peer finish out of order).
+   */
+  private cursorWrite(nodeId: string, c: Cursor, epoch: string, seq: number): NodeCursorWrite {
+    if (epoch === c.epoch) {
+      c.done.add(seq);
+      while (c.pendingHead < c.pending.length && c.done.has(c.pending[c.pendingHead]!)) {
+        c.watermark = c.pending[c.pendingHead++]!;
+        c.done.delete(c.watermark);
+      }
+      if (c.pendingHead > 1024 && c.pendingHead * 2 > c.pending.length) {
+        c.pending = c.pending.slice(c.pendingHead);
+        c.pendingHead = 0;
+      }
+    }
+    return { kind: 'node-cursor', nodeId, cursor: { epoch: c.epoch ?? epoch, seq: c.watermark } };
+  }
+
+  /** Once what is submitted is durable, tells the node it may drop it (one commit at a time). */
+  private acknowledge(node: NodeState, c: Cursor): void {
+    if (c.acking) return;
+    c.acking = true;
+    const { epoch, watermark: seq } = c;
+    if (epoch === null) {
+      c.acking = false;
+      return;
+    }
+    // The cursor once more, durably: everything submitted before it is durable with it.
+    this.deps.recorder.writeDurably({ kind: 'node-cursor', nodeId: node.id, cursor: { epoch, seq } }).then(
+      () => {
+        c.acking = false;
+        if (epoch === c.epoch) node.session?.send({ type: 'ack', epoch, seq });
+        if (c.watermark > seq) this.acknowledge(node, c);
+      },
+      () => {
+        c.acking = false;
+      },
+    );
+  }
+}

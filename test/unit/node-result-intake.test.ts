@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { ProbeResult } from '../../src/domain/probe-types.js';
+import type { CursorFor } from '../../src/engine/engine.js';
+import { createLogger } from '../../src/log.js';
+import { NodeSessions } from '../../src/nodes/node-sessions.js';
+import type { CentralMessage } from '../../src/nodes/protocol.js';
+import { ResultIntake } from '../../src/nodes/result-intake.js';
+import type { NodeCursorWrite } from '../../src/store/writes.js';
+
+const NOW = Date.UTC(2026, 0, 1);
+const result = (ok: boolean): ProbeResult => ({
+  ok, statusCode: ok ? 200 : null, responseTime: 10, timing: null, error: ok ? null : 'down', snippet: null, ssl: null, location: null, startedAt: NOW,
+});
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A hub's result intake over fakes: the engine records at once, or holds a result (a peer re-check) until released. */
+function world(stored = { epoch: 'e1' as string | null, seq: 5 }) {
+  const clock = new ManualClock(NOW);
+  const log = createLogger('silent');
+  const sessions = new NodeSessions({ clock, log });
+  const sent: CentralMessage[] = [];
+  sessions.open({ id: 'node_1', name: 'n1', region: 'eu' }, { send: (m) => void sent.push(m), close: () => {} });
+  const node = sessions.get('node_1')!;
+  const cursors: NodeCursorWrite[] = [];
+  const durable: NodeCursorWrite[] = [];
+  const held = new Map<string, () => void>();
+  const intake = new ResultIntake({
+    sessions,
+    given: { wasGiven: (_node, checkId) => checkId !== 'chk_foreign' },
+    engine: {
+      recordRemote: (checkId: string, _r: ProbeResult, _region: string, _fresh: boolean, cursor: CursorFor) => {
+        if (!checkId.startsWith('held')) {
+          cursors.push(cursor());
+          return null;
+        }
+        return new Promise<void>((resolve) => held.set(checkId, () => (cursors.push(cursor()), resolve())));
+      },
+    },
+    recorder: { write: (w) => void cursors.push(w), writeDurably: async (w) => void durable.push(w) },
+    cursors: { cursor: () => stored },
+    clock,
+    log,
+  });
+  return { node, sent, cursors, durable, held, intake };
+}
+
+test('the cursor moves past a result only once every earlier one is recorded; the node is acknowledged once it is durable', async () => {
+  const w = world();
+  assert.deepEqual(w.intake.resume('node_1', 'e1'), { epoch: 'e1', seq: 5 }, 'the stored cursor resumes');
+  w.intake.results(w.node, { type: 'results', epoch: 'e1', items: [
+    { seq: 6, checkId: 'chk_a', result: result(true) },
+    { seq: 7, checkId: 'held_b', result: result(false) },
+    { seq: 8, checkId: 'chk_c', result: result(true) },
+  ] });
+  assert.deepEqual(w.cursors.map((c) => c.cursor.seq), [6, 6], 'seq 8 waits behind the re-checked 7');
+  await settle();
+  assert.deepEqual(w.sent.filter((m) => m.type === 'ack'), [{ type: 'ack', epoch: 'e1', seq: 6 }]);
+  w.held.get('held_b')!();
+  await settle();
+  await settle();
+  assert.deepEqual(w.cursors.at(-1)!.cursor, { epoch: 'e1', seq: 8 });
+  assert.deepEqual(w.durable.at(-1)!.cursor, { epoch: 'e1', seq: 8 });
+  assert.deepEqual(w.sent.filter((m) => m.type === 'ack').at(-1), { type: 'ack', epoch: 'e1', seq: 8 });
+});
+
+test('a replay is recorded once; a result for a check never given is refused but its cursor still moves', async () => {
+  const w = world();
+  w.intake.resume('node_1', 'e1');
+  const batch = { type: 'results' as const, epoch: 'e1', items: [{ seq: 6, checkId: 'chk_a', result: result(true) }] };
+  w.intake.results(w.node, batch);
+  w.intake.results(w.node, batch);
+  assert.equal(w.cursors.length, 1, 'the replay of 6 is dropped');
+  w.intake.results(w.node, { type: 'results', epoch: 'e1', items: [{ seq: 7, checkId: 'chk_foreign', result: result(true) }] });
+  assert.equal(w.node.rejected, 1);
+  assert.deepEqual(w.cursors.at(-1)!.cursor, { epoch: 'e1', seq: 7 });
+  w.intake.results(w.node, { type: 'results', epoch: 'e0', items: [{ seq: 9, checkId: 'chk_a', result: result(true) }] });
+  assert.equal(w.cursors.length, 2, 'results of another epoch are ignored');
+});
+
+test('a new epoch (a fresh outbox) starts from zero; a stored cursor of none starts there too', () => {
+  const w = world();
+  w.intake.resume('node_1', 'e1');
+  assert.deepEqual(w.intake.resume('node_1', 'e2'), { epoch: 'e2', seq: 0 });
+  assert.deepEqual(world({ epoch: null, seq: 0 }).intake.resume('node_1', 'e9'), { epoch: 'e9', seq: 0 });
+});
