@@ -138,7 +138,7 @@ export class WebhookService {
       if (next.urlKey !== current.urlKey && repo.urlTaken(account.id, next.urlKey)) throw errors.conflict('A webhook with this URL already exists');
       repo.update(next);
     });
-    this.deps.routing.invalidate(account.id);
+    this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     const changed = Object.keys(input).filter((k) => input[k as keyof UpdateWebhookInput] !== undefined);
     this.deps.log.info({ webhookId: id, accountId: account.id, url: cutUrl(next.url), webhookType: next.webhookType, changed }, 'webhook updated');
     return next;

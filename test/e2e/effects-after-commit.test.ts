@@ -35,7 +35,7 @@ describe('effects run after the commit, and a failed commit has none', () => {
         }
       });
     // Last of the observers: the engine, the hub, heartbeats, domains and the feed come first, in one loop.
-    server.app.services.checks.observe({
+    server.app.services.monitoring.checks.observe({
       checkSaved: (check) => heard.push(`saved ${check.id}`),
       checkEdited: (check) => heard.push(`edited ${check.id}`),
       checkDeleted: (check) => heard.push(`deleted ${check.id}`),
@@ -61,13 +61,13 @@ describe('effects run after the commit, and a failed commit has none', () => {
   async function failing<T>(request: () => Promise<T>): Promise<T> {
     heard.length = 0;
     published.length = 0;
-    const scheduled = server.app.engine.size;
+    const scheduled = server.app.engine.wheel.size;
     failCommits = true;
     try {
       return await request();
     } finally {
       failCommits = false;
-      assert.equal(server.app.engine.size, scheduled, 'nothing scheduled or unscheduled on the wheel');
+      assert.equal(server.app.engine.wheel.size, scheduled, 'nothing scheduled or unscheduled on the wheel');
       assert.deepEqual(heard, [], 'no observer heard of it');
       const marker = await settled();
       assert.deepEqual(heard, [`saved ${marker}`], 'observers heard of the committed change alone');
