@@ -141,7 +141,10 @@ export class VigilApp {
   constructor(input: ConfigInput, opts: AppOptions = {}) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
-    this.store = openSqliteStore(input.dataDir, { checkpointInBackground: true });
+    this.store = openSqliteStore(input.dataDir, {
+      checkpointInBackground: true,
+      effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),
+    });
     this.writer = new BatchWriter(this.store, this.log);
     this.rollups = this.store.rollups;
     this.mailer = new Mailer(input);

@@ -42,7 +42,7 @@ export interface WebhookServiceDeps {
   routing: AlertRouting;
   options: TargetOptionsPolicy;
   client: WebhookPoster;
-  store: Pick<Store, 'transaction'>;
+  store: Pick<Store, 'transaction' | 'afterCommit'>;
   accounts: Pick<Store['accounts'], 'createdBySignup'>;
   clock: Clock;
   config: Config;
@@ -107,7 +107,7 @@ export class WebhookService {
       if (repo.urlTaken(account.id, urlKey)) throw errors.conflict('A webhook with this URL already exists');
       repo.insert(hook);
     });
-    this.deps.routing.invalidate(account.id);
+    this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url), webhookType: hook.webhookType }, 'webhook created');
     return hook;
   }
@@ -138,7 +138,7 @@ export class WebhookService {
       if (next.urlKey !== current.urlKey && repo.urlTaken(account.id, next.urlKey)) throw errors.conflict('A webhook with this URL already exists');
       repo.update(next);
     });
-    this.deps.routing.invalidate(account.id);
+    this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     const changed = Object.keys(input).filter((k) => input[k as keyof UpdateWebhookInput] !== undefined);
     this.deps.log.info({ webhookId: id, accountId: account.id, url: cutUrl(next.url), webhookType: next.webhookType, changed }, 'webhook updated');
     return next;
@@ -160,7 +160,7 @@ export class WebhookService {
       this.deps.repo.delete(hook.id);
       this.deps.queue.cancelTarget('webhook', hook.id, this.deps.clock.now());
     });
-    this.deps.routing.invalidate(account.id);
+    this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url) }, 'webhook deleted');
     return { id: hook.id, deleted: true };
   }

@@ -50,8 +50,27 @@ export class ChecksService {
     if (!available.includes(region)) throw errors.badRequest(`checkRegionOverride must be one of: ${available.join(', ')}`);
   }
 
+  /**
+   * Observers (the wheel, the node hub, heartbeats, domains, the status feed) hear of a change
+   * once its unit of work has committed, the request's when the route runs in one: never of a
+   * change rolled back.
+   */
   private saved(check: Check, runNow: boolean): void {
-    for (const o of this.observers) o.checkSaved(check, runNow);
+    this.store.afterCommit(() => {
+      for (const o of this.observers) o.checkSaved(check, runNow);
+    });
+  }
+
+  private edited(check: Check): void {
+    this.store.afterCommit(() => {
+      for (const o of this.observers) o.checkEdited?.(check);
+    });
+  }
+
+  private deleted(check: Check): void {
+    this.store.afterCommit(() => {
+      for (const o of this.observers) o.checkDeleted(check);
+    });
   }
 
   /**
@@ -238,7 +257,7 @@ export class ChecksService {
     });
     const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
     if (behaviourChanged) this.saved(check, true);
-    else for (const o of this.observers) o.checkEdited?.(check);
+    else this.edited(check);
   }
 
   remove(principal: Principal, id: string): void {
@@ -249,7 +268,7 @@ export class ChecksService {
       this.store.checks.delete(id);
       return c;
     });
-    for (const o of this.observers) o.checkDeleted(check);
+    this.deleted(check);
   }
 
   toggle(principal: Principal, id: string, disabled: boolean, reason: string | undefined) {
@@ -312,7 +331,7 @@ export class ChecksService {
       }
       return all;
     });
-    for (const check of removed) for (const o of this.observers) o.checkDeleted(check);
+    for (const check of removed) this.deleted(check);
     return removed.length;
   }
 

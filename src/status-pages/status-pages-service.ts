@@ -115,8 +115,11 @@ export class StatusPagesService {
     if (sameDomain && sameDomain.id !== page.id) throw errors.conflict(`customDomain ${page.customDomain} is already used by another status page`);
   }
 
+  /** Listeners (render-cache purges) hear of a change once it has committed. */
   private changed(before: StatusPage | null, after: StatusPage | null): void {
-    for (const listener of this.listeners) listener(before, after);
+    this.store.afterCommit(() => {
+      for (const listener of this.listeners) listener(before, after);
+    });
   }
 }
 

@@ -50,6 +50,13 @@ export interface Store {
   /** Runs fn in one transaction; nested calls join the outer one. fn does store work only. */
   transaction<T>(fn: () => T): T;
   /**
+   * Runs effect once the unit of work open now has committed (the outermost one: a nested unit
+   * hands its effects on when it succeeds), or at once outside any; a unit that rolls back drops
+   * the effects it collected. Effects are what the rest of the process does about a change (the
+   * wheel, node frames, feeds, caches), so none of them acts on a change that never happened.
+   */
+  afterCommit(effect: () => void): void;
+  /**
    * Applies a batch of monitoring writes as one transaction (group commit). A record that fails
    * on its own is reported to `failed` and the rest still commit; a failure of the commit
    * itself throws (or rejects, for a store that answers with a promise).

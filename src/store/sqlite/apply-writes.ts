@@ -2,9 +2,11 @@ import type { AlertStore } from '../alert-store.js';
 import type { RollupStore } from '../rollup-store.js';
 import type { CheckRepo, HistoryRepo, StateChangeRepo } from '../store.js';
 import type { NodeRepo } from '../node-repo.js';
-import type { ObservationWrite, WriteRecord } from '../writes.js';
+import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
+import type { Db } from '../db.js';
+import type { RollupSample } from '../../domain/rollup.js';
 
-interface Repos {
+export interface Repos {
   checks: CheckRepo;
   history: HistoryRepo;
   stateChanges: StateChangeRepo;
@@ -60,4 +62,59 @@ function endLapsedMaintenance(r: Pick<Repos, 'checks' | 'history'>, checkId: str
     checkSeq, at: until, status: 'maintenance_end', region: null,
     meta: { event: 'maintenance_off', until: new Date(until).toISOString() },
   });
+}
+
+/** A record of the batch failed on its own (the batch is then applied again, record by record). */
+class RecordFailed {
+  constructor(readonly record: WriteRecord, readonly error: unknown) {}
+}
+
+/**
+ * Store.applyWrites over one better-sqlite3 connection: a failing record leaves none of its rows
+ * and none of its result in the rollups' open minutes, and the rest of its batch commits.
+ *
+ * A savepoint per record costs about a sixth of a probe result's write, so the batch first runs
+ * without any: every record's rows, then the results into the open minutes (the only memory a
+ * write moves; a minute written when it closes is a row of the same transaction). Should a
+ * record fail, that whole transaction rolls back before the open minutes were touched, and the
+ * batch runs again with each record in a savepoint of its own, its result added inside it. A
+ * failure of the open minutes' own writes, or of the commit, fails the batch (disk full, I/O).
+ */
+export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: readonly WriteRecord[], failed: WriteFailure) => void {
+  let samples: Array<[number, number, RollupSample]> = [];
+  const rows = writeApplier({ ...r, rollups: { addSample: (seq, at, sample) => void samples.push([seq, at, sample]) } });
+  const whole = db.transaction((batch: readonly WriteRecord[]) => {
+    samples = [];
+    for (const record of batch) {
+      try {
+        rows(record);
+      } catch (err) {
+        throw new RecordFailed(record, err);
+      }
+    }
+    for (const [seq, at, sample] of samples) r.rollups.addSample(seq, at, sample);
+  });
+  const one = db.transaction(writeApplier(r));
+  const eachInSavepoint = db.transaction((batch: readonly WriteRecord[], failed: WriteFailure) => {
+    for (const record of batch) {
+      try {
+        one(record);
+      } catch (err) {
+        // Its check may be cached with what the savepoint undid.
+        forget();
+        failed(record, err);
+      }
+    }
+  });
+  return (batch, failed) => {
+    try {
+      whole(batch);
+      return;
+    } catch (err) {
+      // Records read or written by the rolled-back transaction may have been cached.
+      forget();
+      if (!(err instanceof RecordFailed)) throw err;
+    }
+    eachInSavepoint(batch, failed);
+  };
 }

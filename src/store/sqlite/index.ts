@@ -8,7 +8,8 @@ import { sqliteKeys } from './keys.js';
 import { sqliteNodes } from './nodes.js';
 import { sqliteStateChanges } from './state-changes.js';
 import { sqliteAlertStore } from './alerts/index.js';
-import { writeApplier } from './apply-writes.js';
+import { batchApplier } from './apply-writes.js';
+import { UnitEffects } from './unit-effects.js';
 import { checkpointInBackground } from './checkpointer.js';
 import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
@@ -33,6 +34,8 @@ export interface SqliteStoreOptions {
    * commit in between cannot void what they read.
    */
   guest?: boolean;
+  /** An effect that threw after its unit of work committed (by default an uncaught error). */
+  effectFailed?: (err: unknown) => void;
 }
 
 export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -63,18 +66,18 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
   // Created before results flow: opening the rollups rebuilds rows a crashed process left short.
   const rollups = sqliteRollups(db, { guest: options.guest });
   const nodes = sqliteNodes(db);
-  const apply = writeApplier({ checks, history, stateChanges, alerts, rollups, nodes });
-  // Inside the batch's transaction better-sqlite3 runs this in a savepoint: a record that fails
-  // half-way leaves none of its rows. Its rollup sample is added last, and the open minute
-  // changes only once the sample's own writes are done, so memory moves only with the record.
-  const applyRecord = db.transaction(apply);
+  // Records read inside a rolled-back transaction may have been cached.
+  const forgetCached = () => {
+    checks.clearCache();
+    credentialsChanged();
+  };
+  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached);
+  const effects = new UnitEffects(options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })));
   const transaction = <T>(fn: () => T): T => {
     try {
-      return options.guest ? db.transaction(fn).immediate() : db.transaction(fn)();
+      return effects.run(() => (options.guest ? db.transaction(fn).immediate() : db.transaction(fn)()));
     } catch (err) {
-      // Records read inside a rolled-back transaction may have been cached.
-      checks.clearCache();
-      credentialsChanged();
+      forgetCached();
       throw err;
     }
   };
@@ -98,18 +101,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     kumaImports: sqliteKumaImports(db),
     credentialsVersion,
     transaction,
-    applyWrites: (batch, failed) =>
-      transaction(() => {
-        for (const record of batch) {
-          try {
-            applyRecord(record);
-          } catch (err) {
-            // The record's check may be cached with what its savepoint undid.
-            checks.clearCache();
-            failed(record, err);
-          }
-        }
-      }),
+    afterCommit: (effect) => effects.add(effect),
+    applyWrites,
     close: () => {
       checkpoints?.stop();
       // After the writer's last batch: the buffered rollup buckets, the current ones too.

@@ -1,0 +1,287 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
+import type { Account, ApiKey, Check } from '../../src/domain/records.js';
+import type { Store } from '../../src/store/store.js';
+import type { WriteRecord } from '../../src/store/writes.js';
+
+/**
+ * The Store contract (src/store/store.ts, docs/architecture.md#transactions), one set of tests
+ * for every store: a test file runs it with its store's factory (SQLite now, PostgreSQL next).
+ * Every repository call is awaited, so a store may answer with values or with promises.
+ */
+export interface StoreFactory {
+  name: string;
+  /** A fresh, empty store; `close` ends it and removes what it kept. */
+  open(): Store | Promise<Store>;
+  close(store: Store): void | Promise<void>;
+}
+
+const T = Date.UTC(2026, 6, 1, 9);
+let n = 0;
+const id = (prefix: string) => `${prefix}_${(++n).toString(36).padStart(8, '0')}`;
+const hash = (text: string) => Buffer.from(text.padEnd(32, '.'));
+
+function account(): Account {
+  return { id: id('acc'), email: `${id('user')}@example.com`, tier: 'pro', maxChecksOverride: null, claimed: true, createdAt: T };
+}
+
+function apiKey(accountId: string): ApiKey {
+  return { id: id('key'), accountId, name: 'contract', scopes: ['checks:read'], access: null, expiresAt: null, disabled: false, revokedAt: null, createdAt: T };
+}
+
+function check(accountId: string, url: string): Omit<Check, 'seq'> {
+  return {
+    ...DEFAULT_SETTINGS, name: url, url, type: 'website',
+    id: id('chk'), accountId, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    status: 'pending', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
+    lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
+    errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
+  };
+}
+
+function result(c: Check, at: number, up: boolean): WriteRecord {
+  return {
+    kind: 'observation', checkId: c.id, checkSeq: c.seq, at,
+    result: { checkSeq: c.seq, at, kind: 'probe', status: up ? 'up' : 'down', statusCode: up ? 200 : 500, responseTime: 100, timing: null, error: up ? null : 'HTTP 500', region: 'local', snippet: null, meta: null },
+    event: null, sample: { ok: up, responseTime: 100, timing: null }, sampleAt: at,
+    runtime: null, statusChange: null, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null,
+  };
+}
+
+async function seeded(store: Store): Promise<{ acc: Account; c: Check }> {
+  const acc = account();
+  await store.accounts.insert(acc);
+  const draft = check(acc.id, `https://${id('site')}.example.com/`);
+  const seq = await store.checks.insert(draft, draft.url, null);
+  return { acc, c: { ...draft, seq } };
+}
+
+export function storeContract(factory: StoreFactory): void {
+  const withStore = (name: string, body: (store: Store) => Promise<void>) =>
+    test(name, async () => {
+      const store = await factory.open();
+      try {
+        await body(store);
+      } finally {
+        await factory.close(store);
+      }
+    });
+
+  describe(`the Store contract: ${factory.name}`, () => {
+    withStore('accounts: insert, by id and email, count, claim, delete', async (store) => {
+      const a = { ...account(), claimed: false };
+      await store.accounts.insert(a);
+      assert.deepEqual(await store.accounts.byId(a.id), a);
+      assert.deepEqual(await store.accounts.byEmail(a.email), a);
+      assert.equal(await store.accounts.count(), 1);
+      assert.deepEqual((await store.accounts.unclaimedCreatedBefore(T)).map((x) => x.id), [a.id]);
+      await store.accounts.setClaimed(a.id);
+      assert.equal((await store.accounts.byId(a.id))!.claimed, true);
+      await store.accounts.delete(a.id);
+      assert.equal(await store.accounts.byId(a.id), null);
+    });
+
+    withStore('keys: insert, by hash, list, disable, revoke; credentials version moves', async (store) => {
+      const a = account();
+      await store.accounts.insert(a);
+      const k = apiKey(a.id);
+      const before = store.credentialsVersion();
+      await store.keys.insert(k, hash(k.id));
+      assert.notEqual(store.credentialsVersion(), before);
+      assert.deepEqual(await store.keys.byHash(hash(k.id)), k);
+      assert.equal(await store.keys.countLive(a.id), 1);
+      await store.keys.setDisabled(k.id, true);
+      assert.equal((await store.keys.byId(k.id))!.disabled, true);
+      await store.keys.revoke(k.id, T + 1);
+      assert.equal(await store.keys.countLive(a.id), 0);
+      assert.deepEqual((await store.keys.list(a.id)).map((x) => x.id), [k.id]);
+    });
+
+    withStore('checks: insert, read, list and count by status, url keys, settings, pause, delete', async (store) => {
+      const { acc, c } = await seeded(store);
+      assert.equal((await store.checks.byId(c.id))!.url, c.url);
+      const q = { accountId: acc.id, access: null };
+      assert.deepEqual((await store.checks.list(q, { limit: 10, offset: 0, afterSeq: null })).map((x) => x.id), [c.id]);
+      assert.equal(await store.checks.count(q), 1);
+      assert.equal(await store.checks.countForAccount(acc.id), 1);
+      assert.equal(await store.checks.urlTaken(acc.id, c.url, null), true);
+      assert.equal(await store.checks.urlTaken(acc.id, c.url, c.id), false);
+      const version = store.checks.version();
+      await store.checks.updateSettings(c.id, { ...c, name: 'renamed' }, c.url, T + 1);
+      assert.notEqual(store.checks.version(), version, 'the version moves on every write');
+      assert.equal((await store.checks.byId(c.id))!.name, 'renamed');
+      await store.checks.setDisabled(c.id, true, 'contract', T + 2);
+      assert.equal(await store.checks.count({ ...q, status: 'paused' }), 1);
+      const enabled: string[] = [];
+      await store.checks.forEachEnabled((x) => void enabled.push(x.id));
+      assert.deepEqual(enabled, []);
+      await store.checks.delete(c.id);
+      assert.equal(await store.checks.byId(c.id), null);
+    });
+
+    withStore('history and the state-change log', async (store) => {
+      const { c } = await seeded(store);
+      await store.history.insertEvent({ checkSeq: c.seq, at: T, status: 'paused', region: null, meta: { reason: 'contract' } });
+      await store.stateChanges.append(c.seq, T, 'paused');
+      await store.stateChanges.append(c.seq, T + 10, 'up');
+      assert.deepEqual(await store.stateChanges.between(c.seq, T + 5, T + 20), [{ at: T, status: 'paused' }, { at: T + 10, status: 'up' }]);
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 1);
+      await store.history.deleteForCheck(c.seq);
+      await store.stateChanges.deleteForCheck(c.seq);
+      assert.deepEqual(await store.history.forCheck(c.seq, 10), []);
+      assert.deepEqual(await store.stateChanges.between(c.seq, T, T + 20), []);
+    });
+
+    withStore('idempotency records, nodes and their cursors, sessions and login links', async (store) => {
+      const acc = account();
+      await store.accounts.insert(acc);
+      const record = { accountId: acc.id, key: 'k1', method: 'POST', path: '/x', bodyHash: 'h', status: 201, response: '{}', createdAt: T };
+      await store.idempotency.put(record);
+      assert.deepEqual(await store.idempotency.get(acc.id, 'k1'), record);
+      assert.equal(await store.idempotency.deleteOlderThan(T + 1), 1);
+
+      const node = { id: id('nod'), name: 'edge', region: 'eu-1', createdAt: T, revokedAt: null };
+      await store.nodes.insert(node, hash(node.id));
+      assert.deepEqual(await store.nodes.byTokenHash(hash(node.id)), node);
+      await store.nodes.setCursor(node.id, { epoch: 'e1', seq: 7 });
+      assert.deepEqual(await store.nodes.cursor(node.id), { epoch: 'e1', seq: 7 });
+      assert.deepEqual(await store.nodes.regions(), [{ region: 'eu-1', nodes: 1 }]);
+
+      const session = { id: id('ses'), accountId: acc.id, keyId: null, createdAt: T, expiresAt: T + 1000 };
+      await store.sessions.insert(session, hash(session.id));
+      assert.deepEqual(await store.sessions.byTokenHash(hash(session.id)), session);
+      await store.sessions.insertLoginLink(hash('link'), acc.id, T, T + 1000);
+      assert.equal(await store.sessions.redeemLoginLink(hash('link'), T + 1), acc.id);
+      assert.equal(await store.sessions.redeemLoginLink(hash('link'), T + 2), null, 'a link is used once');
+    });
+
+    withStore('status pages and the alert settings', async (store) => {
+      const { acc, c } = await seeded(store);
+      const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], createdAt: T, updatedAt: T };
+      await store.statusPages.insert(page);
+      assert.deepEqual(await store.statusPages.bySlug('contract'), page);
+      assert.deepEqual(await store.statusPages.slugsListing(c.id), ['contract']);
+      await store.statusPages.delete(page.id);
+      assert.equal(await store.statusPages.listsCheck(c.id), false);
+
+      const email = { accountId: acc.id, enabled: true, recipients: ['ops@example.com'], events: ['website_down' as const], emailFormat: 'text' as const, updatedAt: T, checkIds: [], folders: [], remindEveryMinutes: null };
+      await store.alerts.emailSettings.put(email);
+      assert.deepEqual(await store.alerts.emailSettings.get(acc.id), email);
+      await store.alerts.domainWatch.put({ checkId: c.id, expiresAt: null, alerted: 'ok', checkedAt: T, lastError: null });
+      assert.equal((await store.alerts.domainWatch.get(c.id))!.checkedAt, T);
+    });
+
+    withStore('agent signups, OAuth grants and tokens', async (store) => {
+      const acc = { ...account(), claimed: false };
+      await store.accounts.insert(acc);
+      await store.oauth.insertSignup({ accountId: acc.id, agentName: 'agent', claimExpiresAt: T + 1000, claimedAt: null, createdAt: T }, hash('claim'));
+      assert.equal((await store.oauth.signupByClaimHash(hash('claim')))!.accountId, acc.id);
+      assert.equal(await store.oauth.countSignupsSince(T), 1);
+      assert.equal(await store.oauth.markClaimed(acc.id, T + 1), true);
+      assert.equal(await store.oauth.markClaimed(acc.id, T + 2), false, 'claimed once');
+      const grant = { id: id('grt'), accountId: acc.id, scopes: ['checks:read' as const], revokedAt: null, createdAt: T };
+      await store.oauth.insertGrant(grant);
+      const token = { id: id('tok'), grantId: grant.id, accountId: acc.id, kind: 'refresh' as const, scopes: grant.scopes, expiresAt: T + 1000, usedAt: null, createdAt: T };
+      await store.oauth.insertToken(token, hash(token.id));
+      assert.deepEqual(await store.oauth.tokenByHash(hash(token.id)), { ...token, grantRevokedAt: null });
+      assert.equal(await store.oauth.markUsed(token.id, T + 1), true);
+      assert.equal(await store.oauth.markUsed(token.id, T + 2), false, 'spent once');
+      await store.oauth.revokeGrant(grant.id, T + 3);
+      assert.equal((await store.oauth.tokenByHash(hash(token.id)))!.grantRevokedAt, T + 3);
+      assert.equal(await store.oauth.pruneExpired(T + 2000), 1);
+    });
+
+    withStore('webhooks and the delivery queue: enqueue, claim, settle', async (store) => {
+      const { acc, c } = await seeded(store);
+      const hook = {
+        id: id('whk'), accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/x', urlKey: 'hooks.example.com/x', webhookType: 'generic' as const,
+        events: ['website_down' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], remindEveryMinutes: null,
+      };
+      await store.alerts.webhooks.insert(hook);
+      assert.deepEqual(await store.alerts.webhooks.byId(hook.id), hook);
+      assert.equal(await store.alerts.webhooks.urlTaken(acc.id, hook.urlKey), true);
+      assert.equal(await store.alerts.webhooks.any(), true);
+      const delivery = { id: id('dlv'), channel: 'webhook' as const, target: hook.id };
+      await store.alerts.deliveries.enqueue([{ accountId: acc.id, checkId: c.id, event: 'website_down', contentJson: '{}', createdAt: T, retryUntil: T + 3_600_000, deliveries: [delivery] }], T);
+      assert.equal(await store.operations.pendingDeliveries(), 1);
+      const claimed = await store.alerts.deliveries.claim(T, T + 60_000, 10, new Map(), 4);
+      assert.deepEqual(claimed.map((d) => [d.id, d.status, d.attempts]), [[delivery.id, 'sending', 1]]);
+      await store.alerts.deliveries.settle([{ id: delivery.id, outcome: { kind: 'delivered', status: 200 } }], T + 1);
+      assert.equal((await store.alerts.deliveries.byId(delivery.id))!.status, 'delivered');
+      assert.equal(await store.operations.pendingDeliveries(), 0);
+      await store.operations.touch(T);
+    });
+
+    withStore('retention deletes raw history older than asked, oldest first, and raises the horizon', async (store) => {
+      const { c } = await seeded(store);
+      await store.applyWrites([result(c, T, true), result(c, T + 60_000, true), result(c, T + 120_000, true)], () => assert.fail('no record fails'));
+      assert.equal(await store.retention.pruneRaw(c.seq, T + 100_000, 10), 2);
+      assert.deepEqual((await store.history.forCheck(c.seq, 10)).map((r) => r.at), [T + 120_000]);
+      assert.equal((await store.rollups.horizons(c.seq)).rawFrom, T + 100_000);
+    });
+
+    withStore('a unit of work commits whole, or rolls back whole', async (store) => {
+      const { acc } = await seeded(store);
+      const other = check(acc.id, 'https://other.example.com/');
+      await store.transaction(() => store.checks.insert(other, other.url, null));
+      assert.equal(await store.checks.countForAccount(acc.id), 2);
+      const third = check(acc.id, 'https://third.example.com/');
+      await assert.rejects(async () =>
+        store.transaction(() => {
+          void store.checks.insert(third, third.url, null);
+          throw new Error('roll back');
+        }),
+      );
+      assert.equal(await store.checks.byId(third.id), null, 'nothing of a rolled-back unit stays');
+      assert.equal(await store.checks.countForAccount(acc.id), 2);
+    });
+
+    withStore('a nested unit that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
+      const { acc } = await seeded(store);
+      const kept = check(acc.id, 'https://kept.example.com/');
+      const undone = check(acc.id, 'https://undone.example.com/');
+      const ran: string[] = [];
+      store.transaction(() => {
+        void store.checks.insert(kept, kept.url, null);
+        store.afterCommit(() => ran.push('outer'));
+        assert.throws(() =>
+          store.transaction(() => {
+            void store.checks.insert(undone, undone.url, null);
+            store.afterCommit(() => ran.push('undone'));
+            throw new Error('inner');
+          }),
+        );
+        store.transaction(() => store.afterCommit(() => ran.push('inner')));
+        assert.deepEqual(ran, [], 'nothing runs before the commit');
+      });
+      assert.deepEqual(ran, ['outer', 'inner'], 'the rolled-back unit has no effects');
+      assert.notEqual(await store.checks.byId(kept.id), null);
+      assert.equal(await store.checks.byId(undone.id), null);
+
+      ran.length = 0;
+      assert.throws(() =>
+        store.transaction(() => {
+          store.afterCommit(() => ran.push('never'));
+          throw new Error('outer');
+        }),
+      );
+      store.afterCommit(() => ran.push('at once'));
+      assert.deepEqual(ran, ['at once'], 'outside a unit an effect runs at once');
+    });
+
+    withStore('the group commit: a record that fails on its own is reported and the rest commits', async (store) => {
+      const { c } = await seeded(store);
+      // Its result row is written before its event, whose meta no store can keep (JSON has no BigInt).
+      const broken: WriteRecord = { ...result(c, T + 2_000, true), event: { checkSeq: c.seq, at: T + 2_000, status: 'note', region: null, meta: { n: 1n } } } as WriteRecord;
+      const batch = [result(c, T + 1_000, true), broken, result(c, T + 3_000, false)];
+      const failed: WriteRecord[] = [];
+      await store.applyWrites(batch, (record) => void failed.push(record));
+      assert.deepEqual(failed, [broken], 'the broken record fails alone, and none of its rows stays');
+      assert.deepEqual((await store.history.forCheck(c.seq, 10)).map((r) => r.at), [T + 3_000, T + 1_000]);
+      const totals = await store.rollups.totals(c.seq, 'minute', [[T, T + 60_000]]);
+      assert.equal(totals.total, 2, 'the rollups hold the committed results, and only them');
+      assert.equal(totals.failure, 1);
+    });
+  });
+}
