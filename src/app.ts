@@ -193,7 +193,7 @@ export class VigilApp {
     await running?.alerts.stop();
     this.writer.close();
     this.mailer.close();
-    this.store.close();
+    await this.store.close();
   }
 
   private get started(): Running {

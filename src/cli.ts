@@ -247,7 +247,7 @@ function withStore(configFile: string | undefined, run: (store: SqliteStore, con
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
-    store.close();
+    void store.close(); // a guest store has no background connection: it closes at once
   }
 }
 
@@ -285,7 +285,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
   } finally {
     await alerts.stop();
     writer.close();
-    store.close();
+    await store.close();
   }
 }
 

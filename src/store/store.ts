@@ -62,7 +62,8 @@ export interface Store {
    * itself throws (or rejects, for a store that answers with a promise).
    */
   applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): void | Promise<void>;
-  close(): void;
+  /** Settles once every connection (background ones too) has closed. */
+  close(): Promise<void>;
 }
 
 export interface AccountRepo {

@@ -14,11 +14,11 @@ const BACKSTOP_PAGES = 20_000;
 
 /**
  * Moves the database's checkpoints off the thread that serves requests and records results: a
- * worker with its own connection runs them every second (checkpoint-worker.ts). Stopping lets
- * the worker close its connection; the last connection to close (the main one, at shutdown)
- * folds the rest of the log into the database.
+ * worker with its own connection runs them every second (checkpoint-worker.ts). Stopping waits
+ * for the worker to close its connection, so the main one closes last and folds the rest of the
+ * log into the database: once the store has closed, nothing writes in the data directory.
  */
-export function checkpointInBackground(db: Db): { stop(): void } {
+export function checkpointInBackground(db: Db): { stop(): Promise<void> } {
   db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   const worker = new Worker(WORKER, { workerData: { file: db.name, everyMs: EVERY_MS } });
   worker.unref();
@@ -27,5 +27,11 @@ export function checkpointInBackground(db: Db): { stop(): void } {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
     process.emitWarning(`database checkpoints run on the main thread: the checkpoint worker failed (${err.message})`);
   });
-  return { stop: () => worker.postMessage('stop') };
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  return {
+    stop: () => {
+      worker.postMessage('stop');
+      return exited;
+    },
+  };
 }

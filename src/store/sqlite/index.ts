@@ -104,10 +104,13 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     afterCommit: (effect) => effects.add(effect),
     applyWrites,
     close: () => {
-      checkpoints?.stop();
       // After the writer's last batch: the buffered rollup buckets, the current ones too.
-      if (db.open) rollups.close();
-      if (db.open) db.close();
+      const closeMain = () => {
+        if (db.open) rollups.close();
+        if (db.open) db.close();
+      };
+      if (!checkpoints) return Promise.resolve(closeMain());
+      return checkpoints.stop().then(closeMain);
     },
   };
 }
