@@ -9,6 +9,8 @@ import type { KumaImportRepo } from './kuma-imports.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
 
+export { whenAnswered, type Answer } from './answer.js';
+
 /**
  * The store is the interface the services call (SQLite now; DESIGN "Scaling past one machine").
  * No SQL leaves the store; methods speak in domain records. Units of work (docs/architecture.md
