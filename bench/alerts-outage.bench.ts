@@ -48,13 +48,13 @@ async function measure(): Promise<string> {
     const config = benchConfig(dir.path, { rdap: { bootstrapUrl: null } });
     const total = EVENTS * WEBHOOKS;
     // Checks that are never probed during the run: the events are handed to the sink directly.
-    const { ids } = seedChecks(dir.path, CHECKS, (i) => ({ url: `http://127.0.0.1:9/c/${i}`, checkFrequency: 1440 }));
+    const { ids } = await seedChecks(dir.path, CHECKS, (i) => ({ url: `http://127.0.0.1:9/c/${i}`, checkFrequency: 1440 }));
     const { server, ...input } = config;
     const app = new VigilApp({ ...input, server: { ...server, port: 0 }, publicUrl: null, heartbeatUrl: null, dashboardUrl: null }, { logger: createLogger('error') });
     await app.start();
     try {
-      const accountId = app.store.checks.byId(ids[0]!)!.accountId;
-      const account = app.store.accounts.byId(accountId)!;
+      const accountId = (await app.store.checks.byId(ids[0]!))!.accountId;
+      const account = (await app.store.accounts.byId(accountId))!;
       for (let n = 1; n <= WEBHOOKS; n++) {
         await app.alerts.webhooks.create(account, { url: `${origin}/hooks/${n}`, name: `hook ${n}`, webhookType: 'generic', secret: 'bench-secret' });
       }
@@ -80,7 +80,7 @@ async function measure(): Promise<string> {
       const retriedBefore = app.alerts.sender.metrics.retried;
       await sleep(Math.max(0, OUTAGE_SECONDS * 1000 - (performance.now() - outageStarted)));
       const attemptsDuringOutage = app.alerts.sender.metrics.retried - retriedBefore;
-      const queued = app.alerts.repos.deliveries.countByStatus();
+      const queued = await app.alerts.repos.deliveries.countByStatus();
 
       receiver = await spawnUntil([RECEIVER], { PORT: String(port) }, /listening/);
       const back = performance.now();
@@ -91,7 +91,7 @@ async function measure(): Promise<string> {
       }
       const drainMs = performance.now() - back;
       await app.alerts.idle();
-      const final = app.alerts.repos.deliveries.countByStatus();
+      const final = await app.alerts.repos.deliveries.countByStatus();
       // The receiver was restarted: its counts are those of the drain alone.
       after = await report(origin);
       return [

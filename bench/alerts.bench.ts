@@ -49,13 +49,13 @@ async function measure(): Promise<string> {
     const total = CHECKS * WEBHOOKS.length;
     const sample = JSON.stringify(genericPayload(testContent(Date.now(), config)));
 
-    const { ids } = seedChecks(dir.path, CHECKS, (i) => ({ url: `http://127.0.0.1:${targetPort}/c/${i}`, checkFrequency: 0.05 }));
+    const { ids } = await seedChecks(dir.path, CHECKS, (i) => ({ url: `http://127.0.0.1:${targetPort}/c/${i}`, checkFrequency: 0.05 }));
     const { server, ...input } = config;
     const app = new VigilApp({ ...input, server: { ...server, port: 0 }, publicUrl: null, heartbeatUrl: null, dashboardUrl: null }, { logger: createLogger('warn') });
     await app.start();
     try {
-      const accountId = app.store.checks.byId(ids[0]!)!.accountId;
-      const account = app.store.accounts.byId(accountId)!;
+      const accountId = (await app.store.checks.byId(ids[0]!))!.accountId;
+      const account = (await app.store.accounts.byId(accountId))!;
       for (const type of WEBHOOKS) {
         await app.alerts.webhooks.create(account, { url: `${origin}/hooks/${type}`, name: type, webhookType: type, secret: 'bench-secret' });
       }
@@ -100,7 +100,7 @@ async function measure(): Promise<string> {
         await sleep(1_000);
       }
       const acknowledged = (await receiverCount(origin)) - acknowledgedBefore - 300 - ROUNDS * total;
-      const queue = app.alerts.repos.deliveries.countByStatus();
+      const queue = await app.alerts.repos.deliveries.countByStatus();
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const base = median(rounds.map((r) => r.base));
       const rate = median(rounds.map((r) => r.burst));

@@ -17,12 +17,14 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 200;
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 
-function seed(dataDir: string): { key: string; ids: string[] } {
+async function seed(dataDir: string): Promise<{ key: string; ids: string[] }> {
   // Paused: this bench measures the API, not probes to hosts that do not exist.
-  const { key, ids } = seedChecks(dataDir, CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5 }));
+  const { key, ids } = await seedChecks(dataDir, CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5 }));
   const store = openSqliteStore(dataDir);
-  store.transaction(() => ids.forEach((id) => store.checks.setDisabled(id, true, 'bench', Date.now())));
-  store.close();
+  await store.transaction(async () => {
+    for (const id of ids) await store.checks.setDisabled(id, true, 'bench', Date.now());
+  });
+  await store.close();
   return { key, ids };
 }
 
@@ -50,7 +52,7 @@ export interface ApiBenchReport {
 export async function runApiBench(): Promise<ApiBenchReport> {
   const dir = tempDir('api');
   try {
-    const { key, ids } = seed(dir.path);
+    const { key, ids } = await seed(dir.path);
     const configFile = join(dir.path, 'bench.json');
     writeFileSync(configFile, JSON.stringify({ rateLimits: { perKeyPerMinute: 1e9 }, logLevel: 'info' }));
     const headers = { 'x-api-key': key };

@@ -21,12 +21,12 @@ interface Side {
 async function open(dir: string): Promise<Side> {
   const { openStatsWorld } = (await import(`${dir}/dist/test/helpers/stats-world.js`)) as typeof import('../test/helpers/stats-world.js');
   const world = openStatsWorld(T);
-  const account = world.accounts.createAccount('compare@example.com', 'pro');
-  const principal = world.principal(world.accounts.createKey({ account: account.id, scopes: ['checks:write'] }).key);
+  const account = await world.accounts.createAccount('compare@example.com', 'pro');
+  const principal = await world.principal((await world.accounts.createKey({ account: account.id, scopes: ['checks:write'] })).key);
   const checks: Check[] = [];
   for (let i = 0; i < 200; i++) {
-    const { id } = world.checks.create(principal, { url: `https://s${i}.example.com/`, checkFrequency: 1 });
-    checks.push(world.store.checks.byId(id)!);
+    const { id } = await world.checks.create(principal, { url: `https://s${i}.example.com/`, checkFrequency: 1 });
+    checks.push((await world.store.checks.byId(id))!);
   }
   return { world, checks, at: T };
 }
@@ -78,5 +78,5 @@ process.stdout.write(
   `applyWrites, ${BATCH} probe results a batch, ${ROUNDS} rounds each taking turns: base ${(median(b) / 1000).toFixed(2)} µs/result, ` +
     `candidate ${(median(c) / 1000).toFixed(2)} µs/result, median ratio ${median(ratios).toFixed(3)}\n`,
 );
-base.world.close();
-candidate.world.close();
+await base.world.close();
+await candidate.world.close();

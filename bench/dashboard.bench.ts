@@ -24,23 +24,23 @@ const CHANGES = 10;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Paused checks (no probes run) with 24 hours of hour rollups each, so every row has a sparkline. */
-function seed(dataDir: string): { key: string; ids: string[] } {
-  const seeded = seedChecks(dataDir, CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5, folder: `team-${i % 20}` }));
+async function seed(dataDir: string): Promise<{ key: string; ids: string[] }> {
+  const seeded = await seedChecks(dataDir, CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5, folder: `team-${i % 20}` }));
   const store = openSqliteStore(dataDir);
   const rollups = sqliteRollups(store.db);
   const now = Date.now();
-  store.transaction(() => {
-    seeded.ids.forEach((id, i) => {
-      store.checks.setDisabled(id, true, 'bench', now);
-      const seq = store.checks.byId(id)!.seq;
+  await store.transaction(async () => {
+    for (const [i, id] of seeded.ids.entries()) {
+      await store.checks.setDisabled(id, true, 'bench', now);
+      const seq = (await store.checks.byId(id))!.seq;
       for (let h = 23; h >= 0; h--) {
         const rt = 80 + ((i * 7 + h * 13) % 60);
         rollups.addSample(seq, now - h * HOUR_MS, { ok: (i + h) % 97 !== 0, responseTime: rt, timing: { dns: 2, connect: 5, tls: 10, ttfb: rt - 20, total: rt } });
       }
-    });
+    }
   });
   rollups.close();
-  store.close();
+  await store.close();
   return seeded;
 }
 
@@ -75,7 +75,7 @@ export async function runDashboardBench(): Promise<string> {
   const browser = await launchBrowser();
   let vigil: Awaited<ReturnType<typeof spawnUntil>> | null = null;
   try {
-    const { key, ids } = seed(dir.path);
+    const { key, ids } = await seed(dir.path);
     const configFile = join(dir.path, 'bench.json');
     writeFileSync(configFile, JSON.stringify({ rateLimits: { perKeyPerMinute: 1e9 }, logLevel: 'warn', plans: { pro: { maxChecks: 1e7 } } }));
     const port = await freePort();

@@ -37,7 +37,7 @@ async function measure(dataDir: string): Promise<Measured> {
   const engine = new Engine({
     store, recorder: new Recorder({ writer: new BatchWriter(store, log) }), live: new LiveChecks(), dispatcher, clock: systemClock, config: benchConfig(dataDir), log, autoStart: false,
   });
-  engine.start();
+  await engine.start();
   store.db.pragma('shrink_memory');
   gc();
   await new Promise((r) => setTimeout(r, 200));
@@ -45,14 +45,14 @@ async function measure(dataDir: string): Promise<Measured> {
   const after = process.memoryUsage();
   const scheduled = engine.wheel.size;
   await dispatcher.close();
-  store.close();
+  await store.close();
   return { rssBytes: after.rss - before.rss, heapBytes: after.heapUsed - before.heapUsed, scheduled };
 }
 
 export async function runEngineMemoryBench(): Promise<string> {
   const dir = tempDir('memory');
   try {
-    seedChecks(dir.path, CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, checkFrequency: 5, requestHeaders: { 'user-agent-extra': 'x' } }));
+    await seedChecks(dir.path, CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, checkFrequency: 5, requestHeaders: { 'user-agent-extra': 'x' } }));
     const out = execFileSync(process.execPath, ['--expose-gc', SELF, '--measure', dir.path], { encoding: 'utf8' });
     const m = JSON.parse(out) as Measured;
     return [

@@ -59,7 +59,7 @@ class CountingDispatcher implements ProbeDispatcher {
 async function sustained(port: number) {
   const dir = tempDir('sustained');
   try {
-    const { ids } = seedChecks(dir.path, SUSTAINED_CHECKS, (i) => ({ url: `http://127.0.0.1:${port}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000 }));
+    const { ids } = await seedChecks(dir.path, SUSTAINED_CHECKS, (i) => ({ url: `http://127.0.0.1:${port}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000 }));
     const counting = new CountingDispatcher(new ThreadDispatcher(), (task) => ids[Number(/\/c\/(\d+)$/.exec(task.url)![1])]!);
     const app = await startApp(dir.path, counting);
     const t0 = Date.now();
@@ -102,7 +102,7 @@ export async function vigilCeiling(port: number, dispatcher: ProbeDispatcher, se
   const dir = tempDir('ceiling');
   try {
     // Far more demand than two cores can serve: every check every 3 s.
-    seedChecks(dir.path, CEILING_CHECKS, (i) => ({ url: `http://127.0.0.1:${port}/c/${i}`, checkFrequency: 0.05 }));
+    await seedChecks(dir.path, CEILING_CHECKS, (i) => ({ url: `http://127.0.0.1:${port}/c/${i}`, checkFrequency: 0.05 }));
     const app = await startApp(dir.path, dispatcher);
     await new Promise((r) => setTimeout(r, 3000)); // warm up past the first phase spread
     const from = Date.now();

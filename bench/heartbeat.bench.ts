@@ -20,20 +20,21 @@ const CONNECTIONS = 200;
 const BODY = '{"status":"ok","duration":12}';
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 
-function seed(dataDir: string): string[] {
-  const { ids } = seedChecks(dataDir, CHECKS, () => ({ type: 'heartbeat', checkFrequency: 60 }));
+async function seed(dataDir: string): Promise<string[]> {
+  const { ids } = await seedChecks(dataDir, CHECKS, () => ({ type: 'heartbeat', checkFrequency: 60 }));
   const store = openSqliteStore(dataDir);
-  const paths = ids.map((id) => `/heartbeat/${store.checks.byId(id)!.heartbeatToken}`);
-  store.close();
+  const paths: string[] = [];
+  for (const id of ids) paths.push(`/heartbeat/${(await store.checks.byId(id))!.heartbeatToken}`);
+  await store.close();
   return shuffled(paths, 3);
 }
 
-function storedPings(dataDir: string): number {
+async function storedPings(dataDir: string): Promise<number> {
   const store = openSqliteStore(dataDir);
   try {
     return store.db.prepare("SELECT count(*) FROM history WHERE kind = 'ping'").pluck().get() as number;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -51,7 +52,7 @@ export interface HeartbeatBenchReport {
 export async function runHeartbeatBench(): Promise<HeartbeatBenchReport> {
   const dir = tempDir('heartbeat');
   try {
-    const paths = seed(dir.path);
+    const paths = await seed(dir.path);
     const configFile = join(dir.path, 'bench.json');
     writeFileSync(configFile, JSON.stringify({ logLevel: 'info' }));
     const load = { connections: CONNECTIONS, paths, method: 'POST', body: BODY, dir: dir.path, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, warmupSeconds: WARMUP_SECONDS };
@@ -65,7 +66,7 @@ export async function runHeartbeatBench(): Promise<HeartbeatBenchReport> {
       );
       const acknowledged = ping.total - ping.non2xx + subjectWarmup.total - subjectWarmup.non2xx;
       await stop(vigil);
-      return { checks: CHECKS, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, connections: CONNECTIONS, baseline, ping, acknowledged, stored: storedPings(dir.path) };
+      return { checks: CHECKS, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, connections: CONNECTIONS, baseline, ping, acknowledged, stored: await storedPings(dir.path) };
     } finally {
       await stop(hello);
       await stop(vigil);

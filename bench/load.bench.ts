@@ -58,8 +58,8 @@ export interface LoadWindow {
 }
 
 /** Seeds `checks` HTTP checks at 20 s against the target into `dir`; their ids. */
-export function seedLoadChecks(dir: string, checks: number, targetPort: number): string[] {
-  return seedChecks(dir, checks, (i) => ({ url: `http://127.0.0.1:${targetPort}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000 })).ids;
+export async function seedLoadChecks(dir: string, checks: number, targetPort: number): Promise<string[]> {
+  return (await seedChecks(dir, checks, (i) => ({ url: `http://127.0.0.1:${targetPort}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000 }))).ids;
 }
 
 /** Starts the server on a seeded data directory, measures one window, stops it and reads its rows. */
@@ -117,7 +117,7 @@ export async function measureServe(dataDir: string, ids: string[], serve: ServeC
 async function run(checks: number, targetPort: number): Promise<LoadRun> {
   const dir = tempDir('load');
   try {
-    const ids = seedLoadChecks(dir.path, checks, targetPort);
+    const ids = await seedLoadChecks(dir.path, checks, targetPort);
     // Late probes of due times inside the window still run: give them one interval.
     return await measureServe(dir.path, ids, VIGIL_SERVE, { warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, tailSeconds: INTERVAL_MS / 1000 });
   } finally {

@@ -46,7 +46,7 @@ async function runPools(): Promise<PoolsReport> {
       const dir = tempDir('pools');
       try {
         // One data directory per size, shared by every round: each round reads only its own window's rows.
-        const ids = seedLoadChecks(dir.path, checks, port);
+        const ids = await seedLoadChecks(dir.path, checks, port);
         const runs: Record<Pool, LoadRun[]> = { 'own-threads': [], piscina: [] };
         for (let round = 0; round < ROUNDS; round++) {
           for (const pool of order(round)) runs[pool].push(await measureServe(dir.path, ids, serveOn(pool), WINDOW));

@@ -35,7 +35,7 @@ interface World {
   token: string | null;
 }
 
-function world(tag: string, targetPort: number, pinned: boolean, port: number): World & { remove(): void } {
+async function world(tag: string, targetPort: number, pinned: boolean, port: number): Promise<World & { remove(): void }> {
   const dir = tempDir(tag);
   const config = join(dir.path, 'config.json');
   writeFileSync(config, JSON.stringify({
@@ -45,10 +45,10 @@ function world(tag: string, targetPort: number, pinned: boolean, port: number): 
   let token: string | null = null;
   if (pinned) {
     const store = openSqliteStore(join(dir.path, 'central'));
-    token = new NodeRegistry(store.nodes, CENTRAL, systemClock).create({ region: EDGE }).token;
-    store.close();
+    token = (await new NodeRegistry(store.nodes, CENTRAL, systemClock).create({ region: EDGE })).token;
+    await store.close();
   }
-  const { ids } = seedChecks(join(dir.path, 'central'), CHECKS, (i) => ({
+  const { ids } = await seedChecks(join(dir.path, 'central'), CHECKS, (i) => ({
     url: `http://127.0.0.1:${targetPort}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000, ...(pinned ? { checkRegionOverride: EDGE } : {}),
   }));
   return { dir: dir.path, port, config, ids, token, remove: dir.remove };
@@ -91,7 +91,7 @@ async function measure(w: World, central: ChildProcess, region: string) {
 }
 
 async function baseline(targetPort: number) {
-  const w = world('node-base', targetPort, false, await freePort());
+  const w = await world('node-base', targetPort, false, await freePort());
   const central = await serve(w);
   try {
     return await measure(w, central, CENTRAL);
@@ -102,7 +102,7 @@ async function baseline(targetPort: number) {
 }
 
 async function withNode(targetPort: number) {
-  const w = world('node-edge', targetPort, true, await freePort());
+  const w = await world('node-edge', targetPort, true, await freePort());
   let central = await serve(w);
   const node = await prober(w);
   let out = '';

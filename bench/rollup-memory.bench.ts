@@ -58,7 +58,7 @@ const BOUNDARY_CHECKS = Number(process.env.BENCH_ROLLUP_BOUNDARY_CHECKS ?? 10_00
 
 async function boundaryBuild(): Promise<string[][]> {
   const dir = tempDir('rollup-boundary');
-  seedChecks(dir.path, BOUNDARY_CHECKS, (i) => ({ url: `http://127.0.0.1:9/c/${i}`, checkFrequency: 1 }));
+  await seedChecks(dir.path, BOUNDARY_CHECKS, (i) => ({ url: `http://127.0.0.1:9/c/${i}`, checkFrequency: 1 }));
   const store = openSqliteStore(dir.path);
   try {
     const seqs = store.db.prepare('SELECT seq FROM checks').pluck().all() as number[];
@@ -92,7 +92,7 @@ async function boundaryBuild(): Promise<string[][]> {
     };
     return [await measure(false), await measure(true)];
   } finally {
-    store.close();
+    await store.close();
     dir.remove();
   }
 }
@@ -139,7 +139,7 @@ export async function runRollupMemoryBench(): Promise<string> {
         `${fmt(oldPerCheck / Math.max(1, perCheck), 1)}× less`,
       ]);
     } finally {
-      store.close();
+      await store.close();
       dir.remove();
     }
   }

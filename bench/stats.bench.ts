@@ -126,21 +126,21 @@ interface World {
   storage: StatsBenchReport['storage'];
 }
 
-function build(dir: string): World {
+async function build(dir: string): Promise<World> {
   const config = resolveConfig(
     loadConfig({ overrides: { dataDir: dir, logLevel: 'silent', plans: { pro: { maxChecks: 5000 } } }, warn: () => {} }),
   );
   const clock = new ManualClock(TO - 91 * DAY);
   const store = openSqliteStore(dir);
-  const account = new AccountsService(store, config, clock).createAccount('bench@example.com', 'pro');
+  const account = await new AccountsService(store, config, clock).createAccount('bench@example.com', 'pro');
   const principal: Principal = { kind: 'api_key', credentialId: 'bench', account, scopes: ['checks:read', 'checks:write'], access: null, key: null };
   const checks = new ChecksService(store, config, clock);
   const rollups = store.rollups;
   const writer = new Writer(store);
   const rand = prng(4);
 
-  const bigId = checks.create(principal, { url: 'https://big.example.com/', checkFrequency: 0.5 }).id;
-  const bigSeq = store.checks.byId(bigId)!.seq;
+  const bigId = (await checks.create(principal, { url: 'https://big.example.com/', checkFrequency: 0.5 })).id;
+  const bigSeq = (await store.checks.byId(bigId))!.seq;
   // Single failures (1%) stay up, as with downConfirmationAttempts 2; an outage every ~2 days.
   let down = false;
   let status: 'up' | 'down' | null = null;
@@ -164,8 +164,8 @@ function build(dir: string): World {
   // The last 2 days with every check, in time order, open buckets flushed each minute.
   const others: Array<[string, number]> = [];
   for (let c = 0; c < OTHER_CHECKS; c++) {
-    const { id } = checks.create(principal, { url: `https://other-${c}.example.com/`, checkFrequency: 5 });
-    others.push([id, store.checks.byId(id)!.seq]);
+    const { id } = await checks.create(principal, { url: `https://other-${c}.example.com/`, checkFrequency: 5 });
+    others.push([id, (await store.checks.byId(id))!.seq]);
   }
   let nextOthers = othersFrom;
   for (; i < BIG_RESULTS; i++) {
@@ -332,15 +332,15 @@ export async function runStatsBench(options: { runs?: number; baselineRuns?: num
   const dir = tempDir('stats');
   try {
     const started = performance.now();
-    const w = build(dir.path);
+    const w = await build(dir.path);
     const setupSeconds = (performance.now() - started) / 1000;
     const from = TO - 90 * DAY;
     const isoFrom = new Date(from).toISOString();
     const isoTo = new Date(TO).toISOString();
     const ranges = MULTI.join(',');
 
-    const maxError = compareSingle(w.stats.singleRange(w.principal, w.bigId, isoFrom, isoTo), rawSingle(w, from, TO));
-    compareMulti(w.stats.multiRange(w.principal, w.bigId, ranges, isoTo), rawMulti(w, TO));
+    const maxError = compareSingle(await w.stats.singleRange(w.principal, w.bigId, isoFrom, isoTo), rawSingle(w, from, TO));
+    compareMulti(await w.stats.multiRange(w.principal, w.bigId, ranges, isoTo), rawMulti(w, TO));
 
     const latencies = (ours: () => void, raw: () => void): Latencies => {
       const a = time(runs, ours);
@@ -355,7 +355,7 @@ export async function runStatsBench(options: { runs?: number; baselineRuns?: num
       () => w.stats.multiRange(w.principal, w.bigId, ranges, isoTo),
       () => rawMulti(w, TO),
     );
-    w.store.close();
+    await w.store.close();
     return {
       results: { bigCheck: BIG_RESULTS, others: OTHER_CHECKS * ((OTHER_DAYS * DAY) / OTHER_INTERVAL) },
       setupSeconds,

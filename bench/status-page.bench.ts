@@ -27,25 +27,25 @@ const CONNECTIONS = 50;
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 const BROWSER = { 'Accept-Encoding': 'gzip, deflate, br' };
 
-function seedHistory(dataDir: string, ids: string[]): void {
+async function seedHistory(dataDir: string, ids: string[]): Promise<void> {
   const store = openSqliteStore(dataDir);
   const rollups = sqliteRollups(store.db);
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-  store.transaction(() => {
-    ids.forEach((id, n) => {
-      const seq = store.checks.byId(id)!.seq;
+  await store.transaction(async () => {
+    for (const [n, id] of ids.entries()) {
+      const seq = (await store.checks.byId(id))!.seq;
       for (let d = 89; d >= 1; d--) {
         for (let k = 0; k < 4; k++) {
           const ok = !((d * 7 + n + k) % 97 === 0);
           rollups.addSample(seq, today - d * DAY_MS + k * 6 * 3_600_000, { ok, responseTime: 80 + ((d + n * 3 + k) % 60), timing: null });
         }
       }
-    });
+    }
   });
   // Hours and days built, as a server that lived through those 89 days would have them.
   void rollups.flushOpen(Date.now(), false);
   rollups.close();
-  store.close();
+  await store.close();
 }
 
 /**
@@ -84,14 +84,14 @@ export async function runStatusPageBench(): Promise<string> {
   const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
   try {
     // Check 0 flips every few seconds; the others are probed every 30 s and stay up.
-    const { key, ids } = seedChecks(dir.path, CHECKS, (i) => ({
+    const { key, ids } = await seedChecks(dir.path, CHECKS, (i) => ({
       url: i === 0 ? `${targetUrl}/flip` : `${targetUrl}/ok-${i}`,
       name: `Service ${i}`,
       checkFrequency: i === 0 ? 0.05 : 0.5,
       downConfirmationAttempts: 1,
       immediateRecheckEnabled: false,
     }));
-    seedHistory(dir.path, ids);
+    await seedHistory(dir.path, ids);
     const configFile = join(dir.path, 'bench.json');
     writeFileSync(configFile, JSON.stringify({ plans: { pro: { maxChecks: 1e7, minCheckIntervalMinutes: 0.05 } }, rateLimits: { perKeyPerMinute: 1e9 }, logLevel: 'warn' }));
 
@@ -142,12 +142,12 @@ export async function runStatusPageBench(): Promise<string> {
       fn();
       return performance.now() - start;
     };
-    const cold = time(() => renderPageHtml(views.build(page, Date.now())));
+    const cold = time(async () => renderPageHtml(await views.build(page, Date.now())));
     const warm: number[] = [];
-    for (let i = 0; i < 30; i++) warm.push(time(() => renderPageHtml(views.build(page, Date.now()))));
+    for (let i = 0; i < 30; i++) warm.push(time(async () => renderPageHtml(await views.build(page, Date.now()))));
     warm.sort((a, b) => a - b);
     rollups.close();
-    store.close();
+    await store.close();
 
     const share = (r: { requestsPerSec: number }) => `${fmt((r.requestsPerSec / base.requestsPerSec) * 100, 1)}%`;
     return [

@@ -156,7 +156,7 @@ export class VigilApp {
   }
 
   /** First start of an empty data directory: the admin key, returned once to be printed. */
-  bootstrapAdmin(): CreatedKey | null {
+  async bootstrapAdmin(): Promise<CreatedKey | null> {
     return new AccountsService(this.store, resolveConfig(this.base.input), this.clock).bootstrapAdmin();
   }
 
@@ -166,7 +166,7 @@ export class VigilApp {
       trustProxy,
       configure: (app) => attachNodeSocket(app, () => this.running?.nodes ?? null),
     });
-    this.running = wire(this.base, resolveConfig(this.base.input, this.server.port), (req) => this.handle(req));
+    this.running = await wire(this.base, resolveConfig(this.base.input, this.server.port), (req) => this.handle(req));
     if (!hasRawSocketCapability()) {
       this.log.warn('ping checks will fail: ICMP needs raw sockets, and this process lacks CAP_NET_RAW (contrib/vigil.service grants it; or run setcap cap_net_raw+ep on the executable)');
     }
@@ -239,7 +239,7 @@ export class VigilApp {
 }
 
 /** Builds everything below the front, in dependency order; each module subscribes itself to what it follows. */
-function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply | Promise<Reply>): Running {
+async function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply | Promise<Reply>): Promise<Running> {
   const { store, clock, log, writer, rollups, mailer, jobs, liveChecks: live } = base;
   const recorder = new Recorder({ writer });
   const checks = new ChecksService(store, config, clock);
@@ -270,11 +270,11 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
   const liveFeed = new LiveFeed(base.statusFeed, (id) => checks.find(id), (check) => checkSummary(check, trends, config, clock.now(), lastProbe(check.id)));
   const pipeline = buildPipeline({ base, config, services, renders, live: liveFeed, dispatch });
 
-  nodes.start();
-  engine.start();
-  heartbeats.start();
+  await nodes.start();
+  await engine.start();
+  await heartbeats.start();
   alerts.start();
-  domains.start();
+  await domains.start();
   const retention = new RawRetention(store.retention, clock, { rawDays: config.retention.rawDays });
   for (const job of [
     { name: 'idempotency-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => base.idempotency.prune() },

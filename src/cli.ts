@@ -94,22 +94,22 @@ async function main(argv: string[]): Promise<number> {
     const email = values.email;
     if (!email) throw new UsageError('account create needs --email EMAIL');
     checkNewAccount(email, values.tier ?? 'free');
-    return withAccounts(values.config, (accounts) => {
-      const a = accounts.createAccount(email, values.tier ?? 'free');
+    return withAccounts(values.config, async (accounts) => {
+      const a = await accounts.createAccount(email, values.tier ?? 'free');
       return { id: a.id, email: a.email, tier: a.tier };
     });
   }
   if (command === 'account' && sub === 'claim') {
     const { values, positionals } = parse(rest, [], 1);
     if (positionals.length !== 1) throw new UsageError('account claim needs exactly one ID_OR_EMAIL');
-    return withStore(values.config, (store, config) => {
+    return withStore(values.config, async (store, config) => {
       const accounts = new AccountsService(store, config, systemClock);
-      const account = accounts.findAccount(positionals[0]!);
+      const account = await accounts.findAccount(positionals[0]!);
       if (account.claimed) throw new UsageError(`account ${account.email} is already claimed`);
       const checks = new ChecksService(store, config, systemClock);
       const claims = new ClaimService(store, store.oauth, checks, systemClock);
       // A running server sees the claim at once, and starts probing the checks resumed here within a second.
-      return { id: account.id, email: account.email, claimed: true, resumedChecks: claims.claimAccount(account.id) };
+      return { id: account.id, email: account.email, claimed: true, resumedChecks: await claims.claimAccount(account.id) };
     });
   }
   if (command === 'account' && sub === 'list') {
@@ -139,9 +139,9 @@ async function main(argv: string[]): Promise<number> {
     const { values, positionals } = parse(rest, [], 1);
     if (positionals.length !== 1) throw new UsageError(`key ${sub} needs exactly one KEY_ID`);
     const id = positionals[0]!;
-    return withAccounts(values.config, (accounts) => {
-      if (sub === 'revoke') accounts.revokeKey(id);
-      else accounts.setKeyDisabled(id, sub === 'disable');
+    return withAccounts(values.config, async (accounts) => {
+      if (sub === 'revoke') await accounts.revokeKey(id);
+      else await accounts.setKeyDisabled(id, sub === 'disable');
       return { id, status: sub === 'revoke' ? 'revoked' : sub === 'disable' ? 'disabled' : 'enabled' };
     });
   }
@@ -185,7 +185,7 @@ async function main(argv: string[]): Promise<number> {
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
 }
 
-function nodeCommand(sub: string | undefined, rest: string[]): number {
+async function nodeCommand(sub: string | undefined, rest: string[]): Promise<number> {
   if (sub === 'create') {
     const { values } = parse(rest, ['region', 'name']);
     const region = values.region;
@@ -204,7 +204,7 @@ function nodeCommand(sub: string | undefined, rest: string[]): number {
   throw new UsageError(`unknown command: node${sub ? ` ${sub}` : ''} (see vigil help)`);
 }
 
-function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): number {
+async function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): Promise<number> {
   return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock)));
 }
 
@@ -212,7 +212,7 @@ function readConfig(file: string | undefined): ConfigInput {
   return loadConfig({ file });
 }
 
-function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): number {
+async function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): Promise<number> {
   return withStore(configFile, (store, config) => run(new AccountsService(store, config, systemClock)));
 }
 
@@ -228,8 +228,8 @@ function openBeside(input: ConfigInput): SqliteStore {
  * The CLI's addresses: its own config's; without a `publicUrl` there, those the server on this
  * data directory recorded when it started (issue 23), so printed URLs name the port it serves on.
  */
-function cliConfig(input: ConfigInput, store: SqliteStore): Config {
-  const served = input.publicUrl ? null : store.served.get();
+async function cliConfig(input: ConfigInput, store: SqliteStore): Promise<Config> {
+  const served = input.publicUrl ? null : await store.served.get();
   if (!served) return resolveConfig(input);
   return resolveConfig({
     ...input,
@@ -239,11 +239,11 @@ function cliConfig(input: ConfigInput, store: SqliteStore): Config {
   });
 }
 
-function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): number {
+async function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): Promise<number> {
   const input = readConfig(configFile);
   const store = openBeside(input);
   try {
-    const result = run(store, cliConfig(input, store));
+    const result = await run(store, await cliConfig(input, store));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
@@ -261,12 +261,12 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
     throw err;
   }
   const store = openBeside(input);
-  const config = cliConfig(input, store);
+  const config = await cliConfig(input, store);
   const log = createLogger('silent');
   const writer = new BatchWriter(store, log);
   const alerts = new AlertsModule({ store, writer, mailer: new Mailer(input), clock: systemClock, config, log });
   try {
-    const account = new AccountsService(store, config, systemClock).findAccount(options.account);
+    const account = await new AccountsService(store, config, systemClock).findAccount(options.account);
     const principal: Principal = { kind: 'api_key', credentialId: 'cli', account, scopes: SCOPES, access: null, key: null };
     const importer = new KumaImporter({
       store,
@@ -330,15 +330,15 @@ async function serve(configFile: string | undefined): Promise<number> {
     throw err;
   }
   // The CLI beside this server prints URLs with the port it really serves on.
-  app.store.served.record(app.config);
+  await app.store.served.record(app.config);
   collectStartupGarbage();
-  const admin = app.bootstrapAdmin();
+  const admin = await app.bootstrapAdmin();
   if (admin) {
     process.stdout.write(
       `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +
         `Admin API key (shown once, store it now): ${admin.key}\n` +
         `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n` +
-        `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${app.services.accounts.sessions.createLoginLink(undefined).url}\n\n`,
+        `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${(await app.services.accounts.sessions.createLoginLink(undefined)).url}\n\n`,
     );
   }
   // Logged last: whoever waits for this line finds the admin key already printed. It is part of

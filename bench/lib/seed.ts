@@ -17,21 +17,21 @@ export function benchConfig(dataDir: string, extra: Record<string, unknown> = {}
 }
 
 /** Creates an account and `count` checks through the real service, in one transaction. */
-export function seedChecks(dataDir: string, count: number, input: (i: number) => CreateCheckInput): { key: string; ids: string[] } {
+export async function seedChecks(dataDir: string, count: number, input: (i: number) => CreateCheckInput): Promise<{ key: string; ids: string[] }> {
   const config = benchConfig(dataDir);
   const store = openSqliteStore(dataDir);
   try {
     const accounts = new AccountsService(store, config, systemClock);
-    const account = accounts.createAccount(`bench-${Date.now()}@example.com`, 'pro');
-    const { key } = accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] });
+    const account = await accounts.createAccount(`bench-${Date.now()}@example.com`, 'pro');
+    const { key } = await accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] });
     const principal: Principal = { kind: 'api_key', credentialId: 'bench', account, scopes: ['checks:write'], access: null, key: null };
     const checks = new ChecksService(store, config, systemClock);
     const ids: string[] = [];
-    store.transaction(() => {
-      for (let i = 0; i < count; i++) ids.push(checks.create(principal, input(i)).id);
+    await store.transaction(async () => {
+      for (let i = 0; i < count; i++) ids.push((await checks.create(principal, input(i))).id);
     });
     return { key, ids };
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -47,13 +47,15 @@ export class AlertPipeline {
   private buffer: PendingAlert[] = [];
   private scheduled: NodeJS.Immediate | null = null;
   private committing = 0;
+  /** A drain is routing (it awaits the store): the next one starts when it is done. */
+  private draining = false;
 
   constructor(private readonly deps: AlertPipelineDeps) {}
 
   handle(ref: { id: string; accountId: string }, event: AlertEvent): void {
     this.metrics.events++;
     this.buffer.push({ ref, event });
-    this.scheduled ??= setImmediate(() => this.drain());
+    if (!this.draining) this.scheduled ??= setImmediate(() => void this.drain());
   }
 
   /** Events not yet durable as deliveries (tests and benchmarks wait for zero). */
@@ -66,26 +68,31 @@ export class AlertPipeline {
     while (this.pending > 0) await new Promise((resolve) => setImmediate(resolve));
   }
 
-  private drain(): void {
+  private async drain(): Promise<void> {
     this.scheduled = null;
+    this.draining = true;
     const now = this.deps.clock.now();
     const rows: NewAlert[] = [];
     const until = performance.now() + SLICE_MS;
     let taken = 0;
-    while (taken < this.buffer.length && (taken === 0 || performance.now() < until)) {
-      const { ref, event } = this.buffer[taken++]!;
-      try {
-        this.route(ref, event, now, rows);
-      } catch (err) {
-        this.deps.log.error({ err, checkId: ref.id, event: event.type }, 'alert not routed');
+    try {
+      while (taken < this.buffer.length && (taken === 0 || performance.now() < until)) {
+        const { ref, event } = this.buffer[taken++]!;
+        try {
+          await this.route(ref, event, now, rows);
+        } catch (err) {
+          this.deps.log.error({ err, checkId: ref.id, event: event.type }, 'alert not routed');
+        }
       }
+    } finally {
+      this.draining = false;
     }
     this.buffer = taken === this.buffer.length ? [] : this.buffer.slice(taken);
-    if (this.buffer.length > 0) this.scheduled = setImmediate(() => this.drain());
+    if (this.buffer.length > 0) this.scheduled ??= setImmediate(() => void this.drain());
     if (rows.length === 0) return;
     this.metrics.queued += rows.reduce((n, a) => n + a.deliveries.length, 0);
     this.committing++;
-    this.deps.writer
+    void this.deps.writer
       .commit({ kind: 'alerts', alerts: rows, at: now })
       .then(
         () => this.deps.sender.wake(),
@@ -94,9 +101,9 @@ export class AlertPipeline {
       .finally(() => this.committing--);
   }
 
-  private route(ref: PendingAlert['ref'], event: AlertEvent, now: number, rows: NewAlert[]): void {
+  private async route(ref: PendingAlert['ref'], event: AlertEvent, now: number, rows: NewAlert[]): Promise<void> {
     const { routing, config, mailer } = this.deps;
-    const targets = routing.targets(ref.accountId);
+    const targets = await routing.targets(ref.accountId);
     if (!targets.claimed) {
       this.suppress(ref, event, 'account unclaimed');
       return;
@@ -105,7 +112,7 @@ export class AlertPipeline {
     const emailListens = email !== null && email.enabled && mailer.configured && email.events.includes(event.type);
     const listening = targets.webhooks.filter((w) => w.enabled && w.events.includes(event.type));
     if (!emailListens && listening.length === 0) return;
-    const check = this.deps.store.checks.byId(ref.id);
+    const check = await this.deps.store.checks.byId(ref.id);
     if (!check) return;
     const recipients = emailListens && routeMatches(email, check) ? email.recipients : [];
     const webhooks = listening.filter((w) => routeMatches(w, check));

@@ -28,7 +28,7 @@ export class AlertRouting {
     private readonly alerts: Pick<AlertStore, 'emailSettings' | 'webhooks'>,
   ) {}
 
-  targets(accountId: string): AccountTargets {
+  async targets(accountId: string): Promise<AccountTargets> {
     if (!this.validated) {
       this.validated = true;
       setImmediate(() => (this.validated = false));
@@ -41,9 +41,9 @@ export class AlertRouting {
     let t = this.cache.get(accountId);
     if (!t) {
       t = {
-        claimed: this.store.accounts.byId(accountId)?.claimed ?? false,
-        email: this.alerts.emailSettings.get(accountId),
-        webhooks: this.alerts.webhooks.list(accountId),
+        claimed: (await this.store.accounts.byId(accountId))?.claimed ?? false,
+        email: await this.alerts.emailSettings.get(accountId),
+        webhooks: await this.alerts.webhooks.list(accountId),
       };
       this.cache.set(accountId, t);
     }

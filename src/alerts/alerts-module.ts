@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Mailer } from './delivery/mailer.js';
 import type { BatchWriter } from '../store/batch-writer.js';
-import type { Store } from '../store/store.js';
+import { whenAnswered, type Store } from '../store/store.js';
 import { AlertRouting } from './alert-routing.js';
 import type { AlertStore } from '../store/alert-store.js';
 import { EmailChannel } from './email-channel.js';
@@ -66,7 +66,7 @@ export class AlertsModule {
       connectionsPerOrigin: alerts.concurrency,
     });
     const options = new TargetOptionsPolicy(store);
-    this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config);
+    this.email = new EmailAlertsService(this.repos.emailSettings, store, routing, options, mailer, clock, config);
     this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, accounts: store.accounts, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,
@@ -85,7 +85,7 @@ export class AlertsModule {
 
   start(): void {
     // A worker thread holds ~9 MiB: without webhooks it starts at the first send instead.
-    if (this.repos.webhooks.any()) this.client.warm();
+    void whenAnswered(this.repos.webhooks.any(), (any) => { if (any) this.client.warm(); });
     this.sender.start();
   }
 
@@ -118,12 +118,12 @@ export class AlertsModule {
   }
 
   /** Spec 2.7 `alerts` and `usage.webhooks`. */
-  summary(accountId: string): AlertSummary {
-    const email = this.email.get(accountId);
+  async summary(accountId: string): Promise<AlertSummary> {
+    const email = await this.email.get(accountId);
     return {
       emailConfigured: (email?.recipients.length ?? 0) > 0,
       emailEnabled: email?.enabled ?? false,
-      webhookCount: this.webhooks.count(accountId),
+      webhookCount: await this.webhooks.count(accountId),
     };
   }
 }

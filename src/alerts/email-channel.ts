@@ -13,7 +13,7 @@ export class EmailChannel implements AlertChannel {
 
   async attempt(d: Parameters<AlertChannel['attempt']>[0]): Promise<AttemptOutcome> {
     if (!this.mailer.configured) return { kind: 'failed', status: null, error: 'email is not configured (smtp.url)', retryable: false };
-    const targets = this.routing.targets(d.accountId);
+    const targets = await this.routing.targets(d.accountId);
     if (!targets.claimed) return { kind: 'cancelled', error: 'account unclaimed' };
     const format = targets.email?.emailFormat ?? 'html';
     try {

@@ -7,6 +7,7 @@ import { testContent } from './alert-content.js';
 import { DEFAULT_EVENTS, normalizeEvents } from './alert-events.js';
 import type { AlertRouting } from './alert-routing.js';
 import type { EmailFormat, EmailSettings, EmailSettingsRepo } from '../store/alert-store.js';
+import type { Store } from '../store/store.js';
 import { alertMail } from './email-format.js';
 import type { TargetOptionsInput, TargetOptionsPolicy } from './target-options.js';
 
@@ -40,6 +41,7 @@ function isAddress(address: string): boolean {
 export class EmailAlertsService {
   constructor(
     private readonly repo: EmailSettingsRepo,
+    private readonly store: Pick<Store, 'afterCommit'>,
     private readonly routing: AlertRouting,
     private readonly options: TargetOptionsPolicy,
     private readonly mailer: Mailer,
@@ -47,13 +49,13 @@ export class EmailAlertsService {
     private readonly config: Config,
   ) {}
 
-  get(accountId: string): EmailSettings | null {
+  async get(accountId: string): Promise<EmailSettings | null> {
     return this.repo.get(accountId);
   }
 
   /** Only the fields sent change; the first call needs `recipients` and gets the defaults. */
-  update(accountId: string, patch: EmailSettingsPatch, access: KeyAccess | null = null): EmailSettings {
-    const current = this.repo.get(accountId);
+  async update(accountId: string, patch: EmailSettingsPatch, access: KeyAccess | null = null): Promise<EmailSettings> {
+    const current = await this.repo.get(accountId);
     if (!current && patch.recipients === undefined) {
       throw errors.badRequest('recipients is required when email alerts are set up for the first time');
     }
@@ -64,17 +66,18 @@ export class EmailAlertsService {
       events: patch.events !== undefined ? normalizeEvents(patch.events) : (current?.events ?? [...DEFAULT_EVENTS]),
       emailFormat: patch.emailFormat ?? current?.emailFormat ?? 'html',
       updatedAt: this.clock.now(),
-      ...this.options.resolve(accountId, access, patch, current),
+      ...(await this.options.resolve(accountId, access, patch, current)),
     };
-    this.repo.put(next);
-    this.routing.invalidate(accountId);
+    await this.repo.put(next);
+    // The routing cache is dropped once the write is durable: inside a unit of work, at its commit.
+    this.store.afterCommit(() => this.routing.invalidate(accountId));
     return next;
   }
 
   /** Sends the sample alert to every recipient; a partial failure is a 502 listing who got it. */
   async test(account: Account): Promise<{ delivered: string[]; message: string }> {
     if (!account.claimed) throw errors.accountUnclaimed();
-    const settings = this.repo.get(account.id);
+    const settings = await this.repo.get(account.id);
     if (!settings || settings.recipients.length === 0) {
       throw errors.preconditionFailed('Email alerts have no recipients yet: PATCH /v1/public/alerts/email with recipients first');
     }

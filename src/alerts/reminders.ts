@@ -8,7 +8,7 @@ import { newId } from '../domain/secrets.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { Store } from '../store/store.js';
 import { reminderContent } from './alert-content.js';
-import type { AlertRouting } from './alert-routing.js';
+import type { AccountTargets, AlertRouting } from './alert-routing.js';
 import type { AlertStore, NewAlert } from '../store/alert-store.js';
 import type { DeliverySender } from './delivery/sender.js';
 import { routeMatches } from './target-options.js';
@@ -52,11 +52,11 @@ export class ReminderSweep {
   async sweep(): Promise<number> {
     const { repos, writer, clock, log } = this.deps;
     const now = clock.now();
-    const accounts = new Set([...repos.webhooks.remindingAccounts(), ...repos.emailSettings.remindingAccounts()]);
+    const accounts = new Set([...(await repos.webhooks.remindingAccounts()), ...(await repos.emailSettings.remindingAccounts())]);
     const rows: NewAlert[] = [];
     for (const accountId of accounts) {
       try {
-        this.remindAccount(accountId, now, rows);
+        await this.remindAccount(accountId, now, rows);
       } catch (err) {
         log.error({ err, accountId }, 'reminders not checked');
       }
@@ -74,18 +74,19 @@ export class ReminderSweep {
     return queued;
   }
 
-  private remindAccount(accountId: string, now: number, rows: NewAlert[]): void {
+  private async remindAccount(accountId: string, now: number, rows: NewAlert[]): Promise<void> {
     const { store, repos, routing, config, sender } = this.deps;
-    const targets = routing.targets(accountId);
+    const targets = await routing.targets(accountId);
     if (!targets.claimed) return;
-    const down = store.checks.list({ accountId, access: null, status: 'down' }, { limit: MAX_DOWN, offset: 0, afterSeq: null });
+    const down = await store.checks.list({ accountId, access: null, status: 'down' }, { limit: MAX_DOWN, offset: 0, afterSeq: null });
     for (const check of down) {
       const downSince = check.lastStatusChange;
       if (downSince === null || inMaintenance(check, now)) continue;
-      const due = this.reminding(accountId, check).filter((r) => {
-        const last = Math.max(downSince, repos.deliveries.lastQueued(r.target, check.id, 'website_down') ?? 0);
-        return now - last >= r.everyMs;
-      });
+      const due: Reminding[] = [];
+      for (const r of this.reminding(targets, check)) {
+        const last = Math.max(downSince, (await repos.deliveries.lastQueued(r.target, check.id, 'website_down')) ?? 0);
+        if (now - last >= r.everyMs) due.push(r);
+      }
       if (due.length === 0) continue;
       rows.push({
         accountId,
@@ -100,8 +101,7 @@ export class ReminderSweep {
   }
 
   /** The account's targets that remind about this check. */
-  private reminding(accountId: string, check: Check): Reminding[] {
-    const targets = this.deps.routing.targets(accountId);
+  private reminding(targets: AccountTargets, check: Check): Reminding[] {
     const out: Reminding[] = [];
     for (const w of targets.webhooks) {
       if (w.enabled && w.remindEveryMinutes !== null && w.events.includes('website_down') && routeMatches(w, check)) {

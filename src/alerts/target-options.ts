@@ -31,8 +31,8 @@ export class TargetOptionsPolicy {
    * The options after applying `input` over `current`. A restricted key (`access`) may only
    * route to checks and folders in its reach, and never to every check.
    */
-  resolve(accountId: string, access: KeyAccess | null, input: TargetOptionsInput, current: TargetOptions | null): TargetOptions {
-    const checkIds = input.checkIds !== undefined ? this.checkIds(accountId, access, input.checkIds) : (current?.checkIds ?? []);
+  async resolve(accountId: string, access: KeyAccess | null, input: TargetOptionsInput, current: TargetOptions | null): Promise<TargetOptions> {
+    const checkIds = input.checkIds !== undefined ? await this.checkIds(accountId, access, input.checkIds) : (current?.checkIds ?? []);
     const folders = input.folders !== undefined ? folderList(access, input.folders) : (current?.folders ?? []);
     if (access && checkIds.length === 0 && folders.length === 0) {
       throw errors.forbidden('This key is restricted to some checks or folders: give checkIds or folders within its reach');
@@ -41,10 +41,10 @@ export class TargetOptionsPolicy {
     return { checkIds, folders, remindEveryMinutes: remind };
   }
 
-  private checkIds(accountId: string, access: KeyAccess | null, ids: readonly string[]): string[] {
+  private async checkIds(accountId: string, access: KeyAccess | null, ids: readonly string[]): Promise<string[]> {
     const out = [...new Set(ids.map((id) => id.trim()))];
     for (const id of out) {
-      const check = this.store.checks.byId(id);
+      const check = await this.store.checks.byId(id);
       if (!check || check.accountId !== accountId) throw errors.badRequest(`checkIds names no check of this account: ${JSON.stringify(id.slice(0, 60))}`);
       if (access && !access.checkIds.includes(id) && !(check.folder !== null && access.folders.includes(check.folder))) {
         throw errors.forbidden(`This key is not allowed to route alerts of check ${id}`);

@@ -18,7 +18,7 @@ export class WebhookChannel implements AlertChannel {
   ) {}
 
   async attempt(d: Parameters<AlertChannel['attempt']>[0], signal: AbortSignal): Promise<AttemptOutcome> {
-    const targets = this.routing.targets(d.accountId);
+    const targets = await this.routing.targets(d.accountId);
     if (!targets.claimed) return { kind: 'cancelled', error: 'account unclaimed' };
     const hook = targets.webhooks.find((w) => w.id === d.target);
     if (!hook) return { kind: 'cancelled', error: 'webhook deleted' };

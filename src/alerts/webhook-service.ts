@@ -53,11 +53,11 @@ export interface WebhookServiceDeps {
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
-  list(accountId: string): Webhook[] {
+  async list(accountId: string): Promise<Webhook[]> {
     return this.deps.repo.list(accountId);
   }
 
-  count(accountId: string): number {
+  async count(accountId: string): Promise<number> {
     return this.deps.repo.count(accountId);
   }
 
@@ -73,7 +73,7 @@ export class WebhookService {
   async checkAddress(rawUrl: string, accountId?: string): Promise<void> {
     const url = parseWebhookUrl(rawUrl, this.deps.config.alerts.allowHttpWebhooks);
     const bySignup = () => accountId !== undefined && this.deps.accounts.createdBySignup(accountId);
-    const refusal = privateTargetRefusal(this.deps.config, bySignup);
+    const refusal = await privateTargetRefusal(this.deps.config, bySignup);
     if (refusal !== null) await assertPublicHost(url, refusal);
   }
 
@@ -81,10 +81,10 @@ export class WebhookService {
    * `create` once `checkAddress` has passed: synchronous, so it can join a caller's transaction
    * (the Kuma import creates everything in one).
    */
-  createChecked(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null): Webhook {
+  async createChecked(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null): Promise<Webhook> {
     const { repo, config, clock } = this.deps;
     const url = parseWebhookUrl(input.url, config.alerts.allowHttpWebhooks);
-    const options = this.deps.options.resolve(account.id, access, input, null);
+    const options = await this.deps.options.resolve(account.id, access, input, null);
     const name = displayName(input.name);
     const events = input.events === undefined ? [...DEFAULT_EVENTS] : normalizeEvents(input.events);
     const urlKey = webhookUrlKey(url);
@@ -101,13 +101,13 @@ export class WebhookService {
       createdAt: clock.now(),
       ...options,
     };
-    this.deps.store.transaction(() => {
+    await this.deps.store.transaction(async () => {
       const max = limitsFor(config, account).maxWebhooks;
-      if (repo.count(account.id) >= max) throw errors.conflict(`The account has reached its plan limit of ${max} webhooks`);
-      if (repo.urlTaken(account.id, urlKey)) throw errors.conflict('A webhook with this URL already exists');
-      repo.insert(hook);
+      if ((await repo.count(account.id)) >= max) throw errors.conflict(`The account has reached its plan limit of ${max} webhooks`);
+      if (await repo.urlTaken(account.id, urlKey)) throw errors.conflict('A webhook with this URL already exists');
+      await repo.insert(hook);
+      this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     });
-    this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url), webhookType: hook.webhookType }, 'webhook created');
     return hook;
   }
@@ -118,10 +118,10 @@ export class WebhookService {
    * are cancelled once it is disabled.
    */
   async update(account: Account, id: string, input: UpdateWebhookInput, access: KeyAccess | null = null): Promise<Webhook> {
-    this.get(account, id);
+    await this.get(account, id);
     if (input.url !== undefined) await this.checkAddress(input.url, account.id);
     // Read again after the address check: it may have waited on DNS.
-    const current = this.get(account, id);
+    const current = await this.get(account, id);
     const url = input.url !== undefined ? parseWebhookUrl(input.url, this.deps.config.alerts.allowHttpWebhooks) : null;
     const next: Webhook = {
       ...current,
@@ -131,36 +131,36 @@ export class WebhookService {
       events: input.events !== undefined ? normalizeEvents(input.events) : current.events,
       enabled: input.enabled ?? current.enabled,
       secret: input.secret !== undefined ? input.secret : current.secret,
-      ...this.deps.options.resolve(account.id, access, input, current),
+      ...(await this.deps.options.resolve(account.id, access, input, current)),
     };
     const { repo } = this.deps;
-    this.deps.store.transaction(() => {
-      if (next.urlKey !== current.urlKey && repo.urlTaken(account.id, next.urlKey)) throw errors.conflict('A webhook with this URL already exists');
-      repo.update(next);
+    await this.deps.store.transaction(async () => {
+      if (next.urlKey !== current.urlKey && (await repo.urlTaken(account.id, next.urlKey))) throw errors.conflict('A webhook with this URL already exists');
+      await repo.update(next);
+      this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     });
-    this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     const changed = Object.keys(input).filter((k) => input[k as keyof UpdateWebhookInput] !== undefined);
     this.deps.log.info({ webhookId: id, accountId: account.id, url: cutUrl(next.url), webhookType: next.webhookType, changed }, 'webhook updated');
     return next;
   }
 
   /** 400 for a malformed id, 404 for none, 403 for another account's. */
-  get(account: Account, id: string): Webhook {
+  async get(account: Account, id: string): Promise<Webhook> {
     if (!WEBHOOK_ID.test(id)) throw errors.badRequest(`Invalid webhook id: ${JSON.stringify(id.slice(0, 60))}`);
-    const hook = this.deps.repo.byId(id);
+    const hook = await this.deps.repo.byId(id);
     if (!hook) throw errors.notFound(`Webhook ${id} not found`);
     if (hook.accountId !== account.id) throw errors.forbidden('This webhook belongs to another account');
     return hook;
   }
 
   /** Pending deliveries to it are cancelled with it. */
-  delete(account: Account, id: string): { id: string; deleted: true } {
-    const hook = this.get(account, id);
-    this.deps.store.transaction(() => {
-      this.deps.repo.delete(hook.id);
-      this.deps.queue.cancelTarget('webhook', hook.id, this.deps.clock.now());
+  async delete(account: Account, id: string): Promise<{ id: string; deleted: true }> {
+    const hook = await this.get(account, id);
+    await this.deps.store.transaction(async () => {
+      await this.deps.repo.delete(hook.id);
+      await this.deps.queue.cancelTarget('webhook', hook.id, this.deps.clock.now());
+      this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     });
-    this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url) }, 'webhook deleted');
     return { id: hook.id, deleted: true };
   }
@@ -171,7 +171,7 @@ export class WebhookService {
    */
   async test(account: Account, id: string): Promise<{ message: string; status: number }> {
     if (!account.claimed) throw errors.accountUnclaimed();
-    const hook = this.get(account, id);
+    const hook = await this.get(account, id);
     const where = cutUrl(hook.url);
     if (DASHBOARD_TEST_ONLY.has(hook.webhookType)) {
       throw errors.badGateway(`Webhooks of type ${hook.webhookType} can be tested only in the dashboard`);

@@ -16,9 +16,9 @@ export function accountRoutes(s: AccountServices): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: AccountResponse, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
-      handler: ({ principal }) => {
+      handler: async ({ principal }) => {
         const id = principal.account.id;
-        return ok({ data: accountView(principal, s.config, s.accounts.usage(id).checks, s.alertSummary(id)) });
+        return ok({ data: accountView(principal, s.config, (await s.accounts.usage(id)).checks, await s.alertSummary(id)) });
       },
     }),
   ];

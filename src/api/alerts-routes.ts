@@ -22,8 +22,8 @@ export function alertsRoutes(s: AlertServices): Route[] {
       scope: 'alerts:read',
       idempotency: 'none',
       responses: { 200: EmailSettingsResponse, ...errorsFor(401, 403, 429) },
-      handler: ({ principal }) => {
-        const settings = s.emailAlerts.get(principal.account.id);
+      handler: async ({ principal }) => {
+        const settings = await s.emailAlerts.get(principal.account.id);
         return ok({ data: settings ? emailSettingsView(settings) : null });
       },
     }),
@@ -36,7 +36,7 @@ export function alertsRoutes(s: AlertServices): Route[] {
       idempotency: 'none',
       body: EmailSettingsPatchBody,
       responses: { 200: EmailSettingsUpdateResponse, ...errorsFor(400, 401, 403, 413, 429) },
-      handler: ({ principal, body }) => ok({ data: emailSettingsUpdateView(s.emailAlerts.update(principal.account.id, body, principal.access)) }),
+      handler: async ({ principal, body }) => ok({ data: emailSettingsUpdateView(await s.emailAlerts.update(principal.account.id, body, principal.access)) }),
     }),
     defineRoute({
       ...base,
@@ -56,7 +56,7 @@ export function alertsRoutes(s: AlertServices): Route[] {
       scope: 'alerts:read',
       idempotency: 'none',
       responses: { 200: WebhookListResponse, ...errorsFor(401, 403, 429) },
-      handler: ({ principal }) => ok({ data: s.webhooks.list(principal.account.id).map(webhookListItem) }),
+      handler: async ({ principal }) => ok({ data: (await s.webhooks.list(principal.account.id)).map(webhookListItem) }),
     }),
     defineRoute({
       ...base,
@@ -98,7 +98,7 @@ export function alertsRoutes(s: AlertServices): Route[] {
       scope: 'alerts:write',
       idempotency: 'none',
       responses: { 200: WebhookDeletedResponse, ...errorsFor(400, 401, 403, 404, 429) },
-      handler: ({ principal, params }) => ok({ data: s.webhooks.delete(principal.account, params.id!) }),
+      handler: async ({ principal, params }) => ok({ data: await s.webhooks.delete(principal.account, params.id!) }),
     }),
     // Issue 17: the delivery log. A restricted key sees (and retries) only its checks' deliveries.
     defineRoute({
@@ -111,8 +111,8 @@ export function alertsRoutes(s: AlertServices): Route[] {
       idempotency: 'none',
       query: DeliveryQuerySchema,
       responses: { 200: DeliveryListResponse, ...errorsFor(400, 401, 403, 429) },
-      handler: ({ principal, query }) =>
-        ok(s.deliveries.list(principal.account.id, principal.access, query, {
+      handler: async ({ principal, query }) =>
+        ok(await s.deliveries.list(principal.account.id, principal.access, query, {
           limit: query.limit ?? 25,
           page: query.page ?? 1,
           cursor: query.cursor,
@@ -129,7 +129,7 @@ export function alertsRoutes(s: AlertServices): Route[] {
       idempotency: 'optional',
       responses: { 200: DeliveryResponse, ...errorsFor(400, 401, 403, 404, 409, 429) },
       authorize: ({ principal, params }) => s.deliveries.requireAccess(principal.account.id, principal.access, params.id!),
-      handler: ({ principal, params }) => ok({ data: s.deliveries.retry(principal.account.id, principal.access, params.id!) }),
+      handler: async ({ principal, params }) => ok({ data: await s.deliveries.retry(principal.account.id, principal.access, params.id!) }),
     }),
   ];
 }

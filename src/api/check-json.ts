@@ -1,3 +1,4 @@
+import { whenAnswered, type Answer } from '../store/answer.js';
 import type { Config } from '../config.js';
 import { inMaintenance } from '../monitor/maintenance.js';
 import type { Check } from '../domain/records.js';
@@ -85,10 +86,13 @@ export class ListPages {
 
   constructor(private readonly config: Config) {}
 
-  reply(key: string, version: number, list: () => { data: Check[]; meta: PageMeta }): Reply {
+  reply(key: string, version: number, list: () => Answer<{ data: Check[]; meta: PageMeta }>): Answer<Reply> {
     const hit = this.pages.get(key);
     if (hit && hit.version === version) return jsonReply(hit.body);
-    const page = list();
+    return whenAnswered(list(), (page) => this.listed(key, version, hit, page));
+  }
+
+  private listed(key: string, version: number, hit: ListPage | undefined, page: { data: Check[]; meta: PageMeta }): Reply {
     if (hit && sameRecords(hit.checks, page.data) && hit.meta.cursor === page.meta.cursor && hit.meta.total === page.meta.total) {
       hit.version = version;
       return jsonReply(hit.body);

@@ -11,7 +11,7 @@ import type { LastProbe } from '../monitor/live-check.js';
  * last check and response time are the latest result's (`lastProbe`), not the record's synced
  * fields, which move only on status changes.
  */
-export function checkSummary(check: Check, trends: CheckTrends, config: Config, now: number, lastProbe: LastProbe | null) {
+export async function checkSummary(check: Check, trends: CheckTrends, config: Config, now: number, lastProbe: LastProbe | null) {
   const status = publicStatus(check);
   const lastChecked = lastProbe?.at ?? check.lastChecked;
   return {
@@ -27,6 +27,6 @@ export function checkSummary(check: Check, trends: CheckTrends, config: Config, 
     lastChecked: lastChecked === null ? null : new Date(lastChecked).toISOString(),
     lastResponseTime: lastProbe ? lastProbe.responseTime : check.lastResponseTime,
     lastError: status === 'down' ? check.lastError : null,
-    ...trends.trend(check.seq, now),
+    ...(await trends.trend(check.seq, now)),
   };
 }

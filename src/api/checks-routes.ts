@@ -1,3 +1,4 @@
+import { whenAnswered } from '../store/answer.js';
 import { Type } from '@sinclair/typebox';
 import {
   CheckDetailResponse, CheckListResponse, CreateCheckBody, CreatedResponse, ListChecksQuery, MaintenanceBody,
@@ -29,7 +30,7 @@ export function checkRoutes(s: MonitoringServices): Route[] {
         const request = { limit: query.limit ?? 25, page: query.page ?? 1, cursor: query.cursor, includeTotal: query.includeTotal ?? false };
         const access = principal.access ? JSON.stringify(principal.access) : '';
         const key = `${principal.account.id} ${access} ${query.status ?? ''} ${request.limit} ${request.page} ${request.cursor ?? ''} ${request.includeTotal}`;
-        return listPages.reply(key, s.checks.version(), () => s.checks.list(principal, query.status, request));
+        return whenAnswered(s.checks.version(), (version) => listPages.reply(key, version, () => s.checks.list(principal, query.status, request)));
       },
     }),
     defineRoute({
@@ -44,7 +45,7 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       responses: { 201: CreatedResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
       precheck: ({ principal, body }) => s.checks.checkTarget(principal, null, body),
       authorize: ({ principal, body }) => s.checks.requireCreateAccess(principal, body.folder ?? null),
-      handler: ({ principal, body }) => ok({ data: s.checks.create(principal, body) }, 201),
+      handler: async ({ principal, body }) => ok({ data: await s.checks.create(principal, body) }, 201),
     }),
     defineRoute({
       ...base,
@@ -54,7 +55,7 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: CheckDetailResponse, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params, now }) => detailReply(s.checks.get(principal, params.id!), s.config, now, s.lastProbe(params.id!)),
+      handler: ({ principal, params, now }) => whenAnswered(s.checks.get(principal, params.id!), (check) => detailReply(check, s.config, now, s.lastProbe(params.id!))),
     }),
     defineRoute({
       ...base,
@@ -66,8 +67,8 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       body: UpdateCheckBody,
       responses: { 200: SuccessResponse, ...errorsFor(400, 401, 403, 404, 409, 429) },
       precheck: ({ principal, params, body }) => s.checks.checkTarget(principal, params.id!, body),
-      handler: ({ principal, params, body }) => {
-        s.checks.update(principal, params.id!, body);
+      handler: async ({ principal, params, body }) => {
+        await s.checks.update(principal, params.id!, body);
         return ok({ data: { success: true } });
       },
     }),
@@ -79,8 +80,8 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       scope: 'checks:delete',
       idempotency: 'none',
       responses: { 200: SuccessResponse, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params }) => {
-        s.checks.remove(principal, params.id!);
+      handler: async ({ principal, params }) => {
+        await s.checks.remove(principal, params.id!);
         return ok({ data: { success: true } });
       },
     }),
@@ -95,7 +96,7 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       body: ToggleBody,
       responses: { 200: ToggleResponse, ...errorsFor(400, 401, 403, 404, 422, 429) },
       authorize: ({ principal, params }) => s.checks.get(principal, params.id!),
-      handler: ({ principal, params, body }) => ok({ data: s.checks.toggle(principal, params.id!, body.disabled, body.reason) }),
+      handler: async ({ principal, params, body }) => ok({ data: await s.checks.toggle(principal, params.id!, body.disabled, body.reason) }),
     }),
     defineRoute({
       ...base,
@@ -108,8 +109,8 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       body: MaintenanceBody,
       responses: { 200: MaintenanceResponse, ...errorsFor(400, 401, 403, 404, 422, 429) },
       authorize: ({ principal, params }) => s.checks.get(principal, params.id!),
-      handler: ({ principal, params, body }) =>
-        ok({ data: s.checks.setMaintenance(principal, params.id!, body.enabled, body.until) }),
+      handler: async ({ principal, params, body }) =>
+        ok({ data: await s.checks.setMaintenance(principal, params.id!, body.enabled, body.until) }),
     }),
   ];
 }

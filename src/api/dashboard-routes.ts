@@ -7,6 +7,7 @@ import type { Principal } from '../core/principal.js';
 import { sessionToken, type OpenedSession, type SessionsService } from '../core/sessions-service.js';
 import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
 import { checkSummary } from './check-summary.js';
+import type { Answer } from '../store/answer.js';
 import type { LiveFeed } from './live-feed.js';
 import { publicApi } from './route-presets.js';
 import type { MonitoringServices } from './services.js';
@@ -27,7 +28,7 @@ function sessionInfo(principal: Principal, expiresAt: number | null) {
  * What the dashboard calls beyond the spec's endpoints: sign-in and sign-out, the list's
  * summaries, chart series and the live stream. Any API client may call them too.
  */
-export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService, live: LiveFeed, authenticate: (headers: Record<string, string>) => Principal): Route[] {
+export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService, live: LiveFeed, authenticate: (headers: Record<string, string>) => Answer<Principal>): Route[] {
   const opened = (session: OpenedSession) =>
     ok({ data: sessionInfo(session.principal, session.expiresAt) }, 201, { 'Set-Cookie': sessions.cookie(session), 'Cache-Control': 'no-store' });
   return [
@@ -46,7 +47,7 @@ export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService
       responses: { 201: SessionResponse, 400: ErrorBody },
       handler: ({ body }) => {
         if ((body.apiKey === undefined) === (body.loginToken === undefined)) throw errors.badRequest('send exactly one of apiKey and loginToken');
-        return opened(body.apiKey !== undefined ? sessions.signInWithKey(body.apiKey) : sessions.signInWithLoginLink(body.loginToken!));
+        return (body.apiKey !== undefined ? sessions.signInWithKey(body.apiKey) : sessions.signInWithLoginLink(body.loginToken!)).then(opened);
       },
     }),
     defineRoute({
@@ -67,9 +68,9 @@ export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService
       ...publicApi,
       idempotency: 'none',
       responses: { 204: null, 401: ErrorBody, 403: ErrorBody },
-      handler: ({ req }) => {
+      handler: async ({ req }) => {
         const token = sessionToken(req.headers['cookie']);
-        if (token !== null) sessions.signOut(token);
+        if (token !== null) await sessions.signOut(token);
         return { status: 204, headers: { 'Set-Cookie': sessions.clearCookie() } };
       },
     }),
@@ -82,8 +83,9 @@ export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: SummaryResponse, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
-      handler: ({ principal, now }) => {
-        const rows = s.checks.all(principal).map((c) => JSON.stringify(checkSummary(c, s.trends, s.config, now, s.lastProbe(c.id))));
+      handler: async ({ principal, now }) => {
+        const rows: string[] = [];
+        for (const c of await s.checks.all(principal)) rows.push(JSON.stringify(await checkSummary(c, s.trends, s.config, now, s.lastProbe(c.id))));
         return jsonReply(`{"data":[${rows.join(',')}],"meta":{"total":${rows.length}}}`);
       },
     }),
@@ -97,10 +99,10 @@ export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService
       idempotency: 'none',
       query: BeatsQuery,
       responses: { 200: BeatsResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
-      handler: ({ principal, query }) => {
+      handler: async ({ principal, query }) => {
         const ids = query.ids.split(',').map((id) => id.trim()).filter(Boolean);
         if (ids.length > BEATS_MAX_CHECKS) throw errors.badRequest(`ids: at most ${BEATS_MAX_CHECKS} checks at once`);
-        const data = s.history.recent(principal, ids, query.limit ?? 30).map(({ id, results }) => ({
+        const data = (await s.history.recent(principal, ids, query.limit ?? 30)).map(({ id, results }) => ({
           id, at: results.map((r) => r.at), status: results.map((r) => r.status), responseTime: results.map((r) => r.responseTime),
         }));
         return ok({ data }, 200, { 'Cache-Control': 'no-store' });
@@ -116,10 +118,10 @@ export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService
       idempotency: 'none',
       query: SeriesQuery,
       responses: { 200: SeriesResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
-      handler: ({ principal, params, query, now }) => {
-        const check = s.checks.get(principal, params.id!);
+      handler: async ({ principal, params, query, now }) => {
+        const check = await s.checks.get(principal, params.id!);
         const range = query.range ?? '1d';
-        const { from, to, series, incidents } = s.series.series(check.seq, range, now);
+        const { from, to, series, incidents } = await s.series.series(check.seq, range, now);
         return ok({
           data: {
             checkId: check.id, range, from: iso(from), to: iso(to), ...series,

@@ -23,7 +23,7 @@ export function heartbeatRoutes(s: MonitoringServices): Route[] {
     return jsonReply(PONG);
   };
   const acknowledged = (ping: () => Promise<boolean>) =>
-    ping().then((known) => (known || s.checks.catchUp() === 0 ? reply(known) : ping().then(reply)));
+    ping().then(async (known) => (known || (await s.checks.catchUp()) === 0 ? reply(known) : ping().then(reply)));
   const ping = defineRoute({
     method: 'GET',
     path: '/heartbeat/:token',
@@ -69,8 +69,8 @@ export function heartbeatRoutes(s: MonitoringServices): Route[] {
       transaction: true,
       responses: { 200: Type.Object({ data: Type.Object({ pingUrl: Type.String() }) }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
       authorize: ({ principal, params }) => s.checks.get(principal, params.id!),
-      handler: ({ principal, params }) => {
-        const { check } = s.checks.regenerateToken(principal, params.id!);
+      handler: async ({ principal, params }) => {
+        const { check } = await s.checks.regenerateToken(principal, params.id!);
         return ok({ data: { pingUrl: checkUrl(check, s.config) } });
       },
     }),

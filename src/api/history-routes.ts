@@ -17,8 +17,8 @@ export function historyRoutes(s: MonitoringServices): Route[] {
       idempotency: 'none',
       query: HistoryQuerySchema,
       responses: { 200: HistoryResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
-      handler: ({ principal, params, query }) => {
-        const page = s.history.list(principal, params.id!, query, {
+      handler: async ({ principal, params, query }) => {
+        const page = await s.history.list(principal, params.id!, query, {
           limit: query.limit ?? 25,
           page: query.page ?? 1,
           cursor: query.cursor,

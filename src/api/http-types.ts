@@ -75,8 +75,9 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
   idempotency: 'required' | 'optional' | 'none';
   /**
    * The handler and its idempotency record commit as one unit of work (a store transaction,
-   * docs/architecture.md). Only a synchronous handler that does nothing but store work may set
-   * it; a handler that awaits (mail, webhooks, DNS) records its idempotency after it returns.
+   * docs/architecture.md#transactions). Only a handler that awaits nothing but store work may
+   * set it; a handler that awaits anything else (mail, webhooks, DNS) records its idempotency
+   * after it returns.
    */
   transaction?: boolean;
   errorShape: ErrorShape;
@@ -90,7 +91,7 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
   /** WWW-Authenticate of this route's 401s when it is its own protected resource (RFC 9728); the API's otherwise. */
   challenge?: string;
   /**
-   * Checks that need I/O (DNS) before a synchronous handler runs in its transaction; they may
+   * Checks that need I/O (DNS) before the handler runs in its transaction; they may
    * throw an ApiError. Return undefined when there is nothing to wait for.
    */
   precheck?: (ctx: HandlerContext<Static<B>, Static<Q>>) => Promise<void> | undefined;
@@ -99,7 +100,7 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
    * run before an Idempotency-Key replay, so a replay is answered only to a caller allowed to
    * make the request. A restricted key replaying on a route without it is refused.
    */
-  authorize?: (ctx: HandlerContext<Static<B>, Static<Q>>) => void;
+  authorize?: (ctx: HandlerContext<Static<B>, Static<Q>>) => unknown;
   handler: (ctx: HandlerContext<Static<B>, Static<Q>>) => Reply | Promise<Reply>;
 }
 

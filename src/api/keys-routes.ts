@@ -32,8 +32,8 @@ export function keyRoutes(s: AccountServices): Route[] {
       summary: 'List the account’s API keys (never their secrets), revoked ones included',
       idempotency: 'none',
       responses: { 200: ApiKeyListResponse, ...errorsFor(401, 403, 429) },
-      handler: ({ principal }) => {
-        const keys = s.accounts.keysOf(principal);
+      handler: async ({ principal }) => {
+        const keys = await s.accounts.keysOf(principal);
         return ok({ data: keys.map((k) => json(k, principal)), meta: { total: keys.length } }, 200, { 'Cache-Control': 'no-store' });
       },
     }),
@@ -46,8 +46,8 @@ export function keyRoutes(s: AccountServices): Route[] {
       idempotency: 'none',
       body: CreateKeyBody,
       responses: { 201: CreatedKeyResponse, ...errorsFor(400, 401, 403, 409, 429) },
-      handler: ({ principal, body }) => {
-        const { secret, key } = s.accounts.createKeyFor(principal, body);
+      handler: async ({ principal, body }) => {
+        const { secret, key } = await s.accounts.createKeyFor(principal, body);
         return ok({ data: { ...json(key, principal), key: secret } }, 201, { 'Cache-Control': 'no-store' });
       },
     }),
@@ -58,8 +58,8 @@ export function keyRoutes(s: AccountServices): Route[] {
       summary: 'Revoke an API key: requests with it get 401 at once; revocation is final',
       idempotency: 'none',
       responses: { 204: null, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params }) => {
-        s.accounts.revokeKeyFor(principal, params.id!);
+      handler: async ({ principal, params }) => {
+        await s.accounts.revokeKeyFor(principal, params.id!);
         return { status: 204 };
       },
     }),

@@ -3,6 +3,7 @@ import { accessAllows } from '../core/principal.js';
 import type { Check } from '../domain/records.js';
 import type { StatusChange, StatusFeed } from '../core/status-feed.js';
 import type { StreamSink } from './http-types.js';
+import { whenAnswered, type Answer } from '../store/answer.js';
 
 /** A comment line every so often keeps proxies from closing an idle stream and re-checks the session. */
 const KEEPALIVE_MS = 25_000;
@@ -11,7 +12,7 @@ interface Listener {
   principal: Principal;
   sink: StreamSink;
   /** Authenticates the request again: throws once the key or session has ended. */
-  reauthenticate: () => Principal;
+  reauthenticate: () => Answer<Principal>;
 }
 
 /**
@@ -22,18 +23,19 @@ interface Listener {
 export class LiveFeed {
   private readonly listeners = new Set<Listener>();
   private readonly timer: NodeJS.Timeout;
+  private pushed: Promise<void> = Promise.resolve();
 
   constructor(
     feed: StatusFeed,
-    private readonly lookup: (checkId: string) => Check | null,
-    private readonly row: (check: Check) => unknown,
+    private readonly lookup: (checkId: string) => Answer<Check | null>,
+    private readonly row: (check: Check) => Promise<unknown>,
   ) {
     feed.subscribe((change) => this.publish(change));
     this.timer = setInterval(() => this.keepAlive(), KEEPALIVE_MS);
     this.timer.unref();
   }
 
-  attach(principal: Principal, sink: StreamSink, reauthenticate: () => Principal): void {
+  attach(principal: Principal, sink: StreamSink, reauthenticate: () => Answer<Principal>): void {
     const listener: Listener = { principal, sink, reauthenticate };
     this.listeners.add(listener);
     sink.onClose(() => this.listeners.delete(listener));
@@ -42,10 +44,19 @@ export class LiveFeed {
 
   private publish(change: StatusChange): void {
     if (this.listeners.size === 0) return;
-    const check = change.type === 'deleted' ? null : this.lookup(change.checkId);
-    const frame = check
-      ? `event: check\ndata: ${JSON.stringify(this.row(check))}\n\n`
-      : `event: removed\ndata: ${JSON.stringify({ id: change.checkId })}\n\n`;
+    // One change after another, in the order they came (a row is read from the store first).
+    this.pushed = this.pushed
+      .then(async () => {
+        const check = change.type === 'deleted' ? null : await this.lookup(change.checkId);
+        const frame = check
+          ? `event: check\ndata: ${JSON.stringify(await this.row(check))}\n\n`
+          : `event: removed\ndata: ${JSON.stringify({ id: change.checkId })}\n\n`;
+        this.push(change, check, frame);
+      })
+      .catch(() => {}); // a failed read: the check's next change pushes its row
+  }
+
+  private push(change: StatusChange, check: Check | null, frame: string): void {
     for (const l of this.listeners) {
       if (l.principal.account.id !== change.accountId) continue;
       if (!accessAllows(l.principal.access, check ?? { id: change.checkId, folder: change.folder ?? null })) continue;
@@ -65,12 +76,18 @@ export class LiveFeed {
 
   private keepAlive(): void {
     for (const l of this.listeners) {
-      try {
-        l.principal = l.reauthenticate();
-        l.sink.write(': keep-alive\n\n');
-      } catch {
+      const signedOut = () => {
         l.sink.write('event: signed-out\ndata: {}\n\n');
         l.sink.end();
+      };
+      try {
+        const renewed = whenAnswered(l.reauthenticate(), (principal) => {
+          l.principal = principal;
+          l.sink.write(': keep-alive\n\n');
+        });
+        if (renewed instanceof Promise) renewed.catch(signedOut);
+      } catch {
+        signedOut();
       }
     }
   }

@@ -42,11 +42,11 @@ export function oauthRoutes(s: AccountServices): Route[] {
       bodyKind: 'form',
       body: TokenForm,
       responses: { 200: TokenResponseBody, 400: OAuthErrorBody },
-      handler: ({ req, body }) => {
+      handler: async ({ req, body }) => {
         if (/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
           throw tokenError('invalid_request', 'The token endpoint takes application/x-www-form-urlencoded (RFC 6749), not JSON');
         }
-        return ok(s.oauth.tokens.refresh(body), 200, NO_STORE);
+        return ok(await s.oauth.tokens.refresh(body), 200, NO_STORE);
       },
     }),
     defineRoute({
@@ -88,7 +88,7 @@ export function oauthRoutes(s: AccountServices): Route[] {
       errorShape: 'standard',
       documented: false,
       responses: {},
-      handler: ({ params }) => claimPage(s.oauth.claims.inspect(params.token!)),
+      handler: async ({ params }) => claimPage(await s.oauth.claims.inspect(params.token!)),
     }),
     defineRoute({
       ...PUBLIC,
@@ -100,7 +100,7 @@ export function oauthRoutes(s: AccountServices): Route[] {
       documented: false,
       bodyKind: 'form',
       responses: {},
-      handler: ({ params }) => claimPage(s.oauth.claims.claim(params.token!)),
+      handler: async ({ params }) => claimPage(await s.oauth.claims.claim(params.token!)),
     }),
   ];
 }

@@ -41,8 +41,8 @@ export function operationsRoutes(s: OperationServices): Route[] {
       path: '/readyz',
       summary: 'The store takes writes and the engine is ticking (503 otherwise; no sign-in)',
       responses: { 200: ReadyBody, 503: ReadyBody },
-      handler: () => {
-        const report = s.readiness.check();
+      handler: async () => {
+        const report = await s.readiness.check();
         return {
           status: report.ready ? 200 : 503,
           headers: { 'Cache-Control': 'no-store' },

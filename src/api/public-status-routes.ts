@@ -7,6 +7,7 @@ import { pageAtom, pageJson } from '../status-pages/page-feeds.js';
 import { renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js';
 import { RESPONSE_WINDOWS, UPTIME_WINDOWS, type BadgeKind } from '../status-pages/public-pages.js';
 import type { StatusPage } from '../store/status-pages.js';
+import type { Answer } from '../store/answer.js';
 import type { RenderCache, Rendered } from './render-cache.js';
 import type { PageServices } from './services.js';
 
@@ -53,13 +54,13 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   const cache = caches.pages;
   const pages = s.publicPages;
 
-  const renderPage = (page: StatusPage, format: Format): Rendered => {
+  const renderPage = async (page: StatusPage, format: Format): Promise<Rendered> => {
     const checkIds = page.checkIds;
     if (format === 'atom') {
-      const text = pageAtom({ slug: page.slug, title: page.title, pageUrl: s.statusPages.url(page) }, pages.changes(page), s.clock.now());
+      const text = pageAtom({ slug: page.slug, title: page.title, pageUrl: s.statusPages.url(page) }, await pages.changes(page), s.clock.now());
       return { status: 200, contentType: 'application/atom+xml; charset=utf-8', text, slug: page.slug, checkIds };
     }
-    const view = pages.view(page);
+    const view = await pages.view(page);
     // Changes that come without an alert event: a maintenance window running out, and a new
     // check's first result (pending to up); render again at the window's end, or soon.
     const ends = view.checks.map((c) => c.maintenanceUntil).filter((t): t is number => t !== null);
@@ -70,8 +71,8 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   };
 
   // Unknown slugs are not kept: made-up addresses must not push real pages out of the cache.
-  const renderSlug = (slug: string, format: Format): Rendered => {
-    const page = SLUG.test(slug) ? pages.bySlug(slug) : null;
+  const renderSlug = async (slug: string, format: Format): Promise<Rendered> => {
+    const page = SLUG.test(slug) ? await pages.bySlug(slug) : null;
     if (page) return renderPage(page, format);
     const missing = { status: 404, slug, checkIds: [], keep: false };
     if (format === 'html') return { ...missing, contentType: HTML, text: renderNotFoundHtml() };
@@ -79,12 +80,12 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   };
 
   // A badge of a check on no page is a 404, cached like the rest: listing the check purges it.
-  const badge = (req: HttpRequest, checkId: string, kind: BadgeKind, file: string, query: { style?: BadgeStyle; label?: string }): Reply => {
+  const badge = (req: HttpRequest, checkId: string, kind: BadgeKind, file: string, query: { style?: BadgeStyle; label?: string }): Answer<Reply> => {
     const json = file.endsWith('.json');
     const key = `badge:${checkId}:${kind.kind}:${'window' in kind ? kind.window : ''}:${json ? 'json' : 'svg'}:${query.style ?? ''}:${query.label ?? ''}`;
-    return caches.badges.reply(key, req, () => {
+    return caches.badges.reply(key, req, async () => {
       const checkIds = [checkId];
-      const found = pages.badge(checkId, kind);
+      const found = await pages.badge(checkId, kind);
       if (!found) {
         const text = JSON.stringify(errorBody(errors.notFound(`No status page shows check ${checkId}`), 'standard'));
         return { status: 404, contentType: JSON_TYPE, text, slug: null, checkIds };
@@ -119,8 +120,8 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
       method: 'GET',
       path: '/',
       summary: 'The status page whose customDomain is the request Host',
-      handler: ({ req }) => {
-        const page = pages.byHost(req.headers['host']);
+      handler: async ({ req }) => {
+        const page = await pages.byHost(req.headers['host']);
         if (!page) throw errors.routeNotFound(req.method, req.path);
         return cache.reply(`${page.slug}.html`, req, () => renderPage(page, 'html'));
       },

@@ -22,7 +22,7 @@ export function regionsRoutes(s: MonitoringServices): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: Type.Object({ data: Type.Array(Region) }), 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
-      handler: () => ok({ data: s.regions() }),
+      handler: async () => ok({ data: await s.regions() }),
     }),
   ];
 }

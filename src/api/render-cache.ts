@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Clock } from '../domain/clock.js';
 import type { Reply } from './http-types.js';
+import { whenAnswered, type Answer } from '../store/answer.js';
 import { Lru } from '../util/lru.js';
 import { etagMatches } from './status-routes.js';
 import type { StatusFeed } from '../core/status-feed.js';
@@ -60,6 +61,8 @@ export class RenderCache {
    */
   private keysOfCheck = new Map<string, Set<string>>();
   private indexed = 0;
+  /** Moves on every purge. */
+  private purges = 0;
   private readonly indexLimit: number;
 
   constructor(
@@ -71,13 +74,21 @@ export class RenderCache {
     this.indexLimit = 8 * capacity;
   }
 
-  reply(key: string, req: { headers: Record<string, string> }, render: () => Rendered): Reply {
+  /** Synchronous when the entry is fresh (the cached status page is a hot path) or renders at once. */
+  reply(key: string, req: { headers: Record<string, string> }, render: () => Answer<Rendered>): Answer<Reply> {
     const now = this.clock.now();
-    let entry = this.entries.get(key);
-    if (entry === undefined || !this.fresh(entry, now)) {
-      entry = this.made(render(), now);
-      if (entry.keep !== false) this.keep(key, entry);
-    }
+    const entry = this.entries.get(key);
+    if (entry !== undefined && this.fresh(entry, now)) return this.served(entry, req);
+    const purges = this.purges;
+    return whenAnswered(render(), (rendered) => {
+      const made = this.made(rendered, now);
+      // A purge while it rendered (a store that answers later) may have voided what it read.
+      if (made.keep !== false && purges === this.purges) this.keep(key, made);
+      return this.served(made, req);
+    });
+  }
+
+  private served(entry: Entry, req: { headers: Record<string, string> }): Reply {
     const encoding = entry.br ? preferred(req.headers['accept-encoding']) : null;
     // A strong ETag names one representation: each encoding has its own.
     const etag = `"${entry.etag}${encoding ? `-${encoding}` : ''}"`;
@@ -122,6 +133,7 @@ export class RenderCache {
   }
 
   purgeCheck(checkId: string): void {
+    this.purges++;
     const keys = this.keysOfCheck.get(checkId);
     if (keys === undefined) return;
     this.keysOfCheck.delete(checkId);
@@ -130,6 +142,7 @@ export class RenderCache {
   }
 
   purgeSlug(slug: string): void {
+    this.purges++;
     this.entries.deleteWhere((_, e) => e.slug === slug);
   }
 }

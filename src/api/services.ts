@@ -36,7 +36,7 @@ export interface MonitoringServices extends Shared {
   /** The check's latest result, live from memory (the record's `lastProbe`). */
   lastProbe(checkId: string): LastProbe | null;
   /** Regions a check can be pinned to, with their prober nodes. */
-  regions(): RegionView[];
+  regions(): Promise<RegionView[]>;
   /** 24 h uptime and sparklines of the dashboard list. */
   trends: CheckTrends;
   /** Chart series and incidents of the check page. */
@@ -50,7 +50,7 @@ export interface AccountServices extends Shared {
   sessions: SessionsService;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
-  alertSummary(accountId: string): AlertSummary;
+  alertSummary(accountId: string): Promise<AlertSummary>;
 }
 
 /** Alert settings and deliveries. */

@@ -24,7 +24,7 @@ export function statsRoutes(services: { stats: StatsService }): Route[] {
         404: ErrorBody,
         429: ErrorBody,
       },
-      handler: ({ principal, params, query }) => ok({ data: services.stats.forQuery(principal, params.id!, query) }),
+      handler: async ({ principal, params, query }) => ok({ data: await services.stats.forQuery(principal, params.id!, query) }),
     }),
   ];
 }

@@ -35,8 +35,8 @@ export function statusPageRoutes(s: PageServices): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: StatusPageListResponse, ...errorsFor(401, 403, 429) },
-      handler: ({ principal }) => {
-        const pages = s.statusPages.list(principal);
+      handler: async ({ principal }) => {
+        const pages = await s.statusPages.list(principal);
         return ok({ data: pages.map(json), meta: { total: pages.length } });
       },
     }),
@@ -49,7 +49,7 @@ export function statusPageRoutes(s: PageServices): Route[] {
       idempotency: 'optional',
       body: CreateStatusPageBody,
       responses: { 201: StatusPageResponse, ...errorsFor(400, 401, 403, 409, 422, 429) },
-      handler: ({ principal, body }) => ok({ data: json(s.statusPages.create(principal, body)) }, 201),
+      handler: async ({ principal, body }) => ok({ data: json(await s.statusPages.create(principal, body)) }, 201),
     }),
     defineRoute({
       ...base,
@@ -59,7 +59,7 @@ export function statusPageRoutes(s: PageServices): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: StatusPageResponse, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params }) => ok({ data: json(s.statusPages.get(principal, params.id!)) }),
+      handler: async ({ principal, params }) => ok({ data: json(await s.statusPages.get(principal, params.id!)) }),
     }),
     defineRoute({
       ...base,
@@ -70,7 +70,7 @@ export function statusPageRoutes(s: PageServices): Route[] {
       idempotency: 'none',
       body: UpdateStatusPageBody,
       responses: { 200: StatusPageResponse, ...errorsFor(400, 401, 403, 404, 409, 429) },
-      handler: ({ principal, params, body }) => ok({ data: json(s.statusPages.update(principal, params.id!, body)) }),
+      handler: async ({ principal, params, body }) => ok({ data: json(await s.statusPages.update(principal, params.id!, body)) }),
     }),
     defineRoute({
       ...base,
@@ -80,8 +80,8 @@ export function statusPageRoutes(s: PageServices): Route[] {
       scope: 'checks:write',
       idempotency: 'none',
       responses: { 200: Type.Object({ data: Success }), ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params }) => {
-        s.statusPages.remove(principal, params.id!);
+      handler: async ({ principal, params }) => {
+        await s.statusPages.remove(principal, params.id!);
         return ok({ data: { success: true } });
       },
     }),

@@ -27,8 +27,8 @@ export function statusRoutes(s: MonitoringServices): Route[] {
       rateLimit: 'status',
       idempotency: 'none',
       responses: { 200: StatusResponse, 304: null, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
-      handler: ({ principal, req, now }) => {
-        const checks = s.checks.all(principal);
+      handler: async ({ principal, req, now }) => {
+        const checks = await s.checks.all(principal);
         const text = JSON.stringify({ data: checks.map((c) => statusObject(c, now)), meta: { total: checks.length } });
         const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
         const headers = { ETag: etag, 'Cache-Control': 'no-cache' };

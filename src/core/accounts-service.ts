@@ -80,9 +80,9 @@ export class AccountsService {
     private readonly clock: Clock,
   ) {}
 
-  createAccount(email: string, tier: string = 'free'): Account {
+  async createAccount(email: string, tier: string = 'free'): Promise<Account> {
     const normalised = checkNewAccount(email, tier);
-    if (this.store.accounts.byEmail(normalised)) throw errors.conflict(`an account with email ${normalised} already exists`);
+    if (await this.store.accounts.byEmail(normalised)) throw errors.conflict(`an account with email ${normalised} already exists`);
     const account: Account = {
       id: newId('acc'),
       email: normalised,
@@ -91,26 +91,27 @@ export class AccountsService {
       claimed: true,
       createdAt: this.clock.now(),
     };
-    this.store.accounts.insert(account);
+    await this.store.accounts.insert(account);
     return account;
   }
 
-  findAccount(idOrEmail: string): Account {
-    const account = this.store.accounts.byId(idOrEmail) ?? this.store.accounts.byEmail(idOrEmail.trim().toLowerCase());
+  async findAccount(idOrEmail: string): Promise<Account> {
+    const account = (await this.store.accounts.byId(idOrEmail)) ?? (await this.store.accounts.byEmail(idOrEmail.trim().toLowerCase()));
     if (!account) throw errors.notFound(`no account ${idOrEmail}`);
     return account;
   }
 
-  createKey(input: NewKeyInput): CreatedKey {
+  async createKey(input: NewKeyInput): Promise<CreatedKey> {
     const { scopes, expiresAt, access } = checkNewKey(input, this.clock.now());
 
-    return this.store.transaction(() => {
-      const account = this.findAccount(input.account);
+    return await this.store.transaction(async () => {
+      const account = await this.findAccount(input.account);
       // A key restricted to a check it can never see is a mistake, not a restriction.
-      const foreign = (access?.checkIds ?? []).filter((id) => this.store.checks.byId(id)?.accountId !== account.id);
+      const foreign: string[] = [];
+      for (const id of access?.checkIds ?? []) if ((await this.store.checks.byId(id))?.accountId !== account.id) foreign.push(id);
       if (foreign.length > 0) throw errors.badRequest(`no check ${foreign.join(', ')} in account ${account.email}`);
       const allowance = limitsFor(this.config, account).maxApiKeys;
-      if (this.store.keys.countLive(account.id) >= allowance) {
+      if ((await this.store.keys.countLive(account.id)) >= allowance) {
         throw errors.conflict(`the ${account.tier} plan allows ${allowance} API key${allowance === 1 ? '' : 's'}; revoke one first`);
       }
       const secret = newApiKey();
@@ -125,82 +126,86 @@ export class AccountsService {
         revokedAt: null,
         createdAt: this.clock.now(),
       };
-      this.store.keys.insert(key, hashSecret(secret));
+      await this.store.keys.insert(key, hashSecret(secret));
       return { id: key.id, key: secret, scopes, expiresAt, access };
     });
   }
 
   /** Every account with its number of checks and of keys not revoked (the CLI's account list). */
   /** What the account uses of its plan (spec 2.7 `usage`). */
-  usage(accountId: string): { checks: number } {
-    return { checks: this.store.checks.countForAccount(accountId) };
+  async usage(accountId: string): Promise<{ checks: number }> {
+    return { checks: await this.store.checks.countForAccount(accountId) };
   }
 
-  listAccounts(): AccountSummary[] {
-    return this.store.accounts.all().map((a) => ({
-      id: a.id,
-      email: a.email,
-      tier: a.tier,
-      claimed: a.claimed,
-      createdAt: a.createdAt,
-      checks: this.store.checks.countForAccount(a.id),
-      keys: this.store.keys.countLive(a.id),
-    }));
+  async listAccounts(): Promise<AccountSummary[]> {
+    const summaries: AccountSummary[] = [];
+    for (const a of await this.store.accounts.all()) {
+      summaries.push({
+        id: a.id,
+        email: a.email,
+        tier: a.tier,
+        claimed: a.claimed,
+        createdAt: a.createdAt,
+        checks: await this.store.checks.countForAccount(a.id),
+        keys: await this.store.keys.countLive(a.id),
+      });
+    }
+    return summaries;
   }
 
   /** Keys of one account (by id or email) or of all, never their secrets (the CLI's key list). */
-  listKeys(account?: string): KeySummary[] {
-    const owner = account === undefined ? null : this.findAccount(account).id;
+  async listKeys(account?: string): Promise<KeySummary[]> {
+    const owner = account === undefined ? null : (await this.findAccount(account)).id;
     const now = this.clock.now();
-    return this.store.keys.list(owner).map((k) => keySummary(k, now));
+    return (await this.store.keys.list(owner)).map((k) => keySummary(k, now));
   }
 
   /** The caller's account's keys (the keys API), never their secrets. */
-  keysOf(principal: Principal): KeySummary[] {
+  async keysOf(principal: Principal): Promise<KeySummary[]> {
     requireFullAccess(principal);
     return this.listKeys(principal.account.id);
   }
 
   /** A key of the caller's account (the keys API): the secret is in the answer and nowhere else. */
-  createKeyFor(principal: Principal, input: Omit<NewKeyInput, 'account'>): { secret: string; key: KeySummary } {
+  async createKeyFor(principal: Principal, input: Omit<NewKeyInput, 'account'>): Promise<{ secret: string; key: KeySummary }> {
     requireFullAccess(principal);
-    const created = this.createKey({ ...input, account: principal.account.id });
-    return { secret: created.key, key: keySummary(this.store.keys.byId(created.id)!, this.clock.now()) };
+    const created = await this.createKey({ ...input, account: principal.account.id });
+    return { secret: created.key, key: keySummary((await this.store.keys.byId(created.id))!, this.clock.now()) };
   }
 
   /** Revokes a key of the caller's account (the keys API); revoking one already revoked changes nothing. */
-  revokeKeyFor(principal: Principal, id: string): void {
+  async revokeKeyFor(principal: Principal, id: string): Promise<void> {
     requireFullAccess(principal);
-    const key = this.store.keys.byId(id);
+    const key = await this.store.keys.byId(id);
     if (!key) throw errors.notFound(`API key ${id} not found`);
     if (key.accountId !== principal.account.id) throw errors.forbidden('This API key belongs to another account');
-    if (key.revokedAt === null) this.store.keys.revoke(id, this.clock.now());
+    if (key.revokedAt === null) await this.store.keys.revoke(id, this.clock.now());
   }
 
-  revokeKey(id: string): void {
-    this.liveKey(id);
-    this.store.keys.revoke(id, this.clock.now());
+  async revokeKey(id: string): Promise<void> {
+    await this.liveKey(id);
+    await this.store.keys.revoke(id, this.clock.now());
   }
 
-  setKeyDisabled(id: string, disabled: boolean): void {
-    this.liveKey(id);
-    this.store.keys.setDisabled(id, disabled);
+  async setKeyDisabled(id: string, disabled: boolean): Promise<void> {
+    await this.liveKey(id);
+    await this.store.keys.setDisabled(id, disabled);
   }
 
   /**
    * First start of an empty data directory: the admin account with one key holding every
    * scope. Returns the key (to print once) or null when accounts already exist.
    */
-  bootstrapAdmin(): CreatedKey | null {
-    return this.store.transaction(() => {
-      if (this.store.accounts.count() > 0) return null;
-      const account = this.createAccount(ADMIN_EMAIL, 'pro');
+  async bootstrapAdmin(): Promise<CreatedKey | null> {
+    return await this.store.transaction(async () => {
+      if ((await this.store.accounts.count()) > 0) return null;
+      const account = await this.createAccount(ADMIN_EMAIL, 'pro');
       return this.createKey({ account: account.id, scopes: [...SCOPES], name: 'admin' });
     });
   }
 
-  private liveKey(id: string): ApiKey {
-    const key = this.store.keys.byId(id);
+  private async liveKey(id: string): Promise<ApiKey> {
+    const key = await this.store.keys.byId(id);
     if (!key) throw errors.notFound(`no API key ${id}`);
     if (key.revokedAt !== null) throw errors.conflict(`API key ${id} is revoked; revocation is final`);
     return key;

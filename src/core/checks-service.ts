@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { CheckQuery, ListStatus, Store } from '../store/store.js';
+import { whenAnswered, type Answer, type CheckQuery, type ListStatus, type Store } from '../store/store.js';
 import { applyInput, DEFAULT_SETTINGS, validateSettings } from './check-settings.js';
 import type { CheckType } from '../domain/check-types.js';
 import type { Clock } from '../domain/clock.js';
@@ -40,13 +40,13 @@ export class ChecksService {
   }
 
   /** Regions a check may be pinned to: the central's and every region with a registered node. */
-  availableRegions(): string[] {
-    const others = this.store.nodes.regions().map((r) => r.region).filter((r) => r !== this.config.region);
+  async availableRegions(): Promise<string[]> {
+    const others = (await this.store.nodes.regions()).map((r) => r.region).filter((r) => r !== this.config.region);
     return [this.config.region, ...others];
   }
 
-  private checkRegion(region: string): void {
-    const available = this.availableRegions();
+  private async checkRegion(region: string): Promise<void> {
+    const available = await this.availableRegions();
     if (!available.includes(region)) throw errors.badRequest(`checkRegionOverride must be one of: ${available.join(', ')}`);
   }
 
@@ -80,13 +80,14 @@ export class ChecksService {
    * CheckRepo.writtenElsewhere); the server also calls it every second, for checks nobody reads.
    * Returns how many there were.
    */
-  catchUp(): number {
-    const checks = this.store.checks.writtenElsewhere();
-    for (const check of checks) this.saved(check, true);
-    return checks.length;
+  catchUp(): Answer<number> {
+    return whenAnswered(this.store.checks.writtenElsewhere(), (checks) => {
+      for (const check of checks) this.saved(check, true);
+      return checks.length;
+    });
   }
 
-  create(principal: Principal, input: CreateCheckInput): { id: string } {
+  async create(principal: Principal, input: CreateCheckInput): Promise<{ id: string }> {
     const type = input.type ?? 'website';
     const account = principal.account;
     const now = this.clock.now();
@@ -94,18 +95,18 @@ export class ChecksService {
     const settings = applyInput(base, { ...input, type });
     if (type === 'heartbeat') settings.url = '';
     const urlKey = validateSettings(settings, account, this.config, new Set([...Object.keys(input), 'type']));
-    if (input.checkRegionOverride) this.checkRegion(input.checkRegionOverride);
+    if (input.checkRegionOverride) await this.checkRegion(input.checkRegionOverride);
     this.requireCreateAccess(principal, settings.folder);
     const id = newId('chk');
     const token = type === 'heartbeat' ? newHeartbeatToken() : null;
     if (!settings.name) settings.name = type === 'heartbeat' ? `Heartbeat ${id.slice(4, 12)}` : settings.url;
 
-    const check = this.store.transaction(() => {
+    const check = await this.store.transaction(async () => {
       const max = limitsFor(this.config, account).maxChecks;
-      if (this.store.checks.countForAccount(account.id) >= max) {
+      if ((await this.store.checks.countForAccount(account.id)) >= max) {
         throw errors.conflict(`The account has reached its maximum of ${max} checks`);
       }
-      if (urlKey !== null && this.store.checks.urlTaken(account.id, urlKey, null)) {
+      if (urlKey !== null && (await this.store.checks.urlTaken(account.id, urlKey, null))) {
         throw errors.conflict(`A check already exists for ${settings.url}`);
       }
       const record: Omit<Check, 'seq'> = {
@@ -135,8 +136,8 @@ export class ChecksService {
         createdAt: now,
         updatedAt: now,
       };
-      const seq = this.store.checks.insert(record, urlKey, token === null ? null : hashSecret(token));
-      this.store.stateChanges.append(seq, now, 'pending');
+      const seq = await this.store.checks.insert(record, urlKey, token === null ? null : hashSecret(token));
+      await this.store.stateChanges.append(seq, now, 'pending');
       return { ...record, seq };
     });
     this.saved(check, true);
@@ -144,8 +145,8 @@ export class ChecksService {
   }
 
   /** A check's current record, unfiltered: for publishers that apply each subscriber's access themselves. */
-  find(id: string): Check | null {
-    this.catchUp();
+  async find(id: string): Promise<Check | null> {
+    await this.catchUp();
     return this.store.checks.byId(id);
   }
 
@@ -157,43 +158,44 @@ export class ChecksService {
     }
   }
 
-  get(principal: Principal, id: string): Check {
-    this.catchUp();
-    const check = this.store.checks.byId(id);
-    if (!check) throw errors.notFound(`Check ${id} not found`);
-    if (check.accountId !== principal.account.id) throw errors.forbidden('This check belongs to another account');
-    if (!accessAllows(principal.access, check)) throw errors.forbidden('This key is not allowed to access this check');
-    return check;
+  /** Synchronous over a store that answers at once (GET /checks/{id} is a hot path). */
+  get(principal: Principal, id: string): Answer<Check> {
+    return whenAnswered(this.catchUp(), () => whenAnswered(this.store.checks.byId(id), (check) => {
+      if (!check) throw errors.notFound(`Check ${id} not found`);
+      if (check.accountId !== principal.account.id) throw errors.forbidden('This check belongs to another account');
+      if (!accessAllows(principal.access, check)) throw errors.forbidden('This key is not allowed to access this check');
+      return check;
+    }));
   }
 
-  list(principal: Principal, status: ListStatus | undefined, page: PageRequest): { data: Check[]; meta: PageMeta } {
-    this.catchUp();
+  async list(principal: Principal, status: ListStatus | undefined, page: PageRequest): Promise<{ data: Check[]; meta: PageMeta }> {
+    await this.catchUp();
     const query: CheckQuery = { accountId: principal.account.id, access: principal.access, status };
     const fromCursor = page.cursor === undefined ? null : decodeCursor(page.cursor, isSeq);
     const pageNumber = fromCursor?.page ?? page.page;
-    const rows = this.store.checks.list(query, {
+    const rows = await this.store.checks.list(query, {
       limit: page.limit + 1,
       offset: fromCursor ? 0 : (page.page - 1) * page.limit,
       afterSeq: fromCursor?.key ?? null,
     });
-    const total = page.includeTotal ? this.store.checks.count(query) : undefined;
+    const total = page.includeTotal ? await this.store.checks.count(query) : undefined;
     return pageOf(rows, { limit: page.limit, page: pageNumber }, (c) => c.seq, total);
   }
 
   /** Moves whenever any check changes (for caches of rendered lists). */
-  version(): number {
-    this.catchUp();
-    return this.store.checks.version();
+  /** Synchronous over a store that answers at once (GET /checks is a hot path). */
+  version(): Answer<number> {
+    return whenAnswered(this.catchUp(), () => this.store.checks.version());
   }
 
   /** A new ping URL; the old token is invalid from the next request on (decisions §4). */
-  regenerateToken(principal: Principal, id: string): { check: Check; token: string } {
+  async regenerateToken(principal: Principal, id: string): Promise<{ check: Check; token: string }> {
     const token = newHeartbeatToken();
-    const check = this.store.transaction(() => {
-      const current = this.get(principal, id);
+    const check = await this.store.transaction(async () => {
+      const current = await this.get(principal, id);
       if (current.type !== 'heartbeat') throw errors.badRequest('Only heartbeat checks have a ping URL to regenerate');
       const now = this.clock.now();
-      this.store.checks.setHeartbeatToken(id, token, hashSecret(token), now);
+      await this.store.checks.setHeartbeatToken(id, token, hashSecret(token), now);
       return { ...current, heartbeatToken: token, updatedAt: now };
     });
     this.saved(check, false);
@@ -201,8 +203,8 @@ export class ChecksService {
   }
 
   /** Every check the principal may see, in dashboard order (the status overview). */
-  all(principal: Principal): Check[] {
-    this.catchUp();
+  async all(principal: Principal): Promise<Check[]> {
+    await this.catchUp();
     const query: CheckQuery = { accountId: principal.account.id, access: principal.access };
     return this.store.checks.list(query, { limit: -1, offset: 0, afterSeq: null });
   }
@@ -215,23 +217,26 @@ export class ChecksService {
    */
   checkTarget(principal: Principal, id: string | null, input: { type?: CheckType; url?: string }): Promise<void> | undefined {
     if (input.url === undefined && input.type === undefined) return undefined;
-    const refusal = privateTargetRefusal(this.config, () => this.store.accounts.createdBySignup(principal.account.id));
-    if (refusal === null) return undefined;
-    const current = id === null ? null : this.get(principal, id);
+    if (!this.config.probes.blockPrivateAddresses && this.config.signup.allowPrivateTargets) return undefined;
+    return this.checkTargetAddress(principal, id, input);
+  }
+
+  private async checkTargetAddress(principal: Principal, id: string | null, input: { type?: CheckType; url?: string }): Promise<void> {
+    const refusal = await privateTargetRefusal(this.config, () => this.store.accounts.createdBySignup(principal.account.id));
+    if (refusal === null) return;
+    const current = id === null ? null : await this.get(principal, id);
     const type = input.type ?? current?.type ?? 'website';
     const url = input.url ?? current?.url;
-    if (url === undefined || type === 'heartbeat' || type === 'domain') return undefined;
+    if (url === undefined || type === 'heartbeat' || type === 'domain') return;
     const target = parseTarget(type, url);
-    if (!target.ok) return undefined; // the handler's validation says why
-    return resolvesToPrivate(target.host).then((blocked) => {
-      if (blocked) throw errors.badRequest(refusal);
-    });
+    if (!target.ok) return; // the handler's validation says why
+    if (await resolvesToPrivate(target.host)) throw errors.badRequest(refusal);
   }
 
   /** PATCH: only the fields sent change; a GET record sent back is accepted (check-patch.ts). */
-  update(principal: Principal, id: string, body: UpdateCheckBody): void {
-    const { check, changed } = this.store.transaction(() => {
-      const current = this.get(principal, id);
+  async update(principal: Principal, id: string, body: UpdateCheckBody): Promise<void> {
+    const { check, changed } = await this.store.transaction(async () => {
+      const current = await this.get(principal, id);
       const input = settingsOfPatch(body, checkDetail(current, this.config, this.clock.now()));
       const changed = new Set(Object.keys(input));
       if (current.type === 'heartbeat' && input.url !== undefined) {
@@ -244,15 +249,15 @@ export class ChecksService {
       // A check created without a name is named by its URL (spec 2.3), and stays so when the URL moves.
       if (input.name === undefined && input.url !== undefined && current.name === current.url) settings.name = settings.url;
       const urlKey = validateSettings(settings, principal.account, this.config, changed);
-      if (changed.has('checkRegionOverride') && settings.regionOverride !== null) this.checkRegion(settings.regionOverride);
+      if (changed.has('checkRegionOverride') && settings.regionOverride !== null) await this.checkRegion(settings.regionOverride);
       if (principal.access && !accessAllows(principal.access, { id, folder: settings.folder })) {
         throw errors.forbidden('This key cannot move a check outside the checks and folders it may access');
       }
-      if (urlKey !== null && (changed.has('url') || changed.has('type')) && this.store.checks.urlTaken(principal.account.id, urlKey, id)) {
+      if (urlKey !== null && (changed.has('url') || changed.has('type')) && (await this.store.checks.urlTaken(principal.account.id, urlKey, id))) {
         throw errors.conflict(`A check already exists for ${settings.url}`);
       }
       const now = this.clock.now();
-      this.store.checks.updateSettings(id, settings, urlKey, now);
+      await this.store.checks.updateSettings(id, settings, urlKey, now);
       return { check: { ...current, ...settings, updatedAt: now }, changed };
     });
     const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
@@ -260,23 +265,23 @@ export class ChecksService {
     else this.edited(check);
   }
 
-  remove(principal: Principal, id: string): void {
-    const check = this.store.transaction(() => {
-      const c = this.get(principal, id);
-      this.store.history.deleteForCheck(c.seq);
-      this.store.stateChanges.deleteForCheck(c.seq);
-      this.store.checks.delete(id);
+  async remove(principal: Principal, id: string): Promise<void> {
+    const check = await this.store.transaction(async () => {
+      const c = await this.get(principal, id);
+      await this.store.history.deleteForCheck(c.seq);
+      await this.store.stateChanges.deleteForCheck(c.seq);
+      await this.store.checks.delete(id);
       return c;
     });
     this.deleted(check);
   }
 
-  toggle(principal: Principal, id: string, disabled: boolean, reason: string | undefined) {
-    const check = this.store.transaction(() => {
-      const current = this.get(principal, id);
+  async toggle(principal: Principal, id: string, disabled: boolean, reason: string | undefined) {
+    const check = await this.store.transaction(async () => {
+      const current = await this.get(principal, id);
       const now = this.clock.now();
       if (current.disabled !== disabled) {
-        this.writePaused(current, disabled, disabled ? reason?.trim() || 'Disabled via API' : reason?.trim() || null, now);
+        await this.writePaused(current, disabled, disabled ? reason?.trim() || 'Disabled via API' : reason?.trim() || null, now);
       }
       return current.disabled === disabled ? current : { ...current, disabled, updatedAt: now, lastStatusChange: now };
     });
@@ -284,7 +289,7 @@ export class ChecksService {
     return { success: true, disabled, message: disabled ? 'Check disabled' : 'Check enabled' };
   }
 
-  setMaintenance(principal: Principal, id: string, enabled: boolean, untilIso: string | null | undefined) {
+  async setMaintenance(principal: Principal, id: string, enabled: boolean, untilIso: string | null | undefined) {
     const now = this.clock.now();
     let until: number | null = null;
     if (enabled && untilIso) {
@@ -292,11 +297,11 @@ export class ChecksService {
       if (Number.isNaN(until)) throw errors.badRequest('until must be an ISO 8601 date-time');
       if (until <= now) throw errors.badRequest('until must be in the future');
     }
-    const check = this.store.transaction(() => {
-      const current = this.get(principal, id);
-      this.store.checks.setMaintenance(id, enabled, until, now);
+    const check = await this.store.transaction(async () => {
+      const current = await this.get(principal, id);
+      await this.store.checks.setMaintenance(id, enabled, until, now);
       if (current.maintenance !== enabled || current.maintenanceUntil !== until) {
-        this.store.history.insertEvent({
+        await this.store.history.insertEvent({
           checkSeq: current.seq,
           at: now,
           status: enabled ? 'maintenance' : 'maintenance_end',
@@ -311,23 +316,23 @@ export class ChecksService {
   }
 
   /** Pauses every running check of an account, as a toggle would (an unclaimed account after 7 days). Returns how many. */
-  pauseAccount(accountId: string, reason: string): number {
+  async pauseAccount(accountId: string, reason: string): Promise<number> {
     return this.setAccountPaused(accountId, true, (c) => !c.disabled, reason);
   }
 
   /** Resumes the account's checks paused with exactly `pausedReason` (not those a user paused). Returns how many. */
-  resumeAccount(accountId: string, pausedReason: string, reason: string): number {
+  async resumeAccount(accountId: string, pausedReason: string, reason: string): Promise<number> {
     return this.setAccountPaused(accountId, false, (c) => c.disabled && c.disabledReason === pausedReason, reason);
   }
 
   /** Deletes every check of an account with its history (account deletion); observers let go of each. */
-  removeAccountChecks(accountId: string): number {
-    const removed = this.store.transaction(() => {
-      const all = this.store.checks.list({ accountId, access: null }, { limit: -1, offset: 0, afterSeq: null });
+  async removeAccountChecks(accountId: string): Promise<number> {
+    const removed = await this.store.transaction(async () => {
+      const all = await this.store.checks.list({ accountId, access: null }, { limit: -1, offset: 0, afterSeq: null });
       for (const c of all) {
-        this.store.history.deleteForCheck(c.seq);
-        this.store.stateChanges.deleteForCheck(c.seq);
-        this.store.checks.delete(c.id);
+        await this.store.history.deleteForCheck(c.seq);
+        await this.store.stateChanges.deleteForCheck(c.seq);
+        await this.store.checks.delete(c.id);
       }
       return all;
     });
@@ -336,11 +341,11 @@ export class ChecksService {
   }
 
   /** Pause or resume: the flag, the status log and the history event, in the caller's transaction. */
-  private writePaused(check: Check, disabled: boolean, reason: string | null, now: number): void {
-    this.store.checks.setDisabled(check.id, disabled, disabled ? reason : null, now);
+  private async writePaused(check: Check, disabled: boolean, reason: string | null, now: number): Promise<void> {
+    await this.store.checks.setDisabled(check.id, disabled, disabled ? reason : null, now);
     // Paused time is neither up nor down; after a resume the state is unknown until a result.
-    this.store.stateChanges.append(check.seq, now, disabled ? 'paused' : 'pending');
-    this.store.history.insertEvent({
+    await this.store.stateChanges.append(check.seq, now, disabled ? 'paused' : 'pending');
+    await this.store.history.insertEvent({
       checkSeq: check.seq,
       at: now,
       status: disabled ? 'paused' : 'resumed',
@@ -349,11 +354,11 @@ export class ChecksService {
     });
   }
 
-  private setAccountPaused(accountId: string, disabled: boolean, applies: (c: Check) => boolean, reason: string): number {
-    const changed = this.store.transaction(() => {
+  private async setAccountPaused(accountId: string, disabled: boolean, applies: (c: Check) => boolean, reason: string): Promise<number> {
+    const changed = await this.store.transaction(async () => {
       const now = this.clock.now();
-      const targets = this.store.checks.list({ accountId, access: null }, { limit: -1, offset: 0, afterSeq: null }).filter(applies);
-      for (const current of targets) this.writePaused(current, disabled, reason, now);
+      const targets = (await this.store.checks.list({ accountId, access: null }, { limit: -1, offset: 0, afterSeq: null })).filter(applies);
+      for (const current of targets) await this.writePaused(current, disabled, reason, now);
       return targets.map((c) => ({ ...c, disabled, disabledReason: disabled ? reason : null, updatedAt: now, lastStatusChange: now }));
     });
     for (const check of changed) this.saved(check, !disabled);

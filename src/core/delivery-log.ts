@@ -53,65 +53,65 @@ export interface DeliveryLogDeps {
 export class DeliveryLog {
   constructor(private readonly deps: DeliveryLogDeps) {}
 
-  list(accountId: string, access: KeyAccess | null, query: DeliveryLogQuery, page: PageRequest): { data: DeliveryEntry[]; meta: PageMeta } {
+  async list(accountId: string, access: KeyAccess | null, query: DeliveryLogQuery, page: PageRequest): Promise<{ data: DeliveryEntry[]; meta: PageMeta }> {
     if (query.webhookId !== undefined && !WEBHOOK_ID.test(query.webhookId)) {
       throw errors.badRequest(`Invalid webhookId: ${JSON.stringify(query.webhookId.slice(0, 60))}`);
     }
     const filter: DeliveryFilter = {
       accountId,
-      checkIds: this.reach(accountId, access),
+      checkIds: await this.reach(accountId, access),
       ...(query.status ? { status: query.status } : {}),
       ...(query.checkId !== undefined ? { checkId: query.checkId } : {}),
       ...(query.webhookId !== undefined ? { target: query.webhookId } : {}),
     };
     const cursor = page.cursor === undefined ? null : decodeCursor(page.cursor, isSeq);
-    const rows = this.deps.queue.list(filter, {
+    const rows = await this.deps.queue.list(filter, {
       limit: page.limit + 1,
       offset: cursor ? 0 : (page.page - 1) * page.limit,
       beforeSeq: cursor?.key ?? null,
     });
-    const total = page.includeTotal ? this.deps.queue.count(filter) : undefined;
+    const total = page.includeTotal ? await this.deps.queue.count(filter) : undefined;
     const result = pageOf(rows, { limit: page.limit, page: cursor?.page ?? page.page }, (d) => d.seq, total);
-    const urls = this.webhookUrls(accountId);
+    const urls = await this.webhookUrls(accountId);
     return { data: result.data.map((d) => entry(d, urls)), meta: result.meta };
   }
 
   /** A failed delivery back in the queue, due now, with a fresh retry window; 409 for any other state. */
-  retry(accountId: string, access: KeyAccess | null, id: string): DeliveryEntry {
-    const d = this.owned(accountId, access, id);
+  async retry(accountId: string, access: KeyAccess | null, id: string): Promise<DeliveryEntry> {
+    const d = await this.owned(accountId, access, id);
     if (d.status !== 'failed') throw errors.conflict(`Only a failed delivery can be retried; this one is ${publicStatus(d.status)}`);
     const now = this.deps.clock.now();
-    if (!this.deps.queue.requeue(d.id, now, this.deps.sender.retryUntil(now))) {
+    if (!(await this.deps.queue.requeue(d.id, now, this.deps.sender.retryUntil(now)))) {
       throw errors.conflict('The delivery changed meanwhile; read it again');
     }
     this.deps.sender.wake();
     this.deps.log.info({ deliveryId: d.id, checkId: d.checkId }, 'alert delivery requeued');
-    return entry(this.deps.queue.byId(d.id)!, this.webhookUrls(accountId));
+    return entry((await this.deps.queue.byId(d.id))!, await this.webhookUrls(accountId));
   }
 
   /** The retry's access checks without acting (an Idempotency-Key replay runs them first). */
-  requireAccess(accountId: string, access: KeyAccess | null, id: string): void {
-    this.owned(accountId, access, id);
+  async requireAccess(accountId: string, access: KeyAccess | null, id: string): Promise<void> {
+    await this.owned(accountId, access, id);
   }
 
-  private owned(accountId: string, access: KeyAccess | null, id: string): Delivery {
+  private async owned(accountId: string, access: KeyAccess | null, id: string): Promise<Delivery> {
     if (!DELIVERY_ID.test(id)) throw errors.badRequest(`Invalid delivery id: ${JSON.stringify(id.slice(0, 60))}`);
-    const d = this.deps.queue.byId(id);
+    const d = await this.deps.queue.byId(id);
     if (!d) throw errors.notFound(`Delivery ${id} not found`);
     if (d.accountId !== accountId) throw errors.forbidden('This delivery belongs to another account');
-    const reach = this.reach(accountId, access);
+    const reach = await this.reach(accountId, access);
     if (reach !== null && !reach.includes(d.checkId)) throw errors.forbidden('This key is not allowed to access this check');
     return d;
   }
 
   /** The check ids a restricted key reaches; null when unrestricted. */
-  private reach(accountId: string, access: KeyAccess | null): string[] | null {
+  private async reach(accountId: string, access: KeyAccess | null): Promise<string[] | null> {
     if (!access) return null;
-    return this.deps.store.checks.list({ accountId, access }, { limit: Number.MAX_SAFE_INTEGER, offset: 0, afterSeq: null }).map((c) => c.id);
+    return (await this.deps.store.checks.list({ accountId, access }, { limit: Number.MAX_SAFE_INTEGER, offset: 0, afterSeq: null })).map((c) => c.id);
   }
 
-  private webhookUrls(accountId: string): Map<string, string> {
-    return new Map(this.deps.webhooks.list(accountId).map((w) => [w.id, cutUrl(w.url)]));
+  private async webhookUrls(accountId: string): Promise<Map<string, string>> {
+    return new Map((await this.deps.webhooks.list(accountId)).map((w) => [w.id, cutUrl(w.url)]));
   }
 }
 

@@ -22,19 +22,19 @@ export class HistoryService {
     private readonly checks: ChecksService,
   ) {}
 
-  list(principal: Principal, checkId: string, filter: HistoryFilter, page: PageRequest): { checkId: string; data: HistoryRow[]; meta: PageMeta } {
-    const check = this.checks.get(principal, checkId);
+  async list(principal: Principal, checkId: string, filter: HistoryFilter, page: PageRequest): Promise<{ checkId: string; data: HistoryRow[]; meta: PageMeta }> {
+    const check = await this.checks.get(principal, checkId);
     const from = parseDate('from', filter.from);
     const to = parseDate('to', filter.to);
     if (from !== null && to !== null && from > to) throw errors.badRequest('from must not be after to');
     const query: HistoryQuery = { checkSeq: check.seq, from, to, status: filter.status ?? null, q: filter.q?.length ? filter.q : null };
     const cursor = page.cursor === undefined ? null : decodeCursor(page.cursor, isKey);
-    const rows = this.store.history.list(query, {
+    const rows = await this.store.history.list(query, {
       limit: page.limit + 1,
       offset: cursor ? 0 : (page.page - 1) * page.limit,
       before: cursor?.key ?? null,
     });
-    const total = page.includeTotal ? this.store.history.count(query) : undefined;
+    const total = page.includeTotal ? await this.store.history.count(query) : undefined;
     return { checkId, ...pageOf(rows, { limit: page.limit, page: cursor?.page ?? page.page }, (r) => [r.at, r.id], total) };
   }
 
@@ -42,12 +42,12 @@ export class HistoryService {
    * The latest results of several checks at once (the dashboard's beat bars), oldest first.
    * Ids the caller may not see, or that no longer exist, are left out: the list may be stale.
    */
-  recent(principal: Principal, ids: readonly string[], limit: number): Array<{ id: string; results: RecentResult[] }> {
+  async recent(principal: Principal, ids: readonly string[], limit: number): Promise<Array<{ id: string; results: RecentResult[] }>> {
     const out: Array<{ id: string; results: RecentResult[] }> = [];
     for (const id of new Set(ids)) {
-      const check = this.checks.find(id);
+      const check = await this.checks.find(id);
       if (!check || check.accountId !== principal.account.id || !accessAllows(principal.access, check)) continue;
-      out.push({ id, results: this.store.history.recentResults(check.seq, limit).reverse() });
+      out.push({ id, results: (await this.store.history.recentResults(check.seq, limit)).reverse() });
     }
     return out;
   }

@@ -7,11 +7,11 @@ import type { Store } from '../store/store.js';
  * authenticator and dashboard sessions (which rest on a key) both ask this, so a revoked,
  * disabled or expired key stops both at once.
  */
-export function keyPrincipal(store: Pick<Store, 'accounts'>, key: ApiKey, now: number): Principal | string {
+export async function keyPrincipal(store: Pick<Store, 'accounts'>, key: ApiKey, now: number): Promise<Principal | string> {
   if (key.revokedAt !== null) return 'API key has been revoked';
   if (key.disabled) return 'API key is disabled';
   if (key.expiresAt !== null && key.expiresAt <= now) return 'API key has expired';
-  const account = store.accounts.byId(key.accountId);
+  const account = await store.accounts.byId(key.accountId);
   if (!account) return 'Invalid API key';
   return {
     kind: 'api_key',

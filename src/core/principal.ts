@@ -1,6 +1,7 @@
 import type { Account, KeyAccess, Scope } from '../domain/records.js';
 import { SCOPES } from '../domain/records.js';
 import { errors } from '../domain/errors.js';
+import type { Answer } from '../store/answer.js';
 
 /**
  * Who is calling: an API key today, an OAuth bearer token later. Everything past authentication
@@ -46,5 +47,5 @@ export function accessAllows(access: KeyAccess | null, check: { id: string; fold
 
 /** Turns a bearer token into a principal (the OAuth layer plugs one in), or null if unknown. */
 export interface BearerResolver {
-  resolve(token: string, now: number): Principal | null;
+  resolve(token: string, now: number): Answer<Principal | null>;
 }

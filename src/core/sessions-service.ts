@@ -36,50 +36,50 @@ export class SessionsService {
     private readonly config: Config,
   ) {}
 
-  signInWithKey(secret: string): OpenedSession {
-    const key = API_KEY_PATTERN.test(secret.trim()) ? this.store.keys.byHash(hashSecret(secret.trim())) : null;
+  async signInWithKey(secret: string): Promise<OpenedSession> {
+    const key = API_KEY_PATTERN.test(secret.trim()) ? await this.store.keys.byHash(hashSecret(secret.trim())) : null;
     if (!key) throw errors.badRequest('apiKey is not a valid API key');
-    const principal = keyPrincipal(this.store, key, this.clock.now());
+    const principal = await keyPrincipal(this.store, key, this.clock.now());
     if (typeof principal === 'string') throw errors.badRequest(`apiKey cannot sign in: ${principal}`);
     const until = Math.min(this.clock.now() + SESSION_MS, key.expiresAt ?? Number.POSITIVE_INFINITY);
     return this.open(principal, key.id, until);
   }
 
-  signInWithLoginLink(token: string): OpenedSession {
+  async signInWithLoginLink(token: string): Promise<OpenedSession> {
     const now = this.clock.now();
-    const accountId = LOGIN_TOKEN.test(token) ? this.store.sessions.redeemLoginLink(hashSecret(token), now) : null;
+    const accountId = LOGIN_TOKEN.test(token) ? await this.store.sessions.redeemLoginLink(hashSecret(token), now) : null;
     if (accountId === null) throw errors.badRequest('loginToken is unknown, already used or older than 15 minutes; ask for a new link');
-    const account = this.store.accounts.byId(accountId);
+    const account = await this.store.accounts.byId(accountId);
     if (!account) throw errors.badRequest('loginToken is unknown, already used or older than 15 minutes; ask for a new link');
     return this.open(this.linkPrincipal(account, ''), null, now + SESSION_MS);
   }
 
   /** The principal of a session cookie, or a 401 naming why there is none. */
-  resolve(token: string, challenge: string): Principal {
-    const session = SESSION_TOKEN.test(token) ? this.store.sessions.byTokenHash(hashSecret(token)) : null;
+  async resolve(token: string, challenge: string): Promise<Principal> {
+    const session = SESSION_TOKEN.test(token) ? await this.store.sessions.byTokenHash(hashSecret(token)) : null;
     if (!session) throw errors.unauthorized('Session has ended; sign in again', challenge);
     const now = this.clock.now();
     // The key first: a session that ended with its key says why.
-    const principal = this.principalOf(session, now, challenge);
+    const principal = await this.principalOf(session, now, challenge);
     if (session.expiresAt <= now) throw errors.unauthorized('Session has ended; sign in again', challenge);
     return principal;
   }
 
-  signOut(token: string): void {
-    const session = SESSION_TOKEN.test(token) ? this.store.sessions.byTokenHash(hashSecret(token)) : null;
-    if (session) this.store.sessions.delete(session.id);
+  async signOut(token: string): Promise<void> {
+    const session = SESSION_TOKEN.test(token) ? await this.store.sessions.byTokenHash(hashSecret(token)) : null;
+    if (session) await this.store.sessions.delete(session.id);
   }
 
-  pruneExpired(): number {
+  async pruneExpired(): Promise<number> {
     return this.store.sessions.pruneExpired(this.clock.now());
   }
 
   /** A one-time sign-in URL for the account (the admin account by default), valid 15 minutes. */
-  createLoginLink(accountIdOrEmail: string | undefined): { url: string; accountId: string; email: string; expiresAt: string } {
-    const account = new AccountsService(this.store, this.config, this.clock).findAccount(accountIdOrEmail ?? ADMIN_EMAIL);
+  async createLoginLink(accountIdOrEmail: string | undefined): Promise<{ url: string; accountId: string; email: string; expiresAt: string }> {
+    const account = await new AccountsService(this.store, this.config, this.clock).findAccount(accountIdOrEmail ?? ADMIN_EMAIL);
     const token = `vl_${randomBytes(32).toString('base64url')}`;
     const now = this.clock.now();
-    this.store.sessions.insertLoginLink(hashSecret(token), account.id, now, now + LOGIN_LINK_MS);
+    await this.store.sessions.insertLoginLink(hashSecret(token), account.id, now, now + LOGIN_LINK_MS);
     // The token rides in the fragment: browsers never send it to servers, proxies or logs.
     return { url: `${this.config.dashboardUrl}#login=${token}`, accountId: account.id, email: account.email, expiresAt: new Date(now + LOGIN_LINK_MS).toISOString() };
   }
@@ -98,23 +98,23 @@ export class SessionsService {
     return this.config.publicUrl.startsWith('https:') ? '; Secure' : '';
   }
 
-  private open(principal: Principal, keyId: string | null, expiresAt: number): OpenedSession {
+  private async open(principal: Principal, keyId: string | null, expiresAt: number): Promise<OpenedSession> {
     const token = `vs_${randomBytes(32).toString('base64url')}`;
     const row: SessionRow = { id: `ses_${randomBytes(10).toString('hex')}`, accountId: principal.account.id, keyId, createdAt: this.clock.now(), expiresAt };
-    this.store.sessions.insert(row, hashSecret(token));
+    await this.store.sessions.insert(row, hashSecret(token));
     return { token, principal: keyId === null ? this.linkPrincipal(principal.account, row.id) : principal, expiresAt };
   }
 
-  private principalOf(session: SessionRow, now: number, challenge: string): Principal {
+  private async principalOf(session: SessionRow, now: number, challenge: string): Promise<Principal> {
     if (session.keyId === null) {
-      const account = this.store.accounts.byId(session.accountId);
+      const account = await this.store.accounts.byId(session.accountId);
       if (!account) throw errors.unauthorized('Session has ended; sign in again', challenge);
       return this.linkPrincipal(account, session.id);
     }
-    const key = this.store.keys.byId(session.keyId);
-    const principal = key ? keyPrincipal(this.store, key, now) : 'Invalid API key';
+    const key = await this.store.keys.byId(session.keyId);
+    const principal = key ? await keyPrincipal(this.store, key, now) : 'Invalid API key';
     if (typeof principal === 'string') {
-      this.store.sessions.delete(session.id);
+      await this.store.sessions.delete(session.id);
       throw errors.unauthorized(`Session has ended: ${principal}`, challenge);
     }
     return principal;

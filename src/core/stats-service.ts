@@ -57,25 +57,25 @@ export class StatsService {
   ) {}
 
   /** Multi-range when `ranges` is present, else single-range (spec 4.2 rule 3). */
-  forQuery(principal: Principal, checkId: string, query: StatsQuery): SingleRangeStats | MultiRangeStats {
+  async forQuery(principal: Principal, checkId: string, query: StatsQuery): Promise<SingleRangeStats | MultiRangeStats> {
     if (query.ranges !== undefined) return this.multiRange(principal, checkId, query.ranges, query.to);
     return this.singleRange(principal, checkId, query.from, query.to);
   }
 
-  singleRange(principal: Principal, checkId: string, fromIso?: string, toIso?: string): SingleRangeStats {
-    const check = this.checks.get(principal, checkId);
+  async singleRange(principal: Principal, checkId: string, fromIso?: string, toIso?: string): Promise<SingleRangeStats> {
+    const check = await this.checks.get(principal, checkId);
     const now = this.clock.now();
     const to = parseDate('to', toIso) ?? now;
     const from = parseDate('from', fromIso) ?? to - DAY_MS;
     if (from > to) throw errors.badRequest('from must not be after to');
 
     const rollups = this.store.rollups;
-    const plan = planExactCover(from, coverEnd(to, now), this.limits(check.seq));
-    const rollup = rollups.rollup(check.seq, 'day', plan.days);
-    rollup.merge(rollups.rollup(check.seq, 'hour', plan.hours)).merge(rollups.rollup(check.seq, 'minute', plan.minutes));
-    for (const sample of rollups.rawSamples(check.seq, plan.raw)) rollup.add(sample);
+    const plan = planExactCover(from, coverEnd(to, now), await this.limits(check.seq));
+    const rollup = await rollups.rollup(check.seq, 'day', plan.days);
+    rollup.merge(await rollups.rollup(check.seq, 'hour', plan.hours)).merge(await rollups.rollup(check.seq, 'minute', plan.minutes));
+    for (const sample of (await rollups.rawSamples(check.seq, plan.raw))) rollup.add(sample);
     const summary = summarizeRollup(rollup);
-    const { incidents } = this.durations(check.seq, from, to, now);
+    const { incidents } = await this.durations(check.seq, from, to, now);
     return {
       checkId,
       period: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
@@ -96,31 +96,31 @@ export class StatsService {
     };
   }
 
-  multiRange(principal: Principal, checkId: string, rangesQuery: string, toIso?: string): MultiRangeStats {
-    const check = this.checks.get(principal, checkId);
+  async multiRange(principal: Principal, checkId: string, rangesQuery: string, toIso?: string): Promise<MultiRangeStats> {
+    const check = await this.checks.get(principal, checkId);
     const ranges = parseRanges(rangesQuery);
     if (typeof ranges === 'string') throw errors.rangeInvalid(ranges);
     const now = this.clock.now();
     const to = parseDate('to', toIso) ?? now;
 
     const rollups = this.store.rollups;
-    const limits = this.limits(check.seq);
+    const limits = await this.limits(check.seq);
     const longest = Math.max(...ranges.map((r) => r.ms));
     // One read of the log serves every window: they all end at `to`.
-    const changes = this.changes(check.seq, to - longest, to, now);
+    const changes = await this.changes(check.seq, to - longest, to, now);
     const out: MultiRangeStats = {};
     for (const range of ranges) {
       const { from } = rangeWindow(range, to);
       const plan = planExactCover(from, coverEnd(to, now), limits);
       const raw = new Rollup();
-      for (const sample of rollups.rawSamples(check.seq, plan.raw)) raw.add(sample);
+      for (const sample of (await rollups.rawSamples(check.seq, plan.raw))) raw.add(sample);
       const t = sumTotals([
-        rollups.totals(check.seq, 'day', plan.days),
-        rollups.totals(check.seq, 'hour', plan.hours),
-        rollups.totals(check.seq, 'minute', plan.minutes),
+        (await rollups.totals(check.seq, 'day', plan.days)),
+        (await rollups.totals(check.seq, 'hour', plan.hours)),
+        (await rollups.totals(check.seq, 'minute', plan.minutes)),
         { total: raw.total, success: raw.success, failure: raw.failure, rtCount: raw.rtCount, rtSum: raw.rtSum, rtMin: raw.rtMin, rtMax: raw.rtMax },
       ]);
-      const d = this.durations(check.seq, from, to, now, changes);
+      const d = await this.durations(check.seq, from, to, now, changes);
       const stats: RangeStats = {
         totalChecks: t.total,
         onlineChecks: t.success,
@@ -139,17 +139,17 @@ export class StatsService {
     return out;
   }
 
-  private limits(seq: number): SourceLimits {
+  private async limits(seq: number): Promise<SourceLimits> {
     return this.store.rollups.horizons(seq);
   }
 
   /** The state-change log over [from, to], cut at now: the future has no state yet. */
-  private changes(seq: number, from: number, to: number, now: number): StateChange[] {
+  private async changes(seq: number, from: number, to: number, now: number): Promise<StateChange[]> {
     return this.store.stateChanges.between(seq, from, Math.max(from, Math.min(to, now)));
   }
 
-  private durations(seq: number, from: number, to: number, now: number, changes?: StateChange[]): DurationStats {
+  private async durations(seq: number, from: number, to: number, now: number, changes?: StateChange[]): Promise<DurationStats> {
     const end = Math.max(from, Math.min(to, now));
-    return computeDurations(changes ?? this.changes(seq, from, to, now), { from, to: end });
+    return computeDurations(changes ?? (await this.changes(seq, from, to, now)), { from, to: end });
   }
 }

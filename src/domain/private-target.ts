@@ -9,13 +9,16 @@ import { isPrivateAddress } from './address-policy.js';
  */
 export function privateTargetRefusal(
   config: { probes: { blockPrivateAddresses: boolean }; signup: { allowPrivateTargets: boolean } },
-  createdBySignup: () => boolean,
-): string | null {
+  createdBySignup: () => boolean | Promise<boolean>,
+): string | null | Promise<string | null> {
   if (config.probes.blockPrivateAddresses) return 'url resolves to a private address (blocked by probes.blockPrivateAddresses)';
-  if (!config.signup.allowPrivateTargets && createdBySignup()) {
-    return 'url resolves to a private address, which accounts created by agent signup may not watch (signup.allowPrivateTargets)';
-  }
-  return null;
+  if (config.signup.allowPrivateTargets) return null;
+  const bySignup = createdBySignup();
+  return bySignup instanceof Promise ? bySignup.then(signupRefusal) : signupRefusal(bySignup);
+}
+
+function signupRefusal(bySignup: boolean): string | null {
+  return bySignup ? 'url resolves to a private address, which accounts created by agent signup may not watch (signup.allowPrivateTargets)' : null;
 }
 
 /**

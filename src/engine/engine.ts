@@ -7,7 +7,7 @@ import { LiveCheck, probePolicy } from '../monitor/live-check.js';
 import type { LiveChecks } from '../monitor/live-checks.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import type { Recorder } from '../monitor/recorder.js';
-import type { Store } from '../store/store.js';
+import { whenAnswered, type Answer, type Store } from '../store/store.js';
 import type { NodeCursorWrite } from '../store/writes.js';
 import { intern, intervalMs, isProbeType, probeTask } from './check-task.js';
 import { CheckWheel } from './check-wheel.js';
@@ -84,6 +84,8 @@ export class Engine implements CheckObserver {
   /** The one wheel: probes here, heartbeat deadlines and domain lookups by their owners. */
   readonly wheel: CheckWheel;
   private readonly privateTargetsBlocked = new Lru<string, boolean>(10_000);
+  /** Checks waiting for the store to say whether their account may probe private targets. */
+  private readonly adding = new Map<string, object>();
   private driver: WheelDriver | null = null;
   /** Probes dispatched whose results are not recorded yet. */
   private probing = 0;
@@ -116,9 +118,9 @@ export class Engine implements CheckObserver {
   }
 
   /** Loads every enabled check, each at its stable phase: a restart makes no thundering herd. */
-  start(): void {
+  async start(): Promise<void> {
     const now = this.deps.clock.now();
-    this.deps.store.checks.forEachEnabled((check) => this.add(check, false, now));
+    await this.deps.store.checks.forEachEnabled((check) => this.add(check, false, now));
     if (this.deps.autoStart !== false) {
       this.driver = startWheelDriver({
         wheel: this.wheel.timingWheel,
@@ -187,6 +189,7 @@ export class Engine implements CheckObserver {
   }
 
   checkDeleted(check: Pick<Check, 'id'>): void {
+    this.adding.delete(check.id);
     if (this.scheduledEntry(check.id)) this.deps.live.delete(check.id);
     this.wheel.cancel('probe', check.id);
   }
@@ -202,18 +205,36 @@ export class Engine implements CheckObserver {
    * resolved publicly when the check was made may not later lead inside). How an account was
    * created never changes, so the answer is cached.
    */
-  private blocksPrivateTargets(accountId: string): boolean {
-    let blocked = this.privateTargetsBlocked.get(accountId);
-    if (blocked === undefined) {
-      blocked = privateTargetRefusal(this.deps.config, () => this.deps.store.accounts.createdBySignup(accountId)) !== null;
-      this.privateTargetsBlocked.set(accountId, blocked);
-    }
-    return blocked;
+  private blocksPrivateTargets(accountId: string): Answer<boolean> {
+    const blocked = this.privateTargetsBlocked.get(accountId);
+    if (blocked !== undefined) return blocked;
+    return whenAnswered(privateTargetRefusal(this.deps.config, () => this.deps.store.accounts.createdBySignup(accountId)), (refusal) => {
+      this.privateTargetsBlocked.set(accountId, refusal !== null);
+      return refusal !== null;
+    });
   }
 
+  /**
+   * Schedules the check: at once when whether its account may probe private targets is known
+   * (cached, or a store that answers at once); otherwise once the store has answered, unless a
+   * later save or a delete of the check came first.
+   */
   private add(check: Check, runNow: boolean, now: number): void {
     if (!isProbeType(check.type) || check.disabled) return;
-    const task = probeTask(check, this.deps.config, this.blocksPrivateTargets(check.accountId));
+    const blocked = this.blocksPrivateTargets(check.accountId);
+    if (!(blocked instanceof Promise)) return this.schedule(check, blocked, runNow, now);
+    const mark = {};
+    this.adding.set(check.id, mark);
+    blocked.then((b) => {
+      if (this.adding.get(check.id) !== mark) return;
+      this.adding.delete(check.id);
+      this.schedule(check, b, runNow, this.deps.clock.now());
+    }, (err: unknown) => this.deps.log.error({ err, checkId: check.id }, 'check not scheduled'));
+  }
+
+  private schedule(check: Check, blocksPrivate: boolean, runNow: boolean, now: number): void {
+    this.adding.delete(check.id);
+    const task = probeTask(check, this.deps.config, blocksPrivate);
     const entry = new Scheduled(
       check, intern(check.accountId), this.scheduledEntry(check.id), now, intervalMs(check), task, check.regionOverride ?? this.region,
     );

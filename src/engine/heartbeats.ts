@@ -98,9 +98,9 @@ export class HeartbeatMonitor implements CheckObserver {
   }
 
   /** Loads every heartbeat check, re-arming deadlines from the last ping in history. */
-  start(): void {
-    for (const check of this.deps.store.checks.allHeartbeats()) {
-      this.watch(check, this.deps.store.history.lastAt(check.seq, 'ping'));
+  async start(): Promise<void> {
+    for (const check of (await this.deps.store.checks.allHeartbeats())) {
+      this.watch(check, await this.deps.store.history.lastAt(check.seq, 'ping'));
     }
   }
 
@@ -157,9 +157,9 @@ export class HeartbeatMonitor implements CheckObserver {
    * compatibility URL): the token is looked up in the store, so an import by the CLI beside a
    * running server works at once.
    */
-  pingKuma(kumaToken: string, signal: PingSignal, meta: PingMetadata): Promise<boolean> {
+  async pingKuma(kumaToken: string, signal: PingSignal, meta: PingMetadata): Promise<boolean> {
     if (kumaToken.length === 0 || kumaToken.length > MAX_KUMA_TOKEN) return UNKNOWN;
-    const token = this.deps.store.kumaImports.pingTokenFor(hashSecret(kumaToken));
+    const token = await this.deps.store.kumaImports.pingTokenFor(hashSecret(kumaToken));
     return token === null ? UNKNOWN : this.ping(token, signal, meta);
   }
 

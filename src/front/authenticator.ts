@@ -5,11 +5,11 @@ import { keyPrincipal } from '../core/key-principal.js';
 import { sessionToken } from '../core/sessions-service.js';
 import { API_KEY_PATTERN, API_KEY_PREFIX, hashSecret } from '../domain/secrets.js';
 import { Lru } from '../util/lru.js';
-import type { Store } from '../store/store.js';
+import { whenAnswered, type Answer, type Store } from '../store/store.js';
 
 /** Turns a dashboard session cookie into a principal, or throws the 401 saying why not. */
 export interface SessionResolver {
-  resolve(token: string, challenge: string): Principal;
+  resolve(token: string, challenge: string): Answer<Principal>;
 }
 
 /**
@@ -43,7 +43,8 @@ export class Authenticator {
     this.sessions = { resolver, publicOrigin: new URL(publicUrl).origin };
   }
 
-  authenticate(headers: Record<string, string>, challenge = this.challenge, method = 'GET'): Principal {
+  /** Synchronous when the key is cached (the hot path); otherwise the promise of the principal. */
+  authenticate(headers: Record<string, string>, challenge = this.challenge, method = 'GET'): Answer<Principal> {
     const apiKey = headers['x-api-key'];
     if (apiKey !== undefined) return this.fromApiKey(apiKey.trim(), challenge);
     const authorization = headers['authorization'];
@@ -70,7 +71,7 @@ export class Authenticator {
     throw errors.forbidden(`A change made with a session cookie must come from ${this.sessions!.publicOrigin} (Origin: ${origin ?? 'none'})`);
   }
 
-  private fromApiKey(secret: string, challenge: string): Principal {
+  private fromApiKey(secret: string, challenge: string): Answer<Principal> {
     const version = this.store.credentialsVersion();
     if (version !== this.cacheVersion) {
       this.cache.clear();
@@ -81,28 +82,31 @@ export class Authenticator {
       if (hit.expiresAt !== null && hit.expiresAt <= this.clock.now()) throw this.fail('API key has expired', challenge);
       return hit.principal;
     }
-    const principal = this.lookupApiKey(secret, challenge);
-    this.cache.set(secret, { principal, expiresAt: principal.key!.expiresAt });
-    return principal;
+    return this.lookupApiKey(secret, challenge).then((principal) => {
+      this.cache.set(secret, { principal, expiresAt: principal.key!.expiresAt });
+      return principal;
+    });
   }
 
-  private lookupApiKey(secret: string, challenge: string): Principal {
+  private async lookupApiKey(secret: string, challenge: string): Promise<Principal> {
     if (!API_KEY_PATTERN.test(secret)) throw this.fail('Invalid API key', challenge);
-    const key = this.store.keys.byHash(hashSecret(secret));
+    const key = await this.store.keys.byHash(hashSecret(secret));
     if (!key) throw this.fail('Invalid API key', challenge);
-    const principal = keyPrincipal(this.store, key, this.clock.now());
+    const principal = await keyPrincipal(this.store, key, this.clock.now());
     if (typeof principal === 'string') throw this.fail(principal, challenge);
     return principal;
   }
 
-  private fromBearer(token: string, challenge: string): Principal {
+  private fromBearer(token: string, challenge: string): Answer<Principal> {
     if (token.startsWith(API_KEY_PREFIX)) return this.fromApiKey(token, challenge);
-    const now = this.clock.now();
-    for (const resolver of this.bearers) {
-      const principal = resolver.resolve(token, now);
-      if (principal) return principal;
-    }
-    throw this.fail('Invalid or expired access token', challenge);
+    return this.fromResolvers(token, challenge, this.clock.now(), 0);
+  }
+
+  /** The first bearer resolver that knows the token, in the order they were added. */
+  private fromResolvers(token: string, challenge: string, now: number, i: number): Answer<Principal> {
+    const resolver = this.bearers[i];
+    if (resolver === undefined) throw this.fail('Invalid or expired access token', challenge);
+    return whenAnswered(resolver.resolve(token, now), (principal) => principal ?? this.fromResolvers(token, challenge, now, i + 1));
   }
 
   private fail(message: string, challenge: string) {

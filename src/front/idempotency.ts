@@ -36,8 +36,8 @@ export class Idempotency {
   }
 
   /** The stored answer to replay, or null when this key is new. */
-  replay(accountId: string, key: string, method: string, path: string, bodyHash: string): Reply | null {
-    const record = this.repo.get(accountId, key);
+  async replay(accountId: string, key: string, method: string, path: string, bodyHash: string): Promise<Reply | null> {
+    const record = await this.repo.get(accountId, key);
     if (!record || record.createdAt <= this.clock.now() - IDEMPOTENCY_WINDOW_MS) {
       if (this.inFlight.has(`${accountId}\0${key}`)) {
         throw errors.conflict('A request with this Idempotency-Key is still being processed');
@@ -56,9 +56,9 @@ export class Idempotency {
     return () => this.inFlight.delete(id);
   }
 
-  remember(accountId: string, key: string, method: string, path: string, bodyHash: string, reply: Reply): void {
+  async remember(accountId: string, key: string, method: string, path: string, bodyHash: string, reply: Reply): Promise<void> {
     if (reply.status < 200 || reply.status >= 300) return;
-    this.repo.put({
+    await this.repo.put({
       accountId, key, method, path, bodyHash,
       status: reply.status,
       response: JSON.stringify(reply.body ?? null),
@@ -66,7 +66,7 @@ export class Idempotency {
     });
   }
 
-  prune(): number {
+  async prune(): Promise<number> {
     return this.repo.deleteOlderThan(this.clock.now() - IDEMPOTENCY_WINDOW_MS);
   }
 }

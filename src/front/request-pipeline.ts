@@ -57,11 +57,24 @@ export class RequestPipeline {
     if (!match) return render(errors.routeNotFound(req.method, req.path), 'standard');
     const route = match.route;
     if (req.oversized) return render(errors.payloadTooLarge(MAX_BODY_BYTES), route.errorShape);
+    let principal: Principal | Promise<Principal> | null;
+    try {
+      principal = route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, route.challenge, req.method) : null;
+    } catch (err) {
+      return this.failed(err, req, route, null);
+    }
+    // A cached key answers at once; a key read from the store (or a session, a token) may not.
+    if (principal instanceof Promise) {
+      return principal.then((p) => this.authenticated(route, req, match.params, p), (err: unknown) => this.failed(err, req, route, null));
+    }
+    return this.authenticated(route, req, match.params, principal);
+  }
+
+  private authenticated(route: Route, req: HttpRequest, params: Record<string, string>, principal: Principal | null): Reply | Promise<Reply> {
     let rate: RateState | null = null;
     try {
-      const principal = route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, route.challenge, req.method) : null;
       if (principal && !(req.prepaid && route.rateLimit === 'per-key')) rate = this.limit(route, principal);
-      const reply = this.run(this.prepared.get(route)!, req, match.params, principal);
+      const reply = this.run(this.prepared.get(route)!, req, params, principal);
       if (!(reply instanceof Promise)) return withRate(reply, rate);
       const counted = rate;
       return reply.then((r) => withRate(r, counted), (err: unknown) => this.failed(err, req, route, counted));
@@ -113,20 +126,19 @@ export class RequestPipeline {
     const { idempotency, store } = this.deps;
     const accountId = principal.account.id;
     const hash = Idempotency.fingerprint(body ?? null);
-    const replay = idempotency.replay(accountId, idemKey, req.method, req.path, hash);
+    const replay = await idempotency.replay(accountId, idemKey, req.method, req.path, hash);
     if (replay) {
       // The record belongs to the account; this caller gets the answer only if it may ask.
-      if (route.authorize) route.authorize(ctx);
+      if (route.authorize) await route.authorize(ctx);
       else if (principal.access) throw errors.forbidden('A key restricted to checks or folders cannot replay this request');
       return replay;
     }
     const pending = route.precheck?.(ctx);
-    const atomically = (): Reply =>
-      store.transaction(() => {
-        const reply = route.handler(ctx);
-        // A transaction cannot span an await: the route table must not declare one for such a handler.
-        if (reply instanceof Promise) throw new Error(`${route.method} ${route.path}: an asynchronous handler cannot declare a transaction`);
-        idempotency.remember(accountId, idemKey, req.method, req.path, hash, reply);
+    // The handler's store work and the idempotency record: one unit of work.
+    const atomically = (): Promise<Reply> =>
+      store.transaction(async () => {
+        const reply = await route.handler(ctx);
+        await idempotency.remember(accountId, idemKey, req.method, req.path, hash, reply);
         return reply;
       });
     if (route.transaction && pending === undefined) return atomically();
@@ -136,7 +148,7 @@ export class RequestPipeline {
       await pending;
       if (route.transaction) return atomically();
       const reply = await route.handler(ctx);
-      idempotency.remember(accountId, idemKey, req.method, req.path, hash, reply);
+      await idempotency.remember(accountId, idemKey, req.method, req.path, hash, reply);
       return reply;
     } finally {
       done();

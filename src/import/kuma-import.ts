@@ -8,7 +8,7 @@ import { checkUrl } from '../domain/check-url.js';
 import type { Clock } from '../domain/clock.js';
 import { ApiError, errors } from '../domain/errors.js';
 import { limitsFor } from '../domain/plans.js';
-import type { Store } from '../store/store.js';
+import type { Answer, Store } from '../store/store.js';
 import type { KumaImportKey, KumaImportRepo, KumaKind } from '../store/kuma-imports.js';
 import type { KumaMonitorRow, KumaSnapshot } from '../store/kuma-source.js';
 import { mapMonitor, type MappedMonitor } from './kuma-monitors.js';
@@ -104,7 +104,7 @@ class DryRun extends Error {}
  * real run would do. Objects already imported from the same Kuma installation are left alone.
  */
 export class KumaImporter {
-  private readonly attempt: <T>(fn: () => T) => Attempt<T>;
+  private readonly attempt: <T>(fn: () => Promise<T>) => Promise<Attempt<T>>;
 
   constructor(private readonly deps: KumaImportDeps) {
     this.attempt = attemptIn(deps.store);
@@ -130,8 +130,8 @@ export class KumaImporter {
     }
     let report: ImportReport | null = null;
     try {
-      this.deps.store.transaction(() => {
-        report = this.apply(principal, kuma, options, { folders, mapped, notifications, addressProblems });
+      await this.deps.store.transaction(async () => {
+        report = await this.apply(principal, kuma, options, { folders, mapped, notifications, addressProblems });
         if (options.dryRun) throw new DryRun();
       });
     } catch (err) {
@@ -149,7 +149,7 @@ export class KumaImporter {
     let rows = 0;
     for (const row of report.monitors) {
       if (row.result !== 'created' || row.checkId === undefined) continue;
-      const check = this.deps.store.transaction(() => this.deps.checks.get(principal, row.checkId!));
+      const check = await this.deps.checks.get(principal, row.checkId!);
       row.historyRows = replayHistory(recorder, check, kuma.heartbeats.get(row.kumaId) ?? []);
       rows += row.historyRows;
     }
@@ -158,12 +158,12 @@ export class KumaImporter {
     report.notImported = [];
   }
 
-  private apply(principal: Principal, kuma: KumaSnapshot, options: ImportOptions, plan: {
+  private async apply(principal: Principal, kuma: KumaSnapshot, options: ImportOptions, plan: {
     folders: Map<number, string>;
     mapped: Map<number, ReturnType<typeof mapMonitor>>;
     notifications: { n: KumaSnapshot['notifications'][number]; mapping: ReturnType<typeof mapNotification> }[];
     addressProblems: Map<number, string>;
-  }): ImportReport {
+  }): Promise<ImportReport> {
     const { checks, imports, clock, config } = this.deps;
     const account = principal.account;
     const key = (kind: KumaKind, kumaId: number): KumaImportKey => ({ accountId: account.id, sourceId: kuma.sourceId, kind, kumaId });
@@ -171,64 +171,72 @@ export class KumaImporter {
     const remember = (kind: KumaKind, kumaId: number, id: string) => imports.remember(key(kind, kumaId), id, clock.now());
 
     // Plan limit before any write: the import stops and says how many fit.
-    const toCreate = [...plan.mapped].filter(([id, m]) => m.ok && remembered('monitor', id) === null).length;
+    let toCreate = 0;
+    for (const [id, m] of plan.mapped) if (m.ok && (await remembered('monitor', id)) === null) toCreate++;
     const max = limitsFor(config, account).maxChecks;
-    const fit = Math.max(0, max - checks.all({ ...principal, access: null }).length);
+    const fit = Math.max(0, max - (await checks.all({ ...principal, access: null })).length);
     if (toCreate > fit) {
       throw errors.conflict(`The Kuma file has ${toCreate} monitors to import but the account's plan allows ${fit} more checks (${max} in all): nothing was imported`);
     }
 
     const checkOf = new Map<number, string>();
-    const monitors: MonitorReport[] = kuma.monitors.map((m) => {
+    const monitorReport = async (m: KumaMonitorRow): Promise<MonitorReport> => {
       const base = { kumaId: m.id, name: m.name, kumaType: m.type, notImported: [] as string[] };
       if (m.type === 'group') return { ...base, result: 'folder' as const, folder: plan.folders.get(m.id) ?? m.name, reason: 'a Kuma group: its monitors are in this folder' };
       const mapping = plan.mapped.get(m.id)!;
       if (!mapping.ok) return { ...base, result: 'skipped' as const, reason: mapping.reason };
-      const existing = remembered('monitor', m.id);
+      const existing = await remembered('monitor', m.id);
       if (existing !== null) {
         checkOf.set(m.id, existing);
-        return { ...base, result: 'already_imported' as const, checkId: existing, ...this.pushOf(principal, existing, mapping.check) };
+        return { ...base, result: 'already_imported' as const, checkId: existing, ...(await this.pushOf(principal, existing, mapping.check)) };
       }
       return this.createCheck(principal, m, mapping.check, options, base, checkOf, remember);
-    });
+    };
+    // One at a time, in the file's order: the notifications below route to the checks made here.
+    const monitors: MonitorReport[] = [];
+    for (const m of kuma.monitors) monitors.push(await monitorReport(m));
 
-    const notificationReports = plan.notifications.map(({ n, mapping }) => {
+    const notificationReport = async ({ n, mapping }: (typeof plan.notifications)[number]) => {
       const kumaType = typeof n.config.type === 'string' ? n.config.type : '';
       const base = { kumaId: n.id, name: n.name, kumaType, notImported: [] as string[] };
       const routed = [...kuma.monitorNotifications].filter(([, ids]) => ids.includes(n.id)).map(([monitorId]) => checkOf.get(monitorId)).filter((id): id is string => id !== undefined);
       if (mapping.kind === 'skipped') return { ...base, result: 'skipped' as const, reason: mapping.reason };
       base.notImported.push(...mapping.notes);
-      const existing = remembered('notification', n.id);
+      const existing = await remembered('notification', n.id);
       if (existing !== null) return { ...base, result: 'already_imported' as const, ...(existing.startsWith('whk_') ? { webhookId: existing } : {}) };
       if (routed.length === 0) return { ...base, result: 'skipped' as const, reason: 'no imported monitor uses it (Vigil would send it every check\'s alerts)' };
       const problem = plan.addressProblems.get(n.id);
       if (problem) return { ...base, result: 'skipped' as const, reason: problem };
       if (mapping.kind === 'email') {
-        const applied = this.addRecipients(principal, mapping.recipients, routed);
+        const applied = await this.addRecipients(principal, mapping.recipients, routed);
         if (typeof applied === 'string') return { ...base, result: 'skipped' as const, reason: applied };
-        remember('notification', n.id, `email:${account.id}`);
+        await remember('notification', n.id, `email:${account.id}`);
         if (applied.note) base.notImported.push(applied.note);
         return { ...base, result: 'email' as const, recipients: applied.recipients, checkIds: applied.checkIds };
       }
-      const created = this.attempt(() => this.deps.webhooks.createChecked(account, { url: mapping.url, name: n.name, webhookType: mapping.webhookType, checkIds: routed }));
+      const created = await this.attempt(() => this.deps.webhooks.createChecked(account, { url: mapping.url, name: n.name, webhookType: mapping.webhookType, checkIds: routed }));
       if (!created.ok) return { ...base, result: 'skipped' as const, reason: created.reason };
-      remember('notification', n.id, created.value.id);
+      await remember('notification', n.id, created.value.id);
       return { ...base, result: 'webhook' as const, webhookId: created.value.id, webhookType: created.value.webhookType, checkIds: routed };
-    });
+    };
+    const notificationReports: Array<Awaited<ReturnType<typeof notificationReport>>> = [];
+    for (const n of plan.notifications) notificationReports.push(await notificationReport(n));
 
-    const statusPages = kuma.statusPages.map((p): PageReport => {
+    const pageReport = async (p: (typeof kuma.statusPages)[number]): Promise<PageReport> => {
       const base = { kumaId: p.id, slug: p.slug, notImported: pageNotImported(p) };
-      const existing = remembered('status_page', p.id);
+      const existing = await remembered('status_page', p.id);
       if (existing !== null) return { ...base, result: 'already_imported', statusPageId: existing };
       const checkIds = p.monitorIds.map((id) => checkOf.get(id)).filter((id): id is string => id !== undefined);
       const missing = p.monitorIds.filter((id) => !checkOf.has(id));
       if (missing.length > 0) base.notImported.push(`monitors ${missing.join(', ')} are not Vigil checks (see monitors)`);
       if (p.groups.length > 1) base.notImported.push(`groups ${p.groups.join(', ')}: Vigil lists the checks in one list, in the same order`);
-      const created = this.attempt(() => this.deps.statusPages.create(principal, { slug: p.slug, title: p.title, ...(p.description ? { description: p.description } : {}), checkIds }));
+      const created = await this.attempt(() => this.deps.statusPages.create(principal, { slug: p.slug, title: p.title, ...(p.description ? { description: p.description } : {}), checkIds }));
       if (!created.ok) return { ...base, result: 'skipped', reason: created.reason };
-      remember('status_page', p.id, created.value.id);
+      await remember('status_page', p.id, created.value.id);
       return { ...base, result: 'created', statusPageId: created.value.id, checkIds };
-    });
+    };
+    const statusPages: PageReport[] = [];
+    for (const p of kuma.statusPages) statusPages.push(await pageReport(p));
 
     const maintenance = kuma.maintenance.map((w) => ({
       kumaId: w.id, title: w.title, result: 'skipped' as const,
@@ -261,47 +269,47 @@ export class KumaImporter {
     };
   }
 
-  private createCheck(
+  private async createCheck(
     principal: Principal, m: KumaMonitorRow, mapped: MappedMonitor, options: ImportOptions,
     base: { kumaId: number; name: string; kumaType: string; notImported: string[] },
-    checkOf: Map<number, string>, remember: (kind: KumaKind, kumaId: number, id: string) => void,
-  ): MonitorReport {
+    checkOf: Map<number, string>, remember: (kind: KumaKind, kumaId: number, id: string) => Answer<void>,
+  ): Promise<MonitorReport> {
     const { checks } = this.deps;
     const paused = options.paused || mapped.paused;
-    const created = this.attempt(() => {
-      const { id } = checks.create(principal, mapped.input);
-      if (paused) checks.toggle(principal, id, true, mapped.paused ? 'Paused in Uptime Kuma' : 'Imported paused for review');
+    const created = await this.attempt(async () => {
+      const { id } = await checks.create(principal, mapped.input);
+      if (paused) await checks.toggle(principal, id, true, mapped.paused ? 'Paused in Uptime Kuma' : 'Imported paused for review');
       return checks.get(principal, id);
     });
     base.notImported.push(...mapped.notes);
     if (!created.ok) return { ...base, result: 'skipped', reason: created.reason };
     const check = created.value;
     checkOf.set(m.id, check.id);
-    remember('monitor', m.id, check.id);
-    return { ...base, result: 'created', checkId: check.id, type: check.type, folder: check.folder, paused, ...this.pushOf(principal, check.id, mapped) };
+    await remember('monitor', m.id, check.id);
+    return { ...base, result: 'created', checkId: check.id, type: check.type, folder: check.folder, paused, ...(await this.pushOf(principal, check.id, mapped)) };
   }
 
   /**
    * A push monitor's Kuma token is kept, so its `/api/push/<token>` works on this Vigil too (a
    * cron job only changes its host); the report shows it beside the check's own ping URL.
    */
-  private pushOf(principal: Principal, checkId: string, mapped: MappedMonitor): Pick<MonitorReport, 'pushToken' | 'pingUrl' | 'pushUrl'> {
+  private async pushOf(principal: Principal, checkId: string, mapped: MappedMonitor): Promise<Pick<MonitorReport, 'pushToken' | 'pingUrl' | 'pushUrl'>> {
     if (mapped.input.type !== 'heartbeat') return {};
-    const check = this.deps.store.transaction(() => this.deps.checks.get(principal, checkId));
+    const check = await this.deps.checks.get(principal, checkId);
     const pingUrl = checkUrl(check, this.deps.config);
     if (!mapped.pushToken) return { pushToken: null, pingUrl };
-    this.deps.imports.rememberPushToken(hashSecret(mapped.pushToken), check.id);
+    await this.deps.imports.rememberPushToken(hashSecret(mapped.pushToken), check.id);
     return { pushToken: mapped.pushToken, pingUrl, pushUrl: `${this.deps.config.heartbeatUrl}/api/push/${mapped.pushToken}` };
   }
 
   /** The SMTP notification's addresses as kumaEmailRoute decides: the setting and routing applied, or why not. */
-  private addRecipients(principal: Principal, recipients: string[], checkIds: string[]): { recipients: string[]; checkIds: string[]; note?: string } | string {
+  private async addRecipients(principal: Principal, recipients: string[], checkIds: string[]): Promise<{ recipients: string[]; checkIds: string[]; note?: string } | string> {
     const { email } = this.deps;
-    const current = email.get(principal.account.id);
+    const current = await email.get(principal.account.id);
     const plan = kumaEmailRoute(current, recipients, checkIds);
     if (plan.kind === 'refused') return plan.reason;
     if (plan.kind === 'covered') return { recipients: current!.recipients, checkIds: [], note: 'these addresses already get every check\'s email alerts (checkIds []): left so' };
-    const updated = this.attempt(() => email.update(principal.account.id, plan.patch));
+    const updated = await this.attempt(() => email.update(principal.account.id, plan.patch));
     return updated.ok ? { recipients: updated.value.recipients, checkIds: updated.value.checkIds } : updated.reason;
   }
 }
@@ -310,9 +318,9 @@ type Attempt<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /** Runs one creation in a savepoint (a nested transaction): a refusal (400, 409) becomes the item's skip reason. */
 function attemptIn(store: Pick<Store, 'transaction'>) {
-  return <T>(fn: () => T): Attempt<T> => {
+  return async <T>(fn: () => Promise<T>): Promise<Attempt<T>> => {
     try {
-      return { ok: true, value: store.transaction(fn) };
+      return { ok: true, value: await store.transaction(fn) };
     } catch (err) {
       if (err instanceof ApiError && err.status < 500) return { ok: false, reason: err.message };
       throw err;

@@ -19,14 +19,15 @@ export class MetricsService {
   }
 
   async scrape(principal: Principal): Promise<string> {
-    const readings: CheckReading[] = this.checks.all(principal).map((check) => {
-      const stats = this.stats.multiRange(principal, check.id, UPTIME_WINDOWS.join(','));
-      return {
+    const readings: CheckReading[] = [];
+    for (const check of await this.checks.all(principal)) {
+      const stats = await this.stats.multiRange(principal, check.id, UPTIME_WINDOWS.join(','));
+      readings.push({
         check,
         uptime: { '1d': stats['1d']?.uptimePercentage ?? null, '7d': stats['7d']?.uptimePercentage ?? null, '30d': stats['30d']?.uptimePercentage ?? null },
         live: this.live(check.id),
-      };
-    });
+      });
+    }
     return Registry.merge([this.process.registry, checkRegistry(readings)]).metrics();
   }
 }

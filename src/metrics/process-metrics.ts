@@ -83,7 +83,7 @@ export interface ProcessReadings {
   probesInFlight(): number;
   probeQueueDepth(): number;
   writerQueueLength(): number;
-  pendingDeliveries(): number;
+  pendingDeliveries(): number | Promise<number>;
   /** The periodic jobs' runs. */
   jobs(): JobReading[];
 }
@@ -116,8 +116,8 @@ export class ProcessMetrics {
         this.inc(readings.probesFired());
       },
     });
-    const gauge = (name: string, help: string, read: () => number) =>
-      new Gauge({ name, help, registers, collect() { this.set(read()); } });
+    const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
+      new Gauge({ name, help, registers, async collect() { this.set(await read()); } });
     gauge('vigil_probes_in_flight', 'Probes sent whose results are not recorded yet', readings.probesInFlight);
     gauge('vigil_probe_queue_depth', 'Probes waiting for a free probe worker slot', readings.probeQueueDepth);
     gauge('vigil_writer_queue_length', 'Writes waiting for the next group commit', readings.writerQueueLength);

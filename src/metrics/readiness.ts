@@ -15,11 +15,11 @@ export class Readiness {
     private readonly deps: { ops: Pick<OperationsRepo, 'touch'>; lastTickAt: () => number | null; clock: Clock },
   ) {}
 
-  check(): ReadinessReport {
+  async check(): Promise<ReadinessReport> {
     const now = this.deps.clock.now();
     let store = 'ok';
     try {
-      this.deps.ops.touch(now);
+      await this.deps.ops.touch(now);
     } catch (err) {
       store = `not writable: ${err instanceof Error ? err.message : String(err)}`;
     }

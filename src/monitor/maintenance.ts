@@ -22,11 +22,11 @@ export function takeLapsedMaintenance(watch: { maintenance: boolean; maintenance
  * at `until`, as if it had been switched off then. Inside the writer's transaction; a window
  * already ended or changed since is left alone.
  */
-export function endLapsedMaintenance(store: Pick<Store, 'checks' | 'history'>, check: { id: string; seq: number }, until: number): void {
-  const current = store.checks.byId(check.id);
+export async function endLapsedMaintenance(store: Pick<Store, 'checks' | 'history'>, check: { id: string; seq: number }, until: number): Promise<void> {
+  const current = await store.checks.byId(check.id);
   if (!current || !current.maintenance || current.maintenanceUntil !== until) return;
-  store.checks.setMaintenance(check.id, false, null, until);
-  store.history.insertEvent({
+  await store.checks.setMaintenance(check.id, false, null, until);
+  await store.history.insertEvent({
     checkSeq: check.seq, at: until, status: 'maintenance_end', region: null,
     meta: { event: 'maintenance_off', until: new Date(until).toISOString() },
   });

@@ -87,9 +87,9 @@ export class Assignment implements CheckObserver, Placement {
     return owned;
   }
 
-  regions(): RegionView[] {
+  async regions(): Promise<RegionView[]> {
     const { sessions } = this.deps;
-    const registered = this.deps.nodes.regions();
+    const registered = await this.deps.nodes.regions();
     const central = registered.find((r) => r.region === this.region);
     const views: RegionView[] = [{ id: this.region, nodes: central?.nodes ?? 0, connected: sessions.connectedIn(this.region).length, online: true }];
     for (const r of registered) {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { NodeRepo } from '../store/node-repo.js';
-import type { Store } from '../store/store.js';
+import { whenAnswered, type Store } from '../store/store.js';
 import type { Assignment } from './assignment.js';
 import type { NodeRegistry } from './node-registry.js';
 import type { NodeIdentity, NodeSession, NodeSessions, NodeState } from './node-sessions.js';
@@ -27,9 +27,9 @@ export interface NodeHubDeps {
 export class NodeHub {
   constructor(private readonly deps: NodeHubDeps) {}
 
-  start(): void {
+  async start(): Promise<void> {
     // What the last run of the server saved as connected is not, now.
-    this.deps.nodes.markAllDisconnected();
+    await this.deps.nodes.markAllDisconnected();
     this.deps.assignment.load((visit) => this.deps.checks.forEachEnabled(visit));
   }
 
@@ -38,7 +38,7 @@ export class NodeHub {
     this.deps.peers.stop();
   }
 
-  authenticate(token: string): NodeIdentity | null {
+  authenticate(token: string): Promise<NodeIdentity | null> {
     return this.deps.registry.authenticate(token);
   }
 
@@ -71,8 +71,19 @@ export class NodeHub {
     this.deps.assignment.disconnected(node.region);
   }
 
+  /** At once when the node's cursor is known or the store answers at once: frames after the hello find the node ready. */
   private hello(node: NodeState, m: Extract<NodeMessage, { type: 'hello' }>): void {
-    const cursor = this.deps.intake.resume(node.id, m.epoch);
+    const resumed = whenAnswered(this.deps.intake.resume(node.id, m.epoch), (cursor) => this.welcome(node, m, cursor));
+    if (resumed instanceof Promise) {
+      resumed.catch((err: unknown) => {
+        this.deps.log.error({ err, nodeId: node.id }, 'node hello failed');
+        node.session?.close(1011, 'hello failed');
+      });
+    }
+  }
+
+  private welcome(node: NodeState, m: Extract<NodeMessage, { type: 'hello' }>, cursor: { epoch: string; seq: number }): void {
+    if (!node.session) return;
     this.deps.sessions.ready(node, m.version);
     node.session!.send({ type: 'welcome', nodeId: node.id, region: node.region, epoch: cursor.epoch, seq: cursor.seq });
     this.deps.log.info({ nodeId: node.id, region: node.region, version: m.version }, 'node connected');

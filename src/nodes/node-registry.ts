@@ -48,7 +48,7 @@ export class NodeRegistry {
     private readonly clock: Clock,
   ) {}
 
-  create(input: { region: string; name?: string }): CreatedNode {
+  async create(input: { region: string; name?: string }): Promise<CreatedNode> {
     const region = input.region.trim();
     if (!REGION_PATTERN.test(region)) {
       throw errors.badRequest(`region must be lower-case letters, digits and dashes, e.g. vps-us-1 (got "${input.region}")`);
@@ -60,26 +60,26 @@ export class NodeRegistry {
     if (name.length > 200) throw errors.badRequest('name must be at most 200 characters');
     const id = newId('nod');
     const token = NODE_TOKEN_PREFIX + randomBytes(32).toString('hex');
-    this.nodes.insert({ id, name, region, createdAt: this.clock.now(), revokedAt: null }, hashSecret(token));
+    await this.nodes.insert({ id, name, region, createdAt: this.clock.now(), revokedAt: null }, hashSecret(token));
     return { id, name, region, token };
   }
 
-  list(): NodeListing[] {
+  async list(): Promise<NodeListing[]> {
     const now = this.clock.now();
-    return this.nodes.list().map((n) => listing(n, now));
+    return (await this.nodes.list()).map((n) => listing(n, now));
   }
 
-  revoke(id: string): { id: string; status: 'revoked' } {
-    const node = this.nodes.byId(id);
+  async revoke(id: string): Promise<{ id: string; status: 'revoked' }> {
+    const node = await this.nodes.byId(id);
     if (!node) throw errors.notFound(`no node ${id}`);
-    this.nodes.revoke(id, this.clock.now());
+    await this.nodes.revoke(id, this.clock.now());
     return { id, status: 'revoked' };
   }
 
   /** The node a token belongs to, or null (unknown, malformed or revoked). */
-  authenticate(token: string): { id: string; region: string; name: string } | null {
+  async authenticate(token: string): Promise<{ id: string; region: string; name: string } | null> {
     if (!NODE_TOKEN_PATTERN.test(token)) return null;
-    const node = this.nodes.byTokenHash(hashSecret(token));
+    const node = await this.nodes.byTokenHash(hashSecret(token));
     if (!node || node.revokedAt !== null) return null;
     return { id: node.id, region: node.region, name: node.name };
   }

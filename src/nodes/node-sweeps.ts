@@ -39,10 +39,10 @@ export function nodeSweeps(deps: NodeSweepsDeps): Job[] {
     {
       name: 'node-revocations',
       everyMs: REVOCATION_EVERY_MS,
-      run: () => {
+      run: async () => {
         const connected = [...sessions.all()].filter((n) => n.session).map((n) => n.id);
         if (connected.length === 0) return;
-        for (const id of deps.nodes.revokedAmong(connected)) {
+        for (const id of (await deps.nodes.revokedAmong(connected))) {
           deps.log.warn({ nodeId: id }, 'node revoked; disconnecting');
           sessions.get(id)?.session?.close(4001, 'node revoked');
         }

@@ -4,6 +4,7 @@ import type { ProbeResult } from '../domain/probe-types.js';
 import type { Engine } from '../engine/engine.js';
 import type { Recorder } from '../monitor/recorder.js';
 import type { NodeRepo } from '../store/node-repo.js';
+import { whenAnswered, type Answer } from '../store/answer.js';
 import type { NodeCursorWrite } from '../store/writes.js';
 import type { NodeSessions, NodeState } from './node-sessions.js';
 import { asProbeResult, type NodeMessage } from './protocol.js';
@@ -50,13 +51,21 @@ export class ResultIntake {
   constructor(private readonly deps: ResultIntakeDeps) {}
 
   /** A node's hello: where its outbox `epoch` resumes (a new epoch, a fresh data directory, starts at 0). */
-  resume(nodeId: string, epoch: string): { epoch: string; seq: number } {
-    let c = this.cursors.get(nodeId);
-    if (!c) {
-      const stored = this.deps.cursors.cursor(nodeId);
-      c = { epoch: stored.epoch, received: stored.seq, pending: [], pendingHead: 0, done: new Set(), watermark: stored.seq, acking: false };
-      this.cursors.set(nodeId, c);
-    }
+  resume(nodeId: string, epoch: string): Answer<{ epoch: string; seq: number }> {
+    const known = this.cursors.get(nodeId);
+    if (known) return this.resumed(known, epoch);
+    return whenAnswered(this.deps.cursors.cursor(nodeId), (stored) => {
+      // Another hello of the node may have read it meanwhile (a store that answers later).
+      let c = this.cursors.get(nodeId);
+      if (!c) {
+        c = { epoch: stored.epoch, received: stored.seq, pending: [], pendingHead: 0, done: new Set(), watermark: stored.seq, acking: false };
+        this.cursors.set(nodeId, c);
+      }
+      return this.resumed(c, epoch);
+    });
+  }
+
+  private resumed(c: Cursor, epoch: string): { epoch: string; seq: number } {
     // Kept in place, not replaced: a result of the old epoch still being recorded then moves nothing.
     if (c.epoch !== epoch) {
       c.epoch = epoch;

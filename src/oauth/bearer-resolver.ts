@@ -20,7 +20,7 @@ export class OAuthBearerResolver implements BearerResolver {
     private readonly clock: Clock,
   ) {}
 
-  resolve(token: string, now: number = this.clock.now()): Principal | null {
+  async resolve(token: string, now: number = this.clock.now()): Promise<Principal | null> {
     const version = this.store.credentialsVersion();
     if (version !== this.cacheVersion) {
       this.cache.clear();
@@ -29,9 +29,9 @@ export class OAuthBearerResolver implements BearerResolver {
     const hit = this.cache.get(token);
     if (hit) return hit.expiresAt > now ? hit.principal : null;
 
-    const access = this.tokens.authenticate(token);
+    const access = await this.tokens.authenticate(token);
     if (!access) return null;
-    const account = this.store.accounts.byId(access.accountId);
+    const account = await this.store.accounts.byId(access.accountId);
     if (!account) return null;
     const principal: Principal = {
       kind: 'bearer',

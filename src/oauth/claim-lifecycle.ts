@@ -30,21 +30,21 @@ export class ClaimLifecycle {
     private readonly log: Logger,
   ) {}
 
-  run(): LifecycleReport {
+  async run(): Promise<LifecycleReport> {
     const now = this.clock.now();
     const report: LifecycleReport = { pausedChecks: 0, deletedAccounts: 0, prunedTokens: 0 };
-    for (const account of this.store.accounts.unclaimedCreatedBefore(now - UNCLAIMED_DELETE_AFTER_MS)) {
-      this.guard(account.id, 'delete', () => {
-        this.deleteAccount(account.id);
+    for (const account of (await this.store.accounts.unclaimedCreatedBefore(now - UNCLAIMED_DELETE_AFTER_MS))) {
+      await this.guard(account.id, 'delete', async () => {
+        await this.deleteAccount(account.id);
         report.deletedAccounts++;
       });
     }
-    for (const account of this.store.accounts.unclaimedCreatedBefore(now - UNCLAIMED_PAUSE_AFTER_MS)) {
-      this.guard(account.id, 'pause', () => {
-        report.pausedChecks += this.checks.pauseAccount(account.id, UNCLAIMED_PAUSE_REASON);
+    for (const account of (await this.store.accounts.unclaimedCreatedBefore(now - UNCLAIMED_PAUSE_AFTER_MS))) {
+      await this.guard(account.id, 'pause', async () => {
+        report.pausedChecks += await this.checks.pauseAccount(account.id, UNCLAIMED_PAUSE_REASON);
       });
     }
-    report.prunedTokens = this.repo.pruneExpired(now);
+    report.prunedTokens = await this.repo.pruneExpired(now);
     if (report.pausedChecks || report.deletedAccounts) this.log.info(report, 'unclaimed accounts: lifecycle applied');
     return report;
   }
@@ -54,14 +54,14 @@ export class ClaimLifecycle {
    * then the account, whose keys, tokens, alert settings and deliveries go with it. A crash in
    * between leaves an account without checks, which the next run deletes.
    */
-  private deleteAccount(accountId: string): void {
-    this.checks.removeAccountChecks(accountId);
-    this.store.transaction(() => this.store.accounts.delete(accountId));
+  private async deleteAccount(accountId: string): Promise<void> {
+    await this.checks.removeAccountChecks(accountId);
+    await this.store.transaction(async () => (await this.store.accounts.delete(accountId)));
   }
 
-  private guard(accountId: string, step: string, fn: () => void): void {
+  private async guard(accountId: string, step: string, fn: () => Promise<void>): Promise<void> {
     try {
-      fn();
+      await fn();
     } catch (err) {
       this.log.error({ err, accountId, step }, 'unclaimed accounts: lifecycle step failed');
     }

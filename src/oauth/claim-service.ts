@@ -29,20 +29,20 @@ export class ClaimService {
     private readonly clock: Clock,
   ) {}
 
-  inspect(token: string): ClaimView {
-    return this.find(token).view;
+  async inspect(token: string): Promise<ClaimView> {
+    return (await this.find(token)).view;
   }
 
-  claim(token: string): ClaimView {
-    const claimed = this.store.transaction(() => {
-      const { view, accountId } = this.find(token);
+  async claim(token: string): Promise<ClaimView> {
+    const claimed = await this.store.transaction(async () => {
+      const { view, accountId } = await this.find(token);
       if (view.state !== 'open' || accountId === null) return { view, accountId: null };
-      if (!this.repo.markClaimed(accountId, this.clock.now())) return { view: { state: 'claimed', email: view.email } as ClaimView, accountId: null };
-      this.store.accounts.setClaimed(accountId);
+      if (!(await this.repo.markClaimed(accountId, this.clock.now()))) return { view: { state: 'claimed', email: view.email } as ClaimView, accountId: null };
+      await this.store.accounts.setClaimed(accountId);
       return { view, accountId };
     });
     if (claimed.accountId === null || claimed.view.state !== 'open') return claimed.view;
-    const resumedChecks = this.checks.resumeAccount(claimed.accountId, UNCLAIMED_PAUSE_REASON, CLAIM_RESUME_REASON);
+    const resumedChecks = await this.checks.resumeAccount(claimed.accountId, UNCLAIMED_PAUSE_REASON, CLAIM_RESUME_REASON);
     return { state: 'done', email: claimed.view.email, resumedChecks };
   }
 
@@ -50,22 +50,22 @@ export class ClaimService {
    * The operator's claim (`vigil account claim`), for servers without SMTP where no claim email
    * can reach the user. Returns how many checks the 7-day pause had stopped and were resumed.
    */
-  claimAccount(accountId: string): number {
-    const changed = this.store.transaction(() => {
-      const account = this.store.accounts.byId(accountId);
+  async claimAccount(accountId: string): Promise<number> {
+    const changed = await this.store.transaction(async () => {
+      const account = await this.store.accounts.byId(accountId);
       if (!account || account.claimed) return false;
-      this.repo.markClaimed(accountId, this.clock.now());
-      this.store.accounts.setClaimed(accountId);
+      await this.repo.markClaimed(accountId, this.clock.now());
+      await this.store.accounts.setClaimed(accountId);
       return true;
     });
     return changed ? this.checks.resumeAccount(accountId, UNCLAIMED_PAUSE_REASON, CLAIM_RESUME_REASON) : 0;
   }
 
-  private find(token: string): { view: ClaimView; accountId: string | null } {
+  private async find(token: string): Promise<{ view: ClaimView; accountId: string | null }> {
     const invalid = { view: { state: 'invalid' } as ClaimView, accountId: null };
     if (!CLAIM_TOKEN_PATTERN.test(token)) return invalid;
-    const signup = this.repo.signupByClaimHash(hashSecret(token));
-    const account = signup ? this.store.accounts.byId(signup.accountId) : null;
+    const signup = await this.repo.signupByClaimHash(hashSecret(token));
+    const account = signup ? await this.store.accounts.byId(signup.accountId) : null;
     if (!signup || !account) return invalid;
     if (signup.claimedAt !== null || account.claimed) return { view: { state: 'claimed', email: account.email }, accountId: null };
     if (signup.claimExpiresAt <= this.clock.now()) return invalid;

@@ -58,24 +58,24 @@ export class SignupService {
     const email = parseSignupEmail(input.email);
     if (!email) throw oauthError(400, 'invalid_request', 'email must be a valid email address (name@domain.tld)');
     const agentName = cleanAgentName(input.agent_name);
-    this.assertAvailable(email.address, clock.now());
+    await this.assertAvailable(email.address, clock.now());
 
     if (config.signup.verifyEmailDomain && (await canReceiveMail(email.domain, this.deps.resolver)) === 'no') {
       throw oauthError(400, 'invalid_request', `${email.address} cannot receive mail: ${email.domain} has no mail server (no MX and no A/AAAA record, or a null MX)`);
     }
 
     const claimToken = newClaimToken();
-    const { account, tokens } = this.deps.store.transaction(() => {
+    const { account, tokens } = await this.deps.store.transaction(async () => {
       const now = clock.now();
       // Again: the DNS lookup let other signups in.
-      this.assertAvailable(email.address, now);
+      await this.assertAvailable(email.address, now);
       const created: Account = { id: newId('acc'), email: email.address, tier: SIGNUP_TIER, maxChecksOverride: null, claimed: false, createdAt: now };
-      this.deps.store.accounts.insert(created);
-      this.deps.repo.insertSignup(
+      await this.deps.store.accounts.insert(created);
+      await this.deps.repo.insertSignup(
         { accountId: created.id, agentName, claimExpiresAt: now + CLAIM_LINK_TTL_MS, claimedAt: null, createdAt: now },
         hashSecret(claimToken),
       );
-      return { account: created, tokens: this.deps.tokens.issueGrant(created.id, SIGNUP_SCOPES) };
+      return { account: created, tokens: await this.deps.tokens.issueGrant(created.id, SIGNUP_SCOPES) };
     });
 
     const sent = await this.sendClaimEmail(account, agentName, `${config.publicUrl}/claim/${claimToken}`);
@@ -91,13 +91,13 @@ export class SignupService {
   }
 
   /** 409 for a taken address, 429 past the daily limit (counted per UTC day). */
-  private assertAvailable(address: string, now: number): void {
-    if (this.deps.store.accounts.byEmail(address)) {
+  private async assertAvailable(address: string, now: number): Promise<void> {
+    if (await this.deps.store.accounts.byEmail(address)) {
       throw oauthError(409, 'account_exists', `An account for ${address} already exists; its owner can create an API key for you`);
     }
     const limit = this.deps.config.signup.dailyLimit;
     const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
-    if (this.deps.repo.countSignupsSince(dayStart) >= limit) {
+    if ((await this.deps.repo.countSignupsSince(dayStart)) >= limit) {
       const retryAfter = String(Math.max(1, Math.ceil((dayStart + DAY_MS - now) / 1000)));
       throw oauthError(429, 'temporarily_unavailable', `This server has reached its limit of ${limit} agent signups today (UTC); try again tomorrow`).withHeaders({
         'Retry-After': retryAfter,

@@ -49,15 +49,15 @@ export class TokenService {
   ) {}
 
   /** A new grant with its first token pair (agent signup), inside the caller's transaction. */
-  issueGrant(accountId: string, scopes: readonly Scope[]): TokenResponse {
+  async issueGrant(accountId: string, scopes: readonly Scope[]): Promise<TokenResponse> {
     const now = this.clock.now();
     const grantId = newGrantId();
-    this.repo.insertGrant({ id: grantId, accountId, scopes: [...scopes], revokedAt: null, createdAt: now });
+    await this.repo.insertGrant({ id: grantId, accountId, scopes: [...scopes], revokedAt: null, createdAt: now });
     return this.issuePair(grantId, accountId, scopes, scopes, now);
   }
 
   /** POST /oauth/token (spec 4.12): every failure is an RFC 6749 error with Cache-Control: no-store. */
-  refresh(form: RefreshRequest): TokenResponse {
+  async refresh(form: RefreshRequest): Promise<TokenResponse> {
     // RFC 6749 §3.2: a parameter sent without a value counts as omitted.
     const grantType = form.grant_type || undefined;
     const presented = form.refresh_token || undefined;
@@ -67,28 +67,28 @@ export class TokenService {
     }
     if (presented === undefined) throw tokenError('invalid_request', 'refresh_token is required');
 
-    const outcome = this.store.transaction(() => this.rotate(presented, form.scope));
+    const outcome = await this.store.transaction(() => this.rotate(presented, form.scope));
     // Thrown after the transaction, so the revocation of a reused token's grant is committed.
     if ('error' in outcome) throw outcome.error;
     return outcome.tokens;
   }
 
   /** The access token's grant and scopes, or null when it is unknown, expired or revoked. */
-  authenticate(accessToken: string): ValidAccess | null {
+  async authenticate(accessToken: string): Promise<ValidAccess | null> {
     if (!ACCESS_TOKEN_PATTERN.test(accessToken)) return null;
-    const token = this.repo.tokenByHash(hashSecret(accessToken));
+    const token = await this.repo.tokenByHash(hashSecret(accessToken));
     if (!token || token.kind !== 'access' || token.grantRevokedAt !== null) return null;
     if (token.expiresAt <= this.clock.now()) return null;
     return { grantId: token.grantId, accountId: token.accountId, scopes: token.scopes, expiresAt: token.expiresAt };
   }
 
-  private rotate(presented: string, scopeParam: string | undefined): { tokens: TokenResponse } | { error: ApiError } {
+  private async rotate(presented: string, scopeParam: string | undefined): Promise<{ tokens: TokenResponse } | { error: ApiError }> {
     const now = this.clock.now();
-    const token = REFRESH_TOKEN_PATTERN.test(presented) ? this.repo.tokenByHash(hashSecret(presented)) : null;
+    const token = REFRESH_TOKEN_PATTERN.test(presented) ? await this.repo.tokenByHash(hashSecret(presented)) : null;
     if (!token || token.kind !== 'refresh') return { error: tokenError('invalid_grant', 'The refresh token is not valid') };
     if (token.grantRevokedAt !== null) return { error: tokenError('invalid_grant', 'The refresh token has been revoked') };
     if (token.usedAt !== null) {
-      this.repo.revokeGrant(token.grantId, now);
+      await this.repo.revokeGrant(token.grantId, now);
       return {
         error: tokenError('invalid_grant', 'The refresh token was already used; every token of this grant is now revoked. Sign up again or ask the account owner for an API key'),
       };
@@ -98,16 +98,16 @@ export class TokenService {
     if (scopes === null) {
       return { error: tokenError('invalid_scope', `scope may only name scopes of the grant: ${token.scopes.join(' ')}`) };
     }
-    if (!this.repo.markUsed(token.id, now)) return { error: tokenError('invalid_grant', 'The refresh token was already used') };
-    return { tokens: this.issuePair(token.grantId, token.accountId, scopes, token.scopes, now) };
+    if (!(await this.repo.markUsed(token.id, now))) return { error: tokenError('invalid_grant', 'The refresh token was already used') };
+    return { tokens: await this.issuePair(token.grantId, token.accountId, scopes, token.scopes, now) };
   }
 
-  private issuePair(grantId: string, accountId: string, accessScopes: readonly Scope[], grantScopes: readonly Scope[], now: number): TokenResponse {
+  private async issuePair(grantId: string, accountId: string, accessScopes: readonly Scope[], grantScopes: readonly Scope[], now: number): Promise<TokenResponse> {
     const access = newAccessToken();
     const refresh = newRefreshToken();
-    this.insert(access, 'access', grantId, accountId, accessScopes, now + ACCESS_TOKEN_TTL_MS, now);
+    await this.insert(access, 'access', grantId, accountId, accessScopes, now + ACCESS_TOKEN_TTL_MS, now);
     // The refresh token keeps the grant's full scope (RFC 6749 §6), whatever the access token narrowed to.
-    this.insert(refresh, 'refresh', grantId, accountId, grantScopes, now + REFRESH_TOKEN_TTL_MS, now);
+    await this.insert(refresh, 'refresh', grantId, accountId, grantScopes, now + REFRESH_TOKEN_TTL_MS, now);
     return {
       access_token: access,
       token_type: 'Bearer',
@@ -117,9 +117,9 @@ export class TokenService {
     };
   }
 
-  private insert(secret: string, kind: TokenKind, grantId: string, accountId: string, scopes: readonly Scope[], expiresAt: number, now: number): void {
+  private async insert(secret: string, kind: TokenKind, grantId: string, accountId: string, scopes: readonly Scope[], expiresAt: number, now: number): Promise<void> {
     const token: OAuthToken = { id: newId('tok'), grantId, accountId, kind, scopes: [...scopes], expiresAt, usedAt: null, createdAt: now };
-    this.repo.insertToken(token, hashSecret(secret));
+    await this.repo.insertToken(token, hashSecret(secret));
   }
 }
 

@@ -27,21 +27,21 @@ export class CheckTrends {
     checks?.observe({ checkSaved: () => {}, checkDeleted: (check) => this.forget(check.seq) });
   }
 
-  trend(seq: number, now: number): CheckTrend {
+  async trend(seq: number, now: number): Promise<CheckTrend> {
     const hour = hourKey(now);
     let kept = this.kept.get(seq);
     if (kept?.hour !== hour) {
-      kept = { hour, buckets: this.rollups.buckets(seq, 'hour', hour - 23 * HOUR_MS, hour), openStored: undefined, bufferedIds: [-1] };
+      kept = { hour, buckets: await this.rollups.buckets(seq, 'hour', hour - 23 * HOUR_MS, hour), openStored: undefined, bufferedIds: [-1] };
       this.kept.set(seq, kept);
     }
-    const ids = this.rollups.bufferedIds(seq);
+    const ids = await this.rollups.bufferedIds(seq);
     if (kept.bufferedIds.some((id) => !ids.includes(id))) {
-      kept.openStored = this.rollups.buckets(seq, 'hour', hour, hour + HOUR_MS, false)[0];
+      kept.openStored = (await this.rollups.buckets(seq, 'hour', hour, hour + HOUR_MS, false))[0];
       kept.bufferedIds = ids;
     }
     const points: Array<BucketSums | undefined> = new Array(24);
     for (const b of kept.buckets) points[23 - (hour - b.at) / HOUR_MS] = b;
-    const buffered = this.rollups.bufferedBucket(seq, 'hour', hour) ?? undefined;
+    const buffered = await this.rollups.bufferedBucket(seq, 'hour', hour) ?? undefined;
     points[23] = kept.openStored && buffered ? addBucket(kept.openStored, buffered) : (kept.openStored ?? buffered);
     let total = 0;
     let success = 0;

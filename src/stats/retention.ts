@@ -2,6 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Tier } from '../domain/plans.js';
 import type { Clock } from '../domain/clock.js';
 import type { RetentionStore } from '../store/rollup-store.js';
+import type { Answer } from '../store/answer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -52,9 +53,9 @@ export class RawRetention {
     const now = this.clock.now();
     const report: PruneReport = { rawDeleted: 0, minuteRowsDeleted: 0, transactions: 0 };
     // Rows still needed to rebuild rollups after a crash stay, however old.
-    const open = this.store.openBuckets();
+    const open = await this.store.openBuckets();
     const keep = Math.min(open.minuteFrom ?? Infinity, open.hourFrom ?? Infinity, open.dayFrom ?? Infinity);
-    const checks = this.store.checkTiers();
+    const checks = await this.store.checkTiers();
     const minuteDays = this.options.minuteRollupDays ?? MINUTE_ROLLUP_DAYS;
     report.rawDeleted = await this.sweep(checks, report, (c) => Math.min(now - this.options.rawDays[c.tier] * DAY_MS, keep), (seq, before, limit) =>
       this.store.pruneRaw(seq, before, limit),
@@ -70,17 +71,17 @@ export class RawRetention {
     checks: ReadonlyArray<{ seq: number; tier: Tier }>,
     report: PruneReport,
     cutoff: (check: { seq: number; tier: Tier }) => number,
-    prune: (seq: number, before: number, limit: number) => number,
+    prune: (seq: number, before: number, limit: number) => Answer<number>,
   ): Promise<number> {
     const batchSize = this.options.batchSize ?? 2000;
     let deleted = 0;
     let i = 0;
     while (i < checks.length) {
-      this.store.transaction(() => {
+      await this.store.transaction(async () => {
         let budget = batchSize;
         while (budget > 0 && i < checks.length) {
           const check = checks[i] as { seq: number; tier: Tier };
-          const n = prune(check.seq, cutoff(check), budget);
+          const n = await prune(check.seq, cutoff(check), budget);
           deleted += n;
           budget -= n;
           // Fewer than asked: this check has nothing older left.

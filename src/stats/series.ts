@@ -86,19 +86,19 @@ export class SeriesReader {
     private readonly history: Pick<HistoryRepo, 'list'>,
   ) {}
 
-  series(seq: number, range: SeriesRange, now: number): { from: number; to: number; series: Series; incidents: Incident[] } {
+  async series(seq: number, range: SeriesRange, now: number): Promise<{ from: number; to: number; series: Series; incidents: Incident[] }> {
     const { ms, level, step } = SERIES_RANGES[range];
     const to = Math.ceil((now + 1) / step) * step;
     const from = to - Math.ceil(ms / step) * step;
-    const series = seriesOf(this.rollups.buckets(seq, level, from, to), from, to, step);
-    const incidents = incidentsOf(this.stateChanges.between(seq, from, now), from, now);
-    for (const incident of incidents) incident.error = this.causeOf(seq, incident.start);
+    const series = seriesOf(await this.rollups.buckets(seq, level, from, to), from, to, step);
+    const incidents = incidentsOf(await this.stateChanges.between(seq, from, now), from, now);
+    for (const incident of incidents) incident.error = await this.causeOf(seq, incident.start);
     return { from, to, series, incidents };
   }
 
   /** The newest failed result at or before the moment the check went down. */
-  private causeOf(seq: number, start: number): string | null {
-    const [row] = this.history.list({ checkSeq: seq, from: start - CAUSE_WINDOW_MS, to: start, status: 'down', q: null }, { limit: 1, offset: 0, before: null });
+  private async causeOf(seq: number, start: number): Promise<string | null> {
+    const [row] = await this.history.list({ checkSeq: seq, from: start - CAUSE_WINDOW_MS, to: start, status: 'down', q: null }, { limit: 1, offset: 0, before: null });
     return row?.error ?? null;
   }
 }

@@ -5,7 +5,7 @@ import { DAY_MS, dayKey } from '../domain/cover.js';
 import { HOUR_MS, hourKey } from '../domain/rollup.js';
 import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage } from '../store/status-pages.js';
-import type { LoggedStatus, StateChangeRepo } from '../store/store.js';
+import type { Answer, LoggedStatus, StateChangeRepo } from '../store/store.js';
 import type { LastProbe } from '../monitor/live-check.js';
 
 export const BAR_DAYS = 90;
@@ -67,7 +67,7 @@ export interface PublicPage {
 }
 
 export interface PageViewDeps {
-  checks: { byId(id: string): Check | null };
+  checks: { byId(id: string): Answer<Check | null> };
   rollups: Pick<RollupReads, 'bucketTotals'>;
   stateChanges: Pick<StateChangeRepo, 'between'>;
   /** The check's latest result, live from memory; null before the first since start. */
@@ -83,18 +83,19 @@ export class PageViews {
   constructor(private readonly deps: PageViewDeps) {}
 
   /** The page's checks that still exist and belong to its account, in its order. */
-  checksOf(page: StatusPage): Check[] {
+  async checksOf(page: StatusPage): Promise<Check[]> {
     const out: Check[] = [];
     for (const id of page.checkIds) {
-      const check = this.deps.checks.byId(id);
+      const check = await this.deps.checks.byId(id);
       if (check && check.accountId === page.accountId) out.push(check);
     }
     return out;
   }
 
-  build(page: StatusPage, now: number): PublicPage {
-    const listed = this.checksOf(page);
-    const checks = listed.map((c) => this.publicCheck(c, now));
+  async build(page: StatusPage, now: number): Promise<PublicPage> {
+    const listed = await this.checksOf(page);
+    const checks: PublicCheck[] = [];
+    for (const c of listed) checks.push(await this.publicCheck(c, now));
     return {
       slug: page.slug,
       title: page.title,
@@ -102,26 +103,26 @@ export class PageViews {
       generatedAt: now,
       overall: overallOf(checks),
       checks,
-      incidents: this.incidents(listed, now),
+      incidents: await this.incidents(listed, now),
     };
   }
 
   /** Status changes of the page's checks, newest first (the Atom feed). */
-  changes(page: StatusPage, now: number): StatusChange[] {
+  async changes(page: StatusPage, now: number): Promise<StatusChange[]> {
     const from = now - INCIDENT_DAYS * DAY_MS;
     const out: StatusChange[] = [];
-    for (const check of this.checksOf(page)) {
-      for (const change of this.deps.stateChanges.between(check.seq, from, now)) {
+    for (const check of await this.checksOf(page)) {
+      for (const change of (await this.deps.stateChanges.between(check.seq, from, now))) {
         if (change.at >= from) out.push({ checkId: check.id, name: check.name, at: change.at, status: change.status });
       }
     }
     return out.sort((a, b) => b.at - a.at).slice(0, MAX_FEED_ENTRIES);
   }
 
-  publicCheck(check: Check, now: number): PublicCheck {
+  async publicCheck(check: Check, now: number): Promise<PublicCheck> {
     const today = dayKey(now);
     const first = today - (BAR_DAYS - 1) * DAY_MS;
-    const perDay = new Map(this.deps.rollups.bucketTotals(check.seq, 'day', first, today + DAY_MS));
+    const perDay = new Map((await this.deps.rollups.bucketTotals(check.seq, 'day', first, today + DAY_MS)));
     const days: DayBar[] = [];
     let total = 0;
     let success = 0;
@@ -133,7 +134,7 @@ export class PageViews {
     }
     const hour = hourKey(now);
     const firstHour = hour - (SPARK_HOURS - 1) * HOUR_MS;
-    const perHour = new Map(this.deps.rollups.bucketTotals(check.seq, 'hour', firstHour, hour + HOUR_MS));
+    const perHour = new Map((await this.deps.rollups.bucketTotals(check.seq, 'hour', firstHour, hour + HOUR_MS)));
     const spark: Array<number | null> = [];
     for (let start = firstHour; start <= hour; start += HOUR_MS) {
       const t = perHour.get(start);
@@ -155,12 +156,12 @@ export class PageViews {
     };
   }
 
-  private incidents(checks: Check[], now: number): Incident[] {
+  private async incidents(checks: Check[], now: number): Promise<Incident[]> {
     const from = now - INCIDENT_DAYS * DAY_MS;
     const out: Incident[] = [];
     for (const check of checks) {
       let open: number | null = null;
-      for (const change of this.deps.stateChanges.between(check.seq, from, now)) {
+      for (const change of (await this.deps.stateChanges.between(check.seq, from, now))) {
         if (change.status === 'down') open ??= Math.max(change.at, from);
         else if (open !== null) {
           out.push({ checkId: check.id, name: check.name, from: open, to: change.at });

@@ -44,31 +44,31 @@ export class PublicPages {
     this.views = new PageViews({ checks: deps.store.checks, rollups: deps.rollups, stateChanges: deps.store.stateChanges, lastProbe: deps.lastProbe });
   }
 
-  bySlug(slug: string): StatusPage | null {
+  async bySlug(slug: string): Promise<StatusPage | null> {
     return this.pages.bySlug(slug);
   }
 
-  byHost(hostHeader: string | undefined): StatusPage | null {
+  async byHost(hostHeader: string | undefined): Promise<StatusPage | null> {
     if (!hostHeader) return null;
     const host = hostHeader.trim().toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-    return host === '' ? null : this.pages.byDomain(host);
+    return host === '' ? null : (await this.pages.byDomain(host));
   }
 
-  view(page: StatusPage): PublicPage {
+  async view(page: StatusPage): Promise<PublicPage> {
     return this.views.build(page, this.clock.now());
   }
 
-  changes(page: StatusPage): StatusChange[] {
+  async changes(page: StatusPage): Promise<StatusChange[]> {
     return this.views.changes(page, this.clock.now());
   }
 
   /** The badge's facts, or null when the check is on no status page (or does not exist). */
-  badge(checkId: string, kind: BadgeKind): Badge | null {
-    const check = this.store.checks.byId(checkId);
-    if (!check || !this.pages.listsCheck(checkId)) return null;
+  async badge(checkId: string, kind: BadgeKind): Promise<Badge | null> {
+    const check = await this.store.checks.byId(checkId);
+    if (!check || !(await this.pages.listsCheck(checkId))) return null;
     const now = this.clock.now();
-    if (kind.kind === 'status') return { label: 'status', ...STATUS_BADGE[this.views.publicCheck(check, now).status] };
-    const stats = this.stats.multiRange(this.ownerView(check), check.id, kind.window)[kind.window];
+    if (kind.kind === 'status') return { label: 'status', ...STATUS_BADGE[(await this.views.publicCheck(check, now)).status] };
+    const stats = (await this.stats.multiRange(await this.ownerView(check), check.id, kind.window))[kind.window];
     if (kind.kind === 'uptime') {
       const value = stats?.uptimePercentage ?? null;
       if (value === null) return { label: `uptime ${kind.window}`, message: 'no data', color: 'lightgrey' };
@@ -80,8 +80,8 @@ export class PublicPages {
   }
 
   /** Statistics read as the check's own account would (the check is public through a page). */
-  private ownerView(check: Check): Principal {
-    const account = this.store.accounts.byId(check.accountId)!;
+  private async ownerView(check: Check): Promise<Principal> {
+    const account = (await this.store.accounts.byId(check.accountId))!;
     return { kind: 'api_key', credentialId: 'status-page', account, scopes: ['checks:read'], access: null, key: null };
   }
 }

@@ -31,20 +31,20 @@ export class StatusPagesService {
     this.listeners.push(listener);
   }
 
-  list(principal: Principal): StatusPage[] {
+  async list(principal: Principal): Promise<StatusPage[]> {
     return this.pages.listForAccount(principal.account.id);
   }
 
-  get(principal: Principal, id: string): StatusPage {
-    const page = this.pages.byId(id);
+  async get(principal: Principal, id: string): Promise<StatusPage> {
+    const page = await this.pages.byId(id);
     if (!page) throw errors.notFound(`Status page ${id} not found`);
     if (page.accountId !== principal.account.id) throw errors.forbidden('This status page belongs to another account');
     return page;
   }
 
-  create(principal: Principal, input: CreateStatusPageInput): StatusPage {
+  async create(principal: Principal, input: CreateStatusPageInput): Promise<StatusPage> {
     const now = this.clock.now();
-    const page = this.store.transaction(() => {
+    const page = await this.store.transaction(async () => {
       const draft: StatusPage = {
         id: newId('spg'),
         accountId: principal.account.id,
@@ -52,42 +52,42 @@ export class StatusPagesService {
         title: displayName(input.title, 'title'),
         description: description(input.description),
         customDomain: customDomain(input.customDomain),
-        checkIds: this.ownChecks(principal, input.checkIds),
+        checkIds: await this.ownChecks(principal, input.checkIds),
         createdAt: now,
         updatedAt: now,
       };
-      this.ensureFree(draft);
-      this.pages.insert(draft);
+      await this.ensureFree(draft);
+      await this.pages.insert(draft);
       return draft;
     });
     this.changed(null, page);
     return page;
   }
 
-  update(principal: Principal, id: string, input: UpdateStatusPageInput): StatusPage {
-    const [before, after] = this.store.transaction(() => {
-      const current = this.get(principal, id);
+  async update(principal: Principal, id: string, input: UpdateStatusPageInput): Promise<StatusPage> {
+    const [before, after] = await this.store.transaction(async () => {
+      const current = await this.get(principal, id);
       const next: StatusPage = {
         ...current,
         slug: input.slug ?? current.slug,
         title: input.title === undefined ? current.title : displayName(input.title, 'title'),
         description: input.description === undefined ? current.description : description(input.description),
         customDomain: input.customDomain === undefined ? current.customDomain : customDomain(input.customDomain),
-        checkIds: input.checkIds === undefined ? current.checkIds : this.ownChecks(principal, input.checkIds),
+        checkIds: input.checkIds === undefined ? current.checkIds : await this.ownChecks(principal, input.checkIds),
         updatedAt: this.clock.now(),
       };
-      this.ensureFree(next);
-      this.pages.update(next);
+      await this.ensureFree(next);
+      await this.pages.update(next);
       return [current, next] as const;
     });
     this.changed(before, after);
     return after;
   }
 
-  remove(principal: Principal, id: string): void {
-    const page = this.store.transaction(() => {
+  async remove(principal: Principal, id: string): Promise<void> {
+    const page = await this.store.transaction(async () => {
       const current = this.get(principal, id);
-      this.pages.delete(id);
+      await this.pages.delete(id);
       return current;
     });
     this.changed(page, null);
@@ -98,20 +98,20 @@ export class StatusPagesService {
     return page.customDomain ? `https://${page.customDomain}/` : `${this.config.publicUrl}/status/${page.slug}`;
   }
 
-  private ownChecks(principal: Principal, ids: readonly string[]): string[] {
+  private async ownChecks(principal: Principal, ids: readonly string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
     for (const id of unique) {
-      const check = this.store.checks.byId(id);
+      const check = await this.store.checks.byId(id);
       if (!check || check.accountId !== principal.account.id) throw errors.badRequest(`checkIds: ${id} is not a check of this account`);
     }
     return unique;
   }
 
-  private ensureFree(page: StatusPage): void {
-    const sameSlug = this.pages.bySlug(page.slug);
+  private async ensureFree(page: StatusPage): Promise<void> {
+    const sameSlug = await this.pages.bySlug(page.slug);
     if (sameSlug && sameSlug.id !== page.id) throw errors.conflict(`slug ${page.slug} is already taken`);
     if (page.customDomain === null) return;
-    const sameDomain = this.pages.byDomain(page.customDomain);
+    const sameDomain = await this.pages.byDomain(page.customDomain);
     if (sameDomain && sameDomain.id !== page.id) throw errors.conflict(`customDomain ${page.customDomain} is already used by another status page`);
   }
 

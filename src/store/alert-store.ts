@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 import type { AlertEventType } from '../domain/events.js';
 
 /** Records and repositories of the alerts layer; SQLite implementations live in ./sqlite/. */
@@ -101,25 +102,25 @@ export interface DeliveryFilter {
 }
 
 export interface EmailSettingsRepo {
-  get(accountId: string): EmailSettings | null;
-  put(settings: EmailSettings): void;
+  get(accountId: string): Answer<EmailSettings | null>;
+  put(settings: EmailSettings): Answer<void>;
   /** Accounts whose email settings send reminders. */
-  remindingAccounts(): string[];
+  remindingAccounts(): Answer<string[]>;
 }
 
 export interface WebhookRepo {
-  list(accountId: string): Webhook[];
-  byId(id: string): Webhook | null;
-  count(accountId: string): number;
+  list(accountId: string): Answer<Webhook[]>;
+  byId(id: string): Answer<Webhook | null>;
+  count(accountId: string): Answer<number>;
   /** Whether any account has a webhook (the delivery worker starts at boot only then). */
-  any(): boolean;
-  urlTaken(accountId: string, urlKey: string): boolean;
-  insert(webhook: Webhook): void;
+  any(): Answer<boolean>;
+  urlTaken(accountId: string, urlKey: string): Answer<boolean>;
+  insert(webhook: Webhook): Answer<void>;
   /** Writes every field but id, account and creation time. */
-  update(webhook: Webhook): void;
-  delete(id: string): void;
+  update(webhook: Webhook): Answer<void>;
+  delete(id: string): Answer<void>;
   /** Accounts with a target that sends reminders (the reminder sweep visits only these). */
-  remindingAccounts(): string[];
+  remindingAccounts(): Answer<string[]>;
 }
 
 /** The outcome of one attempt, as the queue records it. */
@@ -138,7 +139,7 @@ export interface SettledAttempt {
 }
 
 export interface DeliveryQueue {
-  enqueue(alerts: readonly NewAlert[], now: number): void;
+  enqueue(alerts: readonly NewAlert[], now: number): Answer<void>;
   /**
    * Leases up to `limit` due rows (pending ones whose time has come, and sending ones whose
    * lease ran out) until `leaseUntil` and counts the attempt, taking no target past
@@ -147,30 +148,30 @@ export interface DeliveryQueue {
    * the earlier one is finished. Rows whose lease ran out after their retry window are failed
    * instead. One transaction.
    */
-  claim(now: number, leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number): Delivery[];
+  claim(now: number, leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number): Answer<Delivery[]>;
   /** Records outcomes, many in one transaction. */
-  settle(settled: readonly SettledAttempt[], now: number): void;
+  settle(settled: readonly SettledAttempt[], now: number): Answer<void>;
   /** settle() then claim() in one transaction: the sender's single write per turn. */
   settleAndClaim(
     settled: readonly SettledAttempt[], now: number, leaseUntil: number, limit: number,
     inFlight: ReadonlyMap<string, number>, perTarget: number,
-  ): Delivery[];
+  ): Answer<Delivery[]>;
   /** Pending deliveries of a removed webhook are dropped. */
-  cancelTarget(channel: DeliveryChannel, target: string, now: number): number;
+  cancelTarget(channel: DeliveryChannel, target: string, now: number): Answer<number>;
   /** When the next head of line becomes claimable, or null when none is waiting. */
-  nextDueAt(): number | null;
-  byId(id: string): Delivery | null;
-  forCheck(checkId: string): Delivery[];
+  nextDueAt(): Answer<number | null>;
+  byId(id: string): Answer<Delivery | null>;
+  forCheck(checkId: string): Answer<Delivery[]>;
   /** The delivery log, newest first; `beforeSeq` is the cursor. */
-  list(filter: DeliveryFilter, page: { limit: number; offset: number; beforeSeq: number | null }): Array<Delivery & { seq: number }>;
-  count(filter: DeliveryFilter): number;
+  list(filter: DeliveryFilter, page: { limit: number; offset: number; beforeSeq: number | null }): Answer<Array<Delivery & { seq: number }>>;
+  count(filter: DeliveryFilter): Answer<number>;
   /** A failed or cancelled delivery back to pending, due now, with a new retry window; false when it was not finished that way. */
-  requeue(id: string, now: number, retryUntil: number): boolean;
+  requeue(id: string, now: number, retryUntil: number): Answer<boolean>;
   /** When the last alert of `event` for the check was queued to the target, or null. */
-  lastQueued(target: string, checkId: string, event: AlertEventType): number | null;
-  countByStatus(): Record<DeliveryStatus, number>;
+  lastQueued(target: string, checkId: string, event: AlertEventType): Answer<number | null>;
+  countByStatus(): Answer<Record<DeliveryStatus, number>>;
   /** Deletes alerts older than `before` whose deliveries are all finished; returns how many. */
-  prune(before: number): number;
+  prune(before: number): Answer<number>;
 }
 
 /** What the domain monitor remembers between lookups (like SslAlertMemory per certificate). */
@@ -184,9 +185,9 @@ export interface DomainMemory {
 }
 
 export interface DomainWatchRepo {
-  get(checkId: string): DomainMemory | null;
-  put(memory: DomainMemory): void;
-  all(): DomainMemory[];
+  get(checkId: string): Answer<DomainMemory | null>;
+  put(memory: DomainMemory): Answer<void>;
+  all(): Answer<DomainMemory[]>;
 }
 
 export interface AlertStore {

@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 /** A registered prober node as the store keeps it (the token only as its hash). */
 export interface NodeRecord {
   id: string;
@@ -29,19 +30,19 @@ export interface NodeCursor {
 }
 
 export interface NodeRepo {
-  insert(node: NodeRecord, tokenHash: Buffer): void;
-  byTokenHash(hash: Buffer): NodeRecord | null;
-  byId(id: string): NodeRow | null;
+  insert(node: NodeRecord, tokenHash: Buffer): Answer<void>;
+  byTokenHash(hash: Buffer): Answer<NodeRecord | null>;
+  byId(id: string): Answer<NodeRow | null>;
   /** Every node, revoked ones included, oldest first. */
-  list(): NodeRow[];
-  revoke(id: string, at: number): void;
+  list(): Answer<NodeRow[]>;
+  revoke(id: string, at: number): Answer<void>;
   /** Ids among `ids` that are revoked (the server polls this: the CLI is another process). */
-  revokedAmong(ids: string[]): string[];
+  revokedAmong(ids: string[]): Answer<string[]>;
   /** Regions that have at least one node not revoked, sorted. */
-  regions(): Array<{ region: string; nodes: number }>;
-  saveLive(id: string, live: NodeLiveFigures): void;
+  regions(): Answer<Array<{ region: string; nodes: number }>>;
+  saveLive(id: string, live: NodeLiveFigures): Answer<void>;
   /** At start nobody is connected yet, whatever the last run left. */
-  markAllDisconnected(): void;
-  cursor(id: string): NodeCursor;
-  setCursor(id: string, cursor: NodeCursor): void;
+  markAllDisconnected(): Answer<void>;
+  cursor(id: string): Answer<NodeCursor>;
+  setCursor(id: string, cursor: NodeCursor): Answer<void>;
 }

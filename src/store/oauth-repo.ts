@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 import type { Scope } from '../domain/records.js';
 
 /**
@@ -43,21 +44,21 @@ export interface FoundToken extends OAuthToken {
 }
 
 export interface OAuthRepo {
-  insertSignup(signup: AgentSignup, claimHash: Buffer): void;
-  signupByClaimHash(hash: Buffer): AgentSignup | null;
+  insertSignup(signup: AgentSignup, claimHash: Buffer): Answer<void>;
+  signupByClaimHash(hash: Buffer): Answer<AgentSignup | null>;
   /** Records the claim unless one is recorded; true when this call claimed. */
-  markClaimed(accountId: string, at: number): boolean;
+  markClaimed(accountId: string, at: number): Answer<boolean>;
   /** Signups created at or after `from` (the daily limit). */
-  countSignupsSince(from: number): number;
+  countSignupsSince(from: number): Answer<number>;
 
-  insertGrant(grant: OAuthGrant): void;
+  insertGrant(grant: OAuthGrant): Answer<void>;
   /** Revokes the grant and so every token issued under it; credential caches see it. */
-  revokeGrant(id: string, at: number): void;
+  revokeGrant(id: string, at: number): Answer<void>;
 
-  insertToken(token: OAuthToken, hash: Buffer): void;
-  tokenByHash(hash: Buffer): FoundToken | null;
+  insertToken(token: OAuthToken, hash: Buffer): Answer<void>;
+  tokenByHash(hash: Buffer): Answer<FoundToken | null>;
   /** Spends a refresh token; true when this call spent it (it was unused until now). */
-  markUsed(id: string, at: number): boolean;
+  markUsed(id: string, at: number): Answer<boolean>;
   /** Deletes tokens expired before `cutoff`, then grants left without a token; returns tokens deleted. */
-  pruneExpired(cutoff: number): number;
+  pruneExpired(cutoff: number): Answer<number>;
 }

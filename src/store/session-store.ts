@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 /** Dashboard sessions and login links beside the store (SQLite now, like the rest of it). */
 
 export interface SessionRow {
@@ -10,15 +11,15 @@ export interface SessionRow {
 }
 
 export interface SessionStore {
-  insert(session: SessionRow, tokenHash: Buffer): void;
-  byTokenHash(tokenHash: Buffer): SessionRow | null;
-  delete(id: string): void;
+  insert(session: SessionRow, tokenHash: Buffer): Answer<void>;
+  byTokenHash(tokenHash: Buffer): Answer<SessionRow | null>;
+  delete(id: string): Answer<void>;
   /** Deletes sessions expired before `now`; returns how many. */
-  pruneExpired(now: number): number;
-  insertLoginLink(tokenHash: Buffer, accountId: string, createdAt: number, expiresAt: number): void;
+  pruneExpired(now: number): Answer<number>;
+  insertLoginLink(tokenHash: Buffer, accountId: string, createdAt: number, expiresAt: number): Answer<void>;
   /**
    * Marks an unused, unexpired link used and returns its account, or null: one statement, so
    * two redemptions racing cannot both succeed.
    */
-  redeemLoginLink(tokenHash: Buffer, now: number): string | null;
+  redeemLoginLink(tokenHash: Buffer, now: number): Answer<string | null>;
 }

@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 /** A public status page (issue 15): which of an account's checks it shows, in this order. */
 export interface StatusPage {
   id: string;
@@ -13,24 +14,24 @@ export interface StatusPage {
 }
 
 export interface StatusPageRepo {
-  insert(page: StatusPage): void;
+  insert(page: StatusPage): Answer<void>;
   /** Replaces every field but id, accountId and createdAt. */
-  update(page: StatusPage): void;
-  delete(id: string): void;
-  byId(id: string): StatusPage | null;
-  bySlug(slug: string): StatusPage | null;
-  byDomain(host: string): StatusPage | null;
-  listForAccount(accountId: string): StatusPage[];
+  update(page: StatusPage): Answer<void>;
+  delete(id: string): Answer<void>;
+  byId(id: string): Answer<StatusPage | null>;
+  bySlug(slug: string): Answer<StatusPage | null>;
+  byDomain(host: string): Answer<StatusPage | null>;
+  listForAccount(accountId: string): Answer<StatusPage[]>;
   /** True when at least one page lists the check (badges exist only for those). */
-  listsCheck(checkId: string): boolean;
+  listsCheck(checkId: string): Answer<boolean>;
   /** Slugs of the pages that list the check (what a change of it makes stale). */
-  slugsListing(checkId: string): string[];
+  slugsListing(checkId: string): Answer<string[]>;
 }
 
 /** What `/readyz` and `/metrics` ask of the store beyond the repositories. */
 export interface OperationsRepo {
   /** Writes and commits one row; throws when the database cannot take writes. */
-  touch(now: number): void;
+  touch(now: number): Answer<void>;
   /** Alert deliveries waiting to be sent or being sent. */
-  pendingDeliveries(): number;
+  pendingDeliveries(): Answer<number>;
 }

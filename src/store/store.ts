@@ -9,6 +9,7 @@ import type { KumaImportRepo } from './kuma-imports.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
 
+import type { Answer } from './answer.js';
 export { whenAnswered, type Answer } from './answer.js';
 
 /**
@@ -49,8 +50,13 @@ export interface Store {
    * (the CLI): a cheap validator for caches of credentials.
    */
   credentialsVersion(): string;
-  /** Runs fn in one transaction; nested calls join the outer one. fn does store work only. */
-  transaction<T>(fn: () => T): T;
+  /**
+   * Runs fn as one unit of work, bound to the async context: store calls awaited inside fn join
+   * it without a handle. A nested call runs in a savepoint of the outer unit (a nested fn that
+   * throws undoes only its own writes). Units never interleave: one waits for the open one.
+   * fn does store work only (docs/architecture.md#transactions).
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * Runs effect once the unit of work open now has committed (the outermost one: a nested unit
    * hands its effects on when it succeeds), or at once outside any; a unit that rolls back drops
@@ -63,43 +69,43 @@ export interface Store {
    * on its own is reported to `failed` and the rest still commit; a failure of the commit
    * itself throws (or rejects, for a store that answers with a promise).
    */
-  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): void | Promise<void>;
+  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): Answer<void>;
   /** Settles once every connection (background ones too) has closed. */
   close(): Promise<void>;
 }
 
 export interface AccountRepo {
-  insert(account: Account): void;
-  byId(id: string): Account | null;
-  byEmail(email: string): Account | null;
-  count(): number;
+  insert(account: Account): Answer<void>;
+  byId(id: string): Answer<Account | null>;
+  byEmail(email: string): Answer<Account | null>;
+  count(): Answer<number>;
   /** Every account, oldest first (the CLI's account list). */
-  all(): Account[];
+  all(): Answer<Account[]>;
   /** Marks an agent-created account claimed (spec 3); credential caches see the change. */
-  setClaimed(id: string): void;
+  setClaimed(id: string): Answer<void>;
   /** Unclaimed accounts created at or before `cutoff`, oldest first (the claim lifecycle). */
-  unclaimedCreatedBefore(cutoff: number): Account[];
+  unclaimedCreatedBefore(cutoff: number): Answer<Account[]>;
   /** Whether agent signup created the account (claimed since or not). */
-  createdBySignup(id: string): boolean;
+  createdBySignup(id: string): Answer<boolean>;
   /**
    * Deletes the account with every row kept by account (keys, alert settings and deliveries,
    * OAuth grants and tokens, idempotency records). Its checks must be removed first (through
    * ChecksService, so their history goes and the engine lets go of them).
    */
-  delete(id: string): void;
+  delete(id: string): Answer<void>;
 }
 
 /** A key found by its hash, with what authentication needs to decide. */
 export interface KeyRepo {
-  insert(key: ApiKey, hash: Buffer): void;
-  byHash(hash: Buffer): ApiKey | null;
-  byId(id: string): ApiKey | null;
+  insert(key: ApiKey, hash: Buffer): Answer<void>;
+  byHash(hash: Buffer): Answer<ApiKey | null>;
+  byId(id: string): Answer<ApiKey | null>;
   /** Keys of one account, or of every account with null, oldest first (revoked ones included). */
-  list(accountId: string | null): ApiKey[];
+  list(accountId: string | null): Answer<ApiKey[]>;
   /** Keys that still count against the plan's allowance (not revoked). */
-  countLive(accountId: string): number;
-  setDisabled(id: string, disabled: boolean): void;
-  revoke(id: string, at: number): void;
+  countLive(accountId: string): Answer<number>;
+  setDisabled(id: string, disabled: boolean): Answer<void>;
+  revoke(id: string, at: number): Answer<void>;
 }
 
 export type ListStatus = 'up' | 'down' | 'paused';
@@ -112,19 +118,19 @@ export interface CheckQuery {
 
 export interface CheckRepo {
   /** Inserts and returns the new check's sequence number. */
-  insert(check: Omit<Check, 'seq'>, urlKey: string | null, heartbeatTokenHash: Buffer | null): number;
-  byId(id: string): Check | null;
+  insert(check: Omit<Check, 'seq'>, urlKey: string | null, heartbeatTokenHash: Buffer | null): Answer<number>;
+  byId(id: string): Answer<Check | null>;
   /** Dashboard order (creation order). `afterSeq` is the cursor; `offset` the page. */
-  list(query: CheckQuery, page: { limit: number; offset: number; afterSeq: number | null }): Check[];
-  count(query: CheckQuery): number;
-  countForAccount(accountId: string): number;
+  list(query: CheckQuery, page: { limit: number; offset: number; afterSeq: number | null }): Answer<Check[]>;
+  count(query: CheckQuery): Answer<number>;
+  countForAccount(accountId: string): Answer<number>;
   /** True when another check of the account already has this normalised URL. */
-  urlTaken(accountId: string, urlKey: string, exceptId: string | null): boolean;
-  updateSettings(id: string, settings: CheckSettings, urlKey: string | null, now: number): void;
-  setDisabled(id: string, disabled: boolean, reason: string | null, now: number): void;
-  setMaintenance(id: string, on: boolean, until: number | null, now: number): void;
-  delete(id: string): void;
-  setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): void;
+  urlTaken(accountId: string, urlKey: string, exceptId: string | null): Answer<boolean>;
+  updateSettings(id: string, settings: CheckSettings, urlKey: string | null, now: number): Answer<void>;
+  setDisabled(id: string, disabled: boolean, reason: string | null, now: number): Answer<void>;
+  setMaintenance(id: string, on: boolean, until: number | null, now: number): Answer<void>;
+  delete(id: string): Answer<void>;
+  setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): Answer<void>;
   /** Moves on every write to any check: a validator for caches of rendered checks. */
   version(): number;
   /**
@@ -133,15 +139,15 @@ export interface CheckRepo {
    * another connection has committed, and at most once per turn of the event loop. Deletions by
    * another process are not reported.
    */
-  writtenElsewhere(): Check[];
+  writtenElsewhere(): Answer<Check[]>;
   /** Every enabled check, streamed without filling the record cache (engine start). */
-  forEachEnabled(visit: (check: Check) => void): void;
+  forEachEnabled(visit: (check: Check) => void): Answer<void>;
   /** Every heartbeat check, paused ones too (their pings are still recorded). */
-  allHeartbeats(): Check[];
+  allHeartbeats(): Answer<Check[]>;
   /** What monitoring learned; `sync` also writes the timing fields (spec 2.2 rule 2). */
-  saveRuntime(id: string, runtime: RuntimeWrite): void;
+  saveRuntime(id: string, runtime: RuntimeWrite): Answer<void>;
   /** What the domain monitor learned (spec 2.2 `domain`); the one writer of that field. */
-  saveDomain(id: string, domain: DomainInfo | null): void;
+  saveDomain(id: string, domain: DomainInfo | null): Answer<void>;
 }
 
 /** Everything but `domain`: the domain monitor owns that field (saveDomain). */
@@ -185,17 +191,17 @@ export interface RecentResult {
 }
 
 export interface HistoryRepo {
-  insertEvent(event: HistoryEventInput): void;
-  insertResult(result: HistoryResultInput): void;
+  insertEvent(event: HistoryEventInput): Answer<void>;
+  insertResult(result: HistoryResultInput): Answer<void>;
   /** `before` is the cursor: [at, id] of the last row served. */
-  list(query: HistoryQuery, page: { limit: number; offset: number; before: [number, number] | null }): HistoryRow[];
-  count(query: HistoryQuery): number;
-  forCheck(checkSeq: number, limit: number): HistoryRow[];
+  list(query: HistoryQuery, page: { limit: number; offset: number; before: [number, number] | null }): Answer<HistoryRow[]>;
+  count(query: HistoryQuery): Answer<number>;
+  forCheck(checkSeq: number, limit: number): Answer<HistoryRow[]>;
   /** The latest results (probes and pings that succeeded or failed, and missed heartbeat deadlines), newest first. */
-  recentResults(checkSeq: number, limit: number): RecentResult[];
+  recentResults(checkSeq: number, limit: number): Answer<RecentResult[]>;
   /** Time of the newest entry of this kind, or null. */
-  lastAt(checkSeq: number, kind: 'probe' | 'ping'): number | null;
-  deleteForCheck(checkSeq: number): void;
+  lastAt(checkSeq: number, kind: 'probe' | 'ping'): Answer<number | null>;
+  deleteForCheck(checkSeq: number): Answer<void>;
 }
 
 export interface IdempotencyRecord {
@@ -210,17 +216,17 @@ export interface IdempotencyRecord {
 }
 
 export interface IdempotencyRepo {
-  get(accountId: string, key: string): IdempotencyRecord | null;
-  put(record: IdempotencyRecord): void;
-  deleteOlderThan(cutoff: number): number;
+  get(accountId: string, key: string): Answer<IdempotencyRecord | null>;
+  put(record: IdempotencyRecord): Answer<void>;
+  deleteOlderThan(cutoff: number): Answer<number>;
 }
 
 /** A status a check entered: up/down from results, paused/pending from pause and resume. */
 export type LoggedStatus = 'up' | 'down' | 'paused' | 'pending';
 
 export interface StateChangeRepo {
-  append(checkSeq: number, at: number, status: LoggedStatus): void;
+  append(checkSeq: number, at: number, status: LoggedStatus): Answer<void>;
   /** Changes in [from, to], plus the last one before `from` (the state in force at `from`). */
-  between(checkSeq: number, from: number, to: number): Array<{ at: number; status: LoggedStatus }>;
-  deleteForCheck(checkSeq: number): void;
+  between(checkSeq: number, from: number, to: number): Answer<Array<{ at: number; status: LoggedStatus }>>;
+  deleteForCheck(checkSeq: number): Answer<void>;
 }

@@ -8,13 +8,26 @@ import type { WriteRecord } from '../../src/store/writes.js';
 /**
  * The Store contract (src/store/store.ts, docs/architecture.md#transactions), one set of tests
  * for every store: a test file runs it with its store's factory (SQLite now, PostgreSQL next).
- * Every repository call is awaited, so a store may answer with values or with promises.
+ * Every repository call is awaited, so a store may answer with values or with promises. Nothing
+ * here knows the store's storage: no SQL, no handle; what a test needs of a store it cannot ask
+ * through the contract (a commit that fails), the factory provides.
  */
 export interface StoreFactory {
   name: string;
-  /** A fresh, empty store; `close` ends it and removes what it kept. */
-  open(): Store | Promise<Store>;
-  close(store: Store): void | Promise<void>;
+  /** A fresh, empty store. */
+  open(options: StoreFactoryOptions): Promise<Store>;
+  /** Ends the store and removes what it kept. */
+  close(store: Store): Promise<void>;
+  /**
+   * Makes the next commit of this store fail (the next outermost unit of work's, or the next
+   * batch's), as a full disk would: everything the unit wrote is rolled back.
+   */
+  failNextCommit(store: Store): void;
+}
+
+export interface StoreFactoryOptions {
+  /** An effect that threw after its unit committed. */
+  effectFailed?: (err: unknown) => void;
 }
 
 const T = Date.UTC(2026, 6, 1, 9);
@@ -58,9 +71,10 @@ async function seeded(store: Store): Promise<{ acc: Account; c: Check }> {
 }
 
 export function storeContract(factory: StoreFactory): void {
-  const withStore = (name: string, body: (store: Store) => Promise<void>) =>
+  const reported: unknown[] = [];
+  const withStore = (name: string, body: (store: Store) => Promise<void>, options: StoreFactoryOptions = {}) =>
     test(name, async () => {
-      const store = await factory.open();
+      const store = await factory.open(options);
       try {
         await body(store);
       } finally {
@@ -221,53 +235,208 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal((await store.rollups.horizons(c.seq)).rawFrom, T + 100_000);
     });
 
-    withStore('a unit of work commits whole, or rolls back whole', async (store) => {
+    withStore('a service transaction commits whole, or rolls back whole', async (store) => {
       const { acc } = await seeded(store);
       const other = check(acc.id, 'https://other.example.com/');
-      await store.transaction(() => store.checks.insert(other, other.url, null));
+      const seq = await store.transaction(async () => store.checks.insert(other, other.url, null));
+      assert.equal(typeof seq, 'number', 'the unit answers what its fn answered');
       assert.equal(await store.checks.countForAccount(acc.id), 2);
       const third = check(acc.id, 'https://third.example.com/');
-      await assert.rejects(async () =>
-        store.transaction(() => {
-          void store.checks.insert(third, third.url, null);
+      await assert.rejects(
+        store.transaction(async () => {
+          await store.checks.insert(third, third.url, null);
+          assert.notEqual(await store.checks.byId(third.id), null, 'inside the unit its writes show');
           throw new Error('roll back');
         }),
+        /roll back/,
       );
       assert.equal(await store.checks.byId(third.id), null, 'nothing of a rolled-back unit stays');
       assert.equal(await store.checks.countForAccount(acc.id), 2);
     });
 
-    withStore('a nested unit that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
+    withStore("a request transaction: the handler's writes and its idempotency record commit together, or neither", async (store) => {
+      const { acc } = await seeded(store);
+      const request = (c: Omit<Check, 'seq'>, key: string) =>
+        store.transaction(async () => {
+          await store.checks.insert(c, c.url, null);
+          await store.idempotency.put({
+            accountId: acc.id, key, method: 'POST', path: '/v1/public/checks', bodyHash: 'h', status: 201, response: JSON.stringify({ id: c.id }), createdAt: T,
+          });
+        });
+      const made = check(acc.id, 'https://made.example.com/');
+      await request(made, 'k-made');
+      assert.notEqual(await store.checks.byId(made.id), null);
+      assert.equal((await store.idempotency.get(acc.id, 'k-made'))!.response, JSON.stringify({ id: made.id }));
+
+      const lost = check(acc.id, 'https://lost.example.com/');
+      const ran: string[] = [];
+      factory.failNextCommit(store);
+      await assert.rejects(
+        store.transaction(async () => {
+          store.afterCommit(() => ran.push('effect'));
+          await request(lost, 'k-lost');
+        }),
+      );
+      assert.equal(await store.checks.byId(lost.id), null, 'a failed commit keeps no row of the handler');
+      assert.equal(await store.idempotency.get(acc.id, 'k-lost'), null, 'nor its idempotency record');
+      assert.deepEqual(ran, [], 'and runs none of its effects');
+      await request(lost, 'k-lost');
+      assert.notEqual(await store.checks.byId(lost.id), null, 'the store takes the next unit');
+    });
+
+    withStore('a nested unit runs in a savepoint: one that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
       const { acc } = await seeded(store);
       const kept = check(acc.id, 'https://kept.example.com/');
       const undone = check(acc.id, 'https://undone.example.com/');
+      const inner = check(acc.id, 'https://inner.example.com/');
       const ran: string[] = [];
-      store.transaction(() => {
-        void store.checks.insert(kept, kept.url, null);
+      await store.transaction(async () => {
+        await store.checks.insert(kept, kept.url, null);
         store.afterCommit(() => ran.push('outer'));
-        assert.throws(() =>
-          store.transaction(() => {
-            void store.checks.insert(undone, undone.url, null);
+        await assert.rejects(
+          store.transaction(async () => {
+            await store.checks.insert(undone, undone.url, null);
             store.afterCommit(() => ran.push('undone'));
             throw new Error('inner');
           }),
+          /inner/,
         );
-        store.transaction(() => store.afterCommit(() => ran.push('inner')));
-        assert.deepEqual(ran, [], 'nothing runs before the commit');
+        assert.equal(await store.checks.byId(undone.id), null, 'the savepoint is undone at once');
+        assert.notEqual(await store.checks.byId(kept.id), null, 'and only it');
+        await store.transaction(async () => {
+          await store.checks.insert(inner, inner.url, null);
+          store.afterCommit(() => ran.push('inner'));
+        });
+        assert.deepEqual(ran, [], 'nothing runs before the outermost commit');
       });
-      assert.deepEqual(ran, ['outer', 'inner'], 'the rolled-back unit has no effects');
+      assert.deepEqual(ran, ['outer', 'inner'], 'the rolled-back nested unit has no effects');
       assert.notEqual(await store.checks.byId(kept.id), null);
+      assert.notEqual(await store.checks.byId(inner.id), null, 'a nested unit that succeeds commits with the outer one');
       assert.equal(await store.checks.byId(undone.id), null);
 
+      // An outer unit that throws takes its nested units' writes and effects with it.
+      const gone = check(acc.id, 'https://gone.example.com/');
       ran.length = 0;
-      assert.throws(() =>
-        store.transaction(() => {
-          store.afterCommit(() => ran.push('never'));
+      await assert.rejects(
+        store.transaction(async () => {
+          await store.transaction(async () => {
+            await store.checks.insert(gone, gone.url, null);
+            store.afterCommit(() => ran.push('never'));
+          });
           throw new Error('outer');
         }),
+        /outer/,
       );
+      assert.equal(await store.checks.byId(gone.id), null);
+      assert.equal(ran.length, 0, 'nor its effects');
       store.afterCommit(() => ran.push('at once'));
       assert.deepEqual(ran, ['at once'], 'outside a unit an effect runs at once');
+    });
+
+    withStore('an effect that throws is reported; the unit stays committed and the other effects run', async (store) => {
+      const { acc } = await seeded(store);
+      const c = check(acc.id, 'https://effects.example.com/');
+      const ran: string[] = [];
+      await store.transaction(async () => {
+        await store.checks.insert(c, c.url, null);
+        store.afterCommit(() => {
+          throw new Error('effect failed');
+        });
+        store.afterCommit(() => ran.push('second'));
+      });
+      assert.deepEqual(ran, ['second']);
+      assert.deepEqual(reported.splice(0).map((e) => (e as Error).message), ['effect failed']);
+      assert.notEqual(await store.checks.byId(c.id), null);
+    }, { effectFailed: (err) => reported.push(err) });
+
+    withStore('two units never interleave: the second begins once the first has finished; a read outside sees nothing uncommitted', async (store) => {
+      const { acc } = await seeded(store);
+      const steps: string[] = [];
+      const first = check(acc.id, 'https://first.example.com/');
+      const second = check(acc.id, 'https://second.example.com/');
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const a = store.transaction(async () => {
+        steps.push('a begins');
+        await store.checks.insert(first, first.url, null);
+        await held;
+        steps.push('a ends');
+        throw new Error('a rolls back');
+      });
+      const b = store.transaction(async () => {
+        steps.push('b begins');
+        assert.equal(await store.checks.byId(first.id), null, 'the first unit rolled back before the second began');
+        await store.checks.insert(second, second.url, null);
+        steps.push('b ends');
+      });
+      const outside = Promise.resolve(store.checks.byId(first.id));
+      await new Promise((resolve) => setImmediate(resolve));
+      release();
+      await assert.rejects(a, /a rolls back/);
+      await b;
+      assert.deepEqual(steps, ['a begins', 'a ends', 'b begins', 'b ends']);
+      assert.equal(await outside, null, 'a read outside any unit never sees what a unit has not committed');
+      assert.notEqual(await store.checks.byId(second.id), null);
+    });
+
+    withStore('a batch of the writer never joins an open unit: one that rolls back takes none of it', async (store) => {
+      const { acc, c } = await seeded(store);
+      const draft = check(acc.id, 'https://unit.example.com/');
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const unit = store.transaction(async () => {
+        await store.checks.insert(draft, draft.url, null);
+        await held;
+        throw new Error('unit rolls back');
+      });
+      const batch = Promise.resolve(store.applyWrites([result(c, T + 1_000, true)], () => assert.fail('no record fails')));
+      await new Promise((resolve) => setImmediate(resolve));
+      release();
+      await assert.rejects(unit, /unit rolls back/);
+      await batch;
+      assert.equal(await store.checks.byId(draft.id), null);
+      assert.deepEqual((await store.history.forCheck(c.seq, 10)).map((r) => r.at), [T + 1_000], 'the batch committed on its own');
+    });
+
+    withStore('a batch whose commit fails keeps none of its records; the next one commits', async (store) => {
+      const { c } = await seeded(store);
+      factory.failNextCommit(store);
+      await assert.rejects(async () => store.applyWrites([result(c, T + 1_000, true), result(c, T + 2_000, false)], () => assert.fail('no record fails on its own')));
+      assert.deepEqual(await store.history.forCheck(c.seq, 10), []);
+      await store.applyWrites([result(c, T + 3_000, true)], () => assert.fail('no record fails'));
+      assert.deepEqual((await store.history.forCheck(c.seq, 10)).map((r) => r.at), [T + 3_000], 'the next batch commits');
+    });
+
+    withStore('the served addresses and the Kuma import memory', async (store) => {
+      const { acc, c } = await seeded(store);
+      assert.equal(await store.served.get(), null);
+      const served = { publicUrl: 'https://vigil.example.com', heartbeatUrl: 'https://hb.example.com', dashboardUrl: 'https://vigil.example.com/app' };
+      await store.served.record(served);
+      assert.deepEqual(await store.served.get(), served);
+      const key = { accountId: acc.id, sourceId: 'kuma-1', kind: 'monitor' as const, kumaId: 7 };
+      assert.equal(await store.kumaImports.vigilId(key), null);
+      await store.kumaImports.remember(key, c.id, T);
+      assert.equal(await store.kumaImports.vigilId(key), c.id);
+      await store.checks.setHeartbeatToken(c.id, 'ping-token', hash('ping-token'), T + 1);
+      await store.kumaImports.rememberPushToken(hash('push'), c.id);
+      assert.equal(await store.kumaImports.pingTokenFor(hash('push')), 'ping-token');
+      await store.checks.setHeartbeatToken(c.id, 'new-token', hash('new-token'), T + 2);
+      assert.equal(await store.kumaImports.pingTokenFor(hash('push')), null, 'a regenerated ping URL retires its Kuma twin');
+    });
+
+    withStore('nodes: list, live figures, revocation, disconnection', async (store) => {
+      const node = { id: id('nod'), name: 'edge', region: 'us-1', createdAt: T, revokedAt: null };
+      const other = { id: id('nod'), name: 'edge 2', region: 'us-1', createdAt: T, revokedAt: null };
+      await store.nodes.insert(node, hash(node.id));
+      await store.nodes.insert(other, hash(other.id));
+      const live = { connected: true, lastSeenAt: T, version: '1.0', assigned: 3, probesPerSecond: 1.5, outboxDepth: 0, clockOffsetMs: 2, rejectedResults: 0, droppedResults: 0 };
+      await store.nodes.saveLive(node.id, live);
+      assert.deepEqual(await store.nodes.byId(node.id), { ...node, ...live });
+      assert.deepEqual((await store.nodes.list()).map((n) => n.id).sort(), [node.id, other.id].sort());
+      await store.nodes.revoke(other.id, T + 1);
+      assert.deepEqual(await store.nodes.revokedAmong([node.id, other.id]), [other.id]);
+      await store.nodes.markAllDisconnected();
+      assert.equal((await store.nodes.byId(node.id))!.connected, false);
     });
 
     withStore('the group commit: a record that fails on its own is reported and the rest commits', async (store) => {

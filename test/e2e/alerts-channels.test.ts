@@ -147,8 +147,8 @@ const REGIONS = { primary: 'vps-eu-1', peer: null, regionsTotal: 1, regionsDown:
 
 describe('self-hosters\' channels', () => {
   let actor: Actor;
-  before(() => {
-    actor = newAccount(world.server, { tier: 'pro', scopes: ALERTS });
+  before(async () => {
+    actor = await newAccount(world.server, { tier: 'pro', scopes: ALERTS });
   });
 
   for (const ch of CHANNELS) {

@@ -47,7 +47,7 @@ async function round(advance: number): Promise<void> {
 }
 
 async function setup(tier: 'free' | 'nano' | 'pro', hookPath: string): Promise<Actor> {
-  const a = newAccount(srv, { tier, scopes: ALL });
+  const a = await newAccount(srv, { tier, scopes: ALL });
   const res = await srv.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'domains', url: receiver.url(hookPath), events: DOMAIN_EVENTS } });
   assertStatus(res, 201);
   return a;
@@ -129,7 +129,7 @@ describe('a domain check', () => {
   });
 
   test('below nano a domain check is refused (403)', async () => {
-    const a = newAccount(srv, { tier: 'indie', scopes: ALL });
+    const a = await newAccount(srv, { tier: 'indie', scopes: ALL });
     const res = await srv.request('POST', '/v1/public/checks', { key: a.key, body: { type: 'domain', url: 'nope.zz' } });
     assert.equal(res.status, 403);
   });
@@ -216,7 +216,7 @@ describe('across a restart', () => {
     const local = new ManualClock(clock.now());
     const overrides = { rdap: { bootstrapUrl: null, servers: { zz: rdap.base } } };
     const first = await startServer(overrides, local, { dispatcher: new ScriptedDispatcher(), autoTick: false });
-    const a = newAccount(first, { tier: 'nano', scopes: ALL });
+    const a = await newAccount(first, { tier: 'nano', scopes: ALL });
     assertStatus(await first.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'd', url: receiver.url('/r1'), events: DOMAIN_EVENTS } }), 201);
     rdap.domains.set('again.zz', { expiresAt: iso(local.now() + 10 * DAY) });
     assertStatus(await first.request('POST', '/v1/public/checks', { key: a.key, body: { type: 'domain', url: 'again.zz' } }), 201);

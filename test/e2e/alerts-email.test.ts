@@ -21,18 +21,18 @@ after(async () => {
   await sink.close();
 });
 
-const fresh = (): Actor => newAccount(server, { tier: 'pro', scopes: ALERTS });
+const fresh = async (): Promise<Actor> => (await newAccount(server, { tier: 'pro', scopes: ALERTS }));
 const patch = (actor: Actor, body: unknown) => server.request('PATCH', EMAIL, { key: actor.key, body });
 
 describe('settings', () => {
   test('GET is null before setup', async () => {
-    const res = await server.request('GET', EMAIL, { key: fresh().key });
+    const res = await server.request('GET', EMAIL, { key: (await fresh()).key });
     assertStatus(res, 200);
     assert.deepEqual(res.body, { data: null });
   });
 
   test('the first PATCH needs recipients, then events default to down/up and enabled to true', async () => {
-    const a = fresh();
+    const a = await fresh();
     assertError(await patch(a, { enabled: true }), 400, /recipients is required/);
     assert.deepEqual((await server.request('GET', EMAIL, { key: a.key })).body, { data: null }, 'a refused first call writes nothing');
     const res = await patch(a, { recipients: ['Ops@Example.com', 'ops@example.com ', 'dev@example.com'] });
@@ -50,7 +50,7 @@ describe('settings', () => {
   });
 
   test('later PATCHes change only what they send; unknown events are dropped', async () => {
-    const a = fresh();
+    const a = await fresh();
     await patch(a, { recipients: ['a@example.com'] });
     const res = await patch(a, { events: ['ssl_error', 'made_up', 'domain_expiring'], emailFormat: 'text' });
     assertStatus(res, 200);
@@ -62,7 +62,7 @@ describe('settings', () => {
   });
 
   test('every 400 of spec §7, and none of them changes anything', async () => {
-    const a = fresh();
+    const a = await fresh();
     await patch(a, { recipients: ['keep@example.com'] });
     const before = (await server.request('GET', EMAIL, { key: a.key })).body.data;
     const cases: Array<[unknown, RegExp]> = [
@@ -84,13 +84,13 @@ describe('settings', () => {
   });
 
   test('403 without the scope or with a restricted key; 404 for no alerts endpoint', async () => {
-    const readOnly = newAccount(server, { tier: 'pro', scopes: ['checks:read', 'alerts:read'] });
+    const readOnly = await newAccount(server, { tier: 'pro', scopes: ['checks:read', 'alerts:read'] });
     assertStatus(await server.request('GET', EMAIL, { key: readOnly.key }), 200);
     assertError(await patch(readOnly, { recipients: ['x@example.com'] }), 403, /alerts:write/);
     assertError(await server.request('POST', `${EMAIL}/test`, { key: readOnly.key }), 403, /alerts:write/);
-    const noAlerts = newAccount(server, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const noAlerts = await newAccount(server, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
     assertError(await server.request('GET', EMAIL, { key: noAlerts.key }), 403, /alerts:read/);
-    const restricted = newKey(server, readOnly.accountId, { scopes: ['alerts:read', 'alerts:write'], folders: ['ops'] });
+    const restricted = await newKey(server, readOnly.accountId, { scopes: ['alerts:read', 'alerts:write'], folders: ['ops'] });
     assertError(await server.request('GET', EMAIL, { key: restricted.key }), 403, /unrestricted/);
     assertError(await server.request('PATCH', EMAIL, { key: restricted.key, body: { enabled: true } }), 403, /unrestricted/);
     assertError(await server.request('POST', `${EMAIL}/test`, { key: restricted.key }), 403, /unrestricted/);
@@ -100,7 +100,7 @@ describe('settings', () => {
   });
 
   test('the account response reports the email setting', async () => {
-    const a = fresh();
+    const a = await fresh();
     let account = (await server.request('GET', '/v1/public/account', { key: a.key })).body.data;
     assert.deepEqual(account.alerts, { emailConfigured: false, emailEnabled: false, webhookCount: 0 });
     await patch(a, { recipients: ['x@example.com'], enabled: false });
@@ -111,7 +111,7 @@ describe('settings', () => {
 
 describe('test email', () => {
   test('html format: every recipient gets an html mail with a plain-text twin', async () => {
-    const a = fresh();
+    const a = await fresh();
     await patch(a, { recipients: ['one@example.com', 'two@example.com'] });
     const start = sink.mails.length;
     const res = await server.request('POST', `${EMAIL}/test`, { key: a.key });
@@ -130,7 +130,7 @@ describe('test email', () => {
   });
 
   test('text format: a plain-text mail only', async () => {
-    const a = fresh();
+    const a = await fresh();
     await patch(a, { recipients: ['plain@example.com'], emailFormat: 'text' });
     const start = sink.mails.length;
     assertStatus(await server.request('POST', `${EMAIL}/test`, { key: a.key }), 200);
@@ -142,7 +142,7 @@ describe('test email', () => {
   });
 
   test('a partial failure is 502 and lists who received it', async () => {
-    const a = fresh();
+    const a = await fresh();
     sink.refuse.add('bounce@example.com');
     await patch(a, { recipients: ['ok@example.com', 'bounce@example.com', 'fine@example.com'] });
     const res = await server.request('POST', `${EMAIL}/test`, { key: a.key });
@@ -152,13 +152,13 @@ describe('test email', () => {
   });
 
   test('412 without settings or recipients', async () => {
-    assertError(await server.request('POST', `${EMAIL}/test`, { key: fresh().key }), 412, /no recipients/);
+    assertError(await server.request('POST', `${EMAIL}/test`, { key: (await fresh()).key }), 412, /no recipients/);
   });
 
   test('an unclaimed account gets 403 account_unclaimed', async () => {
-    const a = fresh();
+    const a = await fresh();
     await patch(a, { recipients: ['x@example.com'] });
-    externalWrite(server, 'UPDATE accounts SET claimed = 0 WHERE id = ?', a.accountId);
+    await externalWrite(server, 'UPDATE accounts SET claimed = 0 WHERE id = ?', a.accountId);
     const res = await server.request('POST', `${EMAIL}/test`, { key: a.key });
     assertError(res, 403, /account_unclaimed/);
   });
@@ -172,7 +172,7 @@ describe('without SMTP', () => {
   after(() => bare.stop());
 
   test('test is 503 once there are recipients (412 comes first without them)', async () => {
-    const a = newAccount(bare, { tier: 'pro', scopes: ALERTS });
+    const a = await newAccount(bare, { tier: 'pro', scopes: ALERTS });
     assertError(await bare.request('POST', `${EMAIL}/test`, { key: a.key }), 412);
     assertStatus(await bare.request('PATCH', EMAIL, { key: a.key, body: { recipients: ['x@example.com'] } }), 200);
     assertError(await bare.request('POST', `${EMAIL}/test`, { key: a.key }), 503, /smtp\.url/);

@@ -148,8 +148,8 @@ describe('a check going down and up', () => {
     assert.match(up!.text!, /It answers again \(42 ms\)/);
   });
 
-  test('every delivery is recorded as delivered', () => {
-    const rows = srv.app.alerts.repos.deliveries.forCheck(checkId);
+  test('every delivery is recorded as delivered', async () => {
+    const rows = await srv.app.alerts.repos.deliveries.forCheck(checkId);
     assert.equal(rows.length, 18);
     assert.ok(rows.every((r) => r.status === 'delivered' && r.attempts === 1));
   });
@@ -196,13 +196,13 @@ describe('suppression', () => {
     const target = 'http://127.0.0.1:1/unclaimed';
     const id = await check(a, target);
     await round(0);
-    externalWrite(srv, 'UPDATE accounts SET claimed = 0 WHERE id = ?', a.accountId);
+    await externalWrite(srv, 'UPDATE accounts SET claimed = 0 WHERE id = ?', a.accountId);
     answers.set(target, () => ({ ok: false }));
     await round();
     assert.equal(await statusOf(a, id), 'down');
     assert.equal(at('/t3/').length, 0);
     assert.equal(sink.mails.filter((m) => m.to.includes('unclaimed@example.com')).length, 0);
-    assert.equal(srv.app.alerts.repos.deliveries.forCheck(id).length, 0, 'nothing queued either');
+    assert.equal((await srv.app.alerts.repos.deliveries.forCheck(id)).length, 0, 'nothing queued either');
     answers.delete(target);
   });
 });
@@ -240,7 +240,7 @@ describe('retries', () => {
     assert.ok(broken >= 4, `a receiver failing with 500 is retried through the window (${broken} attempts)`);
     assert.equal(at('/t4/broken').length, broken, 'nothing after the window');
     assert.equal(new Set(at('/t4/flaky').map((r) => r.headers['x-vigil-delivery'])).size, 1, 'a retry is the same delivery');
-    const rows = srv.app.alerts.repos.deliveries.forCheck(id);
+    const rows = await srv.app.alerts.repos.deliveries.forCheck(id);
     assert.deepEqual(rows.map((r) => [r.status, r.attempts, r.lastStatus]).sort(), [['delivered', 3, 200], ['failed', 1, 410], ['failed', broken, 500]]);
     answers.delete(target);
     await round();
@@ -265,7 +265,7 @@ describe('deleting a webhook', () => {
     srv.app.alerts.sender.wake();
     await srv.app.alerts.idle();
     assert.equal(at('/t8/doomed').length, 1, 'no retry after the delete');
-    const rows = srv.app.alerts.repos.deliveries.forCheck(id);
+    const rows = await srv.app.alerts.repos.deliveries.forCheck(id);
     assert.deepEqual(rows.map((r) => r.status).sort(), ['cancelled', 'delivered']);
     answers.delete(target);
     await round();

@@ -50,7 +50,7 @@ after(async () => {
 
 const round = (advance = INTERVAL) => wheelRound(srv, clock, advance);
 const at = (prefix: string): Received[] => receivedAt(receiver, prefix);
-const account = (): Actor => newAccount(srv, { tier: 'pro', scopes: ALL });
+const account = async (): Promise<Actor> => (await newAccount(srv, { tier: 'pro', scopes: ALL }));
 const webhook = (a: Actor, body: Record<string, unknown>, server = srv) => createWebhook(server, a.key, body);
 const check = (a: Actor, url: string, extra: Record<string, unknown> = {}, server = srv) => createFastCheck(server, a.key, url, extra);
 const REGIONS = { primary: 'vps-eu-1', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false };
@@ -70,7 +70,7 @@ describe('retries that outlast an outage', () => {
     await probe.close(); // nothing listens: every attempt gets "connection refused"
     const first = await startServer(OVERRIDES, clock, { dispatcher: dispatcher(), autoTick: false });
     servers.push(first);
-    const a = newAccount(first, { tier: 'pro', scopes: ALL });
+    const a = await newAccount(first, { tier: 'pro', scopes: ALL });
     for (const n of [1, 2]) await webhook(a, { url: `https://127.0.0.1:${port}/outage/${n}` }, first);
     const checks = [await check(a, 'http://127.0.0.1:1/o1', {}, first), await check(a, 'http://127.0.0.1:1/o2', {}, first)];
     // Each check flaps three times: down, up, down, up, down, up, one ms apart.
@@ -85,7 +85,7 @@ describe('retries that outlast an outage', () => {
       first.app.alerts.sender.wake();
       await first.app.alerts.idle();
     }
-    const counts = first.app.alerts.repos.deliveries.countByStatus();
+    const counts = await first.app.alerts.repos.deliveries.countByStatus();
     assert.equal(counts.pending + counts.sending, 24, 'nothing lost, nothing failed');
     const log = await first.request('GET', `${DELIVERIES}?status=pending&limit=100`, { key: a.key });
     assertStatus(log, 200);
@@ -117,7 +117,7 @@ describe('retries that outlast an outage', () => {
           assert.deepEqual(seen, [0, 1, 2, 3, 4, 5], `target ${n}, check ${id}: in the order raised`);
         }
       }
-      assert.deepEqual(second.app.alerts.repos.deliveries.countByStatus(), { pending: 0, sending: 0, delivered: 24, failed: 0, cancelled: 0 });
+      assert.deepEqual((await second.app.alerts.repos.deliveries.countByStatus()), { pending: 0, sending: 0, delivered: 24, failed: 0, cancelled: 0 });
       await second.stop(true);
     } finally {
       await back.close();
@@ -125,7 +125,7 @@ describe('retries that outlast an outage', () => {
   });
 
   test("a receiver's Retry-After sets the next attempt; the log shows the answer", async () => {
-    const a = account();
+    const a = await account();
     const hook = await webhook(a, { url: receiver.url('/retry-after/x') });
     receiver.respond = (r) => (r.path.startsWith('/retry-after/') ? { status: 429, headers: { 'retry-after': '120' } } : 200);
     const id = await check(a, 'http://127.0.0.1:1/ra');
@@ -148,7 +148,7 @@ describe('retries that outlast an outage', () => {
 
 describe('delivery log', () => {
   test('filters, cursor pagination, URLs cut; a failed delivery retried on request', async () => {
-    const a = account();
+    const a = await account();
     const good = await webhook(a, { url: receiver.url('/log/good/s3cr3t-path') });
     const bad = await webhook(a, { url: receiver.url('/log/bad/s3cr3t-path') });
     receiver.respond = (r) => (r.path.startsWith('/log/bad/') ? 404 : 200);
@@ -205,15 +205,15 @@ describe('delivery log', () => {
     assertError(await srv.request('GET', `${DELIVERIES}?status=lost`, { key: a.key }), 400);
     assertError(await srv.request('GET', `${DELIVERIES}?webhookId=bogus`, { key: a.key }), 400, /Invalid webhookId/);
     assertError(await srv.request('GET', `${DELIVERIES}?cursor=garbage`, { key: a.key }), 400, /cursor/);
-    const other = account();
+    const other = await account();
     assertError(await srv.request('POST', `${DELIVERIES}/${target.id}/retry`, { key: other.key }), 403);
     assert.equal((await srv.request('GET', DELIVERIES, { key: other.key })).body.data.length, 0, "another account's log is its own");
-    const readOnly = newKey(srv, a.accountId, { scopes: ['alerts:read'] });
+    const readOnly = await newKey(srv, a.accountId, { scopes: ['alerts:read'] });
     assertError(await srv.request('POST', `${DELIVERIES}/${target.id}/retry`, { key: readOnly.key }), 403, /alerts:write/);
   });
 
   test('a restricted key sees and retries only the deliveries of checks in its reach', async () => {
-    const a = account();
+    const a = await account();
     await webhook(a, { url: receiver.url('/reach/x') });
     receiver.respond = (r) => (r.path.startsWith('/reach/') ? 404 : 200);
     const mine = await check(a, 'http://127.0.0.1:1/r1', { folder: 'team' });
@@ -222,7 +222,7 @@ describe('delivery log', () => {
     await receiver.waitFor(() => at('/reach/').length === 2);
     await srv.app.alerts.idle();
     receiver.respond = () => 200;
-    const restricted = newKey(srv, a.accountId, { scopes: ALL, folders: ['team'] });
+    const restricted = await newKey(srv, a.accountId, { scopes: ALL, folders: ['team'] });
     const log = await srv.request('GET', DELIVERIES, { key: restricted.key });
     assertStatus(log, 200);
     assert.deepEqual(log.body.data.map((d: { checkId: string }) => d.checkId), [mine]);
@@ -243,7 +243,7 @@ describe('delivery log', () => {
 
 describe('per-check routing', () => {
   test('an event goes to the webhooks and email whose checkIds or folders match it; no route means every check', async () => {
-    const a = account();
+    const a = await account();
     const c1 = await check(a, 'http://127.0.0.1:1/route1');
     const c2 = await check(a, 'http://127.0.0.1:1/route2', { folder: 'prod' });
     const c3 = await check(a, 'http://127.0.0.1:1/route3', { folder: 'staging' });
@@ -271,10 +271,10 @@ describe('per-check routing', () => {
   });
 
   test('restricted keys may only route within their reach (service layer, which every adapter goes through)', async () => {
-    const a = account();
+    const a = await account();
     const inside = await check(a, 'http://127.0.0.1:1/in', { folder: 'team' });
     const outside = await check(a, 'http://127.0.0.1:1/out');
-    const acc = srv.app.store.accounts.byId(a.accountId)!;
+    const acc = (await srv.app.store.accounts.byId(a.accountId))!;
     const access = { checkIds: [], folders: ['team'] };
     const hooks = srv.app.alerts.webhooks;
     await assert.rejects(hooks.create(acc, { url: receiver.url('/r/1'), name: 'x', checkIds: [outside] }, access), /not allowed to route alerts of check/);
@@ -282,8 +282,8 @@ describe('per-check routing', () => {
     await assert.rejects(hooks.create(acc, { url: receiver.url('/r/3'), name: 'x' }, access), /give checkIds or folders within its reach/);
     const ok = await hooks.create(acc, { url: receiver.url('/r/4'), name: 'x', checkIds: [inside], folders: ['team'] }, access);
     assert.deepEqual([ok.checkIds, ok.folders], [[inside], ['team']]);
-    assert.throws(() => srv.app.alerts.email.update(a.accountId, { recipients: ['r@example.com'], checkIds: [outside] }, access), /not allowed/);
-    const other = account();
+    await assert.rejects(async () => srv.app.alerts.email.update(a.accountId, { recipients: ['r@example.com'], checkIds: [outside] }, access), /not allowed/);
+    const other = await account();
     const foreign = await check(other, 'http://127.0.0.1:1/foreign');
     assertError(await srv.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'x', url: receiver.url('/r/5'), checkIds: [foreign] } }), 400, /names no check of this account/);
   });
@@ -291,7 +291,7 @@ describe('per-check routing', () => {
 
 describe('reminders', () => {
   test('while a check stays down, website_down again every remindEveryMinutes, marked as a reminder; none after recovery, pause or maintenance', async () => {
-    const a = account();
+    const a = await account();
     const hook = await webhook(a, { url: receiver.url('/remind/generic'), remindEveryMinutes: 5 });
     await webhook(a, { url: receiver.url('/remind/slack'), webhookType: 'slack', remindEveryMinutes: 10 });
     await webhook(a, { url: receiver.url('/remind/never') });
@@ -365,7 +365,7 @@ describe('plain-http receivers', () => {
       const port = (plain.address() as AddressInfo).port;
       const open = await startServer({ ...OVERRIDES, alerts: { ...OVERRIDES.alerts, allowHttpWebhooks: true } }, clock, { dispatcher: dispatcher(), autoTick: false });
       servers.push(open);
-      const a = newAccount(open, { tier: 'pro', scopes: ALL });
+      const a = await newAccount(open, { tier: 'pro', scopes: ALL });
       const res = await open.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'lan', url: `http://127.0.0.1:${port}/lan/hook` } });
       assertStatus(res, 201);
       assert.equal(res.body.data.url, `http://127.0.0.1:${port}`);
@@ -379,7 +379,7 @@ describe('plain-http receivers', () => {
     } finally {
       await new Promise<void>((r) => plain.close(() => r()));
     }
-    const strict = account();
+    const strict = await account();
     assertError(
       await srv.request('POST', '/v1/public/alerts/webhooks', { key: strict.key, body: { name: 'lan', url: 'http://127.0.0.1:9/x' } }),
       400,

@@ -43,7 +43,7 @@ describe('restart, in process', () => {
     const first = await startServer(overrides, clock, { dispatcher: dispatcher(), autoTick: false });
     servers.push(first);
     assert.equal(deliveryWorker(first).running, false, 'no webhooks: no delivery worker at boot');
-    const a = newAccount(first, { tier: 'pro', scopes: ALL });
+    const a = await newAccount(first, { tier: 'pro', scopes: ALL });
     for (const n of [1, 2]) {
       const res = await first.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: `r${n}`, url: `https://127.0.0.1:${port}/r/${n}` } });
       assertStatus(res, 201);
@@ -60,7 +60,7 @@ describe('restart, in process', () => {
     first.app.engine.tick();
     await first.app.engine.idle();
     await first.app.alerts.idle();
-    const queued = first.app.alerts.repos.deliveries.countByStatus();
+    const queued = await first.app.alerts.repos.deliveries.countByStatus();
     assert.deepEqual({ pending: queued.pending, delivered: queued.delivered }, { pending: 6, delivered: 0 }, 'six deliveries wait for a retry');
     await first.stop(true);
 
@@ -85,7 +85,7 @@ describe('restart, in process', () => {
     assert.equal(new Set(got.map((r) => r.headers['x-vigil-delivery'])).size, 6);
     assert.deepEqual(got.map((r) => `${r.path} ${r.json.check.id}`).sort(), ids.flatMap((id) => [`/r/1 ${id}`, `/r/2 ${id}`]).sort());
     assert.ok(got.every((r) => r.json.event === 'website_down'));
-    const counts = third.app.alerts.repos.deliveries.countByStatus();
+    const counts = await third.app.alerts.repos.deliveries.countByStatus();
     assert.deepEqual({ pending: counts.pending, sending: counts.sending, delivered: counts.delivered }, { pending: 0, sending: 0, delivered: 6 });
   });
 });
@@ -101,7 +101,7 @@ describe('graceful stop with alerts just raised', () => {
   test('every event handed to the pipeline before a stop is a durable delivery after it', async () => {
     const first = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false });
     servers.push(first);
-    const a = newAccount(first, { tier: 'pro', scopes: ALL });
+    const a = await newAccount(first, { tier: 'pro', scopes: ALL });
     // Nothing listens on port 1: every attempt fails and the deliveries stay pending.
     assertStatus(await first.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'r', url: 'https://127.0.0.1:1/hook' } }), 201);
     const created = await first.request('POST', '/v1/public/checks', { key: a.key, body: { url: 'http://127.0.0.1:1/' } });
@@ -119,7 +119,7 @@ describe('graceful stop with alerts just raised', () => {
 
     const second = await startServer({}, clock, { dispatcher: new ScriptedDispatcher(), autoTick: false, dataDir: first.dataDir });
     servers.push(second);
-    const counts = second.app.alerts.repos.deliveries.countByStatus();
+    const counts = await second.app.alerts.repos.deliveries.countByStatus();
     assert.equal(counts.pending + counts.delivered + counts.failed, burst, 'no event lost in the stop');
   });
 });

@@ -39,7 +39,7 @@ after(async () => {
   await receiver.close();
 });
 
-const account = (): Actor => newAccount(srv, { tier: 'pro', scopes: ALL });
+const account = async (): Promise<Actor> => (await newAccount(srv, { tier: 'pro', scopes: ALL }));
 const patch = (a: Actor, id: string, body: unknown) => srv.request('PATCH', `${HOOKS}/${id}`, { key: a.key, body });
 const listed = async (a: Actor, id: string) => (await srv.request('GET', HOOKS, { key: a.key })).body.data.find((w: { id: string }) => w.id === id);
 const at = (prefix: string): Received[] => receivedAt(receiver, prefix);
@@ -53,7 +53,7 @@ async function testDelivery(a: Actor, id: string): Promise<Received> {
 
 describe('PATCH changes only the fields sent', () => {
   test('name, events, enabled, routing, reminders, url, type and secret, one at a time; the answer has the create shape', async () => {
-    const a = account();
+    const a = await account();
     const c1 = await createFastCheck(srv, a.key, 'http://127.0.0.1:1/p1');
     const id = await createWebhook(srv, a.key, { url: receiver.url('/upd/one/t0ps3cret'), name: 'One', secret: 'first-secret' });
     const createdAt = (await listed(a, id)).createdAt;
@@ -94,7 +94,7 @@ describe('PATCH changes only the fields sent', () => {
   });
 
   test('a new URL: a detected type is detected again, a chosen one is kept', async () => {
-    const a = account();
+    const a = await account();
     const detected = await createWebhook(srv, a.key, { url: 'https://hooks.slack.com/services/T0/B0/X1' });
     const chosen = await createWebhook(srv, a.key, { url: 'https://hooks.slack.com/services/T0/B0/X2', webhookType: 'generic' });
     const pager = await createWebhook(srv, a.key, { url: 'https://events.pagerduty.com/v2/enqueue?routing_key=a', webhookType: 'pagerduty' });
@@ -111,7 +111,7 @@ describe('PATCH changes only the fields sent', () => {
   });
 
   test('the log says which fields changed, with the URL cut and no secret', async () => {
-    const a = account();
+    const a = await account();
     const id = await createWebhook(srv, a.key, { url: receiver.url('/upd/log/hidd3n') });
     assertStatus(await patch(a, id, { url: receiver.url('/upd/log/hidd3n-too'), secret: 'l0g-secret' }), 200);
     const line = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'webhook updated' && l.webhookId === id);
@@ -125,7 +125,7 @@ describe('PATCH changes only the fields sent', () => {
 
 describe('errors: the create rules, and a refused PATCH changes nothing', () => {
   test('every 400 names its field; the webhook keeps name, URL, secret and the rest', async () => {
-    const a = account();
+    const a = await account();
     const id = await createWebhook(srv, a.key, { url: receiver.url('/upd/keep/x'), name: 'Kept', secret: 'kept-secret', remindEveryMinutes: 10 });
     const before = await listed(a, id);
     const cases: Array<[Record<string, unknown>, RegExp]> = [
@@ -164,7 +164,7 @@ describe('errors: the create rules, and a refused PATCH changes nothing', () => 
   });
 
   test('409 for another webhook\'s URL (after normalisation); its own URL is fine', async () => {
-    const a = account();
+    const a = await account();
     await createWebhook(srv, a.key, { url: 'https://Example.net:443/taken?x=1' });
     const id = await createWebhook(srv, a.key, { url: 'https://example.net/mine' });
     assertError(await patch(a, id, { url: 'https://example.net/taken?x=1', name: 'Renamed' }), 409, /already exists/);
@@ -173,15 +173,15 @@ describe('errors: the create rules, and a refused PATCH changes nothing', () => 
   });
 
   test('400 for a malformed id, 404 for an unknown one, 403 for another account, a restricted key or no alerts:write', async () => {
-    const a = account();
-    const b = account();
+    const a = await account();
+    const b = await account();
     const theirs = await createWebhook(srv, b.key, { url: receiver.url('/upd/theirs/x'), name: 'Theirs' });
     assertError(await patch(a, 'nope', { name: 'x' }), 400, /Invalid webhook id/);
     assertError(await patch(a, `whk_${'0'.repeat(20)}`, { name: 'x' }), 404, /not found/);
     assertError(await patch(a, theirs, { name: 'x' }), 403, /another account/);
-    const restricted = newKey(srv, b.accountId, { scopes: ALL, folders: ['ops'] });
+    const restricted = await newKey(srv, b.accountId, { scopes: ALL, folders: ['ops'] });
     assertError(await srv.request('PATCH', `${HOOKS}/${theirs}`, { key: restricted.key, body: { name: 'x' } }), 403, /unrestricted/);
-    const reader = newKey(srv, b.accountId, { scopes: ['alerts:read'] });
+    const reader = await newKey(srv, b.accountId, { scopes: ['alerts:read'] });
     assertError(await srv.request('PATCH', `${HOOKS}/${theirs}`, { key: reader.key, body: { name: 'x' } }), 403, /alerts:write/);
     assert.equal((await listed(b, theirs)).name, 'Theirs');
   });
@@ -201,7 +201,7 @@ describe('changes take effect on deliveries', () => {
   }
 
   test('routing by checkIds and folders, disabling, and a new URL', async () => {
-    const a = account();
+    const a = await account();
     const [u1, u2, u3] = ['http://127.0.0.1:1/r1', 'http://127.0.0.1:1/r2', 'http://127.0.0.1:1/r3'];
     const c1 = await createFastCheck(srv, a.key, u1, { folder: 'prod' });
     const c2 = await createFastCheck(srv, a.key, u2);
@@ -225,7 +225,7 @@ describe('changes take effect on deliveries', () => {
   });
 
   test('a failed delivery retried after the URL changed goes to the new URL', async () => {
-    const a = account();
+    const a = await account();
     const url = 'http://127.0.0.1:1/retry-upd';
     await createFastCheck(srv, a.key, url);
     await wheelRound(srv, clock, 0);

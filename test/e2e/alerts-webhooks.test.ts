@@ -26,7 +26,7 @@ after(async () => {
   await receiver.close();
 });
 
-const fresh = (tier: 'free' | 'pro' = 'pro'): Actor => newAccount(server, { tier, scopes: ALERTS });
+const fresh = async (tier: 'free' | 'pro' = 'pro'): Promise<Actor> => (await newAccount(server, { tier, scopes: ALERTS }));
 const create = (actor: Actor, body: unknown) => server.request('POST', HOOKS, { key: actor.key, body });
 let seq = 0;
 const hookUrl = (tag = 'generic') => receiver.url(`/hooks/${tag}/${++seq}/t0ps3cret`);
@@ -39,7 +39,7 @@ async function createOk(actor: Actor, body: Record<string, unknown>): Promise<st
 
 describe('create and list', () => {
   test('201 with the URL cut to scheme and host; defaults; list adds createdAt', async () => {
-    const a = fresh();
+    const a = await fresh();
     assert.deepEqual((await server.request('GET', HOOKS, { key: a.key })).body, { data: [] });
     const url = hookUrl();
     const res = await create(a, { url, name: 'Receiver', secret: 'shh' });
@@ -59,7 +59,7 @@ describe('create and list', () => {
   });
 
   test('type detection from the URL; an explicit type wins; events filtered', async () => {
-    const a = fresh();
+    const a = await fresh();
     const cases: Array<[string, string]> = [
       ['https://hooks.slack.com/services/T0/B0/X1', 'slack'],
       ['https://discord.com/api/webhooks/1/x', 'discord'],
@@ -80,7 +80,7 @@ describe('create and list', () => {
   });
 
   test('every 400: url, name, type, events, unknown fields', async () => {
-    const a = fresh();
+    const a = await fresh();
     const cases: Array<[unknown, RegExp]> = [
       [{ name: 'x' }, /url is required/],
       [{ url: 'http://example.net/hook', name: 'x' }, /https/],
@@ -107,17 +107,17 @@ describe('create and list', () => {
   });
 
   test('409 for a duplicate URL (same after normalisation) and at the plan limit', async () => {
-    const a = fresh('free');
+    const a = await fresh('free');
     await createOk(a, { url: 'https://Example.net:443/dup?x=1', name: 'one' });
     assertError(await create(a, { url: 'https://example.net/dup?x=1', name: 'again' }), 409, /already exists/);
     await createOk(a, { url: 'https://example.net/dup?x=2', name: 'two' });
     assertError(await create(a, { url: 'https://example.net/dup?x=3', name: 'three' }), 409, /limit of 2 webhooks/);
-    const other = fresh('free');
+    const other = await fresh('free');
     await createOk(other, { url: 'https://example.net/dup?x=1', name: 'other account, same URL' });
   });
 
   test('an Idempotency-Key replays the first answer instead of creating a second webhook', async () => {
-    const a = fresh();
+    const a = await fresh();
     const body = { url: hookUrl(), name: 'once' };
     const headers = { 'idempotency-key': 'create-webhook-once' };
     const first = await server.request('POST', HOOKS, { key: a.key, body, headers });
@@ -130,7 +130,7 @@ describe('create and list', () => {
   });
 
   test('the account response counts webhooks', async () => {
-    const a = fresh();
+    const a = await fresh();
     await createOk(a, { url: hookUrl(), name: 'count me' });
     const account = (await server.request('GET', '/v1/public/account', { key: a.key })).body.data;
     assert.equal(account.usage.webhooks, 1);
@@ -140,7 +140,7 @@ describe('create and list', () => {
 
 describe('test', () => {
   test('generic: a signed sample website_down with test: true; 200 with the status', async () => {
-    const a = fresh();
+    const a = await fresh();
     const id = await createOk(a, { url: hookUrl(), name: 'signed', secret: 'signing-secret' });
     const start = receiver.received.length;
     receiver.respond = () => 202;
@@ -162,7 +162,7 @@ describe('test', () => {
   });
 
   test('slack, discord, teams and pumble receive their own short message', async () => {
-    const a = fresh();
+    const a = await fresh();
     const shapes: Record<string, (json: any) => void> = { // eslint-disable-line @typescript-eslint/no-explicit-any
       slack: (j) => assert.ok(typeof j.text === 'string' && Array.isArray(j.attachments[0].blocks)),
       discord: (j) => assert.ok(j.embeds[0].title === 'Test alert from Vigil' && j.username === 'Vigil'),
@@ -181,7 +181,7 @@ describe('test', () => {
   });
 
   test('502: dashboard-only types, an error answer, no connection', async () => {
-    const a = fresh();
+    const a = await fresh();
     for (const type of ['pagerduty', 'opsgenie', 'pushover']) {
       const id = await createOk(a, { url: `${hookUrl(type)}?token=t&user=u&routing_key=r&apiKey=k`, name: type, webhookType: type });
       const start = receiver.received.length;
@@ -203,16 +203,16 @@ describe('test', () => {
   });
 
   test('an unclaimed account gets 403 account_unclaimed', async () => {
-    const a = fresh();
+    const a = await fresh();
     const id = await createOk(a, { url: hookUrl(), name: 'x' });
-    externalWrite(server, 'UPDATE accounts SET claimed = 0 WHERE id = ?', a.accountId);
+    await externalWrite(server, 'UPDATE accounts SET claimed = 0 WHERE id = ?', a.accountId);
     assertError(await server.request('POST', `${HOOKS}/${id}/test`, { key: a.key }), 403, /account_unclaimed/);
   });
 });
 
 describe('delete, ids and access', () => {
   test('delete answers {id, deleted: true}; the webhook is gone', async () => {
-    const a = fresh();
+    const a = await fresh();
     const id = await createOk(a, { url: hookUrl(), name: 'short-lived' });
     const res = await server.request('DELETE', `${HOOKS}/${id}`, { key: a.key });
     assertStatus(res, 200);
@@ -223,8 +223,8 @@ describe('delete, ids and access', () => {
   });
 
   test('400 for an invalid id, 404 for an unknown one, 403 for another account', async () => {
-    const a = fresh();
-    const b = fresh();
+    const a = await fresh();
+    const b = await fresh();
     const theirs = await createOk(b, { url: hookUrl(), name: 'theirs' });
     for (const method of ['DELETE', 'POST'] as const) {
       const suffix = method === 'POST' ? '/test' : '';
@@ -236,12 +236,12 @@ describe('delete, ids and access', () => {
   });
 
   test('403 without the scope or with a restricted key; 404 when no endpoint matches', async () => {
-    const readOnly = newAccount(server, { tier: 'pro', scopes: ['checks:read', 'alerts:read'] });
+    const readOnly = await newAccount(server, { tier: 'pro', scopes: ['checks:read', 'alerts:read'] });
     assertStatus(await server.request('GET', HOOKS, { key: readOnly.key }), 200);
     assertError(await create(readOnly, { url: hookUrl(), name: 'x' }), 403, /alerts:write/);
-    const none = newAccount(server, { tier: 'pro', scopes: ['checks:read'] });
+    const none = await newAccount(server, { tier: 'pro', scopes: ['checks:read'] });
     assertError(await server.request('GET', HOOKS, { key: none.key }), 403, /alerts:read/);
-    const restricted = newKey(server, readOnly.accountId, { scopes: ['alerts:read', 'alerts:write'], folders: ['ops'] });
+    const restricted = await newKey(server, readOnly.accountId, { scopes: ['alerts:read', 'alerts:write'], folders: ['ops'] });
     assertError(await server.request('GET', HOOKS, { key: restricted.key }), 403, /unrestricted/);
     assertError(await server.request('POST', HOOKS, { key: restricted.key, body: { url: hookUrl(), name: 'x' } }), 403, /unrestricted/);
     assertError(await server.request('GET', `${HOOKS}/whk_${'0'.repeat(20)}`), 404, /No endpoint matches/);
@@ -266,7 +266,7 @@ describe('blockPrivateAddresses (decisions §3: "webhooks included")', () => {
   after(() => strict.stop());
 
   test('a webhook on a private or loopback address is refused', async () => {
-    const a = newAccount(strict, { tier: 'pro', scopes: ALERTS });
+    const a = await newAccount(strict, { tier: 'pro', scopes: ALERTS });
     for (const url of [receiver.url('/x'), 'https://10.1.2.3/hook', 'https://[::1]/hook', 'https://localhost/hook']) {
       assertError(await strict.request('POST', HOOKS, { key: a.key, body: { url, name: 'private' } }), 400, /private address/);
     }

@@ -64,7 +64,7 @@ describe('401 with WWW-Authenticate', () => {
   });
 
   test('a key expires at its expiresAt', async () => {
-    const actor = newAccount(server, { tier: 'pro', expiresAt: new Date(clock.now() + 60 * 60_000).toISOString() });
+    const actor = await newAccount(server, { tier: 'pro', expiresAt: new Date(clock.now() + 60 * 60_000).toISOString() });
     assertStatus(await server.request('GET', '/v1/public/account', { key: actor.key }), 200);
     clock.advance(60 * 60_000 + 1_000);
     assert401(await server.request('GET', '/v1/public/account', { key: actor.key }));
@@ -76,10 +76,10 @@ describe('an API key sent as Authorization: Bearer', () => {
   const bearer = (key: string) => ({ key: null, headers: { authorization: `Bearer ${key}` } });
 
   test('is the same principal as X-Api-Key: scopes, restriction, account and writes', async () => {
-    const owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    const owner = await newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
     const inOps = await createCheck(server, { url: 'https://ops.bearer.example.com', folder: 'ops' }, owner.key);
     const outside = await createCheck(server, { url: 'https://other.bearer.example.com' }, owner.key);
-    const ops = newKey(server, owner.accountId, { scopes: ['checks:read'], folders: ['ops'] });
+    const ops = await newKey(server, owner.accountId, { scopes: ['checks:read'], folders: ['ops'] });
 
     const account = await server.request('GET', '/v1/public/account', bearer(ops.key));
     assertStatus(account, 200);
@@ -94,10 +94,10 @@ describe('an API key sent as Authorization: Bearer', () => {
   });
 
   test('a revoked, malformed or unknown key is a 401 with the challenge, as with X-Api-Key', async () => {
-    const owner = newAccount(server);
+    const owner = await newAccount(server);
     const revoked = { id: owner.keyId, key: owner.key };
     assertStatus(await server.request('GET', '/v1/public/checks', bearer(revoked.key)), 200);
-    server.app.services.accounts.accounts.revokeKey(revoked.id);
+    await server.app.services.accounts.accounts.revokeKey(revoked.id);
     const res = await server.request('GET', '/v1/public/checks', bearer(revoked.key));
     assert401(res);
     assert.match(res.body.error.message, /revoked/);
@@ -110,12 +110,12 @@ describe('scopes', () => {
   let owner: Actor;
   let checkId: string;
   before(async () => {
-    owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    owner = await newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
     checkId = await createCheck(server, { url: 'https://scoped.example.com', name: 'scoped' }, owner.key);
   });
 
   test('checks:read only: reads work; create, update, toggle, maintenance and delete are 403 and change nothing', async () => {
-    const reader = newKey(server, owner.accountId, { scopes: ['checks:read'] });
+    const reader = await newKey(server, owner.accountId, { scopes: ['checks:read'] });
     assertStatus(await server.request('GET', '/v1/public/checks', { key: reader.key }), 200);
     assertStatus(await server.request('GET', `/v1/public/checks/${checkId}`, { key: reader.key }), 200);
     assertStatus(await server.request('GET', '/v1/public/account', { key: reader.key }), 200);
@@ -133,7 +133,7 @@ describe('scopes', () => {
   });
 
   test('checks:write without checks:delete: writes work, DELETE is 403', async () => {
-    const writer = newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write'] });
+    const writer = await newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write'] });
     const id = await createCheck(server, { url: 'https://writer.example.com' }, writer.key);
     assertStatus(await server.request('PATCH', `/v1/public/checks/${id}`, { key: writer.key, body: { name: 'w' } }), 200);
     assertStatus(await server.request('POST', `/v1/public/checks/${id}/toggle`, { key: writer.key, body: { disabled: true } }), 200);
@@ -144,7 +144,7 @@ describe('scopes', () => {
   });
 
   test('checks:delete without checks:read: DELETE works; reads and the account are 403', async () => {
-    const deleter = newKey(server, owner.accountId, { scopes: ['checks:delete'] });
+    const deleter = await newKey(server, owner.accountId, { scopes: ['checks:delete'] });
     const id = await createCheck(server, { url: 'https://deleter.example.com' }, owner.key);
     assertError(await server.request('GET', `/v1/public/checks/${id}`, { key: deleter.key }), 403);
     assertError(await server.request('GET', '/v1/public/checks', { key: deleter.key }), 403);
@@ -153,7 +153,7 @@ describe('scopes', () => {
   });
 
   test('a key created without scopes reports ["checks:read"] and cannot write', async () => {
-    const k = newKey(server, owner.accountId);
+    const k = await newKey(server, owner.accountId);
     const account = await server.request('GET', '/v1/public/account', { key: k.key });
     assertStatus(account, 200);
     assert.deepEqual(account.body.data.scopes, ['checks:read']);
@@ -167,12 +167,12 @@ describe('restricted keys', () => {
   let byCheck: { id: string; key: string };
   let byFolder: { id: string; key: string };
   before(async () => {
-    owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    owner = await newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
     c1 = await createCheck(server, { url: 'https://c1.restricted.example.com' }, owner.key);
     c2 = await createCheck(server, { url: 'https://c2.restricted.example.com' }, owner.key);
     c3 = await createCheck(server, { url: 'https://c3.restricted.example.com', folder: 'ops' }, owner.key);
-    byCheck = newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete'], checkIds: [c1] });
-    byFolder = newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete'], folders: ['ops'] });
+    byCheck = await newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete'], checkIds: [c1] });
+    byFolder = await newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete'], folders: ['ops'] });
   });
 
   const ids = (res: TestResponse) => res.body.data.map((c: { id: string }) => c.id) as string[];
@@ -242,8 +242,8 @@ describe('an Idempotency-Key replay is answered only to a caller allowed to make
     server.request('POST', path, { key, body, headers: { 'idempotency-key': idem } });
 
   test('a folder key replaying the full key\'s create gets the 403 it gets without the header', async () => {
-    const owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
-    const ops = newKey(server, owner.accountId, { scopes: ALL_SCOPES, folders: ['ops'] });
+    const owner = await newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    const ops = await newKey(server, owner.accountId, { scopes: ALL_SCOPES, folders: ['ops'] });
     const body = { url: 'https://replay.restricted.example.com' };
     const created = await post('/v1/public/checks', owner.key, 'shared-create', body);
     assertStatus(created, 201);
@@ -266,10 +266,10 @@ describe('an Idempotency-Key replay is answered only to a caller allowed to make
   });
 
   test('toggle, maintenance and regenerate-token replays need access to the check', async () => {
-    const owner = newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
+    const owner = await newAccount(server, { tier: 'pro', scopes: ALL_SCOPES });
     const mine = await createCheck(server, { url: 'https://mine.replay.example.com' }, owner.key);
     const theirs = await createCheck(server, { type: 'heartbeat', checkFrequency: 30 }, owner.key);
-    const narrow = newKey(server, owner.accountId, { scopes: ALL_SCOPES, checkIds: [mine] });
+    const narrow = await newKey(server, owner.accountId, { scopes: ALL_SCOPES, checkIds: [mine] });
     const cases: Array<[string, unknown]> = [
       [`/v1/public/checks/${theirs}/toggle`, { disabled: true }],
       [`/v1/public/checks/${theirs}/maintenance`, { enabled: true }],
@@ -310,7 +310,7 @@ describe('GET /v1/public/account (spec 2.7)', () => {
   });
 
   test('a free account: free limits and the billing upgradeUrl', async () => {
-    const free = newAccount(server, { tier: 'free' });
+    const free = await newAccount(server, { tier: 'free' });
     const a = (await server.request('GET', '/v1/public/account', { key: free.key })).body.data;
     assert.equal(a.tier, 'free');
     const plan = server.app.config.plans.free;
@@ -325,7 +325,7 @@ describe('GET /v1/public/account (spec 2.7)', () => {
   });
 
   test('usage.checks is live: it follows creates and deletes', async () => {
-    const actor = newAccount(server, { tier: 'nano' });
+    const actor = await newAccount(server, { tier: 'nano' });
     const usage = async () => (await server.request('GET', '/v1/public/account', { key: actor.key })).body.data.usage.checks as number;
     assert.equal(await usage(), 0);
     const a = await createCheck(server, { url: 'https://usage-a.example.com' }, actor.key);
@@ -337,7 +337,7 @@ describe('GET /v1/public/account (spec 2.7)', () => {
 
   test('key.expiresAt is the epoch milliseconds of the key expiry', async () => {
     const expires = clock.now() + 7 * 24 * 60 * 60_000;
-    const actor = newAccount(server, { tier: 'pro', scopes: ['checks:read'], expiresAt: new Date(expires).toISOString() });
+    const actor = await newAccount(server, { tier: 'pro', scopes: ['checks:read'], expiresAt: new Date(expires).toISOString() });
     const a = (await server.request('GET', '/v1/public/account', { key: actor.key })).body.data;
     assert.deepEqual(a.key, { expiresAt: expires, access: null });
     assert.deepEqual(a.scopes, ['checks:read']);
@@ -346,7 +346,7 @@ describe('GET /v1/public/account (spec 2.7)', () => {
 
 describe('rate-limit headers on every authenticated answer', () => {
   test('2xx and 4xx answers carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset', async () => {
-    const actor = newAccount(server, { tier: 'pro' });
+    const actor = await newAccount(server, { tier: 'pro' });
     const answers = [
       await server.request('GET', '/v1/public/account', { key: actor.key }),
       await server.request('POST', '/v1/public/checks', { key: actor.key, body: { url: 'https://rl.example.com' } }),
@@ -379,8 +379,8 @@ describe('rate limiting (perKeyPerMinute: 3)', () => {
   });
 
   test('the fourth request in a minute is 429 with Retry-After; other keys are independent; the window resets', async () => {
-    const actor = newAccount(limited, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
-    const other = newKey(limited, actor.accountId, { scopes: ['checks:read', 'checks:write'] });
+    const actor = await newAccount(limited, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const other = await newKey(limited, actor.accountId, { scopes: ['checks:read', 'checks:write'] });
     const remaining: string[] = [];
     for (let i = 0; i < 3; i++) {
       const r = await limited.request('GET', '/v1/public/checks', { key: actor.key });
@@ -417,7 +417,7 @@ describe('rate limiting (perKeyPerMinute: 3)', () => {
 
   test('a key sent as a bearer token spends the same budget as X-Api-Key', async () => {
     rlClock.advance(120_000);
-    const actor = newAccount(limited, { scopes: ['checks:read'] });
+    const actor = await newAccount(limited, { scopes: ['checks:read'] });
     assertStatus(await limited.request('GET', '/v1/public/checks', { key: actor.key }), 200);
     const viaBearer = await limited.request('GET', '/v1/public/checks', { key: null, headers: { authorization: `Bearer ${actor.key}` } });
     assertStatus(viaBearer, 200);

@@ -214,7 +214,7 @@ describe('create: Idempotency-Key', () => {
   });
 
   test('keys are scoped to the account: another account using the same key gets its own check', async () => {
-    const other = newAccount(server, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const other = await newAccount(server, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
     const key = `shared-${Date.now()}`;
     const payload = { url: 'https://idem-shared.example.com' };
     const mine = await server.request('POST', CREATE, { body: payload, headers: { 'Idempotency-Key': key } });
@@ -475,7 +475,7 @@ describe('create: duplicate URLs (409 after normalisation)', () => {
 
   test('another account may monitor the same URL', async () => {
     await createCheck(server, { url: 'https://shared-target.example.com' });
-    const other = newAccount(server, { tier: 'pro' });
+    const other = await newAccount(server, { tier: 'pro' });
     await createCheck(server, { url: 'https://shared-target.example.com' }, other.key);
   });
 });
@@ -484,10 +484,10 @@ describe('create: plan limits', () => {
   let free: Actor;
   let indie: Actor;
   let nano: Actor;
-  before(() => {
-    free = newAccount(server, { tier: 'free' });
-    indie = newAccount(server, { tier: 'indie' });
-    nano = newAccount(server, { tier: 'nano' });
+  before(async () => {
+    free = await newAccount(server, { tier: 'free' });
+    indie = await newAccount(server, { tier: 'indie' });
+    nano = await newAccount(server, { tier: 'nano' });
   });
 
   test('type domain below nano is 403 and creates nothing', async () => {
@@ -537,7 +537,7 @@ describe('create: plan limits', () => {
   });
 
   test('maxChecks reached is 409; deleting one makes room again', async () => {
-    const actor = newAccount(server, { tier: 'free' });
+    const actor = await newAccount(server, { tier: 'free' });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await createCheck(server, { url: `https://cap-${i}.example.com` }, actor.key));
     const res = await server.request('POST', CREATE, { key: actor.key, body: { url: 'https://cap-3.example.com' } });
@@ -578,7 +578,7 @@ describe('create: ping URLs follow the configured addresses', () => {
 
 describe('responseValidation.jsonPath', () => {
   test('a path that cannot be evaluated is a 400 at create and update; filters and slices are accepted', async () => {
-    const a = newAccount(server, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const a = await newAccount(server, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
     for (const jsonPath of ['$[[[(', '$.items[?(@.price>)]', '$.items[?(@.x', '$.a[(@.length-)]']) {
       const res = await server.request('POST', CREATE, { key: a.key, body: { url: 'https://jp.example.com/', responseValidation: { jsonPath, expectedValue: 'x' } } });
       assertError(res, 400, /responseValidation\.jsonPath is not a valid JSONPath/);
@@ -601,7 +601,7 @@ describe('probes.blockPrivateAddresses (decisions §3: refused at create, update
   after(() => strict.stop());
 
   test('a target on, or resolving to, a private address is a 400 and creates nothing', async () => {
-    const a = newAccount(strict, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const a = await newAccount(strict, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
     const targets = [
       { url: 'http://127.0.0.1:8080/' },
       { url: 'http://localhost/' },
@@ -620,7 +620,7 @@ describe('probes.blockPrivateAddresses (decisions §3: refused at create, update
   });
 
   test('public targets and heartbeats are created; an update to a private target is refused and changes nothing', async () => {
-    const a = newAccount(strict, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const a = await newAccount(strict, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
     const created = await strict.request('POST', CREATE, { key: a.key, body: { url: 'https://93.184.215.14/' } });
     assertStatus(created, 201);
     assertStatus(await strict.request('POST', CREATE, { key: a.key, body: { type: 'heartbeat' } }), 201);
@@ -633,7 +633,7 @@ describe('probes.blockPrivateAddresses (decisions §3: refused at create, update
   });
 
   test('an idempotent create retried with the same key replays its answer', async () => {
-    const a = newAccount(strict, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
+    const a = await newAccount(strict, { tier: 'pro', scopes: ['checks:read', 'checks:write'] });
     const headers = { 'Idempotency-Key': 'private-target-retry' };
     const first = await strict.request('POST', CREATE, { key: a.key, body: { url: 'https://93.184.215.15/' }, headers });
     assertStatus(first, 201);

@@ -24,13 +24,13 @@ const getCheck = async (id: string, key?: string) => {
   assertStatus(res, 200);
   return res.body.data;
 };
-const seqOf = (id: string) => server.app.store.checks.byId(id)!.seq;
+const seqOf = async (id: string) => (await server.app.store.checks.byId(id))!.seq;
 
 describe('list: fields, order, isolation', () => {
   let actor: Actor;
   const ids: string[] = [];
   before(async () => {
-    actor = newAccount(server, { tier: 'pro' });
+    actor = await newAccount(server, { tier: 'pro' });
     for (const name of ['first', 'second', 'third']) {
       ids.push(await createCheck(server, { url: `https://${name}.list.example.com`, name }, actor.key));
     }
@@ -89,14 +89,14 @@ describe('list: status filter', () => {
   let actor: Actor;
   let up: string, down: string, pending: string, paused: string;
   before(async () => {
-    actor = newAccount(server, { tier: 'pro' });
+    actor = await newAccount(server, { tier: 'pro' });
     up = await createCheck(server, { url: 'https://up.filter.example.com' }, actor.key);
     down = await createCheck(server, { url: 'https://down.filter.example.com' }, actor.key);
     pending = await createCheck(server, { url: 'https://pending.filter.example.com' }, actor.key);
     paused = await createCheck(server, { url: 'https://paused.filter.example.com' }, actor.key);
-    setMonitorStatus(server, up, 'up');
-    setMonitorStatus(server, down, 'down');
-    setMonitorStatus(server, paused, 'up');
+    await setMonitorStatus(server, up, 'up');
+    await setMonitorStatus(server, down, 'down');
+    await setMonitorStatus(server, paused, 'up');
     assertStatus(await server.request('POST', `${checkPath(paused)}/toggle`, { key: actor.key, body: { disabled: true } }), 200);
   });
 
@@ -135,7 +135,7 @@ describe('list: pagination (spec 4.1, decisions §5)', () => {
   let actor: Actor;
   const ids: string[] = [];
   before(async () => {
-    actor = newAccount(server, { tier: 'pro' });
+    actor = await newAccount(server, { tier: 'pro' });
     for (let i = 0; i < 27; i++) ids.push(await createCheck(server, { url: `https://p${i}.page.example.com` }, actor.key));
   });
   const list = (query: string) => server.request('GET', `/v1/public/checks${query}`, { key: actor.key });
@@ -258,7 +258,7 @@ describe('list: pagination (spec 4.1, decisions §5)', () => {
 
 describe('list: a cursor and checks created after it', () => {
   test('a check created after the cursor row was deleted still appears on the next page', async () => {
-    const actor = newAccount(server, { tier: 'pro' });
+    const actor = await newAccount(server, { tier: 'pro' });
     const a = await createCheck(server, { url: 'https://a.reuse.example.com' }, actor.key);
     const b = await createCheck(server, { url: 'https://b.reuse.example.com' }, actor.key);
     const c = await createCheck(server, { url: 'https://c.reuse.example.com' }, actor.key);
@@ -281,8 +281,8 @@ describe('list: a cursor and checks created after it', () => {
 
 describe('update (PATCH)', () => {
   let actor: Actor;
-  before(() => {
-    actor = newAccount(server, { tier: 'pro' });
+  before(async () => {
+    actor = await newAccount(server, { tier: 'pro' });
   });
   const patch = (id: string, body: unknown, key = actor.key) => server.request('PATCH', checkPath(id), { key, body });
 
@@ -495,7 +495,7 @@ describe('update (PATCH)', () => {
   });
 
   test('plan limits apply to PATCH: interval below the minimum is 400, region choice without the plan is 403', async () => {
-    const free = newAccount(server, { tier: 'free' });
+    const free = await newAccount(server, { tier: 'free' });
     const id = await createCheck(server, { url: 'https://plan.patch.example.com' }, free.key);
     assertError(await patch(id, { checkFrequency: 1 }, free.key), 400);
     assertError(await patch(id, { checkRegionOverride: 'vps-eu-1' }, free.key), 403);
@@ -505,9 +505,9 @@ describe('update (PATCH)', () => {
   });
 
   test('after a downgrade, fields the plan no longer allows do not block unrelated changes', async () => {
-    const acct = newAccount(server, { tier: 'pro' });
+    const acct = await newAccount(server, { tier: 'pro' });
     const id = await createCheck(server, { url: 'https://downgrade.patch.example.com', checkFrequency: 1, checkRegionOverride: 'vps-eu-1' }, acct.key);
-    externalWrite(server, "UPDATE accounts SET tier = 'free' WHERE id = ?", acct.accountId);
+    await externalWrite(server, "UPDATE accounts SET tier = 'free' WHERE id = ?", acct.accountId);
     assertStatus(await patch(id, { name: 'renamed after downgrade' }, acct.key), 200);
     assertError(await patch(id, { checkFrequency: 2 }, acct.key), 400);
     assertError(await patch(id, { checkRegionOverride: 'vps-eu-1' }, acct.key), 403);
@@ -518,7 +518,7 @@ describe('update (PATCH)', () => {
 
   test("unknown id is 404; another account's check is 403 and unchanged", async () => {
     assertError(await patch('chk_ffffffffffffffffffff', { name: 'x' }), 404);
-    const other = newAccount(server, { tier: 'pro' });
+    const other = await newAccount(server, { tier: 'pro' });
     const id = await createCheck(server, { url: 'https://foreign.patch.example.com', name: 'theirs' }, other.key);
     assertError(await patch(id, { name: 'mine now' }), 403);
     assert.equal((await getCheck(id, other.key)).name, 'theirs');
@@ -527,15 +527,15 @@ describe('update (PATCH)', () => {
 
 describe('delete', () => {
   let actor: Actor;
-  before(() => {
-    actor = newAccount(server, { tier: 'pro' });
+  before(async () => {
+    actor = await newAccount(server, { tier: 'pro' });
   });
 
   test('200 {data: {success: true}}; the check and its history are gone', async () => {
     const id = await createCheck(server, { url: 'https://gone.delete.example.com' }, actor.key);
     assertStatus(await server.request('POST', `${checkPath(id)}/toggle`, { key: actor.key, body: { disabled: true } }), 200);
-    const seq = seqOf(id);
-    assert.ok(server.app.store.history.forCheck(seq, 10).length > 0);
+    const seq = await seqOf(id);
+    assert.ok((await server.app.store.history.forCheck(seq, 10)).length > 0);
 
     const res = await server.request('DELETE', checkPath(id), { key: actor.key });
     assertStatus(res, 200);
@@ -543,7 +543,7 @@ describe('delete', () => {
     assertError(await server.request('GET', checkPath(id), { key: actor.key }), 404);
     const list = await server.request('GET', '/v1/public/checks?limit=100', { key: actor.key });
     assert.ok(!list.body.data.some((c: { id: string }) => c.id === id));
-    assert.equal(server.app.store.history.forCheck(seq, 10).length, 0, 'history deleted with the check');
+    assert.equal((await server.app.store.history.forCheck(seq, 10)).length, 0, 'history deleted with the check');
     assertError(await server.request('DELETE', checkPath(id), { key: actor.key }), 404, undefined);
   });
 
@@ -563,15 +563,15 @@ describe('delete', () => {
 
 describe('toggle', () => {
   let actor: Actor;
-  before(() => {
-    actor = newAccount(server, { tier: 'pro' });
+  before(async () => {
+    actor = await newAccount(server, { tier: 'pro' });
   });
   const toggle = (id: string, body: unknown, opts: { key?: string; headers?: Record<string, string> } = {}) =>
     server.request('POST', `${checkPath(id)}/toggle`, { key: opts.key ?? actor.key, body, headers: opts.headers });
 
   test('disable then enable: responses, status, and a history event with the reason', async () => {
     const id = await createCheck(server, { url: 'https://cycle.toggle.example.com' }, actor.key);
-    setMonitorStatus(server, id, 'up');
+    await setMonitorStatus(server, id, 'up');
 
     const off = await toggle(id, { disabled: true, reason: 'deploy freeze' });
     assertStatus(off, 200);
@@ -580,7 +580,7 @@ describe('toggle', () => {
     assert.equal(c.status, 'paused');
     assert.equal(c.disabled, true);
 
-    const events = server.app.store.history.forCheck(seqOf(id), 10).filter((h) => h.kind === 'event');
+    const events = (await server.app.store.history.forCheck(await seqOf(id), 10)).filter((h) => h.kind === 'event');
     assert.equal(events.length, 1);
     assert.equal(events[0]!.meta?.reason, 'deploy freeze');
     assert.equal(events[0]!.at, clock.now());
@@ -592,7 +592,7 @@ describe('toggle', () => {
     c = await getCheck(id, actor.key);
     assert.ok(['up', 'pending'].includes(c.status), `a resumed check is no longer paused: ${c.status}`);
     assert.equal(c.disabled, false);
-    const after = server.app.store.history.forCheck(seqOf(id), 10).filter((h) => h.kind === 'event');
+    const after = (await server.app.store.history.forCheck(await seqOf(id), 10)).filter((h) => h.kind === 'event');
     assert.equal(after.length, 2, 'resuming records an event too');
   });
 
@@ -608,7 +608,7 @@ describe('toggle', () => {
 
   test('pausing and resuming are status changes on the status endpoint (lastStatusChange moves)', async () => {
     const id = await createCheck(server, { url: 'https://moves.toggle.example.com' }, actor.key);
-    setMonitorStatus(server, id, 'down');
+    await setMonitorStatus(server, id, 'down');
     const repo = server.app.store.checks as unknown as { saveRuntime(id: string, runtime: Record<string, unknown>): void };
     repo.saveRuntime(id, { ...server.app.store.checks.byId(id)!, lastError: 'HTTP 503', sync: null, statusChanged: false });
     assert.equal((await getCheck(id, actor.key)).lastError, 'HTTP 503');
@@ -632,7 +632,7 @@ describe('toggle', () => {
   test('without a reason the event still carries a default reason', async () => {
     const id = await createCheck(server, { url: 'https://default.toggle.example.com' }, actor.key);
     assertStatus(await toggle(id, { disabled: true }), 200);
-    const [event] = server.app.store.history.forCheck(seqOf(id), 10);
+    const [event] = await server.app.store.history.forCheck(await seqOf(id), 10);
     assert.equal(event?.kind, 'event');
     assert.equal(typeof event?.meta?.reason, 'string');
     assert.ok((event!.meta!.reason as string).length > 0);
@@ -645,13 +645,13 @@ describe('toggle', () => {
     }
     assertError(await server.request('POST', `${checkPath(id)}/toggle`, { key: actor.key }), 400, 'disabled');
     assert.equal((await getCheck(id, actor.key)).status, 'pending');
-    assert.equal(server.app.store.history.forCheck(seqOf(id), 10).length, 0, 'no event recorded');
+    assert.equal((await server.app.store.history.forCheck(await seqOf(id), 10)).length, 0, 'no event recorded');
     assertStatus(await toggle(id, { disabled: true, reason: 'r'.repeat(500) }), 200);
   });
 
   test("unknown id is 404; another account's check is 403 and stays enabled", async () => {
     assertError(await toggle('chk_aaaaaaaaaaaaaaaaaaaa', { disabled: true }), 404);
-    const other = newAccount(server, { tier: 'pro' });
+    const other = await newAccount(server, { tier: 'pro' });
     const id = await createCheck(server, { url: 'https://foreign.toggle.example.com' }, other.key);
     assertError(await toggle(id, { disabled: true }), 403);
     assert.equal((await getCheck(id, other.key)).status, 'pending');
@@ -674,15 +674,15 @@ describe('toggle', () => {
 
 describe('maintenance', () => {
   let actor: Actor;
-  before(() => {
-    actor = newAccount(server, { tier: 'pro' });
+  before(async () => {
+    actor = await newAccount(server, { tier: 'pro' });
   });
   const maintenance = (id: string, body: unknown, key = actor.key) =>
     server.request('POST', `${checkPath(id)}/maintenance`, { key, body });
 
   test('on without until, then off', async () => {
     const id = await createCheck(server, { url: 'https://plain.maint.example.com' }, actor.key);
-    setMonitorStatus(server, id, 'up');
+    await setMonitorStatus(server, id, 'up');
     const on = await maintenance(id, { enabled: true });
     assertStatus(on, 200);
     assert.deepEqual(on.body, { data: { maintenanceMode: true, until: null } });
@@ -728,7 +728,7 @@ describe('maintenance', () => {
 
 describe('Idempotency-Key replay window (24 hours)', () => {
   test('replayed within 24 hours; after that the key is free again', async () => {
-    const actor = newAccount(server, { tier: 'pro' });
+    const actor = await newAccount(server, { tier: 'pro' });
     const key = 'window-key';
     const first = await server.request('POST', '/v1/public/checks', {
       key: actor.key,

@@ -120,10 +120,10 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
   });
 
   test('a restricted key’s session sees only its checks, in the list, the summaries and the live stream', async () => {
-    const owner = newAccount(srv, { tier: 'pro' });
+    const owner = await newAccount(srv, { tier: 'pro' });
     const mine = await send(srv.url, owner.key, 'POST', '/v1/public/checks', { body: { url: 'http://127.0.0.1:9/mine', checkFrequency: 5 } });
     const other = await send(srv.url, owner.key, 'POST', '/v1/public/checks', { body: { url: 'http://127.0.0.1:9/other', checkFrequency: 5 } });
-    const restricted = newKey(srv, owner.accountId, { scopes: ['checks:read'], checkIds: [mine.body.data.id] });
+    const restricted = await newKey(srv, owner.accountId, { scopes: ['checks:read'], checkIds: [mine.body.data.id] });
     const { res, cookie } = await signIn(srv, { apiKey: restricted.key });
     assert.deepEqual(res.body.data.access, { checkIds: [mine.body.data.id], folders: [] });
     const call = withCookie(srv, cookie);
@@ -141,12 +141,12 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
   });
 
   test('a folder-restricted key’s stream hears of deletions in its folders only', async () => {
-    const owner = newAccount(srv, { tier: 'pro' });
+    const owner = await newAccount(srv, { tier: 'pro' });
     const create = async (folder: string) =>
       (await send(srv.url, owner.key, 'POST', '/v1/public/checks', { body: { url: `http://127.0.0.1:9/${folder}`, checkFrequency: 5, folder } })).body.data.id as string;
     const inside = await create('web');
     const outside = await create('billing');
-    const restricted = newKey(srv, owner.accountId, { scopes: ['checks:read'], folders: ['web'] });
+    const restricted = await newKey(srv, owner.accountId, { scopes: ['checks:read'], folders: ['web'] });
     const { cookie } = await signIn(srv, { apiKey: restricted.key });
     const { subscribed, events } = readEvents(srv.url, cookie, (e) => e.some((x) => x.event === 'removed'));
     await subscribed;
@@ -157,14 +157,14 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
   });
 
   test('a session ends when its key is revoked, disabled or expires', async () => {
-    const owner = newAccount(srv, { tier: 'pro' });
-    const revoked = newKey(srv, owner.accountId);
-    const disabled = newKey(srv, owner.accountId);
-    const expiring = newKey(srv, owner.accountId, { expiresAt: new Date(clock.now() + 60_000).toISOString() });
+    const owner = await newAccount(srv, { tier: 'pro' });
+    const revoked = await newKey(srv, owner.accountId);
+    const disabled = await newKey(srv, owner.accountId);
+    const expiring = await newKey(srv, owner.accountId, { expiresAt: new Date(clock.now() + 60_000).toISOString() });
     const sessions = await Promise.all([revoked, disabled, expiring].map((k) => signIn(srv, { apiKey: k.key })));
     for (const s of sessions) assert.equal((await withCookie(srv, s.cookie)('GET', '/v1/public/checks/summary')).status, 200);
-    srv.app.services.accounts.accounts.revokeKey(revoked.id);
-    srv.app.services.accounts.accounts.setKeyDisabled(disabled.id, true);
+    await srv.app.services.accounts.accounts.revokeKey(revoked.id);
+    await srv.app.services.accounts.accounts.setKeyDisabled(disabled.id, true);
     clock.advance(61_000);
     const [r, d, e] = await Promise.all(sessions.map((s) => withCookie(srv, s.cookie)('GET', '/v1/public/checks/summary')));
     assertError(r!, 401, /revoked/);
@@ -184,8 +184,8 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
   });
 
   test('a login link signs in once, within 15 minutes, with every scope of its account', async () => {
-    const owner = newAccount(srv, { tier: 'pro' });
-    const link = srv.app.services.accounts.sessions.createLoginLink(owner.accountId);
+    const owner = await newAccount(srv, { tier: 'pro' });
+    const link = await srv.app.services.accounts.sessions.createLoginLink(owner.accountId);
     assert.ok(link.url.startsWith(`${srv.app.config.dashboardUrl}#login=vl_`), link.url);
     const token = link.url.split('#login=')[1]!;
     const { res, cookie } = await signIn(srv, { loginToken: token });
@@ -196,12 +196,12 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
     assert.equal((await withCookie(srv, cookie)('GET', '/v1/public/alerts/webhooks')).status, 200);
     assertError((await signIn(srv, { loginToken: token })).res, 400, /already used/);
 
-    const late = srv.app.services.accounts.sessions.createLoginLink(owner.accountId).url.split('#login=')[1]!;
+    const late = (await srv.app.services.accounts.sessions.createLoginLink(owner.accountId)).url.split('#login=')[1]!;
     clock.advance(15 * 60_000 + 1);
     assertError((await signIn(srv, { loginToken: late })).res, 400, /15 minutes/);
     // The admin account by default; an unknown account is a 404 like the CLI's other commands.
-    assert.equal(srv.app.services.accounts.sessions.createLoginLink(undefined).email, 'admin@localhost');
-    assert.throws(() => srv.app.services.accounts.sessions.createLoginLink('nobody@example.com'), /nobody@example.com/);
+    assert.equal((await srv.app.services.accounts.sessions.createLoginLink(undefined)).email, 'admin@localhost');
+    await assert.rejects(async () => srv.app.services.accounts.sessions.createLoginLink('nobody@example.com'), /nobody@example.com/);
   });
 
   test('summaries carry status, last response time, 24 h uptime and an hourly sparkline from rollups; series has the phases', async () => {

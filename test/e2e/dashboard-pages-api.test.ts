@@ -88,13 +88,13 @@ describe('dashboard pages: keys API, beats, degraded, last checked', { timeout: 
     });
 
     test('only a credential with every scope, unrestricted, manages keys', async () => {
-      const accountId = srv.app.services.accounts.accounts.findAccount('admin@localhost').id;
-      const writer = newKey(srv, accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete'] });
+      const accountId = (await srv.app.services.accounts.accounts.findAccount('admin@localhost')).id;
+      const writer = await newKey(srv, accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete'] });
       assertError(await srv.request('GET', '/v1/public/keys', { key: writer.key }), 403, /every scope/);
       assertError(await srv.request('POST', '/v1/public/keys', { key: writer.key, body: { scopes: ['checks:read'] } }), 403);
       assertError(await srv.request('DELETE', `/v1/public/keys/${writer.id}`, { key: writer.key }), 403);
       const docs = (await srv.request('GET', '/v1/public/checks')).body.data[0].id;
-      const restricted = newKey(srv, accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'], checkIds: [docs] });
+      const restricted = await newKey(srv, accountId, { scopes: ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'], checkIds: [docs] });
       assertError(await srv.request('GET', '/v1/public/keys', { key: restricted.key }), 403);
       assertError(await srv.request('GET', '/v1/public/keys', { key: null }), 401);
     });
@@ -107,13 +107,13 @@ describe('dashboard pages: keys API, beats, degraded, last checked', { timeout: 
       assertStatus(await srv.request('DELETE', `/v1/public/keys/${made.id}`), 204);
       assert.equal((await srv.request('GET', '/v1/public/keys')).body.data.find((k: { id: string }) => k.id === made.id).status, 'revoked');
       assertError(await srv.request('DELETE', '/v1/public/keys/key_nope'), 404);
-      const stranger = newAccount(srv, { tier: 'pro', scopes: ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'] });
+      const stranger = await newAccount(srv, { tier: 'pro', scopes: ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'] });
       assertError(await srv.request('DELETE', `/v1/public/keys/${made.id}`, { key: stranger.key }), 403);
       assert.ok(!(await srv.request('GET', '/v1/public/keys', { key: stranger.key })).body.data.some((k: { id: string }) => k.id === made.id));
     });
 
     test('the plan’s key allowance is kept', async () => {
-      const free = newAccount(srv, { tier: 'free', scopes: ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'] });
+      const free = await newAccount(srv, { tier: 'free', scopes: ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'] });
       assertError(await srv.request('POST', '/v1/public/keys', { key: free.key, body: {} }), 409, /revoke one first/);
     });
 
@@ -141,7 +141,7 @@ describe('dashboard pages: keys API, beats, degraded, last checked', { timeout: 
       const two = await srv.request('GET', `/v1/public/checks/beats?ids=${id}&limit=2`);
       assert.deepEqual(two.body.data[0].status, ['down', 'up'], 'the newest ones');
 
-      const stranger = newAccount(srv, { tier: 'pro' });
+      const stranger = await newAccount(srv, { tier: 'pro' });
       assert.deepEqual((await srv.request('GET', `/v1/public/checks/beats?ids=${id}`, { key: stranger.key })).body.data, []);
       const many = Array.from({ length: 101 }, (_, i) => `chk_${i}`).join(',');
       assertError(await srv.request('GET', `/v1/public/checks/beats?ids=${many}`), 400, /100/);

@@ -20,11 +20,11 @@ describe('effects run after the commit, and a failed commit has none', () => {
     let depth = 0;
     // A real failing COMMIT: with foreign keys deferred, a row pointing at no check is refused
     // only when the outermost transaction commits, after everything in it has run.
-    store.transaction = <T>(fn: () => T): T =>
-      commit(() => {
+    store.transaction = <T>(fn: () => Promise<T>): Promise<T> =>
+      commit(async () => {
         depth++;
         try {
-          const result = fn();
+          const result = await fn();
           if (failCommits && depth === 1) {
             store.db.pragma('defer_foreign_keys = ON');
             store.db.prepare("INSERT INTO domain_watch (check_id) VALUES ('chk_none')").run();

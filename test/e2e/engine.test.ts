@@ -207,8 +207,8 @@ describe('status endpoint limits', () => {
   test('12 a minute per account across keys; a refused request spends neither budget', async () => {
     const srv = await startServer({}, undefined, { dispatcher: new ScriptedDispatcher(), autoTick: false });
     try {
-      const a = newAccount(srv, { tier: 'pro', scopes: ['checks:read'] });
-      const keys = [a.key, newKey(srv, a.accountId, { scopes: ['checks:read'] }).key, newKey(srv, a.accountId, { scopes: ['checks:read'] }).key];
+      const a = await newAccount(srv, { tier: 'pro', scopes: ['checks:read'] });
+      const keys = [a.key, (await newKey(srv, a.accountId, { scopes: ['checks:read'] })).key, (await newKey(srv, a.accountId, { scopes: ['checks:read'] })).key];
       const status = async (key: string) => (await srv.request('GET', '/v1/public/checks/status', { key })).status;
       const first: number[] = [];
       for (let i = 0; i < 9; i++) first.push(await status(keys[0]!)); // six served, three refused by the key's own limit

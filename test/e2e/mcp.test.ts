@@ -81,11 +81,11 @@ async function fails(client: Client, name: string, args: Record<string, unknown>
   return res.content[0]!.text!;
 }
 
-const fresh = (scopes = ALL_SCOPES): Actor => newAccount(server, { tier: 'pro', scopes });
+const fresh = async (scopes = ALL_SCOPES): Promise<Actor> => (await newAccount(server, { tier: 'pro', scopes }));
 
 describe('discovery of tools, resources and prompts', () => {
   test('every tool is listed with an input schema from the route table and honest hints', async () => {
-    const client = await withKey(fresh());
+    const client = await withKey(await fresh());
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
     for (const tool of tools) {
@@ -118,10 +118,10 @@ describe('discovery of tools, resources and prompts', () => {
   });
 
   test('the status resource and the triage prompt read the status endpoint', async () => {
-    const actor = fresh();
+    const actor = await fresh();
     const down = await createCheck(server, { url: 'https://down.example.com', name: 'Shop' }, actor.key);
     await createCheck(server, { url: 'https://up.example.com', name: 'Blog' }, actor.key);
-    setMonitorStatus(server, down, 'down');
+    await setMonitorStatus(server, down, 'down');
     const client = await withKey(actor);
     const { resources } = await client.listResources();
     assert.deepEqual(resources.map((r) => r.uri), ['vigil://status']);
@@ -141,7 +141,7 @@ describe('discovery of tools, resources and prompts', () => {
 
 describe('every tool, through the same routes as REST', () => {
   test('checks: create, get, list, update, toggle, maintenance, history, stats, status, account, delete', async () => {
-    const actor = fresh();
+    const actor = await fresh();
     const client = await withKey(actor);
     const created = await ok(client, 'create_check', { url: 'https://example.com/health', name: 'API', idempotencyKey: 'mcp-create-1' });
     const id = created.data.id as string;
@@ -185,7 +185,7 @@ describe('every tool, through the same routes as REST', () => {
   });
 
   test('an argument of the wrong type is named as the wrong type, not as missing', async () => {
-    const client = await withKey(fresh());
+    const client = await withKey(await fresh());
     assert.equal(await fails(client, 'get_check', { id: { a: 1 } }, 400), 'id must be a string, not an object');
     assert.equal(await fails(client, 'get_check', { id: 5 }, 400), 'id must be a string, not a number');
     assert.equal(await fails(client, 'get_check', { id: ['chk_1'] }, 400), 'id must be a string, not an array');
@@ -198,7 +198,7 @@ describe('every tool, through the same routes as REST', () => {
   });
 
   test('a tool call costs one unit of the per-key budget, like the REST call it makes', async () => {
-    const actor = fresh();
+    const actor = await fresh();
     const client = await withKey(actor);
     const remaining = async () => Number((await server.request('GET', '/v1/public/account', { key: actor.key })).headers.get('ratelimit-remaining'));
     const before = await remaining();
@@ -208,7 +208,7 @@ describe('every tool, through the same routes as REST', () => {
   });
 
   test('heartbeat: regenerate_heartbeat_token issues a new ping URL', async () => {
-    const client = await withKey(fresh());
+    const client = await withKey(await fresh());
     const id = (await ok(client, 'create_check', { type: 'heartbeat', name: 'Nightly', idempotencyKey: 'hb-1' })).data.id;
     const before = (await ok(client, 'get_check', { id })).data.url as string;
     const regenerated = await ok(client, 'regenerate_heartbeat_token', { id });
@@ -218,7 +218,7 @@ describe('every tool, through the same routes as REST', () => {
   });
 
   test('email alerts: update, get, test', async () => {
-    const client = await withKey(fresh());
+    const client = await withKey(await fresh());
     assert.deepEqual(await ok(client, 'get_email_alerts'), { data: null });
     assert.match(await fails(client, 'update_email_alerts', { enabled: true }, 400), /recipients is required/);
     const updated = await ok(client, 'update_email_alerts', { recipients: ['ops@example.com'] });
@@ -230,7 +230,7 @@ describe('every tool, through the same routes as REST', () => {
   });
 
   test('webhooks: create, list, test, delete', async () => {
-    const client = await withKey(fresh());
+    const client = await withKey(await fresh());
     const created = await ok(client, 'create_webhook', { url: receiver.url('/hooks/mcp/1/s3cret'), name: 'Receiver' });
     const id = created.data.id as string;
     assert.equal(created.data.webhookType, 'generic');
@@ -248,7 +248,7 @@ describe('every tool, through the same routes as REST', () => {
   });
 
   test('update_webhook: only the fields sent change; bad input and an unknown id are the REST errors', async () => {
-    const actor = fresh();
+    const actor = await fresh();
     const client = await withKey(actor);
     const checkId = await createCheck(server, { url: 'https://example.com/mcp-update' }, actor.key);
     const id = (await ok(client, 'create_webhook', { url: receiver.url('/hooks/mcp/3/x'), name: 'Before' })).data.id as string;
@@ -267,7 +267,7 @@ describe('every tool, through the same routes as REST', () => {
   });
 
   test('status pages: create, get, update, list, delete; bad input is the REST 400', async () => {
-    const actor = fresh();
+    const actor = await fresh();
     const client = await withKey(actor);
     const checkId = await createCheck(server, { url: 'https://pages.example.com', name: 'Pages' }, actor.key);
     const slug = `mcp-${actor.accountId.slice(4)}`;
@@ -281,7 +281,7 @@ describe('every tool, through the same routes as REST', () => {
   });
 
   test('alert routing, reminders and the delivery log (issue 17)', async () => {
-    const actor = fresh();
+    const actor = await fresh();
     const client = await withKey(actor);
     const checkId = await createCheck(server, { url: 'https://example.com/mcp-route' }, actor.key);
     const created = await ok(client, 'create_webhook', { url: receiver.url('/hooks/mcp/2/x'), name: 'Routed', checkIds: [checkId], remindEveryMinutes: 10 });
@@ -295,7 +295,7 @@ describe('every tool, through the same routes as REST', () => {
 
 describe('the same rules as REST', () => {
   test('a checks:read key cannot create: the API\'s 403 message as a tool error', async () => {
-    const reader = fresh(['checks:read']);
+    const reader = await fresh(['checks:read']);
     const client = await withKey(reader);
     const message = await fails(client, 'create_check', { url: 'https://example.com', idempotencyKey: 'r-1' }, 403);
     const rest = await server.request('POST', '/v1/public/checks', { key: reader.key, body: { url: 'https://example.com' } });
@@ -306,10 +306,10 @@ describe('the same rules as REST', () => {
   });
 
   test('a key restricted to one check cannot read another, nor alert settings', async () => {
-    const owner = fresh();
+    const owner = await fresh();
     const mine = await createCheck(server, { url: 'https://mine.example.com' }, owner.key);
     const other = await createCheck(server, { url: 'https://other.example.com' }, owner.key);
-    const restricted = newKey(server, owner.accountId, { scopes: ALL_SCOPES, checkIds: [mine] });
+    const restricted = await newKey(server, owner.accountId, { scopes: ALL_SCOPES, checkIds: [mine] });
     const client = await withKey(restricted);
     assert.equal((await ok(client, 'get_check', { id: mine })).data.id, mine);
     const message = await fails(client, 'get_check', { id: other }, 403);
@@ -320,9 +320,9 @@ describe('the same rules as REST', () => {
   });
 
   test('an API key sent as Authorization: Bearer works as it does in X-Api-Key', async () => {
-    const owner = fresh();
+    const owner = await fresh();
     const mine = await createCheck(server, { url: 'https://bearer-key.example.com' }, owner.key);
-    const reader = newKey(server, owner.accountId, { scopes: ['checks:read'], checkIds: [mine] });
+    const reader = await newKey(server, owner.accountId, { scopes: ['checks:read'], checkIds: [mine] });
     const client = await connect({ authorization: `Bearer ${reader.key}` });
     assert.deepEqual((await ok(client, 'list_checks')).data.map((c: { id: string }) => c.id), [mine]);
     assert.match(await fails(client, 'create_check', { url: 'https://x.example.com', idempotencyKey: 'b-1' }, 403), /checks:write/);
@@ -363,7 +363,7 @@ describe('HTTP surface of /mcp/v1', () => {
   });
 
   test('params not of their method\'s shape are -32602 Invalid params with one line naming the problem', async () => {
-    const key = fresh().key;
+    const key = (await fresh()).key;
     const rpc = async (method: string, params: unknown) => {
       const res = await fetch(`${server.url}/mcp/v1`, {
         method: 'POST',
@@ -393,7 +393,7 @@ describe('HTTP surface of /mcp/v1', () => {
   });
 
   test('a plain JSON-RPC POST is answered with JSON; GET and DELETE are 405 (stateless)', async () => {
-    const key = fresh().key;
+    const key = (await fresh()).key;
     const res = await fetch(`${server.url}/mcp/v1`, { method: 'POST', headers: { ...headers, 'x-api-key': key }, body: initialize });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);

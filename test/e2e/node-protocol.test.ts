@@ -101,7 +101,7 @@ describe('node protocol (a hand-played node against a real server)', () => {
   /** Registers a node in a new region, creates a check there, connects and says hello. */
   const place = async (opts: { skewMs?: number; epoch?: string } = {}): Promise<Placed> => {
     const region = `vps-t${++regions}`;
-    const token = registry.create({ region }).token;
+    const token = (await registry.create({ region })).token;
     const made = await server.request('POST', '/v1/public/checks', {
       body: { url: `http://127.0.0.1:9/${region}`, checkFrequency: 0.5, checkRegionOverride: region, downConfirmationAttempts: 1 },
     });
@@ -124,14 +124,14 @@ describe('node protocol (a hand-played node against a real server)', () => {
   const status = async (checkId: string) => (await server.request('GET', `/v1/public/checks/${checkId}`)).body.data.status as string;
 
   test('hello first: anything else closes the connection', async () => {
-    const rude = await connect(registry.create({ region: `vps-t${++regions}` }).token);
+    const rude = await connect((await registry.create({ region: `vps-t${++regions}` })).token);
     rude.send({ type: 'results', epoch: 'e', items: [] });
     assert.equal(await rude.closed, 1008);
   });
 
   test('welcome, then the region’s checks; results are recorded under the node’s region with corrected times and acknowledged', async () => {
     const region = `vps-t${++regions}`;
-    const token = registry.create({ region }).token;
+    const token = (await registry.create({ region })).token;
     const made = await server.request('POST', '/v1/public/checks', {
       body: { url: `http://127.0.0.1:9/${region}`, checkFrequency: 0.5, checkRegionOverride: region, downConfirmationAttempts: 1 },
     });
@@ -165,7 +165,7 @@ describe('node protocol (a hand-played node against a real server)', () => {
     p.node.send({ type: 'results', epoch: 'epoch-1', items: [{ seq: 1, checkId: p.checkId, result: ok(startedAt - 100) }, ...items] });
     await p.node.next('ack', (m) => m.seq === 2);
     assert.equal((await history(p.checkId)).length, 2, JSON.stringify(await history(p.checkId)));
-    assert.equal(server.app.store.nodes.cursor(p.nodeId).seq, 2, 'the cursor is durable');
+    assert.equal((await server.app.store.nodes.cursor(p.nodeId)).seq, 2, 'the cursor is durable');
   });
 
   test('a late result goes into history but never moves the state backwards', async () => {
@@ -194,7 +194,7 @@ describe('node protocol (a hand-played node against a real server)', () => {
     const p = await place({ skewMs: 5_000 });
     const listed = await (async () => {
       for (let i = 0; i < 50; i++) {
-        const n = registry.list().find((x) => x.id === p.nodeId)!;
+        const n = (await registry.list()).find((x) => x.id === p.nodeId)!;
         if (n.connected && n.clockOffsetMs !== null) return n;
         await new Promise((r) => setTimeout(r, 100));
       }

@@ -46,7 +46,7 @@ async function agentWithChecks(prefix: string, urls: string[]): Promise<Agent> {
     assert.equal(res.status, 201, res.text);
     checks.push(res.body.data.id);
   }
-  return { ...session, accountId: server.app.store.accounts.byEmail(session.email)!.id, claimPath, checks };
+  return { ...session, accountId: (await server.app.store.accounts.byEmail(session.email))!.id, claimPath, checks };
 }
 
 async function check(agent: Agent, id: string) {
@@ -108,8 +108,9 @@ describe('unclaimed accounts: pause after 7 days, delete after 30', () => {
     doomed = await agentWithChecks('doomed', ['https://doomed.example.com', 'heartbeat']);
     early = await agentWithChecks('early', ['https://early.example.com']);
     late = await agentWithChecks('late', ['https://late-1.example.com', 'https://late-2.example.com']);
-    doomedKey = server.app.services.accounts.accounts.createKey({ account: doomed.accountId, scopes: ['checks:read'] }).key;
-    doomedSeqs = doomed.checks.map((id) => server.app.store.checks.byId(id)!.seq);
+    doomedKey = (await server.app.services.accounts.accounts.createKey({ account: doomed.accountId, scopes: ['checks:read'] })).key;
+    doomedSeqs = [];
+    for (const id of doomed.checks) doomedSeqs.push((await server.app.store.checks.byId(id))!.seq);
     // The user's own pause, which the claim must not undo.
     const own = await asBearer(server, late.accessToken, 'POST', `/v1/public/checks/${late.checks[1]}/toggle`, { body: { disabled: true, reason: 'mine' } });
     assert.equal(own.status, 200);
@@ -118,19 +119,19 @@ describe('unclaimed accounts: pause after 7 days, delete after 30', () => {
   test('day 1: one account is claimed', async () => {
     at(DAY);
     await claim(early);
-    assert.equal(server.app.store.accounts.byId(early.accountId)!.claimed, true);
+    assert.equal((await server.app.store.accounts.byId(early.accountId))!.claimed, true);
   });
 
   test('just before 7 days nothing pauses', async () => {
     at(7 * DAY - 1);
-    assert.deepEqual(run(), { pausedChecks: 0, deletedAccounts: 0, prunedTokens: 0 });
+    assert.deepEqual((await run()), { pausedChecks: 0, deletedAccounts: 0, prunedTokens: 0 });
     assert.equal((await check(doomed, doomed.checks[0]!)).status, 'pending');
     assert.ok(scheduled(doomed.checks[0]!));
   });
 
   test('at 7 days the unclaimed accounts pause, as a toggle would; the engine lets go', async () => {
     at(7 * DAY);
-    assert.equal(run().pausedChecks, 3, "both of doomed's checks and late's running one");
+    assert.equal((await run()).pausedChecks, 3, "both of doomed's checks and late's running one");
     for (const id of doomed.checks) {
       const c = await check(doomed, id);
       assert.equal(c.status, 'paused');
@@ -149,12 +150,12 @@ describe('unclaimed accounts: pause after 7 days, delete after 30', () => {
   });
 
   test('the job is idempotent, and pauses again what an agent resumed', async () => {
-    assert.equal(run().pausedChecks, 0);
+    assert.equal((await run()).pausedChecks, 0);
     at(8 * DAY);
     const resumed = await asBearer(server, doomed.accessToken, 'POST', `/v1/public/checks/${doomed.checks[0]}/toggle`, { body: { disabled: false } });
     assert.equal(resumed.status, 200);
     assert.ok(scheduled(doomed.checks[0]!));
-    assert.equal(run().pausedChecks, 1);
+    assert.equal((await run()).pausedChecks, 1);
     assert.equal(scheduled(doomed.checks[0]!), false);
   });
 
@@ -174,18 +175,18 @@ describe('unclaimed accounts: pause after 7 days, delete after 30', () => {
     assert.equal(renewed.status, 200);
     doomed = { ...doomed, accessToken: renewed.body.access_token, refreshToken: renewed.body.refresh_token };
     at(30 * DAY - 1);
-    assert.equal(run().deletedAccounts, 0);
-    assert.ok(server.app.store.accounts.byId(doomed.accountId));
+    assert.equal((await run()).deletedAccounts, 0);
+    assert.ok((await server.app.store.accounts.byId(doomed.accountId)));
   });
 
   test('at 30 days the account and all its data are deleted', async () => {
     at(30 * DAY);
     seedOtherTables(doomed.accountId, doomedSeqs[0]!);
     assert.ok(leftovers(doomed.accountId, doomed.checks, doomedSeqs).length > 4, 'there is data to delete');
-    const report = run();
+    const report = await run();
     assert.equal(report.deletedAccounts, 1);
     assert.deepEqual(leftovers(doomed.accountId, doomed.checks, doomedSeqs), [], 'no row of any table refers to it');
-    assert.equal(server.app.store.accounts.byEmail(doomed.email), null);
+    assert.equal((await server.app.store.accounts.byEmail(doomed.email)), null);
 
     const bearer = await asBearer(server, doomed.accessToken, 'GET', '/v1/public/account');
     assert.equal(bearer.status, 401, 'its access token stops at once');
@@ -197,7 +198,7 @@ describe('unclaimed accounts: pause after 7 days, delete after 30', () => {
 
   test('claimed accounts are kept', async () => {
     for (const agent of [early, late]) {
-      assert.ok(server.app.store.accounts.byId(agent.accountId));
+      assert.ok((await server.app.store.accounts.byId(agent.accountId)));
       // Their first access tokens have just expired (30 days); the refresh tokens still work.
       const renewed = await refresh(server, agent.refreshToken);
       assert.equal(renewed.status, 200, renewed.text);
@@ -214,7 +215,7 @@ describe('unclaimed accounts: pause after 7 days, delete after 30', () => {
 
   test('expired tokens are pruned', async () => {
     at(400 * DAY);
-    assert.ok(run().prunedTokens > 0);
+    assert.ok((await run()).prunedTokens > 0);
     const left = server.app.store.db.prepare('SELECT count(*) FROM oauth_tokens WHERE expires_at < ?').pluck().get(clock.now()) as number;
     assert.equal(left, 0);
   });

@@ -59,7 +59,7 @@ describe('agent signup', () => {
     assert.equal(typeof res.body.data.claimHint, 'string');
     assert.equal(res.body.data.key, null);
     assert.deepEqual(res.body.data.scopes, SCOPE.split(' '));
-    const account = server.app.store.accounts.byEmail(session.email);
+    const account = await server.app.store.accounts.byEmail(session.email);
     assert.equal(account?.claimed, false);
   });
 
@@ -120,9 +120,9 @@ describe('agent signup', () => {
       assert.equal(res.status, 201, res.text);
     });
 
-    test('nothing is created by a rejected signup', () => {
-      assert.equal(server.app.store.accounts.byEmail('someone@null-mx.example.org'), null);
-      assert.equal(server.app.store.accounts.byEmail('someone@gone.example.org'), null);
+    test('nothing is created by a rejected signup', async () => {
+      assert.equal((await server.app.store.accounts.byEmail('someone@null-mx.example.org')), null);
+      assert.equal((await server.app.store.accounts.byEmail('someone@gone.example.org')), null);
     });
   });
 
@@ -134,7 +134,7 @@ describe('agent signup', () => {
 
     test('an account created another way (CLI) counts too', async () => {
       const email = agentEmail('cli');
-      server.app.services.accounts.accounts.createAccount(email);
+      await server.app.services.accounts.accounts.createAccount(email);
       assertOAuthError(await postSignup(server, { email }), 409, 'account_exists');
     });
   });
@@ -158,7 +158,7 @@ describe('signup switches', () => {
     try {
       const email = agentEmail();
       assertOAuthError(await postSignup(server, { email }), 503, 'temporarily_unavailable');
-      assert.equal(server.app.store.accounts.byEmail(email), null);
+      assert.equal((await server.app.store.accounts.byEmail(email)), null);
     } finally {
       await server.stop();
     }
@@ -176,7 +176,7 @@ describe('signup switches', () => {
       assert.equal(refused.headers.get('retry-after'), String(60 * 60), 'seconds until midnight UTC');
       assert.equal(refused.headers.get('ratelimit-limit'), '2');
       assert.equal(refused.headers.get('ratelimit-remaining'), '0');
-      assert.equal(server.app.store.accounts.byEmail(email), null);
+      assert.equal((await server.app.store.accounts.byEmail(email)), null);
       assertOAuthError(await postSignup(server, { email: 'bad' }), 400, 'invalid_request');
 
       clock.advance(DAY / 24);

@@ -85,7 +85,7 @@ describe('the bearer principal works wherever an API key does', () => {
   });
 
   test("another account's check is 403", async () => {
-    const other = newAccount(server);
+    const other = await newAccount(server);
     const created = await server.request('POST', '/v1/public/checks', { key: other.key, body: { url: 'https://other.example.com' } });
     assert.equal(created.status, 201);
     assertError(await asBearer(server, agent.accessToken, 'GET', `/v1/public/checks/${created.body.data.id}`), 403);
@@ -136,9 +136,9 @@ describe('refresh: rotation and reuse detection', () => {
 
   test("one grant's revocation leaves the account's other grants alone", async () => {
     const agent = await signUp(server);
-    const account = server.app.store.accounts.byEmail(agent.email)!;
+    const account = (await server.app.store.accounts.byEmail(agent.email))!;
     // A second grant on the same account, as a second signup session would have.
-    const second = server.app.store.transaction(() => server.app.services.accounts.oauth.tokens.issueGrant(account.id, ['checks:read']));
+    const second = await server.app.store.transaction(async () => (await server.app.services.accounts.oauth.tokens.issueGrant(account.id, ['checks:read'])));
     await refresh(server, agent.refreshToken);
     assertOAuthError(await refresh(server, agent.refreshToken), 400, 'invalid_grant');
     assert.equal((await asBearer(server, second.access_token, 'GET', '/v1/public/account')).status, 200);

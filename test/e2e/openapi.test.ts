@@ -185,7 +185,7 @@ describe('real answers match what the document says', () => {
   });
 
   test('checks and account: error answers', async () => {
-    const reader = newKey(server, server.app.store.checks.byId(checkId)!.accountId, { scopes: ['checks:read'] });
+    const reader = await newKey(server, (await server.app.store.checks.byId(checkId))!.accountId, { scopes: ['checks:read'] });
     const huge = { name: 'x'.repeat(1024 * 1024 + 1) };
     const unknown = '/v1/public/checks/chk_dddddddddddddddddddd';
     const cases: Array<[string, string, Promise<TestResponse>]> = [

@@ -25,7 +25,7 @@ describe('regions', () => {
   });
 
   test('a registered region is listed (offline until its node connects) and accepted as an override', async () => {
-    new NodeRegistry(server.app.store.nodes, 'vps-eu-1', server.app.clock).create({ region: 'vps-us-1', name: 'us' });
+    await new NodeRegistry(server.app.store.nodes, 'vps-eu-1', server.app.clock).create({ region: 'vps-us-1', name: 'us' });
     const r = await server.request('GET', '/v1/public/regions');
     assert.deepEqual(r.body.data, [
       { id: 'vps-eu-1', nodes: 0, connected: 0, online: true },
@@ -43,7 +43,7 @@ describe('regions', () => {
   test('checks:read is required; a node token is no API credential', async () => {
     const noKey = await server.request('GET', '/v1/public/regions', { key: null });
     assert.equal(noKey.status, 401);
-    const node = new NodeRegistry(server.app.store.nodes, 'vps-eu-1', server.app.clock).create({ region: 'vps-ap-1' });
+    const node = await new NodeRegistry(server.app.store.nodes, 'vps-eu-1', server.app.clock).create({ region: 'vps-ap-1' });
     const withNodeToken = await server.request('GET', '/v1/public/regions', { key: node.token });
     assert.equal(withNodeToken.status, 401);
   });

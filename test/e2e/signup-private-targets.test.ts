@@ -41,7 +41,7 @@ describe('agent-signup accounts and private targets', () => {
   });
 
   test('accounts made by the operator (CLI) keep watching private targets', async () => {
-    const actor = newAccount(server, { tier: 'pro' });
+    const actor = await newAccount(server, { tier: 'pro' });
     const res = await server.request('POST', '/v1/public/checks', { key: actor.key, body: { url: 'http://127.0.0.1:9/', checkFrequency: 5 } });
     assert.equal(res.status, 201, res.text);
   });
@@ -59,7 +59,7 @@ describe('agent-signup accounts at probe time', () => {
     const agent = await signUp(server);
     const theirs = await asBearer(server, agent.accessToken, 'POST', '/v1/public/checks', { body: { url: 'https://93.184.215.14/agent', checkFrequency: 5 } });
     assert.equal(theirs.status, 201, theirs.text);
-    const actor = newAccount(server, { tier: 'pro' });
+    const actor = await newAccount(server, { tier: 'pro' });
     const ours = await server.request('POST', '/v1/public/checks', { key: actor.key, body: { url: 'http://127.0.0.1:9/operator', checkFrequency: 5 } });
     assert.equal(ours.status, 201, ours.text);
     server.app.engine.tick();

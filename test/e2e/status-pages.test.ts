@@ -20,12 +20,12 @@ const PAGES = '/v1/public/status-pages';
 
 before(async () => {
   server = await startServer({}, undefined, NO_PROBES);
-  owner = newAccount(server, { tier: 'pro' });
+  owner = await newAccount(server, { tier: 'pro' });
   shop = await createCheck(server, { url: 'https://shop.example.com', name: 'Shop <front>' }, owner.key);
   blog = await createCheck(server, { url: 'https://blog.example.com', name: 'Blog' }, owner.key);
   secret = await createCheck(server, { url: 'https://internal.example.com', name: 'Internal admin' }, owner.key);
-  setMonitorStatus(server, shop, 'up');
-  setMonitorStatus(server, blog, 'down');
+  await setMonitorStatus(server, shop, 'up');
+  await setMonitorStatus(server, blog, 'down');
 });
 
 after(() => server.stop());
@@ -66,7 +66,7 @@ describe('the status pages API', () => {
   });
 
   test('bad input is a 400 in the standard shape and changes nothing', async () => {
-    const other = newAccount(server);
+    const other = await newAccount(server);
     const foreign = await createCheck(server, { url: 'https://other.example.com' }, other.key);
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ slug: 'Bad Slug', title: 't', checkIds: [] }, /^slug must be lower-case letters/],
@@ -89,14 +89,14 @@ describe('the status pages API', () => {
     assertError(await create({ slug: 'free', title: 'Two', checkIds: [], customDomain: 'STATUS.one.test' }), 409, 'customDomain');
     const page = (await server.request('GET', PAGES, { key: owner.key })).body.data.find((p: { slug: string }) => p.slug === 'taken');
 
-    const stranger = newAccount(server);
+    const stranger = await newAccount(server);
     assertError(await server.request('GET', `${PAGES}/${page.id}`, { key: stranger.key }), 403);
     assertError(await server.request('DELETE', `${PAGES}/${page.id}`, { key: stranger.key }), 403);
     assertError(await server.request('GET', `${PAGES}/spg_missing`, { key: owner.key }), 404);
-    const reader = newKey(server, owner.accountId, { scopes: ['checks:read'] });
+    const reader = await newKey(server, owner.accountId, { scopes: ['checks:read'] });
     assertError(await server.request('POST', PAGES, { body: { slug: 'r', title: 'r', checkIds: [] }, key: reader.key }), 403, 'checks:write');
     assertStatus(await server.request('GET', PAGES, { key: reader.key }), 200);
-    const restricted = newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write'], checkIds: [shop] });
+    const restricted = await newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write'], checkIds: [shop] });
     assertError(await server.request('GET', PAGES, { key: restricted.key }), 403, 'unrestricted');
     assertError(await server.request('GET', PAGES, { key: null }), 401);
   });
@@ -180,7 +180,7 @@ describe('the public page', () => {
 
   test('a status change purges the page: the next request shows it', async () => {
     const before = await get('/status/acme.json');
-    setMonitorStatus(server, blog, 'up');
+    await setMonitorStatus(server, blog, 'up');
     purge(blog);
     const afterChange = await get('/status/acme.json', { 'if-none-match': before.headers.get('etag')! });
     assert.equal(afterChange.status, 200);
@@ -279,13 +279,13 @@ describe('metrics and health', () => {
     for (const name of ['nodejs_eventloop_lag_seconds', 'vigil_wheel_lag_seconds', 'vigil_probe_queue_depth', 'vigil_writer_batch_size_bucket', 'vigil_alert_deliveries_pending', 'process_cpu_seconds_total']) {
       assert.ok(text.includes(name), `${name} is exported`);
     }
-    const stranger = newAccount(server);
+    const stranger = await newAccount(server);
     const theirs = (await get('/metrics', { 'x-api-key': stranger.key })).text;
     assert.doesNotMatch(theirs, new RegExp(shop));
-    const restricted = newKey(server, owner.accountId, { scopes: ['checks:read'], checkIds: [blog] });
+    const restricted = await newKey(server, owner.accountId, { scopes: ['checks:read'], checkIds: [blog] });
     const narrow = (await get('/metrics', { 'x-api-key': restricted.key })).text;
     assert.ok(narrow.includes(blog) && !narrow.includes(shop), 'a restricted key sees only its checks');
-    const writer = newKey(server, owner.accountId, { scopes: ['checks:write'] });
+    const writer = await newKey(server, owner.accountId, { scopes: ['checks:write'] });
     assertError(await get('/metrics', { 'x-api-key': writer.key }), 403);
   });
 
@@ -311,9 +311,9 @@ describe('a maintenance window that runs out', () => {
     let now = Date.parse('2026-11-23T10:00:00Z');
     const own = await startServer({}, { now: () => now }, NO_PROBES);
     try {
-      const actor = newAccount(own, { tier: 'pro' });
+      const actor = await newAccount(own, { tier: 'pro' });
       const id = await createCheck(own, { url: 'https://maint.example.com', name: 'Maint' }, actor.key);
-      setMonitorStatus(own, id, 'up');
+      await setMonitorStatus(own, id, 'up');
       assertStatus(await own.request('POST', PAGES, { body: { slug: 'maint', title: 'M', checkIds: [id] }, key: actor.key }), 201);
       const until = new Date(now + 5_000).toISOString();
       assertStatus(await own.request('POST', `/v1/public/checks/${id}/maintenance`, { body: { enabled: true, until }, key: actor.key }), 200);

@@ -26,13 +26,13 @@ export interface Actor {
 }
 
 /** A new account with one key, through the same service the CLI uses. */
-export function newAccount(
+export async function newAccount(
   server: TestServer,
   opts: { tier?: 'free' | 'indie' | 'nano' | 'pro'; scopes?: string[]; checkIds?: string[]; folders?: string[]; expiresAt?: string } = {},
-): Actor {
+): Promise<Actor> {
   const accounts = server.app.services.accounts.accounts;
-  const account = accounts.createAccount(uniqueEmail(opts.tier ?? 'free'), opts.tier ?? 'free');
-  const key = accounts.createKey({
+  const account = await accounts.createAccount(uniqueEmail(opts.tier ?? 'free'), opts.tier ?? 'free');
+  const key = await accounts.createKey({
     account: account.id,
     scopes: opts.scopes ?? ['checks:read', 'checks:write', 'checks:delete'],
     checkIds: opts.checkIds,
@@ -43,12 +43,12 @@ export function newAccount(
 }
 
 /** Another key on an existing account. */
-export function newKey(
+export async function newKey(
   server: TestServer,
   accountId: string,
   opts: { scopes?: string[]; checkIds?: string[]; folders?: string[]; expiresAt?: string } = {},
-): { id: string; key: string } {
-  const k = server.app.services.accounts.accounts.createKey({ account: accountId, ...opts });
+): Promise<{ id: string; key: string }> {
+  const k = await server.app.services.accounts.accounts.createKey({ account: accountId, ...opts });
   return { id: k.id, key: k.key };
 }
 
@@ -115,28 +115,28 @@ export async function rawRequest(
  * Sets a check's probe status the way the engine records it (the engine itself is not part of
  * these tests), through the store so its record cache stays coherent.
  */
-export function setMonitorStatus(server: TestServer, id: string, status: 'pending' | 'up' | 'down'): void {
+export async function setMonitorStatus(server: TestServer, id: string, status: 'pending' | 'up' | 'down'): Promise<void> {
   const checks = server.app.store.checks;
-  const check = checks.byId(id);
+  const check = await checks.byId(id);
   assert.ok(check, `check ${id} exists`);
   // The engine's write path when the store has one (it keeps the record cache coherent);
   // otherwise the column itself.
   const repo = checks as unknown as { saveRuntime?: (id: string, runtime: Record<string, unknown>) => void };
   if (typeof repo.saveRuntime === 'function') repo.saveRuntime(id, { ...check, status, sync: null, statusChanged: check.status !== status });
   else server.app.store.db.prepare('UPDATE checks SET status = ? WHERE id = ?').run(status, id);
-  assert.equal(checks.byId(id)!.status, status);
+  assert.equal((await checks.byId(id))!.status, status);
 }
 
 /**
  * Runs SQL against the server's database from a second connection, as another process (the CLI)
  * would: caches validated by the database's data_version see the change.
  */
-export function externalWrite(server: TestServer, sql: string, ...params: unknown[]): void {
+export async function externalWrite(server: TestServer, sql: string, ...params: unknown[]): Promise<void> {
   const store = openSqliteStore(server.dataDir, { guest: true });
   try {
     const info = store.db.prepare(sql).run(...params);
     assert.ok(info.changes > 0, `no row changed by ${sql}`);
   } finally {
-    store.close();
+    await store.close();
   }
 }

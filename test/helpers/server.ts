@@ -46,7 +46,7 @@ export async function startServer(
     warn: () => {},
   }) as ConfigInput;
   const app = new VigilApp(input, { ...options, clock });
-  const admin = app.bootstrapAdmin();
+  const admin = await app.bootstrapAdmin();
   const { url } = await app.start();
   const adminKey = admin?.key ?? '';
   return {

@@ -40,13 +40,13 @@ export interface StatsWorld {
   /** How many raw rows statistics have read since the last reset (long ranges must read few). */
   rawRowsRead: { count: number };
   pipeline: RequestPipeline;
-  principal(key: string): Principal;
+  principal(key: string): Promise<Principal>;
   get(path: string, key: string): Promise<Reply>;
   /** Kills the process's state without flushing open buckets, then opens the same directory again. */
   crashAndReopen(): void;
   /** A clean shutdown (open buckets written) and a new start on the same directory. */
-  restart(): void;
-  close(): void;
+  restart(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export function openStatsWorld(start: number, dir = mkdtempSync(join(tmpdir(), 'vigil-stats-'))): StatsWorld {
@@ -65,8 +65,8 @@ export function openStatsWorld(start: number, dir = mkdtempSync(join(tmpdir(), '
     const rollups = store.rollups;
     const counted: RollupStore = {
       ...rollups,
-      rawSamples(seq, intervals) {
-        const samples = rollups.rawSamples(seq, intervals);
+      async rawSamples(seq, intervals) {
+        const samples = await rollups.rawSamples(seq, intervals);
         rawRowsRead.count += samples.length;
         return samples;
       },
@@ -91,7 +91,7 @@ export function openStatsWorld(start: number, dir = mkdtempSync(join(tmpdir(), '
       accounts: new AccountsService(store, config, clock),
       stats,
       pipeline,
-      principal: (key: string) => auth.authenticate({ 'x-api-key': key }),
+      principal: async (key: string) => auth.authenticate({ 'x-api-key': key }),
     });
   };
   wire();
@@ -117,12 +117,12 @@ export function openStatsWorld(start: number, dir = mkdtempSync(join(tmpdir(), '
       world.store.db.close();
       wire();
     },
-    restart() {
-      world.store.close();
+    async restart() {
+      await world.store.close();
       wire();
     },
-    close() {
-      world.store.close();
+    async close() {
+      await world.store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   });
@@ -157,7 +157,7 @@ export class Recorder {
     this.status = 'pending';
   }
 
-  record(sample: Sample): void {
+  async record(sample: Sample): Promise<void> {
     const { world } = this;
     world.clock.set(sample.at);
     if (minuteKey(sample.at) > this.flushedMinute) {
@@ -176,8 +176,8 @@ export class Recorder {
       startedAt: sample.at,
     };
     const status = sample.ok ? 'up' : 'down';
-    world.store.transaction(() => {
-      world.store.history.insertResult({
+    await world.store.transaction(async () => {
+      await world.store.history.insertResult({
         checkSeq: this.checkSeq,
         at: result.startedAt,
         kind: 'probe',
@@ -190,7 +190,7 @@ export class Recorder {
         snippet: null,
         meta: null,
       });
-      if (status !== this.status) world.store.stateChanges.append(this.checkSeq, sample.at, status);
+      if (status !== this.status) await world.store.stateChanges.append(this.checkSeq, sample.at, status);
       world.rollups.add(this.checkSeq, result);
     });
     this.status = status;

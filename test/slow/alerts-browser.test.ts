@@ -54,7 +54,7 @@ describe('the Alerts page in a real browser', { skip: missing ?? false, timeout:
     assertCaTrusted();
     receiver = await startReceiver();
     srv = await startServer();
-    accountId = srv.app.services.accounts.accounts.findAccount('admin@localhost').id;
+    accountId = (await srv.app.services.accounts.accounts.findAccount('admin@localhost')).id;
     // Heartbeats with a long period: nothing goes down (and alerts) while the test runs.
     for (const [name, folder] of [['Billing API', 'prod'], ['Docs', null], ['Nightly backup', 'prod']] as const) {
       const res = await srv.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', name, checkFrequency: 60, folder } });
@@ -95,7 +95,7 @@ describe('the Alerts page in a real browser', { skip: missing ?? false, timeout:
       }
       await form.locator('button[type=submit]').click();
       await page.locator(`ul.hooks li[data-type="${type}"]:has-text("${type} hook")`).waitFor();
-      const hook = stored().find((h) => h.name === `${type} hook`);
+      const hook = (await stored()).find((h) => h.name === `${type} hook`);
       assert.ok(hook, type);
       assert.equal(hook.webhookType, type);
       assert.equal(hook.url, input.url, type);
@@ -124,13 +124,13 @@ describe('the Alerts page in a real browser', { skip: missing ?? false, timeout:
     await addForm().locator('input[name=ch_routingKey]').fill('R0UTING');
     await addForm().locator('button[type=submit]').click();
     await addForm().locator('label.field.invalid:has(input[name=ch_routingKey]) .field-error:has-text("already exists")').waitFor();
-    assert.equal(stored().length, WEBHOOK_TYPES.length + 1);
+    assert.equal((await stored()).length, WEBHOOK_TYPES.length + 1);
     assert.deepEqual(problems.filter((p) => !/status of 409/.test(p)), [], 'only the duplicate\'s 409');
     problems.length = 0;
   });
 
   test('edit a webhook: name, routing, reminders, events, secret, enabled, then a new URL and no secret', async () => {
-    const generic = stored().find((h) => h.webhookType === 'generic')!;
+    const generic = (await stored()).find((h) => h.webhookType === 'generic')!;
     const item = page.locator(`ul.hooks li[data-id="${generic.id}"]`);
     await item.locator('button:has-text("Edit")').click();
     const form = page.locator(`form.webhook-form.editing[data-webhook="${generic.id}"]`);
@@ -148,7 +148,7 @@ describe('the Alerts page in a real browser', { skip: missing ?? false, timeout:
     await form.locator('button[type=submit]').click();
     await page.locator(`ul.hooks li[data-id="${generic.id}"]:has-text("Prod receiver")`).waitFor();
 
-    let hook = stored().find((h) => h.id === generic.id)!;
+    let hook = (await stored()).find((h) => h.id === generic.id)!;
     assert.deepEqual(
       [hook.name, hook.url, hook.folders, hook.checkIds, hook.remindEveryMinutes, hook.events, hook.secret, hook.enabled],
       ['Prod receiver', generic.url, ['prod'], [checks.Docs], 30, ['website_down', 'website_up', 'ssl_error'], 'browser-secret', false],
@@ -172,15 +172,15 @@ describe('the Alerts page in a real browser', { skip: missing ?? false, timeout:
     await form.locator('input[name=route][value=all]').check();
     await form.locator('button[type=submit]').click();
     await page.locator(`ul.hooks li[data-id="${generic.id}"] .route:not(.routed)`).waitFor();
-    hook = stored().find((h) => h.id === generic.id)!;
+    hook = (await stored()).find((h) => h.id === generic.id)!;
     assert.deepEqual(problems, []);
     assert.deepEqual([hook.url, hook.secret, hook.enabled, hook.checkIds, hook.folders, hook.remindEveryMinutes], [receiver.url('/from-browser/path'), null, true, [], [], 30]);
   });
 
   test('the delivery log lists deliveries, filters by webhook and retries a failed one', async () => {
     // Only the local receiver's webhook stays, so no alert leaves 127.0.0.1.
-    const local = stored().find((h) => h.url.startsWith(receiver.origin))!;
-    for (const h of stored()) if (h.id !== local.id) assertStatus(await srv.request('DELETE', `/v1/public/alerts/webhooks/${h.id}`), 200);
+    const local = (await stored()).find((h) => h.url.startsWith(receiver.origin))!;
+    for (const h of (await stored())) if (h.id !== local.id) assertStatus(await srv.request('DELETE', `/v1/public/alerts/webhooks/${h.id}`), 200);
     await page.reload();
     await page.waitForSelector('section.deliveries p:has-text("No deliveries yet.")');
     receiver.respond = () => 404;

@@ -68,7 +68,7 @@ describe('key revoke, disable, enable from the CLI while the server runs', () =>
     assert.equal(refused.status, 2, 'a second key on the free plan is refused');
     assert.equal(refused.stdout, '', 'nothing printed on stdout');
     assert.equal(refused.stderr.trim().split('\n').length, 1);
-    assert.equal(server.app.store.keys.countLive(account.id), 1, 'nothing written');
+    assert.equal((await server.app.store.keys.countLive(account.id)), 1, 'nothing written');
     assertStatus(await server.request('GET', '/v1/public/account', { key: first.key }), 200);
 
     assert.equal(cli(['key', 'revoke', first.id]).status, 0);
@@ -84,7 +84,7 @@ describe('key revoke, disable, enable from the CLI while the server runs', () =>
     cliKey(['--account', account.id, '--config', config]);
     const third = cli(['key', 'create', '--account', account.id, '--config', config]);
     assert.equal(third.status, 2, 'the third key is refused under the overridden allowance');
-    assert.equal(server.app.store.keys.countLive(account.id), 2);
+    assert.equal((await server.app.store.keys.countLive(account.id)), 2);
     // Without the override the default indie allowance (3) applies.
     cliKey(['--account', account.id]);
   });

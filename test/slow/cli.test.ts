@@ -49,30 +49,32 @@ function jsonLine(r: CliResult): Record<string, unknown> {
 }
 
 /** Creates checks for an account straight in the data directory, as the API would. */
-function seedChecks(dataDir: string, accountId: string, urls: string[]): string[] {
+async function seedChecks(dataDir: string, accountId: string, urls: string[]): Promise<string[]> {
   const store = openSqliteStore(dataDir);
   try {
     const config = resolveConfig(loadConfig({ overrides: { dataDir }, warn: () => {} }));
-    const account = store.accounts.byId(accountId)!;
+    const account = (await store.accounts.byId(accountId))!;
     const principal: Principal = { kind: 'api_key', credentialId: 'test', account, scopes: ['checks:write'], access: null, key: null };
     const checks = new ChecksService(store, config, systemClock);
-    return urls.map((url) => checks.create(principal, { url }).id);
+    const ids: string[] = [];
+    for (const url of urls) ids.push((await checks.create(principal, { url })).id);
+    return ids;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** What the data directory holds, read straight from the database. */
-function counts(dataDir: string): { accounts: number; liveKeys: (accountId: string) => number } {
+async function counts(dataDir: string): Promise<{ accounts: number; liveKeys: (accountId: string) => number }> {
   const store = openSqliteStore(dataDir);
   try {
-    const accounts = store.accounts.count();
+    const accounts = await store.accounts.count();
     const keys = new Map<string, number>();
     const all = store.db.prepare('SELECT account_id, count(*) AS n FROM api_keys WHERE revoked_at IS NULL GROUP BY account_id').all() as Array<{ account_id: string; n: number }>;
     for (const row of all) keys.set(row.account_id, row.n);
     return { accounts, liveKeys: (id) => keys.get(id) ?? 0 };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -98,8 +100,8 @@ describe('account create', () => {
     }
   });
 
-  test('bad input: one line on stderr, exit 2, nothing written', () => {
-    const before = counts(dir).accounts;
+  test('bad input: one line on stderr, exit 2, nothing written', async () => {
+    const before = (await counts(dir)).accounts;
     const email = uniqueEmail('bad');
     assertBadInput(runCli(['account', 'create', '--email', email, '--tier', 'gold'], dir), /tier/);
     assertBadInput(runCli(['account', 'create', '--email', 'not-an-email'], dir), /email/i);
@@ -107,12 +109,12 @@ describe('account create', () => {
     assertBadInput(runCli(['account', 'create'], dir), /--email/);
     assertBadInput(runCli(['account', 'create', '--email'], dir));
     assertBadInput(runCli(['account', 'create', '--email', email, '--bogus', 'x'], dir));
-    assert.equal(counts(dir).accounts, before, 'no account was written');
+    assert.equal((await counts(dir)).accounts, before, 'no account was written');
     // The address refused above with a bad tier is still free.
     jsonLine(runCli(['account', 'create', '--email', email], dir));
     assertBadInput(runCli(['account', 'create', '--email', email], dir), /exists/);
     assertBadInput(runCli(['account', 'create', '--email', email.toUpperCase()], dir), /exists/);
-    assert.equal(counts(dir).accounts, before + 1);
+    assert.equal((await counts(dir)).accounts, before + 1);
   });
 });
 
@@ -133,9 +135,9 @@ describe('key create / revoke / disable / enable', () => {
     assert.equal(out.access, null);
   });
 
-  test('--account accepts the e-mail address; --scopes, --checks, --folders, --expires-at, --name', () => {
+  test('--account accepts the e-mail address; --scopes, --checks, --folders, --expires-at, --name', async () => {
     const expires = '2099-06-30T12:00:00.000Z';
-    const [a, b] = seedChecks(dir, pro.id, ['https://a.cli.example.com/', 'https://b.cli.example.com/']);
+    const [a, b] = await seedChecks(dir, pro.id, ['https://a.cli.example.com/', 'https://b.cli.example.com/']);
     const out = jsonLine(
       runCli(
         ['key', 'create', '--account', pro.email, '--scopes', 'checks:read,checks:write', '--checks', `${a},${b}`, '--folders', 'ops',
@@ -153,7 +155,7 @@ describe('key create / revoke / disable / enable', () => {
     assert.deepEqual(out.scopes, ALL_SCOPES);
   });
 
-  test('bad input: one line on stderr, exit 2, nothing written', () => {
+  test('bad input: one line on stderr, exit 2, nothing written', async () => {
     const free = jsonLine(runCli(['account', 'create', '--email', uniqueEmail('free')], dir)) as { id: string };
     const bad: Array<[string[], RegExp?]> = [
       [['key', 'create', '--account', free.id, '--scopes', 'checks:read,checks:admin'], /scope/],
@@ -167,14 +169,14 @@ describe('key create / revoke / disable / enable', () => {
       [['key', 'create', '--account', free.id, '--colour', 'red']],
       [['key', 'create', '--account', free.id, '--name', '--scopes', 'checks:read'], /^vigil: --name needs a value\n$/],
       [['key', 'create', '--account', free.id, '--checks', 'chk_doesnotexist'], /chk_doesnotexist/],
-      [['key', 'create', '--account', free.id, '--checks', seedChecks(dir, pro.id, ['https://not-free.cli.example.com/'])[0]!], /no check/],
+      [['key', 'create', '--account', free.id, '--checks', (await seedChecks(dir, pro.id, ['https://not-free.cli.example.com/']))[0]!], /no check/],
     ];
     for (const [args, mentions] of bad) assertBadInput(runCli(args, dir), mentions);
-    assert.equal(counts(dir).liveKeys(free.id), 0, 'no key was written');
+    assert.equal((await counts(dir)).liveKeys(free.id), 0, 'no key was written');
     // The free plan's single key is still available: proof that nothing was written.
     jsonLine(runCli(['key', 'create', '--account', free.id], dir));
     assertBadInput(runCli(['key', 'create', '--account', free.id], dir), /key/i);
-    assert.equal(counts(dir).liveKeys(free.id), 1);
+    assert.equal((await counts(dir)).liveKeys(free.id), 1);
   });
 
   test('an empty --checks or --folders never yields an unrestricted key', () => {
@@ -189,17 +191,17 @@ describe('key create / revoke / disable / enable', () => {
     }
   });
 
-  test('stray arguments are bad input, not silently dropped', () => {
+  test('stray arguments are bad input, not silently dropped', async () => {
     const free = jsonLine(runCli(['account', 'create', '--email', uniqueEmail('stray')], dir)) as { id: string };
     // A space instead of a comma: "checks:write" would otherwise be ignored without a word.
     assertBadInput(runCli(['key', 'create', '--account', free.id, '--scopes', 'checks:read', 'checks:write'], dir));
-    assert.equal(counts(dir).liveKeys(free.id), 0, 'no key was written');
-    const before = counts(dir).accounts;
+    assert.equal((await counts(dir)).liveKeys(free.id), 0, 'no key was written');
+    const before = (await counts(dir)).accounts;
     assertBadInput(runCli(['account', 'create', '--email', uniqueEmail('stray'), 'pro'], dir));
-    assert.equal(counts(dir).accounts, before, 'no account was written');
+    assert.equal((await counts(dir)).accounts, before, 'no account was written');
   });
 
-  test('revoke, disable and enable print a line; revocation is final', () => {
+  test('revoke, disable and enable print a line; revocation is final', async () => {
     const key = jsonLine(runCli(['key', 'create', '--account', pro.id], dir)) as { id: string };
     jsonLine(runCli(['key', 'disable', key.id], dir));
     jsonLine(runCli(['key', 'enable', key.id], dir));
@@ -207,9 +209,9 @@ describe('key create / revoke / disable / enable', () => {
     assertBadInput(runCli(['key', 'enable', key.id], dir), /revoked/);
     const store = openSqliteStore(dir);
     try {
-      assert.notEqual(store.keys.byId(key.id)?.revokedAt ?? null, null, 'still revoked');
+      assert.notEqual((await store.keys.byId(key.id))?.revokedAt ?? null, null, 'still revoked');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -262,9 +264,9 @@ describe('account list / key list', () => {
     return parsed as Array<Record<string, unknown>>;
   }
 
-  test('account list: every account, oldest first, with its numbers of checks and live keys', () => {
+  test('account list: every account, oldest first, with its numbers of checks and live keys', async () => {
     jsonLine(runCli(['key', 'create', '--account', pro.id], dir));
-    seedChecks(dir, pro.id, ['https://a.list.example.com', 'https://b.list.example.com']);
+    await seedChecks(dir, pro.id, ['https://a.list.example.com', 'https://b.list.example.com']);
     const accounts = jsonArray(runCli(['account', 'list'], dir));
     const ours = accounts.filter((a) => a.id === free.id || a.id === pro.id);
     assert.deepEqual(ours.map((a) => a.email), [free.email, pro.email]);
@@ -407,9 +409,9 @@ describe('serve', () => {
     assert.doesNotMatch(s.stderr(), /vigil_live_/);
     const store = openSqliteStore(dataDir);
     try {
-      assert.equal(store.accounts.count(), 1, 'no second admin account');
+      assert.equal((await store.accounts.count()), 1, 'no second admin account');
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

@@ -160,7 +160,7 @@ describe('dashboard in a real browser', { skip: missing ?? false, timeout: 180_0
   test('a login link signs in once', async () => {
     const other = await context.browser()?.newContext();
     const p = other ? await other.newPage() : await context.newPage();
-    const { url } = srv.app.services.accounts.sessions.createLoginLink(undefined);
+    const { url } = await srv.app.services.accounts.sessions.createLoginLink(undefined);
     await p.goto(url.replace(srv.app.config.publicUrl, srv.url));
     await p.waitForSelector('body[data-list-ready="true"]');
     assert.equal(new URL(p.url()).hash, '#/', 'the token leaves the address bar');
@@ -171,14 +171,14 @@ describe('dashboard in a real browser', { skip: missing ?? false, timeout: 180_0
     await context.clearCookies();
     const all = (await srv.request('GET', '/v1/public/checks/summary')).body.data as Array<{ id: string; name: string }>;
     const docs = all.find((c) => c.name === 'Docs')!;
-    const restricted = newKey(srv, srv.app.services.accounts.accounts.findAccount('admin@localhost').id, { scopes: ['checks:read'], checkIds: [docs.id] });
+    const restricted = await newKey(srv, (await srv.app.services.accounts.accounts.findAccount('admin@localhost')).id, { scopes: ['checks:read'], checkIds: [docs.id] });
     await signInWithKey(page, restricted.key);
     await page.waitForSelector('body[data-list-ready="true"]');
     await page.waitForSelector(`.row[data-id="${docs.id}"]`);
     assert.equal(await page.locator('.row').count(), 1);
     assert.equal(await page.locator('a[href="#/new"]').count(), 1, 'the button is there; the API refuses the create');
 
-    srv.app.services.accounts.accounts.revokeKey(restricted.id);
+    await srv.app.services.accounts.accounts.revokeKey(restricted.id);
     await page.goto(`${srv.url}/dashboard#/checks/${docs.id}`);
     await page.reload();
     await page.waitForSelector('#api-key');

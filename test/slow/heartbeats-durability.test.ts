@@ -53,8 +53,8 @@ describe('durability', () => {
 
       const again = await startServer({}, undefined, { dispatcher: new ScriptedDispatcher(), autoTick: false, dataDir });
       try {
-        const seq = again.app.store.checks.byId(data.id)!.seq;
-        const stored = again.app.store.history.forCheck(seq, 1_000_000).filter((h) => h.kind === 'ping').length;
+        const seq = (await again.app.store.checks.byId(data.id))!.seq;
+        const stored = (await again.app.store.history.forCheck(seq, 1_000_000)).filter((h) => h.kind === 'ping').length;
         assert.ok(stored >= acknowledged, `stored ${stored} < acknowledged ${acknowledged}`);
       } finally {
         await again.stop();

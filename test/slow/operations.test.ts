@@ -138,10 +138,10 @@ describe('backup and restore', () => {
     assert.ok(existsSync(replaced), 'the replaced database is kept beside it');
     const store = openSqliteStore(dataDir);
     try {
-      assert.ok(store.checks.byId(hb.body.data.id), 'the backed-up check is back');
-      assert.equal(store.checks.byId(later.body.data.id), null, 'the check made after the backup is gone');
+      assert.ok((await store.checks.byId(hb.body.data.id)), 'the backed-up check is back');
+      assert.equal((await store.checks.byId(later.body.data.id)), null, 'the check made after the backup is gone');
     } finally {
-      store.close();
+      await store.close();
     }
     const back = await serve(dataDir);
     assert.equal((await api(back.url, adminKey, 'GET', `/v1/public/checks/${hb.body.data.id}`)).status, 200, 'the admin key of the backup works');
@@ -164,9 +164,9 @@ describe('backup and restore', () => {
     assert.deepEqual(readdirSync(dataDir).filter((f) => f.includes('replaced')), []);
     const store = openSqliteStore(dataDir);
     try {
-      assert.ok(store.accounts.byEmail('keep@example.com'));
+      assert.ok((await store.accounts.byEmail('keep@example.com')));
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });
@@ -192,7 +192,7 @@ describe('schema versions', () => {
     assert.match(r.stderr, /newer than this Vigil knows/);
   });
 
-  test('a start that migrates to a newer schema first copies the old database aside', () => {
+  test('a start that migrates to a newer schema first copies the old database aside', async () => {
     const dataDir = tmp('vigil-migrate-');
     const older = SCHEMA_VERSION - 1;
     const db = new Database(join(dataDir, 'vigil.db'));
@@ -203,7 +203,7 @@ describe('schema versions', () => {
     db.pragma(`user_version = ${older}`);
     db.prepare("INSERT INTO accounts (id, email, tier, created_at) VALUES ('acc_old', 'old@example.com', 'free', 0)").run();
     db.close();
-    openSqliteStore(dataDir).close();
+    await openSqliteStore(dataDir).close();
     const copies = readdirSync(dataDir).filter((f) => f.startsWith(`vigil.db.v${older}-before-v${SCHEMA_VERSION}-`));
     assert.equal(copies.length, 1, readdirSync(dataDir).join(', '));
     const copy = new Database(join(dataDir, copies[0]!), { readonly: true });
@@ -213,7 +213,7 @@ describe('schema versions', () => {
     } finally {
       copy.close();
     }
-    openSqliteStore(dataDir).close();
+    await openSqliteStore(dataDir).close();
     assert.equal(readdirSync(dataDir).filter((f) => f.includes('-before-')).length, 1, 'no copy when nothing migrates');
   });
 });

@@ -19,9 +19,9 @@ let checkId: string;
 before(async () => {
   if (missing) return;
   server = await startServer({}, undefined, NO_PROBES);
-  const owner = newAccount(server, { tier: 'pro' });
+  const owner = await newAccount(server, { tier: 'pro' });
   checkId = await createCheck(server, { url: 'https://browser.example.com', name: 'Storefront' }, owner.key);
-  setMonitorStatus(server, checkId, 'up');
+  await setMonitorStatus(server, checkId, 'up');
   const page = await server.request('POST', '/v1/public/status-pages', { body: { slug: 'shop', title: 'Shop status', checkIds: [checkId] }, key: owner.key });
   assert.equal(page.status, 201);
   browser = await chromium.launch({
@@ -61,7 +61,7 @@ test('with JavaScript on, an outage appears without a reload', { skip: missing }
     assert.notEqual(background, 'rgb(246, 247, 249)', 'the dark palette follows prefers-color-scheme');
     // Page scripts run in the browser: passed as text, since this project compiles without DOM types.
     await page.evaluate('window.marker = true');
-    setMonitorStatus(server, checkId, 'down');
+    await setMonitorStatus(server, checkId, 'down');
     server.app.pageCache.purgeCheck(checkId);
     await page.waitForSelector('[data-status="down"]', { timeout: 15_000 });
     assert.equal(await page.textContent('.banner'), 'Major outage');

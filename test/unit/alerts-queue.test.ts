@@ -13,9 +13,9 @@ const T0 = Date.UTC(2026, 5, 1, 12);
 const BASE = 1000;
 const log = pino({ level: 'silent' });
 
-function world() {
+async function world() {
   const store = openSqliteStore(':memory:');
-  store.accounts.insert({ id: 'acc_1', email: 'q@example.com', tier: 'pro', maxChecksOverride: null, claimed: true, createdAt: T0 });
+  await store.accounts.insert({ id: 'acc_1', email: 'q@example.com', tier: 'pro', maxChecksOverride: null, claimed: true, createdAt: T0 });
   const queue = sqliteDeliveryQueue(store.db);
   const clock = new ManualClock(T0);
   return { store, queue, clock };
@@ -53,7 +53,7 @@ class ScriptedChannel implements AlertChannel {
   }
 }
 
-function sender(w: ReturnType<typeof world>, channel: AlertChannel, over: Partial<ConstructorParameters<typeof DeliverySender>[0]['options']> = {}) {
+function sender(w: Awaited<ReturnType<typeof world>>, channel: AlertChannel, over: Partial<ConstructorParameters<typeof DeliverySender>[0]['options']> = {}) {
   return new DeliverySender({
     queue: w.queue,
     channels: { webhook: channel, email: channel },
@@ -65,8 +65,8 @@ function sender(w: ReturnType<typeof world>, channel: AlertChannel, over: Partia
 }
 
 describe('delivery queue', () => {
-  test('a claim leases rows and counts the attempt; leased rows are not claimed twice until the lease runs out', () => {
-    const w = world();
+  test('a claim leases rows and counts the attempt; leased rows are not claimed twice until the lease runs out', async () => {
+    const w = await world();
     const alerts = rows(3);
     w.queue.enqueue(alerts, T0);
     const first = w.queue.claim(T0, T0 + 5000, 2, new Map(), 10);
@@ -80,16 +80,16 @@ describe('delivery queue', () => {
     assert.ok(again.every((d) => d.attempts === 2));
   });
 
-  test('a lease that runs out past the retry window fails the row instead', () => {
-    const w = world();
+  test('a lease that runs out past the retry window fails the row instead', async () => {
+    const w = await world();
     w.queue.enqueue(rows(1, 'whk_a', undefined, T0 + 100), T0);
     for (let i = 0; i < 3; i++) assert.equal(w.queue.claim(T0 + i * 10, T0 + i * 10 + 5, 1, new Map(), 1).length, 1, 'inside the window a crashed attempt is retried');
     assert.equal(w.queue.claim(T0 + 1000, T0 + 2000, 1, new Map(), 1).length, 0);
     assert.deepEqual(w.queue.countByStatus(), { pending: 0, sending: 0, delivered: 0, failed: 1, cancelled: 0 });
   });
 
-  test('per target and check, a later alert waits until the earlier one is finished', () => {
-    const w = world();
+  test('per target and check, a later alert waits until the earlier one is finished', async () => {
+    const w = await world();
     const line = rows(3, 'whk_a', 'chk_same');
     const elsewhere = rows(1, 'whk_b', 'chk_same');
     w.queue.enqueue([...line, ...elsewhere], T0);
@@ -106,8 +106,8 @@ describe('delivery queue', () => {
     assert.deepEqual(w.queue.claim(T0 + 60_000, T0 + 65_000, 10, new Map(), 10).map((d) => d.id), [ids(line)[1]]);
   });
 
-  test("a retry that succeeds makes the target's other waiting retries due at once", () => {
-    const w = world();
+  test("a retry that succeeds makes the target's other waiting retries due at once", async () => {
+    const w = await world();
     const [a, b] = [rows(1), rows(1)];
     const other = rows(1, 'whk_other');
     w.queue.enqueue([...a!, ...b!, ...other], T0);
@@ -120,8 +120,8 @@ describe('delivery queue', () => {
     assert.equal(w.queue.byId(ids(other)[0]!)!.nextAt, T0 + 50_000, 'other targets keep their backoff');
   });
 
-  test('a failed delivery can be queued again with a new window; nothing else can', () => {
-    const w = world();
+  test('a failed delivery can be queued again with a new window; nothing else can', async () => {
+    const w = await world();
     const alerts = rows(2);
     w.queue.enqueue(alerts, T0);
     w.queue.claim(T0, T0 + 5000, 10, new Map(), 10);
@@ -135,8 +135,8 @@ describe('delivery queue', () => {
     assert.deepEqual([row.status, row.nextAt, row.retryUntil, row.finishedAt], ['pending', T0 + 1, T0 + 2 * DAY, null]);
   });
 
-  test('no target gets more than its share of slots', () => {
-    const w = world();
+  test('no target gets more than its share of slots', async () => {
+    const w = await world();
     w.queue.enqueue([...rows(5, 'whk_slow'), ...rows(2, 'whk_fast')], T0);
     const claimed = w.queue.claim(T0, T0 + 1000, 10, new Map([['whk_slow', 1]]), 2);
     assert.deepEqual(claimed.map((d) => d.target).sort(), ['whk_fast', 'whk_fast', 'whk_slow']);
@@ -152,7 +152,7 @@ describe('sender', () => {
   });
 
   test('retries go on until the window ends, the last one at its end, then failed', async () => {
-    const w = world();
+    const w = await world();
     const ch = new ScriptedChannel(() => ({ kind: 'failed', status: 503, error: 'receiver answered 503', retryable: true }));
     // A 10 s window instead of 24 h: the schedule is injected, not waited for.
     const s = sender(w, ch, { retryForHours: 10_000 / 3_600_000 });
@@ -186,7 +186,7 @@ describe('sender', () => {
   });
 
   test("a receiver's Retry-After replaces the backoff", async () => {
-    const w = world();
+    const w = await world();
     const ch = new ScriptedChannel(() => ({ kind: 'failed', status: 429, error: 'receiver answered 429', retryable: true, retryAfterMs: 120_000 }));
     const s = sender(w, ch);
     w.queue.enqueue(rows(1), T0);
@@ -197,7 +197,7 @@ describe('sender', () => {
   });
 
   test('a retry that succeeds is delivered; a final answer (4xx) is not retried', async () => {
-    const w = world();
+    const w = await world();
     let calls = 0;
     const ch = new ScriptedChannel((d) =>
       d.target === 'whk_gone' ? { kind: 'failed', status: 410, error: 'receiver answered 410', retryable: false }
@@ -217,7 +217,7 @@ describe('sender', () => {
   });
 
   test('restart: delivered rows are never sent again; interrupted ones go back to pending and are sent once', async () => {
-    const w = world();
+    const w = await world();
     w.queue.enqueue(rows(4), T0);
     const first = new ScriptedChannel((d) => (d.id.endsWith('1') || d.id.endsWith('2') ? { kind: 'delivered', status: 200 } : 'hold'));
     const a = sender(w, first);
@@ -240,7 +240,7 @@ describe('sender', () => {
   });
 
   test('a deleted target cancels its deliveries', async () => {
-    const w = world();
+    const w = await world();
     const ch = new ScriptedChannel(() => ({ kind: 'cancelled', error: 'webhook deleted' }));
     const s = sender(w, ch);
     w.queue.enqueue(rows(2), T0);
@@ -251,7 +251,7 @@ describe('sender', () => {
   });
 
   test('old finished rows are pruned after keepDays', async () => {
-    const w = world();
+    const w = await world();
     const s = sender(w, new ScriptedChannel(), { keepDays: 1 });
     w.queue.enqueue(rows(1), T0);
     s.start();

@@ -102,21 +102,21 @@ function memoryRepo(): IdempotencyRepo {
   };
 }
 
-test('idempotency replays within 24 h, 422 on a different request, forgets failures', () => {
+test('idempotency replays within 24 h, 422 on a different request, forgets failures', async () => {
   const clock = new ManualClock(0);
   const idem = new Idempotency(memoryRepo(), clock);
   const hash = Idempotency.fingerprint({ b: 1, a: [1, { y: 2, x: 1 }] });
   assert.equal(hash, Idempotency.fingerprint({ a: [1, { x: 1, y: 2 }], b: 1 }), 'key order does not matter');
-  assert.equal(idem.replay('acc', 'k', 'POST', '/p', hash), null);
-  idem.remember('acc', 'k', 'POST', '/p', hash, { status: 201, body: { data: { id: 'x' } } });
-  assert.deepEqual(idem.replay('acc', 'k', 'POST', '/p', hash)?.body, { data: { id: 'x' } });
-  assert.equal(idem.replay('other', 'k', 'POST', '/p', hash), null, 'keys are scoped to the account');
-  assert.throws(() => idem.replay('acc', 'k', 'POST', '/p', 'different'), (e: unknown) => e instanceof ApiError && e.status === 422);
-  assert.throws(() => idem.replay('acc', 'k', 'POST', '/q', hash), (e: unknown) => e instanceof ApiError && e.status === 422);
-  idem.remember('acc', 'bad', 'POST', '/p', hash, { status: 400, body: {} });
-  assert.equal(idem.replay('acc', 'bad', 'POST', '/p', hash), null);
+  assert.equal((await idem.replay('acc', 'k', 'POST', '/p', hash)), null);
+  await idem.remember('acc', 'k', 'POST', '/p', hash, { status: 201, body: { data: { id: 'x' } } });
+  assert.deepEqual((await idem.replay('acc', 'k', 'POST', '/p', hash))?.body, { data: { id: 'x' } });
+  assert.equal((await idem.replay('other', 'k', 'POST', '/p', hash)), null, 'keys are scoped to the account');
+  await assert.rejects(async () => idem.replay('acc', 'k', 'POST', '/p', 'different'), (e: unknown) => e instanceof ApiError && e.status === 422);
+  await assert.rejects(async () => idem.replay('acc', 'k', 'POST', '/q', hash), (e: unknown) => e instanceof ApiError && e.status === 422);
+  await idem.remember('acc', 'bad', 'POST', '/p', hash, { status: 400, body: {} });
+  assert.equal((await idem.replay('acc', 'bad', 'POST', '/p', hash)), null);
   clock.advance(24 * 3600_000 + 1);
-  assert.equal(idem.replay('acc', 'k', 'POST', '/p', hash), null, 'expired after 24 h');
+  assert.equal((await idem.replay('acc', 'k', 'POST', '/p', hash)), null, 'expired after 24 h');
 });
 
 test('idempotency key header rules', () => {

@@ -48,7 +48,7 @@ function world(stored = { epoch: 'e1' as string | null, seq: 5 }) {
 
 test('the cursor moves past a result only once every earlier one is recorded; the node is acknowledged once it is durable', async () => {
   const w = world();
-  assert.deepEqual(w.intake.resume('node_1', 'e1'), { epoch: 'e1', seq: 5 }, 'the stored cursor resumes');
+  assert.deepEqual((await w.intake.resume('node_1', 'e1')), { epoch: 'e1', seq: 5 }, 'the stored cursor resumes');
   w.intake.results(w.node, { type: 'results', epoch: 'e1', items: [
     { seq: 6, checkId: 'chk_a', result: result(true) },
     { seq: 7, checkId: 'held_b', result: result(false) },
@@ -67,7 +67,7 @@ test('the cursor moves past a result only once every earlier one is recorded; th
 
 test('a replay is recorded once; a result for a check never given is refused but its cursor still moves', async () => {
   const w = world();
-  w.intake.resume('node_1', 'e1');
+  await w.intake.resume('node_1', 'e1');
   const batch = { type: 'results' as const, epoch: 'e1', items: [{ seq: 6, checkId: 'chk_a', result: result(true) }] };
   w.intake.results(w.node, batch);
   w.intake.results(w.node, batch);
@@ -79,9 +79,9 @@ test('a replay is recorded once; a result for a check never given is refused but
   assert.equal(w.cursors.length, 2, 'results of another epoch are ignored');
 });
 
-test('a new epoch (a fresh outbox) starts from zero; a stored cursor of none starts there too', () => {
+test('a new epoch (a fresh outbox) starts from zero; a stored cursor of none starts there too', async () => {
   const w = world();
-  w.intake.resume('node_1', 'e1');
-  assert.deepEqual(w.intake.resume('node_1', 'e2'), { epoch: 'e2', seq: 0 });
-  assert.deepEqual(world({ epoch: null, seq: 0 }).intake.resume('node_1', 'e9'), { epoch: 'e9', seq: 0 });
+  await w.intake.resume('node_1', 'e1');
+  assert.deepEqual((await w.intake.resume('node_1', 'e2')), { epoch: 'e2', seq: 0 });
+  assert.deepEqual((await world({ epoch: null, seq: 0 }).intake.resume('node_1', 'e9')), { epoch: 'e9', seq: 0 });
 });

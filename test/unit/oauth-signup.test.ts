@@ -40,7 +40,7 @@ test('a stalled mail server: 201 with claim_email_sent false, the account create
   const res = await stalled.signup({ email: 'owner@mail.example.com', agent_name: 'Slow' });
   assert.equal(res.account.claim_email_sent, false);
   assert.equal(sent.length, 1, 'the email was handed over');
-  assert.ok(store.accounts.byEmail('owner@mail.example.com'));
+  assert.ok((await store.accounts.byEmail('owner@mail.example.com')));
 });
 
 test('a mail server that fails late does not surface as an unhandled rejection', async () => {

@@ -21,21 +21,21 @@ let clock: ManualClock;
 let tokens: TokenService;
 let accountId: string;
 
-beforeEach(() => {
+beforeEach(async () => {
   store = openSqliteStore(':memory:');
   repo = store.oauth;
   clock = new ManualClock(Date.UTC(2026, 0, 1));
   tokens = new TokenService(store, repo, clock);
   accountId = 'acc_unit';
-  store.accounts.insert({ id: accountId, email: 'agent@example.com', tier: 'free', maxChecksOverride: null, claimed: false, createdAt: clock.now() });
+  await store.accounts.insert({ id: accountId, email: 'agent@example.com', tier: 'free', maxChecksOverride: null, claimed: false, createdAt: clock.now() });
 });
 afterEach(() => store.close());
 
 const issue = () => store.transaction(() => tokens.issueGrant(accountId, SIGNUP_SCOPES));
 
-function oauthCode(fn: () => unknown): string {
+async function oauthCode(fn: () => unknown): Promise<string> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     assert.ok(err instanceof ApiError);
     assert.equal(err.shape, 'oauth');
@@ -46,8 +46,8 @@ function oauthCode(fn: () => unknown): string {
 }
 
 describe('storage', () => {
-  test('tokens are stored as SHA-256 only', () => {
-    const pair = issue();
+  test('tokens are stored as SHA-256 only', async () => {
+    const pair = await issue();
     const rows = store.db.prepare('SELECT token_hash FROM oauth_tokens').all() as Array<{ token_hash: Buffer }>;
     assert.equal(rows.length, 2);
     const hashes = rows.map((r) => r.token_hash.toString('hex')).sort();
@@ -58,99 +58,99 @@ describe('storage', () => {
 });
 
 describe('authenticate', () => {
-  test('an access token resolves to its grant and scopes until it expires', () => {
-    const pair = issue();
-    const access = tokens.authenticate(pair.access_token);
+  test('an access token resolves to its grant and scopes until it expires', async () => {
+    const pair = await issue();
+    const access = await tokens.authenticate(pair.access_token);
     assert.ok(access);
     assert.equal(access.accountId, accountId);
     assert.deepEqual(access.scopes, SIGNUP_SCOPES);
     assert.match(access.grantId, /^grt_/);
     clock.advance(30 * DAY - 1);
-    assert.ok(tokens.authenticate(pair.access_token));
+    assert.ok((await tokens.authenticate(pair.access_token)));
     clock.advance(1);
-    assert.equal(tokens.authenticate(pair.access_token), null);
+    assert.equal((await tokens.authenticate(pair.access_token)), null);
   });
 
-  test('a refresh token does not authenticate', () => {
-    assert.equal(tokens.authenticate(issue().refresh_token), null);
+  test('a refresh token does not authenticate', async () => {
+    assert.equal((await tokens.authenticate((await issue()).refresh_token)), null);
   });
 });
 
 describe('refresh', () => {
-  test('rotation spends the old refresh token; reuse revokes the grant', () => {
-    const first = issue();
-    const second = tokens.refresh({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
-    const third = tokens.refresh({ grant_type: 'refresh_token', refresh_token: second.refresh_token });
-    assert.ok(tokens.authenticate(third.access_token));
-    assert.equal(oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: first.refresh_token })), 'invalid_grant');
-    assert.equal(tokens.authenticate(third.access_token), null, 'the revocation was committed though the request failed');
-    assert.equal(tokens.authenticate(first.access_token), null);
-    assert.equal(oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: third.refresh_token })), 'invalid_grant');
+  test('rotation spends the old refresh token; reuse revokes the grant', async () => {
+    const first = await issue();
+    const second = await tokens.refresh({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    const third = await tokens.refresh({ grant_type: 'refresh_token', refresh_token: second.refresh_token });
+    assert.ok((await tokens.authenticate(third.access_token)));
+    assert.equal(await oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: first.refresh_token })), 'invalid_grant');
+    assert.equal((await tokens.authenticate(third.access_token)), null, 'the revocation was committed though the request failed');
+    assert.equal((await tokens.authenticate(first.access_token)), null);
+    assert.equal(await oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: third.refresh_token })), 'invalid_grant');
   });
 
-  test('a refresh token lasts 180 days from its own issue', () => {
-    const first = issue();
+  test('a refresh token lasts 180 days from its own issue', async () => {
+    const first = await issue();
     clock.advance(170 * DAY);
-    const second = tokens.refresh({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    const second = await tokens.refresh({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
     clock.advance(170 * DAY);
-    const third = tokens.refresh({ grant_type: 'refresh_token', refresh_token: second.refresh_token });
+    const third = await tokens.refresh({ grant_type: 'refresh_token', refresh_token: second.refresh_token });
     clock.advance(180 * DAY);
-    assert.equal(oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: third.refresh_token })), 'invalid_grant');
+    assert.equal(await oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: third.refresh_token })), 'invalid_grant');
   });
 
-  test('RFC 6749 request errors', () => {
-    assert.equal(oauthCode(() => tokens.refresh({})), 'invalid_request');
-    assert.equal(oauthCode(() => tokens.refresh({ grant_type: '' })), 'invalid_request');
-    assert.equal(oauthCode(() => tokens.refresh({ grant_type: 'implicit' })), 'unsupported_grant_type');
-    assert.equal(oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: '' })), 'invalid_request');
+  test('RFC 6749 request errors', async () => {
+    assert.equal(await oauthCode(() => tokens.refresh({})), 'invalid_request');
+    assert.equal(await oauthCode(() => tokens.refresh({ grant_type: '' })), 'invalid_request');
+    assert.equal(await oauthCode(() => tokens.refresh({ grant_type: 'implicit' })), 'unsupported_grant_type');
+    assert.equal(await oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: '' })), 'invalid_request');
   });
 
-  test('a deleted account takes its tokens with it', () => {
-    const pair = issue();
-    store.accounts.delete(accountId);
-    assert.equal(tokens.authenticate(pair.access_token), null);
-    assert.equal(oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: pair.refresh_token })), 'invalid_grant');
+  test('a deleted account takes its tokens with it', async () => {
+    const pair = await issue();
+    await store.accounts.delete(accountId);
+    assert.equal((await tokens.authenticate(pair.access_token)), null);
+    assert.equal(await oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: pair.refresh_token })), 'invalid_grant');
   });
 
-  test('pruning removes expired tokens and grants left empty', () => {
-    const pair = issue();
+  test('pruning removes expired tokens and grants left empty', async () => {
+    const pair = await issue();
     clock.advance(31 * DAY);
-    assert.equal(repo.pruneExpired(clock.now()), 1, 'the access token');
+    assert.equal((await repo.pruneExpired(clock.now())), 1, 'the access token');
     clock.advance(180 * DAY);
-    assert.equal(repo.pruneExpired(clock.now()), 1, 'the refresh token');
+    assert.equal((await repo.pruneExpired(clock.now())), 1, 'the refresh token');
     assert.equal(store.db.prepare('SELECT count(*) FROM oauth_grants').pluck().get(), 0);
-    assert.equal(oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: pair.refresh_token })), 'invalid_grant');
+    assert.equal(await oauthCode(() => tokens.refresh({ grant_type: 'refresh_token', refresh_token: pair.refresh_token })), 'invalid_grant');
   });
 });
 
 describe('bearer resolver', () => {
-  test('a bearer principal: signup scopes, unrestricted, key null, the grant as its bucket', () => {
-    const pair = issue();
-    const principal = new OAuthBearerResolver(store, tokens, clock).resolve(pair.access_token, clock.now());
+  test('a bearer principal: signup scopes, unrestricted, key null, the grant as its bucket', async () => {
+    const pair = await issue();
+    const principal = await new OAuthBearerResolver(store, tokens, clock).resolve(pair.access_token, clock.now());
     assert.ok(principal);
     assert.equal(principal.kind, 'bearer');
     assert.equal(principal.key, null);
     assert.equal(principal.access, null);
     assert.deepEqual(principal.scopes, SIGNUP_SCOPES);
     assert.equal(principal.account.id, accountId);
-    assert.equal(principal.credentialId, tokens.authenticate(pair.access_token)!.grantId);
+    assert.equal(principal.credentialId, (await tokens.authenticate(pair.access_token))!.grantId);
   });
 
-  test('cached principals follow revocations, claims and expiry at once', () => {
+  test('cached principals follow revocations, claims and expiry at once', async () => {
     const resolver = new OAuthBearerResolver(store, tokens, clock);
-    const pair = issue();
-    assert.equal(resolver.resolve(pair.access_token, clock.now())!.account.claimed, false);
-    store.accounts.setClaimed(accountId);
-    assert.equal(resolver.resolve(pair.access_token, clock.now())!.account.claimed, true, 'a claim is seen');
+    const pair = await issue();
+    assert.equal((await resolver.resolve(pair.access_token, clock.now()))!.account.claimed, false);
+    await store.accounts.setClaimed(accountId);
+    assert.equal((await resolver.resolve(pair.access_token, clock.now()))!.account.claimed, true, 'a claim is seen');
 
-    const grantId = tokens.authenticate(pair.access_token)!.grantId;
-    repo.revokeGrant(grantId, clock.now());
-    assert.equal(resolver.resolve(pair.access_token, clock.now()), null, 'a revocation is seen');
+    const grantId = (await tokens.authenticate(pair.access_token))!.grantId;
+    await repo.revokeGrant(grantId, clock.now());
+    assert.equal((await resolver.resolve(pair.access_token, clock.now())), null, 'a revocation is seen');
 
-    const other = issue();
-    assert.ok(resolver.resolve(other.access_token, clock.now()));
+    const other = await issue();
+    assert.ok((await resolver.resolve(other.access_token, clock.now())));
     clock.advance(30 * DAY);
-    assert.equal(resolver.resolve(other.access_token, clock.now()), null, 'a cached token still expires');
+    assert.equal((await resolver.resolve(other.access_token, clock.now())), null, 'a cached token still expires');
   });
 
   test('a write by another connection (the CLI) is seen from the next turn of the event loop', async () => {
@@ -158,20 +158,20 @@ describe('bearer resolver', () => {
     const a = openSqliteStore(dir);
     const b = openSqliteStore(dir);
     try {
-      a.accounts.insert({ id: 'acc_x', email: 'x@example.com', tier: 'free', maxChecksOverride: null, claimed: false, createdAt: clock.now() });
+      await a.accounts.insert({ id: 'acc_x', email: 'x@example.com', tier: 'free', maxChecksOverride: null, claimed: false, createdAt: clock.now() });
       const repoA = a.oauth;
       const tokensA = new TokenService(a, repoA, clock);
-      const pair = a.transaction(() => tokensA.issueGrant('acc_x', SIGNUP_SCOPES));
+      const pair = await a.transaction(() => tokensA.issueGrant('acc_x', SIGNUP_SCOPES));
       const resolver = new OAuthBearerResolver(a, tokensA, clock);
-      assert.ok(resolver.resolve(pair.access_token, clock.now()));
+      assert.ok((await resolver.resolve(pair.access_token, clock.now())));
       b.db.prepare('UPDATE oauth_grants SET revoked_at = ?').run(clock.now());
       // The version of other connections' writes is read once a turn: a request sent after the
       // CLI committed arrives in a later one.
       await new Promise((resolve) => setImmediate(resolve));
-      assert.equal(resolver.resolve(pair.access_token, clock.now()), null);
+      assert.equal((await resolver.resolve(pair.access_token, clock.now())), null);
     } finally {
-      a.close();
-      b.close();
+      await a.close();
+      await b.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

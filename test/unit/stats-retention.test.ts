@@ -21,12 +21,12 @@ class FakeStore implements RetentionStore {
 
   constructor(private readonly tiers: Array<{ seq: number; tier: Tier }>) {}
 
-  transaction<T>(fn: () => T): T {
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
     assert.equal(this.inTransaction, false, 'transactions never overlap');
     this.inTransaction = true;
     this.current = 0;
     try {
-      return fn();
+      return await fn();
     } finally {
       this.inTransaction = false;
       this.transactions.push(this.current);

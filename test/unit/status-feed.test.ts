@@ -68,7 +68,7 @@ test("the publisher subscribes itself to the recorder's events and changes and t
   ]);
 });
 
-test('public renders drop what shows a check when it changes (not on a ping) and a page when it is edited', () => {
+test('public renders drop what shows a check when it changes (not on a ping) and a page when it is edited', async () => {
   const clock = new ManualClock(1_000);
   const feed = new StatusFeed();
   let pageChanged: PageChanged = () => {};
@@ -78,17 +78,17 @@ test('public renders drop what shows a check when it changes (not on a ping) and
   let renderedAgain = 0;
   const again = (cache: RenderCache, key: string) =>
     cache.reply(key, { headers: {} }, () => (renderedAgain++, { status: 200, contentType: 'text/plain', text: key, slug: null, checkIds: [] }));
-  keep(renders.pages, 'page-a', 'a', ['chk_1']);
-  keep(renders.badges, 'badge-1', null, ['chk_1']);
-  keep(renders.pages, 'page-b', 'b', ['chk_2']);
+  await keep(renders.pages, 'page-a', 'a', ['chk_1']);
+  await keep(renders.badges, 'badge-1', null, ['chk_1']);
+  await keep(renders.pages, 'page-b', 'b', ['chk_2']);
   feed.publish(change('chk_1', 'ping', 1));
-  again(renders.pages, 'page-a');
+  await again(renders.pages, 'page-a');
   assert.equal(renderedAgain, 0, 'a ping keeps the page');
   feed.publish(change('chk_1', 'down', 2));
-  again(renders.pages, 'page-a');
-  again(renders.badges, 'badge-1');
+  await again(renders.pages, 'page-a');
+  await again(renders.badges, 'badge-1');
   assert.equal(renderedAgain, 2, "the page and the badge showing the check are rendered again");
   pageChanged(null, { slug: 'b', checkIds: [] } as never);
-  again(renders.pages, 'page-b');
+  await again(renders.pages, 'page-b');
   assert.equal(renderedAgain, 3, 'an edited page is rendered again');
 });

@@ -38,9 +38,9 @@ function world() {
   return { views, page };
 }
 
-test('a page shows only its own account’s existing checks, with 90 day bars and 24 hourly points', () => {
+test('a page shows only its own account’s existing checks, with 90 day bars and 24 hourly points', async () => {
   const { views, page } = world();
-  const view = views.build(page, NOW);
+  const view = await views.build(page, NOW);
   assert.deepEqual(view.checks.map((c) => c.id), ['chk_a']);
   const [c] = view.checks;
   assert.equal(c!.days.length, 90);
@@ -53,9 +53,9 @@ test('a page shows only its own account’s existing checks, with 90 day bars an
   assert.deepEqual(c!.spark.slice(-3), [150, null, 90]);
 });
 
-test('incidents: down periods, the open one last to end', () => {
+test('incidents: down periods, the open one last to end', async () => {
   const { views, page } = world();
-  const { incidents } = views.build(page, NOW);
+  const { incidents } = await views.build(page, NOW);
   assert.deepEqual(incidents.map((i) => [i.from, i.to]), [[NOW - 60_000, null], [NOW - 5 * DAY_MS, NOW - 5 * DAY_MS + 600_000]]);
 });
 
@@ -69,9 +69,9 @@ test('overall state from the checks’ states; paused checks do not count', () =
   assert.equal(of(), 'unknown');
 });
 
-test('the HTML escapes what users typed and needs nothing from outside', () => {
+test('the HTML escapes what users typed and needs nothing from outside', async () => {
   const { views, page } = world();
-  const html = renderPageHtml({ ...views.build(page, NOW), title: '<script>alert(1)</script>', description: '"quoted" & more' });
+  const html = renderPageHtml({ ...(await views.build(page, NOW)), title: '<script>alert(1)</script>', description: '"quoted" & more' });
   assert.ok(!html.includes('<script>alert(1)'));
   assert.ok(html.includes('&#60;script&#62;alert(1)&#60;/script&#62;'));
   assert.ok(html.includes('&#34;quoted&#34; &#38; more'));

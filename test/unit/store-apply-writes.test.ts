@@ -18,11 +18,11 @@ function result(checkId: string, checkSeq: number, at: number, responseTime: num
   };
 }
 
-function seed(world: StatsWorld): { id: string; seq: number } {
-  const account = world.accounts.createAccount('writes@example.com', 'pro');
-  const principal = world.principal(world.accounts.createKey({ account: account.id, scopes: ['checks:write'] }).key);
-  const { id } = world.checks.create(principal, { url: 'https://writes.example.com/', checkFrequency: 1 });
-  return { id, seq: world.store.checks.byId(id)!.seq };
+async function seed(world: StatsWorld): Promise<{ id: string; seq: number }> {
+  const account = await world.accounts.createAccount('writes@example.com', 'pro');
+  const principal = await world.principal((await world.accounts.createKey({ account: account.id, scopes: ['checks:write'] })).key);
+  const { id } = await world.checks.create(principal, { url: 'https://writes.example.com/', checkFrequency: 1 });
+  return { id, seq: (await world.store.checks.byId(id))!.seq };
 }
 
 function apply(world: StatsWorld, batch: WriteRecord[]): WriteRecord[] {
@@ -33,18 +33,18 @@ function apply(world: StatsWorld, batch: WriteRecord[]): WriteRecord[] {
 }
 
 /** Raw results and rollups over [from, to) agree: the same count and the same response time sum. */
-function assertAgree(world: StatsWorld, seq: number, from: number, to: number, results: number): void {
-  const raw = world.store.rollups.rawSamples(seq, [[from, to]]);
+async function assertAgree(world: StatsWorld, seq: number, from: number, to: number, results: number): Promise<void> {
+  const raw = await world.store.rollups.rawSamples(seq, [[from, to]]);
   assert.equal(raw.length, results, 'results in history');
-  const totals = world.store.rollups.totals(seq, 'minute', [[from, to]]);
+  const totals = await world.store.rollups.totals(seq, 'minute', [[from, to]]);
   assert.equal(totals.total, results, 'results in the rollups');
   assert.equal(totals.rtSum, raw.reduce((sum, s) => sum + (s.responseTime ?? 0), 0));
 }
 
-test('a record that fails half-way leaves none of its rows, and the rollups agree with history', () => {
+test('a record that fails half-way leaves none of its rows, and the rollups agree with history', async () => {
   const world = openStatsWorld(T);
   try {
-    const { id, seq } = seed(world);
+    const { id, seq } = await seed(world);
     const at = minuteKey(T) + 1_000;
     // Its result row is written before the event, whose meta cannot be stored (JSON has no BigInt).
     const broken: ObservationWrite = {
@@ -53,44 +53,44 @@ test('a record that fails half-way leaves none of its rows, and the rollups agre
     };
     const failed = apply(world, [result(id, seq, at, 100), broken, result(id, seq, at + 2_000, 300)]);
     assert.deepEqual(failed, [broken], 'the broken record alone is reported');
-    const rows = world.store.history.forCheck(seq, 10).map((r) => r.at).sort();
+    const rows = (await world.store.history.forCheck(seq, 10)).map((r) => r.at).sort();
     assert.deepEqual(rows, [at, at + 2_000], 'no row of the broken record, both of the others');
-    assertAgree(world, seq, minuteKey(T), minuteKey(T) + MINUTE_MS, 2);
+    await assertAgree(world, seq, minuteKey(T), minuteKey(T) + MINUTE_MS, 2);
   } finally {
-    world.close();
+    await world.close();
   }
 });
 
-test('when the open minutes cannot be written the batch fails whole: they stay as they were and nothing is lost', () => {
+test('when the open minutes cannot be written the batch fails whole: they stay as they were and nothing is lost', async () => {
   const world = openStatsWorld(T);
   try {
-    const { id, seq } = seed(world);
+    const { id, seq } = await seed(world);
     const first = minuteKey(T);
     assert.deepEqual(apply(world, [result(id, seq, first + 1_000, 100), result(id, seq, first + 2_000, 200)]), []);
     // The next minute's first result closes the first minute, which writes its row: make that fail.
     world.store.db.exec("CREATE TEMP TRIGGER refuse BEFORE INSERT ON rollup_minute BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
     const next = result(id, seq, first + MINUTE_MS + 1_000, 300);
     // A rollup row that cannot be written is the storage failing, as a commit can: the batch throws.
-    assert.throws(() => world.store.applyWrites([next], () => assert.fail('no record fails on its own')), /disk says no/);
-    assert.deepEqual(world.store.history.forCheck(seq, 10).map((r) => r.at).sort(), [first + 1_000, first + 2_000]);
-    assertAgree(world, seq, first, first + 2 * MINUTE_MS, 2);
+    await assert.rejects(async () => world.store.applyWrites([next], () => assert.fail('no record fails on its own')), /disk says no/);
+    assert.deepEqual((await world.store.history.forCheck(seq, 10)).map((r) => r.at).sort(), [first + 1_000, first + 2_000]);
+    await assertAgree(world, seq, first, first + 2 * MINUTE_MS, 2);
 
     world.store.db.exec('DROP TRIGGER refuse');
     assert.deepEqual(apply(world, [next]), [], 'the same record goes through once the disk takes it');
-    assertAgree(world, seq, first, first + 2 * MINUTE_MS, 3);
+    await assertAgree(world, seq, first, first + 2 * MINUTE_MS, 3);
     world.clock.set(first + 3 * MINUTE_MS);
-    world.restart();
-    assertAgree(world, seq, first, first + 2 * MINUTE_MS, 3);
+    await world.restart();
+    await assertAgree(world, seq, first, first + 2 * MINUTE_MS, 3);
   } finally {
-    world.close();
+    await world.close();
   }
 });
 
-test('a check record cached by a record that then failed is read again', () => {
+test('a check record cached by a record that then failed is read again', async () => {
   const world = openStatsWorld(T);
   try {
-    const { id, seq } = seed(world);
-    const before = world.store.checks.byId(id)!;
+    const { id, seq } = await seed(world);
+    const before = (await world.store.checks.byId(id))!;
     world.store.db.exec("CREATE TEMP TRIGGER refuse BEFORE INSERT ON state_changes BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
     const down: ObservationWrite = {
       ...result(id, seq, T + 1_000, 100),
@@ -98,9 +98,9 @@ test('a check record cached by a record that then failed is read again', () => {
       statusChange: 'down',
     };
     assert.deepEqual(apply(world, [down]), [down]);
-    assert.equal(world.store.checks.byId(id)!.status, before.status, 'the status the savepoint undid is not served from the cache');
-    assert.deepEqual(world.store.history.forCheck(seq, 10), []);
+    assert.equal((await world.store.checks.byId(id))!.status, before.status, 'the status the savepoint undid is not served from the cache');
+    assert.deepEqual((await world.store.history.forCheck(seq, 10)), []);
   } finally {
-    world.close();
+    await world.close();
   }
 });

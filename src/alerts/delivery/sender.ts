@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock.js';
 import type { AttemptRecord, Delivery, DeliveryChannel, DeliveryQueue, SettledAttempt } from '../../store/alert-store.js';
+import type { Answer } from '../../store/answer.js';
 import type { AlertChannel, AttemptOutcome } from '../channel.js';
 
 const HOUR = 3_600_000;
@@ -73,6 +74,9 @@ export class DeliverySender {
   private readonly abort = new AbortController();
   private started = false;
   private scheduled: NodeJS.Immediate | null = null;
+  /** A pump is running (it awaits the store); a wake meanwhile runs another one after it. */
+  private pumping = false;
+  private pumpAgain = false;
   private timer: NodeJS.Timeout | null = null;
   readonly metrics = { delivered: 0, retried: 0, failed: 0, cancelled: 0 };
   private readonly random: () => number;
@@ -91,10 +95,27 @@ export class DeliverySender {
   /** Something may be due (rows committed, an outcome known, a clock moved in tests): look soon. */
   wake(): void {
     if (this.scheduled || (!this.started && this.settled.length === 0)) return;
-    this.scheduled = setImmediate(() => {
-      this.scheduled = null;
-      this.pump();
-    });
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.scheduled = setImmediate(() => void this.pumpOnce());
+  }
+
+  private async pumpOnce(): Promise<void> {
+    this.scheduled = null;
+    this.pumping = true;
+    try {
+      await this.pump();
+    } catch (err) {
+      this.deps.log.error({ err }, 'alert sender failed');
+    } finally {
+      this.pumping = false;
+    }
+    if (this.pumpAgain) {
+      this.pumpAgain = false;
+      this.wake();
+    }
   }
 
   get busy(): number {
@@ -105,9 +126,9 @@ export class DeliverySender {
   async idle(): Promise<void> {
     for (;;) {
       if (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
-      else if (this.scheduled || this.settled.length > 0 || this.ready.length > 0) await new Promise((r) => setImmediate(r));
+      else if (this.scheduled || this.pumping || this.settled.length > 0 || this.ready.length > 0) await new Promise((r) => setImmediate(r));
       else {
-        const next = this.deps.queue.nextDueAt();
+        const next = await this.deps.queue.nextDueAt();
         if (next === null || next > this.deps.clock.now() || !this.started) return;
         this.wake();
         await new Promise((r) => setImmediate(r));
@@ -137,7 +158,7 @@ export class DeliverySender {
     }
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = null;
-    this.write(() => this.deps.queue.settle(this.takeSettled(), this.deps.clock.now()));
+    await this.write(() => this.deps.queue.settle(this.takeSettled(), this.deps.clock.now()));
   }
 
   private takeSettled(): SettledAttempt[] {
@@ -146,9 +167,9 @@ export class DeliverySender {
     return out;
   }
 
-  private write<T>(fn: () => T): T | null {
+  private async write<T>(fn: () => Answer<T>): Promise<T | null> {
     try {
-      return fn();
+      return await fn();
     } catch (err) {
       // The store failed or closed under us: leases run out and the rows are sent again later.
       this.deps.log.error({ err }, 'alert queue write failed');
@@ -156,7 +177,7 @@ export class DeliverySender {
     }
   }
 
-  private pump(): void {
+  private async pump(): Promise<void> {
     const { queue, clock, options } = this.deps;
     const now = clock.now();
     const settled = this.takeSettled();
@@ -168,16 +189,16 @@ export class DeliverySender {
       : 0;
     if (want > 0) {
       const leaseUntil = now + options.timeoutMs * 2 + 5_000;
-      const rows = this.write(() => queue.settleAndClaim(settled, now, leaseUntil, want, this.leased, options.perTargetConcurrency * 2));
+      const rows = await this.write(() => queue.settleAndClaim(settled, now, leaseUntil, want, this.leased, options.perTargetConcurrency * 2));
       for (const d of rows ?? []) {
         bump(this.leased, d.target, 1);
         this.ready.push(d);
       }
     } else if (settled.length > 0) {
-      this.write(() => queue.settle(settled, now));
+      await this.write(() => queue.settle(settled, now));
     }
     this.launchReady();
-    this.sleep();
+    await this.sleep();
   }
 
   /** Starts waiting rows while there are free slots, no target past its share. */
@@ -194,11 +215,11 @@ export class DeliverySender {
   }
 
   /** Sets one timer for the next retry; attempts in flight wake the sender when they end. */
-  private sleep(): void {
+  private async sleep(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!this.started || this.inFlight.size > 0 || this.ready.length > 0) return;
-    const next = this.deps.queue.nextDueAt();
+    const next = await this.deps.queue.nextDueAt();
     if (next === null) return;
     const delay = next - this.deps.clock.now();
     this.timer = setTimeout(() => this.wake(), Math.min(Math.max(delay, 10), 2 ** 31 - 1));
@@ -260,7 +281,7 @@ export class DeliverySender {
   }
 
   /** Drops finished deliveries past `keepDays` (a periodic job: hourly, and at start). */
-  prune(): void {
-    this.write(() => this.deps.queue.prune(this.deps.clock.now() - this.deps.options.keepDays * DAY));
+  async prune(): Promise<void> {
+    await this.write(() => this.deps.queue.prune(this.deps.clock.now() - this.deps.options.keepDays * DAY));
   }
 }

@@ -8,7 +8,7 @@ import { DEADLINE_POLICY, LiveCheck } from '../../monitor/live-check.js';
 import type { LiveChecks } from '../../monitor/live-checks.js';
 import type { Recorder } from '../../monitor/recorder.js';
 import type { DomainMemory, DomainWatchRepo } from '../../store/alert-store.js';
-import type { Store } from '../../store/store.js';
+import { whenAnswered, type Answer, type Store } from '../../store/store.js';
 import type { CheckWheel } from '../check-wheel.js';
 import { nextDue } from '../timing-wheel.js';
 import { domainOfCheck } from './domain-name.js';
@@ -66,6 +66,8 @@ export class DomainMonitor implements CheckObserver {
   private readonly shared = new Map<string, { at: number; result: Promise<DomainInfo> }>();
   private readonly abort = new AbortController();
   private stopped = false;
+  /** The latest save of each check whose store reads are still answering. */
+  private readonly saves = new Map<string, object>();
   readonly metrics = { lookups: 0, failures: 0 };
 
   private idleWaiters: Array<() => void> = [];
@@ -76,16 +78,19 @@ export class DomainMonitor implements CheckObserver {
   }
 
   /** Watches every eligible check, each due a day after its last lookup. */
-  start(): void {
+  async start(): Promise<void> {
     const now = this.deps.clock.now();
-    const memory = new Map(this.deps.watch.all().map((m) => [m.checkId, m]));
+    const memory = new Map((await this.deps.watch.all()).map((m) => [m.checkId, m]));
     const intel = new Map<string, boolean>();
-    this.deps.store.checks.forEachEnabled((check) => {
-      if (check.type !== 'domain' && check.type !== 'website') return;
-      let allowed = intel.get(check.accountId);
-      if (allowed === undefined) intel.set(check.accountId, (allowed = this.domainIntel(check.accountId)));
-      this.follow(check, allowed, memory.get(check.id) ?? null, false, now);
+    const eligible: Check[] = [];
+    await this.deps.store.checks.forEachEnabled((check) => {
+      if (check.type === 'domain' || check.type === 'website') eligible.push(check);
     });
+    for (const check of eligible) {
+      let allowed = intel.get(check.accountId);
+      if (allowed === undefined) intel.set(check.accountId, (allowed = await this.domainIntel(check.accountId)));
+      this.follow(check, allowed, memory.get(check.id) ?? null, false, now);
+    }
   }
 
   stop(): void {
@@ -93,12 +98,21 @@ export class DomainMonitor implements CheckObserver {
     this.abort.abort();
   }
 
+  /** At once over a store that answers at once; otherwise once it has, unless a later save or a delete came first. */
   checkSaved(check: Check, runNow: boolean): void {
-    const allowed = check.type === 'website' && this.domainIntel(check.accountId);
-    this.follow(check, allowed, this.deps.watch.get(check.id), runNow, this.deps.clock.now());
+    const mark = {};
+    this.saves.set(check.id, mark);
+    const followed = whenAnswered(check.type === 'website' ? this.domainIntel(check.accountId) : false, (allowed) =>
+      whenAnswered(this.deps.watch.get(check.id), (memory) => {
+        if (this.saves.get(check.id) !== mark) return;
+        this.saves.delete(check.id);
+        this.follow(check, allowed, memory, runNow, this.deps.clock.now());
+      }));
+    if (followed instanceof Promise) followed.catch((err: unknown) => this.deps.log.error({ err, checkId: check.id }, 'domain watch not updated'));
   }
 
   checkDeleted(check: Pick<Check, 'id'>): void {
+    this.saves.delete(check.id);
     this.watched.delete(check.id);
     if (this.deps.live.get(check.id) instanceof DomainCheck) this.deps.live.delete(check.id);
     this.deps.wheel.cancel('domain', check.id);
@@ -115,9 +129,8 @@ export class DomainMonitor implements CheckObserver {
     return this.running + this.waiting.length;
   }
 
-  private domainIntel(accountId: string): boolean {
-    const account = this.deps.store.accounts.byId(accountId);
-    return account !== null && limitsFor(this.deps.config, account).domainIntel;
+  private domainIntel(accountId: string): Answer<boolean> {
+    return whenAnswered(this.deps.store.accounts.byId(accountId), (account) => account !== null && limitsFor(this.deps.config, account).domainIntel);
   }
 
   private follow(check: Check, websiteAllowed: boolean, memory: DomainMemory | null, runNow: boolean, now: number): void {
@@ -198,15 +211,18 @@ export class DomainMonitor implements CheckObserver {
       this.metrics.failures++;
     }
     if (this.stopped || this.watched.get(id) !== w) return;
+    const allowed = w.type !== 'website' || (await this.domainIntel(w.accountId));
+    const stored = await this.deps.watch.get(w.id);
+    // The store answered: the check may have been changed or deleted meanwhile.
+    if (this.stopped || this.watched.get(id) !== w) return;
     const now = this.deps.clock.now();
-    if (w.type === 'website' && !this.domainIntel(w.accountId)) {
+    if (!allowed) {
       this.checkDeleted(w);
       return;
     }
     // A `domain` check's entry is this monitor's; a website's the engine's (gone while it is not scheduled).
     const live = this.deps.live.get(w.id);
     if (!live) return;
-    const stored = this.deps.watch.get(w.id);
     // Memory belongs to one domain: a check whose URL moved to another starts afresh.
     const memory = info && w.knownDomain !== info.name ? null : stored;
     if (info) w.knownDomain = info.name;

@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { Tier } from '../../domain/plans.js';
 import type { Account } from '../../domain/records.js';
 import type { Db } from '../db.js';
@@ -22,7 +23,7 @@ const toAccount = (r: AccountRowDb): Account => ({
   createdAt: r.created_at,
 });
 
-export function sqliteAccounts(db: Db, changed: () => void): AccountRepo {
+export function sqliteAccounts(db: Db, changed: () => void): Synchronous<AccountRepo> {
   const insert = db.prepare(
     'INSERT INTO accounts (id, email, tier, max_checks_override, claimed, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   );

@@ -1,4 +1,5 @@
-import type { AlertStore } from '../alert-store.js';
+import type { Synchronous } from '../answer.js';
+import type { SqliteAlertStore } from './alerts/index.js';
 import type { RollupStore } from '../rollup-store.js';
 import type { CheckRepo, HistoryRepo, StateChangeRepo } from '../store.js';
 import type { NodeRepo } from '../node-repo.js';
@@ -6,13 +7,14 @@ import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
 import type { Db } from '../db.js';
 import type { RollupSample } from '../../domain/rollup.js';
 
+/** The repositories as SQLite answers them, at once, inside the batch's transaction. */
 export interface Repos {
-  checks: CheckRepo;
-  history: HistoryRepo;
-  stateChanges: StateChangeRepo;
-  alerts: AlertStore;
+  checks: Synchronous<CheckRepo>;
+  history: Synchronous<HistoryRepo>;
+  stateChanges: Synchronous<StateChangeRepo>;
+  alerts: SqliteAlertStore;
   rollups: Pick<RollupStore, 'addSample'>;
-  nodes: Pick<NodeRepo, 'setCursor' | 'saveLive'>;
+  nodes: Pick<Synchronous<NodeRepo>, 'setCursor' | 'saveLive'>;
 }
 
 /** Applies one typed write record with the repositories, inside the batch's transaction. */
@@ -80,7 +82,7 @@ class RecordFailed {
  * batch runs again with each record in a savepoint of its own, its result added inside it. A
  * failure of the open minutes' own writes, or of the commit, fails the batch (disk full, I/O).
  */
-export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: readonly WriteRecord[], failed: WriteFailure) => void {
+export function batchApplier(db: Db, r: Repos, forget: () => void, beforeCommit?: () => void): (batch: readonly WriteRecord[], failed: WriteFailure) => void {
   let samples: Array<[number, number, RollupSample]> = [];
   const rows = writeApplier({ ...r, rollups: { addSample: (seq, at, sample) => void samples.push([seq, at, sample]) } });
   const whole = db.transaction((batch: readonly WriteRecord[]) => {
@@ -93,6 +95,7 @@ export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: read
       }
     }
     for (const [seq, at, sample] of samples) r.rollups.addSample(seq, at, sample);
+    beforeCommit?.();
   });
   const one = db.transaction(writeApplier(r));
   const eachInSavepoint = db.transaction((batch: readonly WriteRecord[], failed: WriteFailure) => {
@@ -105,6 +108,7 @@ export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: read
         failed(record, err);
       }
     }
+    beforeCommit?.();
   });
   return (batch, failed) => {
     try {

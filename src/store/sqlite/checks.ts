@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { CheckType, HttpMethod, ResponseValidation } from '../../domain/check-types.js';
 import type { Check, CheckSettings, DomainInfo, MonitorStatus, Regions } from '../../domain/records.js';
 import type { SslAlertMemory, SslInfo } from '../../domain/probe-types.js';
@@ -129,7 +130,7 @@ const SETTINGS_COLUMNS = [
   'down_confirmation_attempts', 'ping_packets', 'timezone', 'schedule', 'grace_seconds',
 ];
 
-export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
+export function sqliteChecks(db: Db): Synchronous<CheckRepo> & { clearCache(): void } {
   const records = new Lru<string, Check>(CACHE_SIZE);
   const lists = checkLists(db);
   const elsewhere = checksWrittenElsewhere(db);

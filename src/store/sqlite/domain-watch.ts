@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
 import type { DomainMemory, DomainWatchRepo } from '../alert-store.js';
 
@@ -17,7 +18,7 @@ const toMemory = (r: Row): DomainMemory => ({
   lastError: r.last_error,
 });
 
-export function sqliteDomainWatch(db: Db): DomainWatchRepo {
+export function sqliteDomainWatch(db: Db): Synchronous<DomainWatchRepo> {
   const get = db.prepare('SELECT * FROM domain_watch WHERE check_id = ?');
   const all = db.prepare('SELECT * FROM domain_watch');
   // A check deleted while its lookup ran has no row to refer to: nothing is written.

@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { HistoryKind, HistoryRow } from '../../domain/records.js';
 import type { Db } from '../db.js';
 import type { HistoryQuery, HistoryRepo, RecentResult } from '../store.js';
@@ -66,7 +67,7 @@ export function rowToHistory(r: HistoryRowDb): HistoryRow {
   };
 }
 
-export function sqliteHistory(db: Db): HistoryRepo {
+export function sqliteHistory(db: Db): Synchronous<HistoryRepo> {
   const cache = new StatementCache(db);
   const insertEvent = db.prepare(
     "INSERT INTO history (check_seq, at, kind, status, region, meta) VALUES (?, ?, 'event', ?, ?, ?)",

@@ -1,7 +1,8 @@
+import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
 import type { IdempotencyRecord, IdempotencyRepo } from '../store.js';
 
-export function sqliteIdempotency(db: Db): IdempotencyRepo {
+export function sqliteIdempotency(db: Db): Synchronous<IdempotencyRepo> {
   const get = db.prepare('SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?');
   const put = db.prepare(
     `INSERT OR REPLACE INTO idempotency_keys (account_id, key, method, path, body_hash, status, response, created_at)

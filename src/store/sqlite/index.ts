@@ -9,7 +9,7 @@ import { sqliteNodes } from './nodes.js';
 import { sqliteStateChanges } from './state-changes.js';
 import { sqliteAlertStore } from './alerts/index.js';
 import { batchApplier } from './apply-writes.js';
-import { UnitEffects } from './unit-effects.js';
+import { SqliteUnits } from './units.js';
 import { checkpointInBackground } from './checkpointer.js';
 import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
@@ -30,12 +30,17 @@ export interface SqliteStoreOptions {
   /**
    * A short-lived process beside a server that may be running on the same data directory (the
    * CLI): it neither rebuilds nor buffers rollups (that server holds its open minutes in memory;
-   * see DirectMinutes), and its transactions take the write lock when they begin, so a server's
-   * commit in between cannot void what they read.
+   * see DirectMinutes). Its units of work take the write lock when they begin, as every unit
+   * does (BEGIN IMMEDIATE), so a server's commit in between cannot void what they read.
    */
   guest?: boolean;
   /** An effect that threw after its unit of work committed (by default an uncaught error). */
   effectFailed?: (err: unknown) => void;
+  /**
+   * Runs inside each outermost unit of work and each batch of the writer right before it
+   * commits: tests make a commit fail with it (test/unit/store-contract-sqlite.test.ts).
+   */
+  beforeCommit?: (db: Db) => void;
 }
 
 export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -71,38 +76,43 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     checks.clearCache();
     credentialsChanged();
   };
-  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached);
-  const effects = new UnitEffects(options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })));
-  const transaction = <T>(fn: () => T): T => {
-    try {
-      return effects.run(() => (options.guest ? db.transaction(fn).immediate() : db.transaction(fn)()));
-    } catch (err) {
-      forgetCached();
-      throw err;
-    }
-  };
+  const beforeCommit = options.beforeCommit ? () => options.beforeCommit!(db) : undefined;
+  const units = new SqliteUnits(db, {
+    rolledBack: forgetCached,
+    effectFailed: options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })),
+    beforeCommit,
+  });
+  const applyBatch = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached, beforeCommit);
+  const transaction = <T>(fn: () => Promise<T>): Promise<T> => units.transaction(fn);
+  const gate = <R extends object>(repo: R, except: ReadonlyArray<keyof R> = []): R => units.gate(repo, except);
   return {
     db,
-    accounts: sqliteAccounts(db, credentialsChanged),
-    keys: sqliteKeys(db, credentialsChanged),
-    checks,
-    history,
-    stateChanges,
-    idempotency: sqliteIdempotency(db),
-    nodes,
-    alerts,
-    oauth: sqliteOAuth(db, credentialsChanged),
-    rollups,
-    retention: sqliteRetention(db),
-    statusPages: sqliteStatusPages(db),
-    operations: sqliteOperations(db),
-    sessions: sqliteSessions(db),
-    served: sqliteServedAddresses(db),
-    kumaImports: sqliteKumaImports(db),
+    accounts: gate(sqliteAccounts(db, credentialsChanged)),
+    keys: gate(sqliteKeys(db, credentialsChanged)),
+    checks: gate(checks, ['version', 'clearCache']),
+    history: gate(history),
+    stateChanges: gate(stateChanges),
+    idempotency: gate(sqliteIdempotency(db)),
+    nodes: gate(nodes),
+    alerts: {
+      emailSettings: gate(alerts.emailSettings),
+      webhooks: gate(alerts.webhooks),
+      deliveries: gate(alerts.deliveries),
+      domainWatch: gate(alerts.domainWatch),
+    },
+    oauth: gate(sqliteOAuth(db, credentialsChanged)),
+    rollups: gate(rollups, ['add', 'addSample', 'close']),
+    retention: { ...gate(sqliteRetention(db)), transaction },
+    statusPages: gate(sqliteStatusPages(db)),
+    operations: gate(sqliteOperations(db)),
+    sessions: gate(sqliteSessions(db)),
+    served: gate(sqliteServedAddresses(db)),
+    kumaImports: gate(sqliteKumaImports(db)),
     credentialsVersion,
     transaction,
-    afterCommit: (effect) => effects.add(effect),
-    applyWrites,
+    afterCommit: (effect) => units.afterCommit(effect),
+    // The writer's batch is a unit of its own: it never runs inside, or beside, an open one.
+    applyWrites: (batch, failed) => units.exclusive(() => applyBatch(batch, failed)),
     close: () => {
       // After the writer's last batch: the buffered rollup buckets, the current ones too.
       const closeMain = () => {

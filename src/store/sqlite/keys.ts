@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { ApiKey, KeyAccess, Scope } from '../../domain/records.js';
 import type { Db } from '../db.js';
 import type { KeyRepo } from '../store.js';
@@ -27,7 +28,7 @@ const toKey = (r: KeyRowDb): ApiKey => ({
   createdAt: r.created_at,
 });
 
-export function sqliteKeys(db: Db, changed: () => void): KeyRepo {
+export function sqliteKeys(db: Db, changed: () => void): Synchronous<KeyRepo> {
   const insert = db.prepare(
     `INSERT INTO api_keys (id, account_id, name, key_hash, scopes, access, expires_at, disabled, revoked_at, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,7 +1,8 @@
+import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
 import type { KumaImportRepo } from '../kuma-imports.js';
 
-export function sqliteKumaImports(db: Db): KumaImportRepo {
+export function sqliteKumaImports(db: Db): Synchronous<KumaImportRepo> {
   const find = db.prepare<[string, string, string, number], string>(
     'SELECT vigil_id FROM kuma_imports WHERE account_id = ? AND source_id = ? AND kind = ? AND kuma_id = ?',
   ).pluck();

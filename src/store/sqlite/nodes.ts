@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
 import type { NodeCursor, NodeLiveFigures, NodeRecord, NodeRepo, NodeRow } from '../node-repo.js';
 import { fromBool, toBool } from './statements.js';
@@ -34,7 +35,7 @@ const toRow = (r: NodeRowDb): NodeRow => ({
   droppedResults: r.dropped_results,
 });
 
-export function sqliteNodes(db: Db): NodeRepo {
+export function sqliteNodes(db: Db): Synchronous<NodeRepo> {
   const insert = db.prepare('INSERT INTO nodes (id, name, region, token_hash, created_at) VALUES (?, ?, ?, ?, ?)');
   const byHash = db.prepare('SELECT * FROM nodes WHERE token_hash = ?');
   const byId = db.prepare('SELECT * FROM nodes WHERE id = ?');

@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { Scope } from '../../domain/records.js';
 import type { AgentSignup, FoundToken, OAuthRepo, TokenKind } from '../oauth-repo.js';
 import type { Db } from '../db.js';
@@ -46,7 +47,7 @@ const toToken = (r: TokenRowDb): FoundToken => ({
  * Agent signups, grants and tokens in SQLite. `credentialsChanged` moves the store's
  * credentialsVersion, so the authenticator's caches drop a revoked token at once.
  */
-export function sqliteOAuth(db: Db, credentialsChanged: () => void): OAuthRepo {
+export function sqliteOAuth(db: Db, credentialsChanged: () => void): Synchronous<OAuthRepo> {
   const insertSignup = db.prepare(
     `INSERT INTO agent_signups (account_id, agent_name, claim_hash, claim_expires_at, claimed_at, created_at)
      VALUES (?, ?, ?, ?, ?, ?)`,

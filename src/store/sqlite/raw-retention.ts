@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { Tier } from '../../domain/plans.js';
 import type { Db } from '../db.js';
 import type { RetentionStore } from '../rollup-store.js';
@@ -8,7 +9,7 @@ import { sqliteRollupRows } from './rollup-rows.js';
  * and raises the check's horizon in the same transaction so statistics never read a stretch
  * that is partly gone.
  */
-export function sqliteRetention(db: Db): RetentionStore {
+export function sqliteRetention(db: Db): Synchronous<Omit<RetentionStore, 'transaction'>> {
   const rollupRows = sqliteRollupRows(db);
   const tiers = db.prepare('SELECT c.seq AS seq, a.tier AS tier FROM checks c JOIN accounts a ON a.id = c.account_id ORDER BY c.seq');
   const deleteRaw = db.prepare(
@@ -26,7 +27,6 @@ export function sqliteRetention(db: Db): RetentionStore {
      ON CONFLICT (check_seq) DO UPDATE SET minutes_from = max(coalesce(minutes_from, excluded.minutes_from), excluded.minutes_from)`,
   );
   return {
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     openBuckets: () => rollupRows.openBuckets(),
     checkTiers: () => tiers.all() as Array<{ seq: number; tier: Tier }>,
     pruneRaw(seq, before, limit) {

@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ProbeResult } from '../../domain/probe-types.js';
 import { dayKey } from '../../domain/cover.js';
@@ -31,7 +32,10 @@ import { BUCKET_MS, sampleOf, sqliteRollupRows, type GroupedSums, type RollupRow
 /** How long one building transaction may hold the event loop. */
 const BUILD_SLICE_MS = 5;
 
-export function sqliteRollups(db: Db, options: { guest?: boolean } = {}): RollupStore {
+/** The rollups as SQLite answers them: at once (the flush of open minutes stays a promise). */
+export type SqliteRollups = Synchronous<Omit<RollupStore, 'flushOpen'>> & Pick<RollupStore, 'flushOpen'>;
+
+export function sqliteRollups(db: Db, options: { guest?: boolean } = {}): SqliteRollups {
   const rows = sqliteRollupRows(db);
   const persisted = rows.openBuckets();
   const hours = new BuiltLevel('hour', persisted.hourFrom, rows);

@@ -1,9 +1,10 @@
+import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
 import type { ServedAddresses, ServedAddressesRepo } from '../served-addresses.js';
 
 const KEY = 'server.addresses';
 
-export function sqliteServedAddresses(db: Db): ServedAddressesRepo {
+export function sqliteServedAddresses(db: Db): Synchronous<ServedAddressesRepo> {
   const get = db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck();
   const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   return {

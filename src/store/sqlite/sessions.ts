@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
 import type { SessionRow, SessionStore } from '../session-store.js';
 
@@ -9,7 +10,7 @@ interface SessionRowDb {
   expires_at: number;
 }
 
-export function sqliteSessions(db: Db): SessionStore {
+export function sqliteSessions(db: Db): Synchronous<SessionStore> {
   const insert = db.prepare('INSERT INTO sessions (id, token_hash, account_id, key_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)');
   const byHash = db.prepare('SELECT id, account_id, key_id, created_at, expires_at FROM sessions WHERE token_hash = ?');
   const remove = db.prepare('DELETE FROM sessions WHERE id = ?');

@@ -1,7 +1,8 @@
+import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
 import type { LoggedStatus, StateChangeRepo } from '../store.js';
 
-export function sqliteStateChanges(db: Db): StateChangeRepo {
+export function sqliteStateChanges(db: Db): Synchronous<StateChangeRepo> {
   const append = db.prepare('INSERT INTO state_changes (check_seq, at, status) VALUES (?, ?, ?)');
   const before = db.prepare('SELECT at, status FROM state_changes WHERE check_seq = ? AND at < ? ORDER BY at DESC, rowid DESC LIMIT 1');
   const inside = db.prepare('SELECT at, status FROM state_changes WHERE check_seq = ? AND at >= ? AND at <= ? ORDER BY at, rowid');

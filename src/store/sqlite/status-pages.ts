@@ -1,3 +1,4 @@
+import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
 import type { OperationsRepo, StatusPage, StatusPageRepo } from '../status-pages.js';
 
@@ -12,7 +13,7 @@ interface PageRowDb {
   updated_at: number;
 }
 
-export function sqliteStatusPages(db: Db): StatusPageRepo {
+export function sqliteStatusPages(db: Db): Synchronous<StatusPageRepo> {
   const insertPage = db.prepare(
     `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, created_at, updated_at)
      VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @createdAt, @updatedAt)`,
@@ -70,7 +71,7 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
   };
 }
 
-export function sqliteOperations(db: Db): OperationsRepo {
+export function sqliteOperations(db: Db): Synchronous<OperationsRepo> {
   const touch = db.prepare('INSERT INTO readiness (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at');
   const pending = db.prepare<[], number>("SELECT count(*) FROM alert_deliveries WHERE status IN ('pending', 'sending')").pluck();
   return {

@@ -1,3 +1,4 @@
+import type { Synchronous } from '../../answer.js';
 import type { Db } from '../../db.js';
 import type { AlertEventType } from '../../../domain/events.js';
 import type { Delivery, DeliveryChannel, DeliveryFilter, DeliveryQueue, DeliveryStatus, SettledAttempt } from '../../alert-store.js';
@@ -59,7 +60,7 @@ const JOINED = `SELECT d.*, a.account_id, a.check_id, a.event, a.content, a.crea
  * id (receivers may deduplicate on X-Vigil-Delivery). What an alert says is stored once in
  * alert_events; delivery rows stay small, so a burst writes few pages.
  */
-export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
+export function sqliteDeliveryQueue(db: Db): Synchronous<DeliveryQueue> {
   const insertAlert = db.prepare(
     'INSERT INTO alert_events (account_id, check_id, event, content, created_at) VALUES (?, ?, ?, ?, ?)',
   );

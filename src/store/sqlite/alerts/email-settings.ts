@@ -1,3 +1,4 @@
+import type { Synchronous } from '../../answer.js';
 import type { Db } from '../../db.js';
 import { fromBool, toBool } from '../statements.js';
 import type { AlertEventType } from '../../../domain/events.js';
@@ -15,7 +16,7 @@ interface Row {
   remind_every_minutes: number | null;
 }
 
-export function sqliteEmailSettings(db: Db): EmailSettingsRepo {
+export function sqliteEmailSettings(db: Db): Synchronous<EmailSettingsRepo> {
   const get = db.prepare('SELECT * FROM email_settings WHERE account_id = ?');
   const put = db.prepare(
     `INSERT INTO email_settings (account_id, enabled, recipients, events, email_format, updated_at, check_ids, folders, remind_every_minutes)

@@ -1,3 +1,4 @@
+import type { Synchronous } from '../../answer.js';
 import type { Db } from '../../db.js';
 import type { AlertStore } from '../../alert-store.js';
 import { sqliteDeliveryQueue } from './delivery-queue.js';
@@ -6,7 +7,10 @@ import { sqliteEmailSettings } from './email-settings.js';
 import { sqliteWebhooks } from './webhooks.js';
 
 /** The alerts layer's repositories over the node's SQLite database (tables of migration 3). */
-export function sqliteAlertStore(db: Db): AlertStore {
+/** The alerts repositories as SQLite answers them: at once. */
+export type SqliteAlertStore = { [K in keyof AlertStore]: Synchronous<AlertStore[K]> };
+
+export function sqliteAlertStore(db: Db): SqliteAlertStore {
   return {
     emailSettings: sqliteEmailSettings(db),
     webhooks: sqliteWebhooks(db),

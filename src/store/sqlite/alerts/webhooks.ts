@@ -1,3 +1,4 @@
+import type { Synchronous } from '../../answer.js';
 import type { Db } from '../../db.js';
 import { fromBool, toBool } from '../statements.js';
 import type { AlertEventType } from '../../../domain/events.js';
@@ -35,7 +36,7 @@ const toWebhook = (r: Row): Webhook => ({
   remindEveryMinutes: r.remind_every_minutes,
 });
 
-export function sqliteWebhooks(db: Db): WebhookRepo {
+export function sqliteWebhooks(db: Db): Synchronous<WebhookRepo> {
   const list = db.prepare('SELECT * FROM webhooks WHERE account_id = ? ORDER BY seq');
   const byId = db.prepare('SELECT * FROM webhooks WHERE id = ?');
   const count = db.prepare('SELECT count(*) FROM webhooks WHERE account_id = ?').pluck();
