@@ -55,6 +55,10 @@ a{color:var(--maint)}
 .incident h3{margin:0;font-size:1.05rem;overflow-wrap:anywhere}.affected{margin:4px 0 0;color:var(--muted);font-size:.85rem}
 ol.timeline{list-style:none;margin:10px 0 0;padding:0}ol.timeline li{padding:8px 0;border-top:1px solid var(--line)}
 .msg{margin:4px 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
+.sub{padding:14px 18px}.sub label{display:block;font-weight:600;font-size:.9rem;margin:6px 0 4px}.sub .field{display:flex;gap:8px;flex-wrap:wrap}
+.sub input{flex:1;min-width:200px;padding:8px 10px;border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--text);font:inherit}
+.sub button{padding:8px 16px;border:0;border-radius:8px;background:var(--maint);color:#fff;font:inherit;font-weight:600;cursor:pointer}
+.hint{color:var(--muted);font-size:.8rem;margin:6px 0 0}.sub details{margin-top:12px}.sub summary{cursor:pointer;color:var(--muted)}
 @media (max-width:520px){.wrap{padding:20px 12px}h1{font-size:1.4rem}.spark svg{width:56px}}
 `;
 
@@ -164,6 +168,21 @@ function document(title: string, main: string, head = ''): string {
 <title>${esc(title)}</title>${head}<style>${CSS}</style></head><body><div class="wrap">${main}</div></body></html>`;
 }
 
+/**
+ * The subscribe forms: plain POST forms (no JavaScript), outside `<main>` so the refresh never
+ * wipes what a visitor is typing.
+ */
+function subscribeHtml(base: string): string {
+  return `<section class="subscribe" id="subscribe"><h2>Get updates</h2><div class="card sub">
+<form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="email"><label for="sub-email">Email updates of incidents</label>
+<div class="field"><input id="sub-email" type="email" name="email" required maxlength="254" placeholder="you@example.com" autocomplete="email"><button type="submit">Subscribe</button></div>
+<p class="hint">We send a confirmation link first; every message has an unsubscribe link.</p></form>
+<details><summary>Webhook or feed</summary><form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="webhook">
+<label for="sub-url">Webhook URL (receives signed JSON)</label><div class="field"><input id="sub-url" type="url" name="url" required maxlength="2048" placeholder="https://example.com/hooks/status"></div>
+<label for="sub-secret">Signing secret (optional, 16–128 characters; empty: one is made for you)</label><div class="field"><input id="sub-secret" name="secret" minlength="16" maxlength="128" autocomplete="off"><button type="submit">Subscribe webhook</button></div></form>
+<p class="hint">Feeds: <a href="${base}.atom">Atom</a> · <a href="${base}.feed.json">JSON Feed</a></p></details></div></section>`;
+}
+
 export function renderPageHtml(page: PublicPage): string {
   const base = `/status/${encodeURIComponent(page.slug)}`;
   const checks = page.checks.length ? page.checks.map(checkHtml).join('') : '<p class="empty">No checks on this page yet.</p>';
@@ -172,7 +191,7 @@ export function renderPageHtml(page: PublicPage): string {
 ${openIncidentsHtml(page.incidents)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${historyHtml(page.incidents, page.outages, page.generatedAt)}
 <footer><span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · <a href="${base}.feed.json">JSON Feed</a> · Powered by Vigil</span></footer></main>`;
   const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">`;
-  return document(page.title, `${main}<script>${SCRIPT}</script>`, head);
+  return document(page.title, `${main}${subscribeHtml(base)}<script>${SCRIPT}</script>`, head);
 }
 
 export function renderNotFoundHtml(): string {

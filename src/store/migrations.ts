@@ -8,6 +8,7 @@ import { NODES_MIGRATION } from './migrations-nodes.js';
 import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
 import { BESIDE_MIGRATION } from './migrations-beside.js';
 import { INCIDENTS_MIGRATION } from './migrations-incidents.js';
+import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -158,4 +159,5 @@ export const MIGRATIONS: Migration[] = [
   KUMA_IMPORTS_MIGRATION,
   BESIDE_MIGRATION,
   INCIDENTS_MIGRATION,
+  SUBSCRIBERS_MIGRATION,
 ];
