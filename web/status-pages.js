@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { CheckPicker } from './check-picker.js';
 import { confirmDialog, CopyButton, Field, fieldNamed, toast } from './ui.js';
 import { PageIncidents } from './incidents.js';
+import { PageSubscribers, SubscriberCount } from './subscribers.js';
 
 const FIELDS = ['slug', 'title', 'description', 'customDomain', 'checkIds'];
 const empty = { title: '', slug: '', description: '', customDomain: '', checkIds: [], autoIncidents: false };
@@ -37,7 +38,7 @@ export function StatusPagesPage({ scopes, restricted }) {
           <div class="card-head"><h2>${p.title}</h2><span class="actions">
             <a class="button" href=${p.url} target="_blank" rel="noopener">Open</a>
             ${canWrite ? html`<a class="button" href=${`#/status-pages/${p.id}`}>Edit</a>` : ''}</span></div>
-          <p class="muted break"><a href=${p.url} target="_blank" rel="noopener">${p.url}</a> · ${p.checkIds.length} check${p.checkIds.length === 1 ? '' : 's'}</p>
+          <p class="muted break"><a href=${p.url} target="_blank" rel="noopener">${p.url}</a> · ${p.checkIds.length} check${p.checkIds.length === 1 ? '' : 's'}<${SubscriberCount} pageId=${p.id} /></p>
           ${p.description ? html`<p>${p.description}</p>` : ''}
         </li>`,
       )}</ul>`}
@@ -128,5 +129,5 @@ export function StatusPageForm({ id, scopes, restricted }) {
       <div class="actions"><button class="primary" type="submit" disabled=${busy}>${id ? 'Save' : 'Create status page'}</button></div>
     </div>
   </form>
-  ${saved && id ? html`<${PageIncidents} page=${saved} canWrite=${true} />` : ''}`;
+  ${saved && id ? html`<${PageIncidents} page=${saved} canWrite=${true} /><${PageSubscribers} page=${saved} canWrite=${true} />` : ''}`;
 }
