@@ -9,6 +9,7 @@ import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
 import { BESIDE_MIGRATION } from './migrations-beside.js';
 import { INCIDENTS_MIGRATION } from './migrations-incidents.js';
 import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
+import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -160,4 +161,5 @@ export const MIGRATIONS: Migration[] = [
   BESIDE_MIGRATION,
   INCIDENTS_MIGRATION,
   SUBSCRIBERS_MIGRATION,
+  PAGE_LOOK_MIGRATION,
 ];
