@@ -5,6 +5,7 @@ import { errors } from '../domain/errors.js';
 import { privateTargetRefusal } from '../domain/private-target.js';
 import { newId } from '../domain/secrets.js';
 import type { Principal } from '../core/principal.js';
+import { offsetPage } from '../core/pagination.js';
 import { assertPublicHost, cutUrl, parseWebhookUrl } from '../alerts/webhook-url.js';
 import { subscriptionLink, type PageNotice } from '../alerts/page-notices.js';
 import type { NewAlert, NoticeEventType } from '../store/alert-store.js';
@@ -121,13 +122,9 @@ export class SubscriptionsService {
   /** The owner's view: subscribers oldest first (webhook URLs cut to scheme and host), and the counts. */
   async list(principal: Principal, pageId: string, query: { limit?: number; page?: number }): Promise<{ data: Subscriber[]; counts: SubscriberCounts; page: number; limit: number }> {
     const page = await this.deps.statusPages.get(principal, pageId);
-    const limit = query.limit ?? 25;
-    const number = query.page ?? 1;
-    const [data, counts] = await Promise.all([
-      this.deps.subscribers.list(page.id, { limit, offset: (number - 1) * limit }),
-      this.deps.subscribers.counts(page.id),
-    ]);
-    return { data, counts, page: number, limit };
+    const { limit, page: number, offset } = offsetPage(query);
+    const data = await this.deps.subscribers.list(page.id, { limit, offset });
+    return { data, counts: await this.deps.subscribers.counts(page.id), page: number, limit };
   }
 
   async remove(principal: Principal, pageId: string, subscriberId: string): Promise<void> {
@@ -180,7 +177,8 @@ export class SubscriptionsService {
   private async notifyIncident(page: StatusPage, incident: Incident, event: NoticeEventType, update: IncidentUpdate): Promise<void> {
     const subscribers = await this.deps.subscribers.confirmed(page.id);
     if (subscribers.length === 0) return;
-    const names = new Map(await Promise.all(incident.checkIds.map(async (id) => [id, (await this.checkName(id)) ?? id] as const)));
+    const names = new Map<string, string>();
+    for (const id of incident.checkIds) names.set(id, (await this.checkName(id)) ?? id);
     const now = this.deps.clock.now();
     const notice: PageNotice = {
       event,
