@@ -3,11 +3,12 @@ import { errorBody, errors } from '../domain/errors.js';
 import { StringEnum } from '../core/schemas/common.js';
 import { defineRoute, type HttpRequest, type Reply, type Route } from './http-types.js';
 import { BADGE_STYLES, badgeJson, badgeSvg, type BadgeStyle } from '../status-pages/badge-svg.js';
-import { pageAtom, pageJson } from '../status-pages/page-feeds.js';
+import { feedItems, pageAtom, pageJson, pageJsonFeed } from '../status-pages/page-feeds.js';
+import { whenAnswered, type Answer } from '../store/answer.js';
+import type { Incident } from '../store/incidents.js';
 import { renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js';
 import { RESPONSE_WINDOWS, UPTIME_WINDOWS, type BadgeKind } from '../status-pages/public-pages.js';
 import type { StatusPage } from '../store/status-pages.js';
-import type { Answer } from '../store/answer.js';
 import type { RenderCache, Rendered } from './render-cache.js';
 import type { PageServices } from './services.js';
 
@@ -36,9 +37,10 @@ const BadgeQuery = Type.Object(
   { additionalProperties: true },
 );
 
-type Format = 'html' | 'json' | 'atom';
+type Format = 'html' | 'json' | 'atom' | 'feed';
 
 function splitFormat(name: string): { slug: string; format: Format } {
+  if (name.endsWith('.feed.json')) return { slug: name.slice(0, -10), format: 'feed' };
   if (name.endsWith('.json')) return { slug: name.slice(0, -5), format: 'json' };
   if (name.endsWith('.atom')) return { slug: name.slice(0, -5), format: 'atom' };
   return { slug: name, format: 'html' };
@@ -54,13 +56,26 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   const cache = caches.pages;
   const pages = s.publicPages;
 
-  const renderPage = async (page: StatusPage, format: Format): Promise<Rendered> => {
+  const renderPage = (page: StatusPage, format: Format): Answer<Rendered> =>
+    whenAnswered(s.incidents.shown(page, s.clock.now()), (incidents) => renderWith(page, format, incidents));
+
+  const renderWith = async (page: StatusPage, format: Format, incidents: readonly Incident[]): Promise<Rendered> => {
     const checkIds = page.checkIds;
-    if (format === 'atom') {
-      const text = pageAtom({ slug: page.slug, title: page.title, pageUrl: s.statusPages.url(page) }, await pages.changes(page), s.clock.now());
-      return { status: 200, contentType: 'application/atom+xml; charset=utf-8', text, slug: page.slug, checkIds };
+    if (format === 'atom' || format === 'feed') {
+      const pageUrl = s.statusPages.url(page);
+      const feedUrl = `${s.config.publicUrl}/status/${page.slug}${format === 'atom' ? '.atom' : '.feed.json'}`;
+      const maintenance = await pages.maintenance(page);
+      const items = feedItems(page.slug, await pages.changes(page), await pages.incidents(page, incidents), maintenance);
+      const meta = { slug: page.slug, title: page.title, pageUrl, feedUrl };
+      // A maintenance window running out changes the feed without an event: render again then.
+      const ends = maintenance.map((m) => m.until).filter((t): t is number => t !== null);
+      const validUntil = ends.length ? Math.min(...ends) : undefined;
+      if (format === 'atom') {
+        return { status: 200, contentType: 'application/atom+xml; charset=utf-8', text: pageAtom(meta, items, s.clock.now()), slug: page.slug, checkIds, validUntil };
+      }
+      return { status: 200, contentType: 'application/feed+json; charset=utf-8', text: JSON.stringify(pageJsonFeed(meta, items)), slug: page.slug, checkIds, validUntil };
     }
-    const view = await pages.view(page);
+    const view = await pages.view(page, incidents);
     // Changes that come without an alert event: a maintenance window running out, and a new
     // check's first result (pending to up); render again at the window's end, or soon.
     const ends = view.checks.map((c) => c.maintenanceUntil).filter((t): t is number => t !== null);
@@ -80,7 +95,7 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   };
 
   // A badge of a check on no page is a 404, cached like the rest: listing the check purges it.
-  const badge = (req: HttpRequest, checkId: string, kind: BadgeKind, file: string, query: { style?: BadgeStyle; label?: string }): Answer<Reply> => {
+  const badge = (req: HttpRequest, checkId: string, kind: BadgeKind, file: string, query: { style?: BadgeStyle; label?: string }): Reply | Promise<Reply> => {
     const json = file.endsWith('.json');
     const key = `badge:${checkId}:${kind.kind}:${'window' in kind ? kind.window : ''}:${json ? 'json' : 'svg'}:${query.style ?? ''}:${query.label ?? ''}`;
     return caches.badges.reply(key, req, async () => {
@@ -109,10 +124,10 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
       ...publicPage,
       method: 'GET',
       path: '/status/:page',
-      summary: 'A public status page: HTML, or .json, or .atom (status changes)',
+      summary: 'A public status page: HTML, or .json, or a feed of its incidents, maintenance and status changes (.atom, .feed.json)',
       handler: ({ req, params }) => {
         const { slug, format } = splitFormat(params.page!);
-        return cache.reply(`${slug}.${format}`, req, () => renderSlug(slug, format));
+        return cache.reply(`${slug}.${format}`, req, async () => (await renderSlug(slug, format)));
       },
     }),
     defineRoute({

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Clock } from '../domain/clock.js';
 import type { Reply } from './http-types.js';
-import { whenAnswered, type Answer } from '../store/answer.js';
 import { Lru } from '../util/lru.js';
 import { etagMatches } from './status-routes.js';
 import type { StatusFeed } from '../core/status-feed.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
+import type { IncidentsService } from '../status-pages/incidents-service.js';
+import { whenAnswered, type Answer } from '../store/answer.js';
 
 /** What a public page or badge rendered to, and what makes it stale. */
 export interface Rendered {
@@ -74,21 +75,21 @@ export class RenderCache {
     this.indexLimit = 8 * capacity;
   }
 
-  /** Synchronous when the entry is fresh (the cached status page is a hot path) or renders at once. */
-  reply(key: string, req: { headers: Record<string, string> }, render: () => Answer<Rendered>): Answer<Reply> {
+  /** A kept render answers at once; a new one may wait for the store (`render` answers with a promise). */
+  reply(key: string, req: { headers: Record<string, string> }, render: () => Answer<Rendered>): Reply | Promise<Reply> {
     const now = this.clock.now();
     const entry = this.entries.get(key);
-    if (entry !== undefined && this.fresh(entry, now)) return this.served(entry, req);
+    if (entry !== undefined && this.fresh(entry, now)) return this.answer(entry, req);
     const purges = this.purges;
     return whenAnswered(render(), (rendered) => {
       const made = this.made(rendered, now);
       // A purge while it rendered (a store that answers later) may have voided what it read.
       if (made.keep !== false && purges === this.purges) this.keep(key, made);
-      return this.served(made, req);
+      return this.answer(made, req);
     });
   }
 
-  private served(entry: Entry, req: { headers: Record<string, string> }): Reply {
+  private answer(entry: Entry, req: { headers: Record<string, string> }): Reply {
     const encoding = entry.br ? preferred(req.headers['accept-encoding']) : null;
     // A strong ETag names one representation: each encoding has its own.
     const etag = `"${entry.etag}${encoding ? `-${encoding}` : ''}"`;
@@ -156,13 +157,19 @@ export class PublicRenders {
   readonly pages: RenderCache;
   readonly badges: RenderCache;
 
-  constructor(clock: Clock, feed: StatusFeed, statusPages: Pick<StatusPagesService, 'onChange'>) {
+  constructor(
+    clock: Clock,
+    feed: StatusFeed,
+    sources: { statusPages: Pick<StatusPagesService, 'onChange'>; incidents: Pick<IncidentsService, 'onChange'> },
+  ) {
     this.pages = new RenderCache(clock);
     this.badges = new RenderCache(clock);
     feed.subscribe((change) => {
       if (change.type !== 'ping' && change.type !== 'degraded') this.purgeCheck(change.checkId);
     });
-    statusPages.onChange((...pages) => {
+    // An incident is on its page and in its feeds: those go; badges do not show incidents.
+    sources.incidents.onChange((page) => this.pages.purgeSlug(page.slug));
+    sources.statusPages.onChange((...pages) => {
       for (const page of pages) {
         if (!page) continue;
         this.pages.purgeSlug(page.slug);

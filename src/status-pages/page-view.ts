@@ -7,6 +7,7 @@ import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage } from '../store/status-pages.js';
 import type { Answer, LoggedStatus, StateChangeRepo } from '../store/store.js';
 import type { LastProbe } from '../monitor/live-check.js';
+import type { Incident, IncidentUpdate } from '../store/incidents.js';
 
 export const BAR_DAYS = 90;
 const SPARK_HOURS = 24;
@@ -41,7 +42,8 @@ export interface PublicCheck {
   maintenanceUntil: number | null;
 }
 
-export interface Incident {
+/** A stretch of downtime of one check, from its status log. */
+export interface Outage {
   checkId: string;
   name: string;
   from: number;
@@ -63,7 +65,26 @@ export interface PublicPage {
   generatedAt: number;
   overall: OverallState;
   checks: PublicCheck[];
-  incidents: Incident[];
+  /** What the operator said (issue 29): open ones first, then those resolved in the last 30 days. */
+  incidents: PublicIncident[];
+  outages: Outage[];
+  /** The page's own look (issue 29). */
+  look: Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
+}
+
+/** An incident as the page shows it: the affected checks by name, the timeline newest first. */
+export interface PublicIncident extends Omit<Incident, 'pageId' | 'checkIds' | 'updates'> {
+  checks: Array<{ id: string; name: string }>;
+  updates: IncidentUpdate[];
+}
+
+/** A check in maintenance, for the feeds. */
+export interface MaintenanceNotice {
+  checkId: string;
+  name: string;
+  /** When maintenance was switched on (the check's last edit). */
+  since: number;
+  until: number | null;
 }
 
 export interface PageViewDeps {
@@ -92,7 +113,7 @@ export class PageViews {
     return out;
   }
 
-  async build(page: StatusPage, now: number): Promise<PublicPage> {
+  async build(page: StatusPage, now: number, incidents: readonly Incident[] = []): Promise<PublicPage> {
     const listed = await this.checksOf(page);
     const checks: PublicCheck[] = [];
     for (const c of listed) checks.push(await this.publicCheck(c, now));
@@ -103,8 +124,17 @@ export class PageViews {
       generatedAt: now,
       overall: overallOf(checks),
       checks,
-      incidents: await this.incidents(listed, now),
+      incidents: publicIncidents(incidents, listed),
+      outages: await this.outages(listed, now),
+      look: { logoUrl: page.logoUrl, accentColor: page.accentColor, footerText: page.footerText, favicon: page.favicon, hidePoweredBy: page.hidePoweredBy },
     };
+  }
+
+  /** The page's checks in maintenance now (the feeds). */
+  async maintenance(page: StatusPage, now: number): Promise<MaintenanceNotice[]> {
+    return (await this.checksOf(page))
+      .filter((c) => inMaintenance(c, now))
+      .map((c) => ({ checkId: c.id, name: c.name, since: c.updatedAt, until: c.maintenanceUntil }));
   }
 
   /** Status changes of the page's checks, newest first (the Atom feed). */
@@ -156,9 +186,9 @@ export class PageViews {
     };
   }
 
-  private async incidents(checks: Check[], now: number): Promise<Incident[]> {
+  private async outages(checks: Check[], now: number): Promise<Outage[]> {
     const from = now - INCIDENT_DAYS * DAY_MS;
-    const out: Incident[] = [];
+    const out: Outage[] = [];
     for (const check of checks) {
       let open: number | null = null;
       for (const change of (await this.deps.stateChanges.between(check.seq, from, now))) {
@@ -172,6 +202,19 @@ export class PageViews {
     }
     return out.sort((a, b) => b.from - a.from).slice(0, MAX_INCIDENTS);
   }
+}
+
+/** Open incidents first (newest first), then resolved ones (latest resolved first); checks by name, only the page's own. */
+export function publicIncidents(incidents: readonly Incident[], listed: readonly Check[]): PublicIncident[] {
+  const names = new Map(listed.map((c) => [c.id, c.name]));
+  const shown = incidents.map(({ pageId: _page, checkIds, updates, ...rest }) => ({
+    ...rest,
+    checks: checkIds.filter((id) => names.has(id)).map((id) => ({ id, name: names.get(id)! })),
+    updates: [...updates].reverse(),
+  }));
+  const open = shown.filter((i) => i.resolvedAt === null).sort((a, b) => b.createdAt - a.createdAt);
+  const closed = shown.filter((i) => i.resolvedAt !== null).sort((a, b) => b.resolvedAt! - a.resolvedAt!);
+  return [...open, ...closed];
 }
 
 /** Day labels repeat on every render: 90 of them a check, so each is formatted once. */

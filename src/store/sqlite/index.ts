@@ -18,6 +18,8 @@ import { sqliteSessions } from './sessions.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
+import { sqliteIncidents } from './incidents.js';
+import { sqliteSubscribers } from './subscribers.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
@@ -104,6 +106,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     rollups: gate(rollups, ['add', 'addSample', 'close']),
     retention: { ...gate(sqliteRetention(db)), transaction },
     statusPages: gate(sqliteStatusPages(db)),
+    incidents: gate(sqliteIncidents(db)),
+    subscribers: gate(sqliteSubscribers(db)),
     operations: gate(sqliteOperations(db)),
     sessions: gate(sqliteSessions(db)),
     served: gate(sqliteServedAddresses(db)),
