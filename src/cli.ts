@@ -148,7 +148,15 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'backup' || command === 'restore') {
     const { values, positionals } = parse([sub, ...rest].filter((a): a is string => a !== undefined), [], 1);
     if (positionals.length !== 1) throw new UsageError(`${command} needs exactly one FILE`);
-    const { dataDir } = readConfig(values.config);
+    const { dataDir, store } = readConfig(values.config);
+    if (store.url !== null) {
+      throw new StartupError(
+        `${command} copies the SQLite database, and this Vigil keeps its store in PostgreSQL (store.url): ` +
+          (command === 'backup'
+            ? 'back it up with pg_dump --format=custom --file=vigil.dump "$VIGIL_DATABASE_URL" (docs/postgresql.md#backups)'
+            : 'restore a pg_dump file with pg_restore into an empty database (docs/postgresql.md#backups)'),
+      );
+    }
     const report = command === 'backup' ? await backupDatabase(dataDir, positionals[0]!) : restoreDatabase(dataDir, positionals[0]!);
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
