@@ -140,7 +140,7 @@ export function resolveConfig(input: ConfigInput, port: number = input.server.po
 }
 
 /** store.url must be a PostgreSQL URL a client can connect with. */
-function assertDatabaseUrl(url: string): void {
+export function assertDatabaseUrl(url: string): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
