@@ -30,6 +30,8 @@ export interface PgClusterOptions {
   durable?: boolean;
   /** Extra `-c name=value` settings for the server. */
   settings?: Record<string, string | number>;
+  /** Pins the server (every backend it forks) to these CPUs (`taskset -c`): benches. */
+  cpu?: string;
 }
 
 /** Where initdb and pg_ctl are: Debian's versioned directory, newest first, else PATH. */
@@ -46,9 +48,9 @@ export function postgresBinDir(): string | null {
 const asRoot = process.getuid?.() === 0;
 
 /** Runs a PostgreSQL program, as `postgres` when this process is root. */
-function run(bin: string, program: string, args: string[], timeoutMs: number): void {
-  const command = join(bin, program);
-  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+function run(bin: string, program: string, args: string[], timeoutMs: number, cpu?: string): void {
+  const command = cpu === undefined ? [join(bin, program), ...args] : ['taskset', '-c', cpu, join(bin, program), ...args];
+  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', ...command]] : [command[0]!, command.slice(1)];
   execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
 }
 
@@ -100,7 +102,7 @@ export async function startPostgres(options: PgClusterOptions = {}): Promise<PgC
       ...options.settings,
     };
     const serverArgs = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(' ');
-    run(bin, 'pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', serverArgs, '-w', '-t', '60', 'start'], 90_000);
+    run(bin, 'pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', serverArgs, '-w', '-t', '60', 'start'], 90_000, options.cpu);
     started = true;
     const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
     const sql = async <T extends pg.QueryResultRow>(database: string, text: string, params: unknown[] = []): Promise<T[]> => {

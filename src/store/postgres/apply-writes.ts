@@ -7,7 +7,7 @@ import { maintenanceEndEvent } from '../sqlite/apply-writes.js';
 import { columnsOf, eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
 import { runtimeParams, type PgCheckRepo } from './checks.js';
 import type { PgAlertStore } from './alerts.js';
-import type { PgRollupStore } from './rollups.js';
+import { insertRows, lateOf, minuteBuckets, ROLLUP_COLUMNS, rowValues, type PgRollupStore } from './rollups.js';
 import type { Async } from './types.js';
 import type { HistoryRepo, StateChangeRepo } from '../store.js';
 import type { NodeRepo } from '../node-repo.js';
@@ -61,7 +61,7 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
     const now = Date.now();
     let rest = batch;
     try {
-      await db.transaction(() => applyGrouped(db, r, rest, now));
+      await applyGrouped(db, r, rest, now);
       return;
     } catch (err) {
       if (err instanceof RecordFailed) {
@@ -69,7 +69,7 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
         failed(err.record, err.error);
         rest = batch.filter((x) => x !== err.record);
         try {
-          await db.transaction(() => applyGrouped(db, r, rest, now));
+          await applyGrouped(db, r, rest, now);
           return;
         } catch (again) {
           if (again instanceof RecordFailed) failed(again.record, again.error);
@@ -127,20 +127,47 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
       throw new RecordFailed(record, err);
     }
   }
-  // Ended maintenance windows first, as record by record would (they only touch maintenance).
-  for (const record of sequential) await applyOne(r, record, samples);
-  if (history.length > 0) await db.run(INSERT_HISTORY, columnsOf(history, HISTORY_COLUMNS.length), 'vigil_history_batch');
-  if (runtimes.size > 0) {
-    const rows = [...runtimes].map(([id, runtime]) => runtimeParams(id, runtime));
-    await db.run(RUNTIME_UPDATE, columnsOf(rows, 16), 'vigil_runtime_batch');
+  const buckets = minuteBuckets(samples);
+  const late = lateOf(buckets, now);
+  const statement = new OneStatement();
+  if (history.length > 0) statement.add('h', INSERT_HISTORY, columnsOf(history, HISTORY_COLUMNS.length));
+  if (runtimes.size > 0) statement.add('r', RUNTIME_UPDATE, columnsOf([...runtimes].map(([id, runtime]) => runtimeParams(id, runtime)), 16));
+  if (states.length > 0) statement.add('s', STATE_INSERT, columnsOf(states, 3));
+  if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, columnsOf([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
+  if (buckets.length > 0) statement.add('m', insertRows('minute'), columnsOf(buckets.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
+  if (sequential.length === 0 && late.length === 0 && !db.inUnit()) {
+    // The common batch (results, pings): one statement, atomic by itself, one round trip.
+    await statement.run(db);
+  } else {
+    await db.transaction(async () => {
+      // Ended maintenance windows first, as record by record would (they only touch maintenance).
+      for (const record of sequential) await applyOne(r, record, samples);
+      await statement.run(db);
+      await r.rollups.mergeLate(late, now);
+    });
   }
-  if (states.length > 0) await db.run(STATE_INSERT, columnsOf(states, 3), 'vigil_state_batch');
-  if (cursors.size > 0) {
-    const rows = [...cursors].map(([id, c]) => [id, c.epoch, c.seq]);
-    await db.run(CURSOR_UPDATE, columnsOf(rows, 3), 'vigil_cursor_batch');
-  }
-  await r.rollups.write(samples, now);
   if (runtimes.size > 0 || sequential.length > 0) r.checks.touched();
+}
+
+/**
+ * Data-modifying statements joined as the parts of one (WITH … SELECT): each part's `$n` are
+ * renumbered after the parts before it. Named by its shape, so each shape is prepared once.
+ */
+class OneStatement {
+  private readonly parts: string[] = [];
+  private readonly params: unknown[] = [];
+  private shape = '';
+
+  add(name: string, sql: string, params: unknown[]): void {
+    const base = this.params.length;
+    this.parts.push(`${name} AS (${sql.replace(/\$(\d+)/g, (_, n: string) => `$${base + Number(n)}`)})`);
+    this.params.push(...params);
+    this.shape += name;
+  }
+
+  async run(db: PgDb): Promise<void> {
+    if (this.parts.length > 0) await db.run(`WITH ${this.parts.join(', ')} SELECT 1`, this.params, `vigil_batch_${this.shape}`);
+  }
 }
 
 /** A later runtime of the same check wins; its timing fields only if it writes them. */

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { StartupError } from '../../util/startup-error.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './schema.js';
@@ -64,11 +65,30 @@ export class PgDb {
 
   /** Runs one statement: on the unit's client inside a unit of work, else on any pooled client. */
   async query<T extends Row = Row>(text: string, params: readonly unknown[] = [], name?: string): Promise<T[]> {
+    return (await this.send<T>(text, params, name)).rows;
+  }
+
+  /**
+   * Statements with parameters are prepared once per connection (named by a hash of their text,
+   * when not named by the caller): the hot ones are parsed and planned once.
+   */
+  private send<T extends Row>(text: string, params: readonly unknown[], name: string | undefined): Promise<pg.QueryResult<T>> {
     const unit = this.units.getStore();
     const on = unit && !unit.closed ? unit.client : this.pool;
     const config: pg.QueryConfig = { text, values: params as unknown[] };
     if (name) config.name = name;
-    return (await on.query<T>(config)).rows;
+    else if (params.length > 0) config.name = this.nameOf(text);
+    return on.query<T>(config);
+  }
+
+  private readonly names = new Map<string, string>();
+  private nameOf(text: string): string {
+    let name = this.names.get(text);
+    if (!name) {
+      name = `v_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+      if (this.names.size < 2000) this.names.set(text, name);
+    }
+    return name;
   }
 
   async one<T extends Row = Row>(text: string, params: readonly unknown[] = [], name?: string): Promise<T | null> {
@@ -77,11 +97,7 @@ export class PgDb {
 
   /** A statement's affected row count. */
   async run(text: string, params: readonly unknown[] = [], name?: string): Promise<number> {
-    const unit = this.units.getStore();
-    const on = unit && !unit.closed ? unit.client : this.pool;
-    const config: pg.QueryConfig = { text, values: params as unknown[] };
-    if (name) config.name = name;
-    return (await on.query(config)).rowCount ?? 0;
+    return (await this.send(text, params, name)).rowCount ?? 0;
   }
 
   /** fn in one transaction; nested calls run in a savepoint of the outer one. */

@@ -53,7 +53,7 @@ const SUMS = `coalesce(sum(total), 0)::float8 AS total, coalesce(sum(success), 0
 const HIST_AGGS = HISTS.map((h) => `array_agg(${h}) AS ${h}`).join(', ');
 
 /** One INSERT of many rollup rows of a level, unless their check is gone (a result recorded across its deletion). */
-const insertRows = (level: RollupLevel) => {
+export const insertRows = (level: RollupLevel) => {
   const columns = ['check_seq', 'at', ...ROLLUP_COLUMNS.map(([c]) => c)];
   const types = ['bigint', 'bigint', ...ROLLUP_COLUMNS.map(([, , t]) => t)];
   return `INSERT INTO ${TABLE[level]} (${columns.join(', ')})
@@ -61,7 +61,7 @@ const insertRows = (level: RollupLevel) => {
     WHERE EXISTS (SELECT 1 FROM checks c WHERE c.seq = u.check_seq)`;
 };
 
-const rowValues = (seq: number, at: number, row: RollupRow): unknown[] => [seq, at, ...ROLLUP_COLUMNS.map(([, field]) => row[field])];
+export const rowValues = (seq: number, at: number, row: RollupRow): unknown[] => [seq, at, ...ROLLUP_COLUMNS.map(([, field]) => row[field])];
 
 /**
  * The rows a level's read sums over the intervals (`$2` froms, `$3` tos): its own rows before its
@@ -87,12 +87,33 @@ function sources(level: RollupLevel, cols: string): string {
 const SOURCE_COLS = `r.at, r.total, r.success, r.failure, r.rt_count, r.rt_sum, r.rt_min, r.rt_max, ${PHASES.map((p) => `r.${p}_count, r.${p}_sum`).join(', ')}`;
 const SOURCE_COLS_HISTS = `${SOURCE_COLS}, ${HISTS.map((h) => `r.${h}`).join(', ')}`;
 
+/** One check's minute of a batch: [seq, minute start, what the batch adds to it]. */
+export type Bucket = [seq: number, at: number, rollup: Rollup];
+
+/** A batch's samples summed per check and minute. */
+export function minuteBuckets(samples: ReadonlyArray<[number, number, RollupSample]>): Bucket[] {
+  const buckets = new Map<string, Bucket>();
+  for (const [seq, at, sample] of samples) {
+    const key = minuteKey(at);
+    const id = `${seq}:${key}`;
+    let b = buckets.get(id);
+    if (!b) buckets.set(id, (b = [seq, key, new Rollup()]));
+    b[2].add(sampleOf(sample.ok, sample.responseTime, sample.timing));
+  }
+  return [...buckets.values()];
+}
+
+/** Buckets whose hour may have been built (results near or past an hour's end). */
+export const lateOf = (list: Bucket[], now: number): Bucket[] => list.filter(([, at]) => hourKey(at) < hourKey(now + LATE_MARGIN_MS));
+
 type Grouped = BucketSums & Pick<RollupTotals, 'failure' | 'rtMin' | 'rtMax'>;
 
 export type PgRollupStore = Async<Omit<RollupStore, 'add' | 'addSample' | 'close' | 'flushOpen'>> &
   Pick<RollupStore, 'add' | 'addSample' | 'close' | 'flushOpen'> & {
     /** Writes the partial minute rows (and late hour and day rows) of a batch's samples, in the caller's unit of work. */
     write(samples: ReadonlyArray<[seq: number, at: number, sample: RollupSample]>, now: number): Promise<void>;
+    /** The late part of write(), for a caller that inserted the minute rows itself (applyWrites' one statement). */
+    mergeLate(buckets: Bucket[], now: number): Promise<void>;
   };
 
 export function pgRollups(db: PgDb, failed: (err: unknown) => void): PgRollupStore {
@@ -113,21 +134,15 @@ export function pgRollups(db: PgDb, failed: (err: unknown) => void): PgRollupSto
   };
 
   const write = async (samples: ReadonlyArray<[number, number, RollupSample]>, now: number) => {
-    if (samples.length === 0) return;
-    const buckets = new Map<string, [number, number, Rollup]>();
-    for (const [seq, at, sample] of samples) {
-      const key = minuteKey(at);
-      const id = `${seq}:${key}`;
-      let b = buckets.get(id);
-      if (!b) buckets.set(id, (b = [seq, key, new Rollup()]));
-      b[2].add(sampleOf(sample.ok, sample.responseTime, sample.timing));
-    }
-    const list = [...buckets.values()];
+    const list = minuteBuckets(samples);
     await insert('minute', list.map(([seq, at, r]) => rowValues(seq, at, r.toRow())));
-    const current = hourKey(now + LATE_MARGIN_MS);
-    const late = list.filter(([, at]) => hourKey(at) < current);
+    await mergeLate(list, now);
+  };
+
+  /** Buckets whose hour (or day) may be built already are merged into it too, unless a build is running. */
+  const mergeLate = async (list: Bucket[], now: number) => {
+    const late = lateOf(list, now);
     if (late.length === 0) return;
-    // A bucket whose hour (or day) may be built already: merged into it too, unless a build is running.
     await db.transaction(async () => {
       await db.run(`SELECT pg_advisory_xact_lock_shared(${BUILD_LOCK})`);
       const m = await marks();
@@ -187,6 +202,7 @@ export function pgRollups(db: PgDb, failed: (err: unknown) => void): PgRollupSto
 
   return {
     write,
+    mergeLate,
     add: (seq: number, result: ProbeResult) => addSample(seq, result.startedAt, result),
     addSample,
     flushOpen(now) {

@@ -123,7 +123,8 @@ export const PG_MIGRATIONS: PgMigration[] = [
         last_synced_at BIGINT,
         created_at BIGINT NOT NULL,
         updated_at BIGINT NOT NULL
-      );
+      ) WITH (fillfactor = 70);
+      -- Room on each page: a result's runtime update stays a heap-only tuple (no index writes).
       CREATE INDEX checks_account ON checks (account_id, seq);
       CREATE UNIQUE INDEX checks_account_url ON checks (account_id, url_key) WHERE url_key IS NOT NULL;
       CREATE INDEX checks_updated ON checks (updated_at);
