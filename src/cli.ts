@@ -12,6 +12,7 @@ import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/b
 import { StartupError } from './util/startup-error.js';
 import { openDatabase } from './store/db.js';
 import { PgDb, unreachable } from './store/postgres/db.js';
+import { notServedYet } from './store/postgres/index.js';
 import { copySqliteToPostgres } from './store/postgres/copy-sqlite.js';
 import { AlertsModule } from './alerts/alerts-module.js';
 import { Mailer } from './alerts/delivery/mailer.js';
@@ -246,6 +247,7 @@ function withAccounts(configFile: string | undefined, run: (accounts: AccountsSe
  * (it must not rebuild or buffer rollups that server holds; see openSqliteStore).
  */
 function openBeside(input: ConfigInput): SqliteStore {
+  if (input.store.url !== null) throw notServedYet(`vigil ${process.argv.slice(2, 4).join(' ')}`);
   return openSqliteStore(input.dataDir, { guest: true });
 }
 
@@ -340,6 +342,7 @@ async function migrateStore(configFile: string | undefined, url: string, batch: 
 
 async function serve(configFile: string | undefined): Promise<number> {
   const input = readConfig(configFile);
+  if (input.store.url !== null) throw notServedYet('vigil serve');
   // One server per data directory. Referenced until the process ends: a collected connection would let the lock go.
   const lock = input.dataDir === ':memory:' ? null : lockDataDir(input.dataDir);
   const app = new VigilApp(input);

@@ -56,6 +56,17 @@ export interface PgStoreOptions {
 
 const HOUR = 3_600_000;
 
+/**
+ * Until the services are asynchronous (issue 24), `vigil serve` and the CLI's data commands run
+ * on the SQLite store only: with store.url set they stop with this rather than ignore it.
+ */
+export function notServedYet(what: string): StartupError {
+  return new StartupError(
+    `${what} does not run on the PostgreSQL store (store.url) in this build: it needs the asynchronous services of issue 24. ` +
+      'This build can copy a SQLite data directory into PostgreSQL (vigil store migrate --to URL); unset store.url (VIGIL_DATABASE_URL) to run on SQLite',
+  );
+}
+
 export async function openPgStore(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
   const db = new PgDb(url, { max: options.maxConnections, effectFailed: options.effectFailed });
   const failed = options.effectFailed ?? ((err: unknown) => queueMicrotask(() => { throw err; }));
