@@ -20,6 +20,11 @@ type Repos = Omit<Store, 'checks' | 'alerts' | 'rollups' | 'retention' | 'transa
 
 export type PgStore = { [K in keyof Repos]: Async<Repos[K]> } & {
   kind: 'postgres';
+  /**
+   * Batches of monitoring writes worth having in flight at once (BatchWriter's `parallel`): a
+   * commit waits on the database's disk flush, and concurrent commits share one.
+   */
+  parallelBatches: number;
   checks: PgCheckRepo;
   alerts: PgAlertStore;
   rollups: PgRollupStore;
@@ -112,6 +117,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
 
   return {
     kind: 'postgres',
+    parallelBatches: 4,
     db,
     accounts: pgAccounts(db, cred),
     keys: pgKeys(db, cred),
