@@ -6,6 +6,7 @@ import { pgChecks, type PgCheckRepo } from './checks.js';
 import { pgHistory, pgStateChanges } from './history.js';
 import { pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
 import { pgAlertStore, type PgAlertStore } from './alerts.js';
+import { pgIncidents } from './incidents.js';
 import { pgRollups, type PgRollupStore } from './rollups.js';
 import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionStore } from './partitions.js';
 import { pgBatchApplier } from './apply-writes.js';
@@ -131,6 +132,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     rollups,
     retention,
     statusPages: pgStatusPages(db),
+    incidents: pgIncidents(db),
     operations: pgOperations(db),
     sessions: pgSessions(db),
     served: pgServedAddresses(db),

@@ -157,6 +157,7 @@ export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
     description: r.description as string | null,
     customDomain: r.custom_domain as string | null,
     checkIds: r.check_ids as string[],
+    autoIncidents: r.auto_incidents as boolean,
     createdAt: r.created_at as number,
     updatedAt: r.updated_at as number,
   });
@@ -177,15 +178,16 @@ export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
     insert: (page) =>
       db.transaction(async () => {
         await db.run(
-          'INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-          [page.id, page.accountId, page.slug, page.title, page.description, page.customDomain, page.createdAt, page.updatedAt],
+          `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, auto_incidents, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [page.id, page.accountId, page.slug, page.title, page.description, page.customDomain, page.autoIncidents, page.createdAt, page.updatedAt],
         );
         await setChecks(page);
       }),
     update: (page) =>
       db.transaction(async () => {
-        await db.run('UPDATE status_pages SET slug = $1, title = $2, description = $3, custom_domain = $4, updated_at = $5 WHERE id = $6', [
-          page.slug, page.title, page.description, page.customDomain, page.updatedAt, page.id,
+        await db.run('UPDATE status_pages SET slug = $1, title = $2, description = $3, custom_domain = $4, auto_incidents = $5, updated_at = $6 WHERE id = $7', [
+          page.slug, page.title, page.description, page.customDomain, page.autoIncidents, page.updatedAt, page.id,
         ]);
         await setChecks(page);
       }),
@@ -199,6 +201,8 @@ export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
       (await db.query<{ slug: string }>('SELECT p.slug FROM status_page_checks c JOIN status_pages p ON p.id = c.page_id WHERE c.check_id = $1', [checkId])).map(
         (r) => r.slug,
       ),
+    autoIncidentPages: async (checkId) =>
+      (await db.query(`${select} JOIN status_page_checks c ON c.page_id = p.id WHERE c.check_id = $1 AND p.auto_incidents`, [checkId])).map(toPage),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL schema: the same logical schema as SQLite's migrations (src/store/migrations*.ts,
- * version 10), with PostgreSQL types (BOOLEAN, BYTEA, BIGINT epoch milliseconds, DOUBLE
+ * version 11), with PostgreSQL types (BOOLEAN, BYTEA, BIGINT epoch milliseconds, DOUBLE
  * PRECISION) and the same table and column names, so `vigil store migrate` copies by name.
  * History and the rollups are partitioned by range of `at` (partitions.ts creates them ahead and
  * drops expired ones whole); what falls outside every partition lands in a DEFAULT partition.
@@ -45,7 +45,7 @@ const rollupTable = (name: string) => `
 export const PG_MIGRATIONS: PgMigration[] = [
   {
     version: 1,
-    name: 'the whole schema of SQLite version 10, history and rollups partitioned by time',
+    name: 'the whole schema of SQLite version 11, history and rollups partitioned by time',
     sql: `
       CREATE TABLE accounts (
         id TEXT PRIMARY KEY,
@@ -295,6 +295,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
         title TEXT NOT NULL,
         description TEXT,
         custom_domain TEXT,
+        auto_incidents BOOLEAN NOT NULL DEFAULT false,
         created_at BIGINT NOT NULL,
         updated_at BIGINT NOT NULL
       );
@@ -308,6 +309,39 @@ export const PG_MIGRATIONS: PgMigration[] = [
         PRIMARY KEY (page_id, check_id)
       );
       CREATE INDEX status_page_checks_check ON status_page_checks (check_id);
+
+      CREATE TABLE status_page_incidents (
+        seq BIGSERIAL PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        page_id TEXT NOT NULL REFERENCES status_pages(id) ON DELETE CASCADE,
+        title TEXT NOT NULL,
+        impact TEXT NOT NULL,
+        status TEXT NOT NULL,
+        auto_check_id TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        resolved_at BIGINT
+      );
+      CREATE INDEX status_page_incidents_page ON status_page_incidents (page_id, created_at);
+      CREATE INDEX status_page_incidents_auto ON status_page_incidents (page_id, auto_check_id) WHERE auto_check_id IS NOT NULL;
+
+      CREATE TABLE status_page_incident_checks (
+        incident_id TEXT NOT NULL REFERENCES status_page_incidents(id) ON DELETE CASCADE,
+        check_id TEXT NOT NULL REFERENCES checks(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (incident_id, check_id)
+      );
+      CREATE INDEX status_page_incident_checks_check ON status_page_incident_checks (check_id);
+
+      CREATE TABLE status_page_incident_updates (
+        seq BIGSERIAL PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        incident_id TEXT NOT NULL REFERENCES status_page_incidents(id) ON DELETE CASCADE,
+        status TEXT NOT NULL,
+        message TEXT NOT NULL,
+        at BIGINT NOT NULL
+      );
+      CREATE INDEX status_page_incident_updates_incident ON status_page_incident_updates (incident_id, seq);
 
       CREATE TABLE readiness (
         id INTEGER PRIMARY KEY CHECK (id = 1),
