@@ -143,7 +143,8 @@ const JOINED = `SELECT d.*, a.account_id, a.event, a.content, a.created_at
 
 function logWhere(f: DeliveryFilter, beforeSeq: number | null): { sql: string; params: unknown[] } {
   const params: unknown[] = [f.accountId];
-  const parts = ['a.account_id = $1'];
+  // Status page notices to subscribers (issue 29) travel the same queue but are not alerts.
+  const parts = ['a.account_id = $1', "d.channel IN ('email', 'webhook')"];
   const add = (sql: string, value: unknown) => {
     params.push(value);
     parts.push(sql.replace('?', `$${params.length}`));

@@ -7,6 +7,7 @@ import { pgHistory, pgStateChanges } from './history.js';
 import { pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
 import { pgAlertStore, type PgAlertStore } from './alerts.js';
 import { pgIncidents } from './incidents.js';
+import { pgSubscribers } from './subscribers.js';
 import { pgRollups, type PgRollupStore } from './rollups.js';
 import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionStore } from './partitions.js';
 import { pgBatchApplier } from './apply-writes.js';
@@ -133,6 +134,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     retention,
     statusPages: pgStatusPages(db),
     incidents: pgIncidents(db),
+    subscribers: pgSubscribers(db),
     operations: pgOperations(db),
     sessions: pgSessions(db),
     served: pgServedAddresses(db),

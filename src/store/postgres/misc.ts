@@ -146,6 +146,13 @@ export function pgKumaImports(db: PgDb): Async<KumaImportRepo> {
   };
 }
 
+/** Status page columns a page's fields write ([column, field]), after id and account. */
+const PAGE_COLUMNS: Array<[string, keyof StatusPage]> = [
+  ['slug', 'slug'], ['title', 'title'], ['description', 'description'], ['custom_domain', 'customDomain'],
+  ['auto_incidents', 'autoIncidents'], ['logo_url', 'logoUrl'], ['accent_color', 'accentColor'], ['footer_text', 'footerText'],
+  ['favicon', 'favicon'], ['hide_powered_by', 'hidePoweredBy'], ['updated_at', 'updatedAt'],
+];
+
 export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
   const select = `SELECT p.*, coalesce((SELECT array_agg(c.check_id ORDER BY c.position) FROM status_page_checks c WHERE c.page_id = p.id), '{}') AS check_ids
     FROM status_pages p`;
@@ -158,6 +165,11 @@ export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
     customDomain: r.custom_domain as string | null,
     checkIds: r.check_ids as string[],
     autoIncidents: r.auto_incidents as boolean,
+    logoUrl: r.logo_url as string | null,
+    accentColor: r.accent_color as string | null,
+    footerText: r.footer_text as string | null,
+    favicon: r.favicon as string | null,
+    hidePoweredBy: r.hide_powered_by as boolean,
     createdAt: r.created_at as number,
     updatedAt: r.updated_at as number,
   });
@@ -174,21 +186,19 @@ export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
       );
     }
   };
+  const values = (page: StatusPage) => PAGE_COLUMNS.map(([, field]) => page[field]);
+  const insertSql = `INSERT INTO status_pages (id, account_id, created_at, ${PAGE_COLUMNS.map(([c]) => c).join(', ')})
+    VALUES ($1, $2, $3, ${PAGE_COLUMNS.map((_, i) => `$${i + 4}`).join(', ')})`;
+  const updateSql = `UPDATE status_pages SET ${PAGE_COLUMNS.map(([c], i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1`;
   return {
     insert: (page) =>
       db.transaction(async () => {
-        await db.run(
-          `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, auto_incidents, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [page.id, page.accountId, page.slug, page.title, page.description, page.customDomain, page.autoIncidents, page.createdAt, page.updatedAt],
-        );
+        await db.run(insertSql, [page.id, page.accountId, page.createdAt, ...values(page)]);
         await setChecks(page);
       }),
     update: (page) =>
       db.transaction(async () => {
-        await db.run('UPDATE status_pages SET slug = $1, title = $2, description = $3, custom_domain = $4, auto_incidents = $5, updated_at = $6 WHERE id = $7', [
-          page.slug, page.title, page.description, page.customDomain, page.autoIncidents, page.updatedAt, page.id,
-        ]);
+        await db.run(updateSql, [page.id, ...values(page)]);
         await setChecks(page);
       }),
     delete: async (id) => void (await db.run('DELETE FROM status_pages WHERE id = $1', [id])),

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL schema: the same logical schema as SQLite's migrations (src/store/migrations*.ts,
- * version 11), with PostgreSQL types (BOOLEAN, BYTEA, BIGINT epoch milliseconds, DOUBLE
+ * version 13), with PostgreSQL types (BOOLEAN, BYTEA, BIGINT epoch milliseconds, DOUBLE
  * PRECISION) and the same table and column names, so `vigil store migrate` copies by name.
  * History and the rollups are partitioned by range of `at` (partitions.ts creates them ahead and
  * drops expired ones whole); what falls outside every partition lands in a DEFAULT partition.
@@ -45,7 +45,7 @@ const rollupTable = (name: string) => `
 export const PG_MIGRATIONS: PgMigration[] = [
   {
     version: 1,
-    name: 'the whole schema of SQLite version 11, history and rollups partitioned by time',
+    name: 'the whole schema of SQLite version 13, history and rollups partitioned by time',
     sql: `
       CREATE TABLE accounts (
         id TEXT PRIMARY KEY,
@@ -296,6 +296,11 @@ export const PG_MIGRATIONS: PgMigration[] = [
         description TEXT,
         custom_domain TEXT,
         auto_incidents BOOLEAN NOT NULL DEFAULT false,
+        logo_url TEXT,
+        accent_color TEXT,
+        footer_text TEXT,
+        favicon TEXT,
+        hide_powered_by BOOLEAN NOT NULL DEFAULT false,
         created_at BIGINT NOT NULL,
         updated_at BIGINT NOT NULL
       );
@@ -342,6 +347,19 @@ export const PG_MIGRATIONS: PgMigration[] = [
         at BIGINT NOT NULL
       );
       CREATE INDEX status_page_incident_updates_incident ON status_page_incident_updates (incident_id, seq);
+
+      CREATE TABLE status_page_subscribers (
+        seq BIGSERIAL PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        page_id TEXT NOT NULL REFERENCES status_pages(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        address TEXT NOT NULL,
+        secret TEXT,
+        token TEXT NOT NULL UNIQUE,
+        confirmed_at BIGINT,
+        created_at BIGINT NOT NULL,
+        UNIQUE (page_id, kind, address)
+      );
 
       CREATE TABLE readiness (
         id INTEGER PRIMARY KEY CHECK (id = 1),
