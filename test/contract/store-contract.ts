@@ -82,8 +82,8 @@ export function storeContract(factory: StoreFactory): void {
       }
     });
 
-  describe(`the Store contract: ${factory.name}`, async () => {
-    await withStore('accounts: insert, by id and email, count, claim, delete', async (store) => {
+  describe(`the Store contract: ${factory.name}`, () => {
+    withStore('accounts: insert, by id and email, count, claim, delete', async (store) => {
       const a = { ...account(), claimed: false };
       await store.accounts.insert(a);
       assert.deepEqual(await store.accounts.byId(a.id), a);
@@ -96,7 +96,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.accounts.byId(a.id), null);
     });
 
-    await withStore('keys: insert, by hash, list, disable, revoke; credentials version moves', async (store) => {
+    withStore('keys: insert, by hash, list, disable, revoke; credentials version moves', async (store) => {
       const a = account();
       await store.accounts.insert(a);
       const k = apiKey(a.id);
@@ -112,7 +112,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual((await store.keys.list(a.id)).map((x) => x.id), [k.id]);
     });
 
-    await withStore('checks: insert, read, list and count by status, url keys, settings, pause, delete', async (store) => {
+    withStore('checks: insert, read, list and count by status, url keys, settings, pause, delete', async (store) => {
       const { acc, c } = await seeded(store);
       assert.equal((await store.checks.byId(c.id))!.url, c.url);
       const q = { accountId: acc.id, access: null };
@@ -134,7 +134,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.checks.byId(c.id), null);
     });
 
-    await withStore('history and the state-change log', async (store) => {
+    withStore('history and the state-change log', async (store) => {
       const { c } = await seeded(store);
       await store.history.insertEvent({ checkSeq: c.seq, at: T, status: 'paused', region: null, meta: { reason: 'contract' } });
       await store.stateChanges.append(c.seq, T, 'paused');
@@ -147,7 +147,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(await store.stateChanges.between(c.seq, T, T + 20), []);
     });
 
-    await withStore('idempotency records, nodes and their cursors, sessions and login links', async (store) => {
+    withStore('idempotency records, nodes and their cursors, sessions and login links', async (store) => {
       const acc = account();
       await store.accounts.insert(acc);
       const record = { accountId: acc.id, key: 'k1', method: 'POST', path: '/x', bodyHash: 'h', status: 201, response: '{}', createdAt: T };
@@ -170,7 +170,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.sessions.redeemLoginLink(hash('link'), T + 2), null, 'a link is used once');
     });
 
-    await withStore('status pages and the alert settings', async (store) => {
+    withStore('status pages and the alert settings', async (store) => {
       const { acc, c } = await seeded(store);
       const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], autoIncidents: false,
         logoUrl: 'https://acme.example/logo.png', accentColor: '#123456', footerText: 'Acme\nInc.', favicon: null, hidePoweredBy: true, createdAt: T, updatedAt: T };
@@ -189,7 +189,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal((await store.alerts.domainWatch.get(c.id))!.checkedAt, T);
     });
 
-    await withStore('status page incidents: timeline, checks, what the page shows, automatic ones', async (store) => {
+    withStore('status page incidents: timeline, checks, what the page shows, automatic ones', async (store) => {
       const { acc, c } = await seeded(store);
       const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
@@ -224,7 +224,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.incidents.byId(incident.id), null, 'a deleted page takes its incidents');
     });
 
-    await withStore('status page subscribers: the cap, duplicates, confirmation, counts, expiry', async (store) => {
+    withStore('status page subscribers: the cap, duplicates, confirmation, counts, expiry', async (store) => {
       const { acc } = await seeded(store);
       const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
@@ -257,7 +257,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.subscribers.byId(hook.id), null, 'a deleted page takes its subscribers');
     });
 
-    await withStore('agent signups, OAuth grants and tokens', async (store) => {
+    withStore('agent signups, OAuth grants and tokens', async (store) => {
       const acc = { ...account(), claimed: false };
       await store.accounts.insert(acc);
       await store.oauth.insertSignup({ accountId: acc.id, agentName: 'agent', claimExpiresAt: T + 1000, claimedAt: null, createdAt: T }, hash('claim'));
@@ -277,7 +277,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.oauth.pruneExpired(T + 2000), 1);
     });
 
-    await withStore('webhooks and the delivery queue: enqueue, claim, settle', async (store) => {
+    withStore('webhooks and the delivery queue: enqueue, claim, settle', async (store) => {
       const { acc, c } = await seeded(store);
       const hook = {
         id: id('whk'), accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/x', urlKey: 'hooks.example.com/x', webhookType: 'generic' as const,
@@ -298,7 +298,7 @@ export function storeContract(factory: StoreFactory): void {
       await store.operations.touch(T);
     });
 
-    await withStore('retention deletes raw history older than asked, oldest first, and raises the horizon', async (store) => {
+    withStore('retention deletes raw history older than asked, oldest first, and raises the horizon', async (store) => {
       const { c } = await seeded(store);
       await store.applyWrites([result(c, T, true), result(c, T + 60_000, true), result(c, T + 120_000, true)], () => assert.fail('no record fails'));
       assert.equal(await store.retention.pruneRaw(c.seq, T + 100_000, 10), 2);
@@ -306,7 +306,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal((await store.rollups.horizons(c.seq)).rawFrom, T + 100_000);
     });
 
-    await withStore('a service transaction commits whole, or rolls back whole', async (store) => {
+    withStore('a service transaction commits whole, or rolls back whole', async (store) => {
       const { acc } = await seeded(store);
       const other = check(acc.id, 'https://other.example.com/');
       const seq = await store.transaction(async () => store.checks.insert(other, other.url, null));
@@ -325,7 +325,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.checks.countForAccount(acc.id), 2);
     });
 
-    await withStore("a request transaction: the handler's writes and its idempotency record commit together, or neither", async (store) => {
+    withStore("a request transaction: the handler's writes and its idempotency record commit together, or neither", async (store) => {
       const { acc } = await seeded(store);
       const request = (c: Omit<Check, 'seq'>, key: string) =>
         store.transaction(async () => {
@@ -355,7 +355,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.notEqual(await store.checks.byId(lost.id), null, 'the store takes the next unit');
     });
 
-    await withStore('a nested unit runs in a savepoint: one that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
+    withStore('a nested unit runs in a savepoint: one that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
       const { acc } = await seeded(store);
       const kept = check(acc.id, 'https://kept.example.com/');
       const undone = check(acc.id, 'https://undone.example.com/');
@@ -404,7 +404,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(ran, ['at once'], 'outside a unit an effect runs at once');
     });
 
-    await withStore('an effect that throws is reported; the unit stays committed and the other effects run', async (store) => {
+    withStore('an effect that throws is reported; the unit stays committed and the other effects run', async (store) => {
       const { acc } = await seeded(store);
       const c = check(acc.id, 'https://effects.example.com/');
       const ran: string[] = [];
@@ -420,7 +420,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.notEqual(await store.checks.byId(c.id), null);
     }, { effectFailed: (err) => reported.push(err) });
 
-    await withStore('two units never interleave: the second begins once the first has finished; a read outside sees nothing uncommitted', async (store) => {
+    withStore('two units never interleave: the second begins once the first has finished; a read outside sees nothing uncommitted', async (store) => {
       const { acc } = await seeded(store);
       const steps: string[] = [];
       const first = check(acc.id, 'https://first.example.com/');
@@ -450,7 +450,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.notEqual(await store.checks.byId(second.id), null);
     });
 
-    await withStore('a batch of the writer never joins an open unit: one that rolls back takes none of it', async (store) => {
+    withStore('a batch of the writer never joins an open unit: one that rolls back takes none of it', async (store) => {
       const { acc, c } = await seeded(store);
       const draft = check(acc.id, 'https://unit.example.com/');
       let release!: () => void;
@@ -469,7 +469,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual((await store.history.forCheck(c.seq, 10)).map((r) => r.at), [T + 1_000], 'the batch committed on its own');
     });
 
-    await withStore('a batch whose commit fails keeps none of its records; the next one commits', async (store) => {
+    withStore('a batch whose commit fails keeps none of its records; the next one commits', async (store) => {
       const { c } = await seeded(store);
       factory.failNextCommit(store);
       await assert.rejects(async () => store.applyWrites([result(c, T + 1_000, true), result(c, T + 2_000, false)], () => assert.fail('no record fails on its own')));
@@ -478,7 +478,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual((await store.history.forCheck(c.seq, 10)).map((r) => r.at), [T + 3_000], 'the next batch commits');
     });
 
-    await withStore('the served addresses and the Kuma import memory', async (store) => {
+    withStore('the served addresses and the Kuma import memory', async (store) => {
       const { acc, c } = await seeded(store);
       assert.equal(await store.served.get(), null);
       const served = { publicUrl: 'https://vigil.example.com', heartbeatUrl: 'https://hb.example.com', dashboardUrl: 'https://vigil.example.com/app' };
@@ -495,7 +495,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.kumaImports.pingTokenFor(hash('push')), null, 'a regenerated ping URL retires its Kuma twin');
     });
 
-    await withStore('nodes: list, live figures, revocation, disconnection', async (store) => {
+    withStore('nodes: list, live figures, revocation, disconnection', async (store) => {
       const node = { id: id('nod'), name: 'edge', region: 'us-1', createdAt: T, revokedAt: null };
       const other = { id: id('nod'), name: 'edge 2', region: 'us-1', createdAt: T, revokedAt: null };
       await store.nodes.insert(node, hash(node.id));
@@ -510,7 +510,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal((await store.nodes.byId(node.id))!.connected, false);
     });
 
-    await withStore('the group commit: a record that fails on its own is reported and the rest commits', async (store) => {
+    withStore('the group commit: a record that fails on its own is reported and the rest commits', async (store) => {
       const { c } = await seeded(store);
       // Its result row is written before its event, whose meta no store can keep (JSON has no BigInt).
       const broken: WriteRecord = { ...result(c, T + 2_000, true), event: { checkSeq: c.seq, at: T + 2_000, status: 'note', region: null, meta: { n: 1n } } } as WriteRecord;
