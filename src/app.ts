@@ -1,4 +1,4 @@
-import { resolveConfig, type Config, type ConfigInput } from './config.js';
+import { instanceName, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, type CreatedKey } from './core/accounts-service.js';
 import { ChecksService } from './core/checks-service.js';
 import { HistoryService } from './core/history-service.js';
@@ -69,6 +69,10 @@ import { PeerRechecks } from './nodes/peer-rechecks.js';
 import { ResultIntake } from './nodes/result-intake.js';
 import { nodeSweeps } from './nodes/node-sweeps.js';
 import { JobRunner } from './util/job-runner.js';
+import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
+import { takeOver } from './cluster/takeover.js';
+import { LeaseCluster } from './cluster/lease-cluster.js';
+import { VERSION } from './version.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -93,6 +97,7 @@ interface Running {
   domains: DomainMonitor;
   alerts: AlertsModule;
   nodes: NodeHub;
+  cluster: Cluster;
   services: Services;
   renders: PublicRenders;
   live: LiveFeed;
@@ -166,11 +171,34 @@ export class VigilApp {
       trustProxy,
       configure: (app) => attachNodeSocket(app, () => this.running?.nodes ?? null),
     });
-    this.running = wire(this.base, resolveConfig(this.base.input, this.server.port), (req) => this.handle(req));
+    const cluster = this.clusterFor(instanceName(this.base.input, this.server.port));
+    await cluster.start();
+    this.running = wire(this.base, resolveConfig(this.base.input, this.server.port), cluster, (req) => this.handle(req));
     if (!hasRawSocketCapability()) {
       this.log.warn('ping checks will fail: ICMP needs raw sockets, and this process lacks CAP_NET_RAW (contrib/vigil.service grants it; or run setcap cap_net_raw+ep on the executable)');
     }
     return { url: `http://${host}:${this.server.port}`, port: this.server.port };
+  }
+
+  /**
+   * This central among the others on the store. The embedded SQLite store has one server, which
+   * owns every check (a store several centrals share brings its own leases).
+   */
+  private clusterFor(name: string): Cluster {
+    const { store, clock, log, liveChecks: live, input, jobs } = this.base;
+    const common = { repo: store.cluster, name, version: VERSION, leaseMs: input.cluster.leaseMs, clock, log };
+    if (!store.changes) return new SingleNodeCluster({ ...common, countOwned: () => live.size });
+    const cluster: LeaseCluster = new LeaseCluster({
+      ...common,
+      bus: store.changes,
+      countOwned: () => {
+        let owned = 0;
+        for (const id of live.ids()) if (cluster.owns(id)) owned++;
+        return owned;
+      },
+      renewSoon: () => jobs.runNow('cluster-lease'),
+    });
+    return cluster;
   }
 
   handle(req: HttpRequest): Reply | Promise<Reply> {
@@ -182,6 +210,8 @@ export class VigilApp {
   async stop(): Promise<void> {
     this.jobs.stop();
     const running = this.running;
+    // First: the other centrals take this one's checks over while it shuts down.
+    await running?.cluster.stop().catch((err: unknown) => this.log.error({ err }, 'leaving the cluster failed'));
     running?.live.close();
     await this.server?.close();
     this.server = null;
@@ -239,7 +269,7 @@ export class VigilApp {
 }
 
 /** Builds everything below the front, in dependency order; each module subscribes itself to what it follows. */
-function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply | Promise<Reply>): Running {
+function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req: HttpRequest) => Reply | Promise<Reply>): Running {
   const { store, clock, log, writer, rollups, mailer, jobs, liveChecks: live } = base;
   const recorder = new Recorder({ writer });
   const checks = new ChecksService(store, config, clock);
@@ -248,14 +278,16 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
   const sessions = new NodeSessions({ clock, log });
   const assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock });
   const peers = new PeerRechecks({ sessions, dispatcher, region: config.region, clock });
+  // A single server owns every check: nothing on the probe path asks.
+  const ownership = cluster.shared ? cluster : undefined;
   const engine = new Engine({
-    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, autoStart: base.opts.autoTick !== false,
+    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, autoStart: base.opts.autoTick !== false,
   });
-  const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log });
+  const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log, ownership });
   const rdap = config.rdap;
   const rdapBootstrap = new RdapBootstrap({ overrides: rdap.servers, url: rdap.bootstrapUrl, timeoutMs: rdap.timeoutMs, clock, log });
   const domains = new DomainMonitor({
-    store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log,
+    store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log, ownership,
   });
   const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log });
   const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, clock, log });
@@ -264,12 +296,17 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
   });
   new StatusPublisher({ feed: base.statusFeed, applied: () => writer.drained(), recorder, checks, clock });
 
-  const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher });
+  const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher, cluster });
   const renders = new PublicRenders(clock, base.statusFeed, services.pages.statusPages);
   const { trends, lastProbe } = services.monitoring;
   const liveFeed = new LiveFeed(base.statusFeed, (id) => checks.find(id), (check) => checkSummary(check, trends, config, clock.now(), lastProbe(check.id)));
-  const pipeline = buildPipeline({ base, config, services, renders, live: liveFeed, dispatch });
+  const pipeline = buildPipeline({ base, config, services, renders, live: liveFeed, cluster, dispatch });
 
+  cluster.onGained((owns) => {
+    takeOver({ live, checks: store.checks, announce: (check) => checks.announce(check), heartbeats, log }, owns).catch(
+      (err: unknown) => log.error({ err }, 'taking checks over failed'),
+    );
+  });
   nodes.start();
   engine.start();
   heartbeats.start();
@@ -287,14 +324,15 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
     { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
     ...alerts.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
+    cluster.job(),
   ]) jobs.add(job);
   jobs.start();
-  return { config, recorder, engine, heartbeats, domains, alerts, nodes, services, renders, live: liveFeed, pipeline };
+  return { config, recorder, engine, heartbeats, domains, alerts, nodes, cluster, services, renders, live: liveFeed, pipeline };
 }
 
 function buildServices(parts: {
   base: Base; config: Config; checks: ChecksService; engine: Engine; heartbeats: HeartbeatMonitor; alerts: AlertsModule;
-  assignment: Assignment; dispatcher: ProbeDispatcher;
+  assignment: Assignment; dispatcher: ProbeDispatcher; cluster: Cluster;
 }): Services {
   const { base, config, checks, engine, alerts, dispatcher } = parts;
   const { store, clock, rollups, writer, log } = base;
@@ -310,6 +348,7 @@ function buildServices(parts: {
     writerQueueLength: () => writer.pending,
     pendingDeliveries: () => ops.pendingDeliveries(),
     jobs: () => base.jobs.readings(),
+    cluster: () => parts.cluster.reading(),
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
   return {
@@ -345,13 +384,14 @@ function buildServices(parts: {
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
-      readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock }),
+      readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock, holding: parts.cluster.shared ? () => parts.cluster.holding() : undefined }),
     },
   };
 }
 
 function buildPipeline(parts: {
-  base: Base; config: Config; services: Services; renders: PublicRenders; live: LiveFeed; dispatch: (req: HttpRequest) => Reply | Promise<Reply>;
+  base: Base; config: Config; services: Services; renders: PublicRenders; live: LiveFeed; cluster: Cluster;
+  dispatch: (req: HttpRequest) => Reply | Promise<Reply>;
 }): RequestPipeline {
   const { base, config, services, renders } = parts;
   const { store, clock, log } = base;
@@ -382,5 +422,6 @@ function buildPipeline(parts: {
   );
   return new RequestPipeline({
     routes, auth, rateLimiter: new RateLimiter(clock), idempotency: base.idempotency, store, config, clock, log,
+    available: parts.cluster.shared ? () => parts.cluster.holding() : undefined,
   });
 }

@@ -61,6 +61,14 @@ export class ChecksService {
     });
   }
 
+  /**
+   * Hands a check to the observers again as it is stored, without running it now: this central
+   * has just taken it over from another (several centrals), whose state it reads anew.
+   */
+  announce(check: Check): void {
+    for (const o of this.observers) o.checkSaved(check, false);
+  }
+
   private edited(check: Check): void {
     this.store.afterCommit(() => {
       for (const o of this.observers) o.checkEdited?.(check);

@@ -12,6 +12,7 @@ import { missedPingError } from '../monitor/state-machine.js';
 import type { Store } from '../store/store.js';
 import { intervalMs } from './check-task.js';
 import type { CheckWheel } from './check-wheel.js';
+import type { Ownership } from './engine.js';
 import { HeartbeatTokens } from './heartbeat-tokens.js';
 import { hashSecret } from '../domain/secrets.js';
 
@@ -78,6 +79,8 @@ export interface HeartbeatDeps {
   clock: Clock;
   config: Config;
   log: Logger;
+  /** Several centrals: only the check's owner evaluates a missed deadline (it is armed again when this central takes the check over). */
+  ownership?: Ownership;
 }
 
 /**
@@ -107,6 +110,14 @@ export class HeartbeatMonitor implements CheckObserver {
   checkSaved(check: Check): void {
     if (check.type !== 'heartbeat') return;
     this.watch(check, this.watched(check.id)?.lastPingAt ?? null);
+  }
+
+  /** This central has just taken the check over (several centrals): its deadline runs from the last ping stored. */
+  async adopt(check: Check): Promise<void> {
+    if (check.type !== 'heartbeat') return;
+    const lastPingAt = await this.deps.store.history.lastAt(check.seq, 'ping');
+    this.deps.live.delete(check.id);
+    this.watch(check, lastPingAt);
   }
 
   checkDeleted(check: Pick<Check, 'id'>): void {
@@ -192,6 +203,7 @@ export class HeartbeatMonitor implements CheckObserver {
     if (!w) return;
     w.armedFor = null;
     if (w.disabled) return;
+    if (this.deps.ownership && !this.deps.ownership.owns(checkId)) return;
     const now = this.deps.clock.now();
     const deadline = this.deadline(w);
     if (deadline !== null && deadline > now) {

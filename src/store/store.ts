@@ -5,6 +5,8 @@ import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
+import type { ClusterRepo } from './cluster-repo.js';
+import type { ChangeBus } from './change-bus.js';
 import type { KumaImportRepo } from './kuma-imports.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
@@ -44,6 +46,14 @@ export interface Store {
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */
   kumaImports: KumaImportRepo;
+  /** Centrals and their leases of check slots (several centrals on one database; one SQLite server records itself). */
+  cluster: ClusterRepo;
+  /**
+   * Present on a store several centrals share (PostgreSQL: LISTEN/NOTIFY): what one central
+   * tells the others at once. Its presence makes a central lease its share of the checks
+   * (`cluster/lease-cluster.ts`); the embedded SQLite store has one server and none.
+   */
+  changes?: ChangeBus;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.

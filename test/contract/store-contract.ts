@@ -283,5 +283,42 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(totals.total, 2, 'the rollups hold the committed results, and only them');
       assert.equal(totals.failure, 1);
     });
+
+    withStore('cluster: join with epochs, renew, claim, release, leave; a stale epoch changes nothing', async (store) => {
+      const lease = 15_000;
+      const a = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.0', T, lease) };
+      const b = { name: 'central-b', epoch: await store.cluster.join('central-b', '1.0.0', T, lease) };
+      assert.equal(a.epoch, 1);
+      assert.equal((await store.cluster.claimable(T)).length, 1024, 'every slot starts free');
+      assert.deepEqual(await store.cluster.claim(a, [0, 1, 2], T, lease), [0, 1, 2]);
+      assert.deepEqual(await store.cluster.claim(b, [2, 3], T, lease), [3], 'a slot held by a live lease is not taken');
+      assert.deepEqual(await store.cluster.renew(a, T + 4_000, lease, 7), [0, 1, 2]);
+      assert.deepEqual((await store.cluster.live(T + 4_000)).map((i) => [i.name, i.checks, i.renewals]), [['central-a', 7, 1], ['central-b', 0, 0]]);
+      // b's lease (from T) has run out at T + lease; a's (renewed at T + 4 s) runs on.
+      assert.deepEqual((await store.cluster.live(T + lease)).map((i) => i.name), ['central-a']);
+      assert.equal(await store.cluster.holds(b, T + lease), false);
+      assert.equal(await store.cluster.holds(a, T + lease), true);
+      assert.ok((await store.cluster.claimable(T + lease)).includes(3), "b's slot is claimable once its lease ended");
+      assert.deepEqual(await store.cluster.claim(a, [3], T + lease, lease), [3]);
+      assert.deepEqual(await store.cluster.renew(b, T + lease, lease, 0), [], 'b lost its slot to a');
+      // The same name joining again supersedes the running process: its epoch is stale.
+      const a2 = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.1', T + lease, lease) };
+      assert.equal(a2.epoch, 2);
+      assert.equal(await store.cluster.renew(a, T + lease + 1, lease, 0), null);
+      assert.equal(await store.cluster.holds(a, T + lease + 1), false);
+      assert.deepEqual(await store.cluster.claim(a, [5], T + lease + 1, lease), [], 'a stale epoch claims nothing');
+      await store.cluster.release(a, [0]);
+      assert.ok(!(await store.cluster.claimable(T + lease + 1)).includes(0), 'a stale epoch releases nothing');
+      assert.deepEqual(await store.cluster.claim(a2, [0], T + lease + 1, lease), [], 'still held by the old epoch until its lease ends');
+      assert.deepEqual(await store.cluster.claim(a2, [0, 1], T + 2 * lease + 4_000, lease), [0, 1]);
+      await store.cluster.release(a2, [1]);
+      assert.ok((await store.cluster.claimable(T + 2 * lease + 4_000)).includes(1));
+      await store.cluster.leave(a2, T + 2 * lease + 5_000);
+      assert.deepEqual(await store.cluster.live(T + 2 * lease + 5_000), [], 'neither runs: a left, b stopped renewing');
+      assert.equal((await store.cluster.claimable(T + 2 * lease + 5_000)).includes(0), true, 'leaving releases every slot');
+      const all = await store.cluster.all();
+      assert.deepEqual(all.map((i) => [i.name, i.epoch, i.version]), [['central-a', 2, '1.0.1'], ['central-b', 1, '1.0.0']]);
+      assert.equal(all[0]!.lastSeenAt, T + 2 * lease + 5_000);
+    });
   });
 }
