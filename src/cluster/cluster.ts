@@ -39,14 +39,15 @@ export interface Cluster extends Ownership {
   onGained(listener: (owns: (checkId: string) => boolean) => void): void;
 }
 
-export interface SingleNodeDeps {
+/** What every central's cluster needs: its row, its lease and what it owns. */
+export interface ClusterDeps {
   repo: ClusterRepo;
   name: string;
   version: string;
   leaseMs: number;
   clock: Clock;
   log: Logger;
-  /** Checks watched now, recorded with each renewal. */
+  /** Checks this central owns now, recorded with each renewal. */
   countOwned: () => number;
 }
 
@@ -62,7 +63,7 @@ export class SingleNodeCluster implements Cluster {
   private renewals = 0;
   private renewalFailures = 0;
 
-  constructor(private readonly deps: SingleNodeDeps) {
+  constructor(private readonly deps: ClusterDeps) {
     this.name = deps.name;
   }
 

@@ -1,22 +1,12 @@
-import type { Clock } from '../domain/clock.js';
 import { fairShare, heldUntil, leaseTiming, rebalance, slotOf, type LeaseTiming } from '../domain/leases.js';
-import type { Logger } from '../log.js';
-import type { ClusterRepo, Holder } from '../store/cluster-repo.js';
+import type { Holder } from '../store/cluster-repo.js';
 import type { Job } from '../util/job-runner.js';
 import type { ChangeBus } from '../store/change-bus.js';
-import type { Cluster, ClusterReading } from './cluster.js';
+import type { Cluster, ClusterDeps, ClusterReading } from './cluster.js';
 
-export interface LeaseClusterDeps {
-  repo: ClusterRepo;
-  name: string;
-  version: string;
-  leaseMs: number;
-  clock: Clock;
-  log: Logger;
+export interface LeaseClusterDeps extends ClusterDeps {
   /** Tells the others at once when this central releases slots (they renew and claim them). */
   bus: ChangeBus;
-  /** Checks this central owns now, recorded with each renewal. */
-  countOwned: () => number;
   /** Runs the lease job now (the job runner's run-now): another central released slots. */
   renewSoon: () => void;
 }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from '../helpers/cli.js';
 import { freePort, LISTENING, spawnServing, stopServing } from '../helpers/serve-process.js';
 import { VERSION } from '../../src/version.js';
+import type { InstanceView } from '../../src/cluster/instances.js';
 
 /**
  * `vigil instances` (issue 26 item 3) beside a real `vigil serve` on SQLite: the one central
@@ -18,19 +19,10 @@ const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'vigil-instances-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Instance {
-  name: string;
-  startedAt: string;
-  lastSeenAt: string;
-  live: boolean;
-  checks: number;
-  version: string;
-}
-
 const instances = (dataDir: string) => {
   const r = runCli(['instances'], dataDir);
   assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as Instance[];
+  return JSON.parse(r.stdout) as InstanceView[];
 };
 
 test('vigil instances: the running central, live, with its name, times, checks and version; not live once stopped', { timeout: 60_000 }, async () => {

@@ -123,6 +123,19 @@ describe('regional prober nodes (real processes)', () => {
     return r.body.data.id as string;
   };
 
+  /** The node's results of the check reach history once each: as many as probes made, and no gap. */
+  async function replayedOnce(id: string, probesSoFar: number): Promise<void> {
+    const rows = await waitFor('the backlog to be replayed', async () => {
+      const h = (await history(id)).filter((r) => r.region === EDGE);
+      return h.length >= probesSoFar ? h : undefined;
+    });
+    const times = rows.map((r) => r.createdAt);
+    assert.equal(new Set(times).size, times.length, 'no result recorded twice');
+    // Nothing lost: consecutive results are one interval apart (3 s), never two.
+    const ms = times.map((t) => Date.parse(t)).sort((a, b) => a - b);
+    for (let i = 1; i < ms.length; i++) assert.ok(ms[i]! - ms[i - 1]! < 5_000, `a gap between ${times[i - 1]} and ${times[i]}`);
+  }
+
   async function startCentral(port?: number): Promise<void> {
     central = run(['serve', '--config', centralConfig], port ? { VIGIL_PORT: String(port) } : {});
     procs.push(central);
@@ -319,15 +332,7 @@ describe('regional prober nodes (real processes)', () => {
     await waitFor('the node to probe on while the central is down', () => (target.hits >= hitsWhileDown + 3 ? true : undefined));
     const probesSoFar = target.hits;
     await startCentral();
-    const rows = await waitFor('the backlog to be replayed', async () => {
-      const h = (await history(id)).filter((r) => r.region === EDGE);
-      return h.length >= probesSoFar ? h : undefined;
-    });
-    const times = rows.map((r) => r.createdAt);
-    assert.equal(new Set(times).size, times.length, 'no result recorded twice');
-    // Nothing lost: consecutive results are one interval apart (3 s), never two.
-    const ms = times.map((t) => Date.parse(t)).sort((a, b) => a - b);
-    for (let i = 1; i < ms.length; i++) assert.ok(ms[i]! - ms[i - 1]! < 5_000, `a gap between ${times[i - 1]} and ${times[i]}`);
+    await replayedOnce(id, probesSoFar);
     assert.ok((await history(id)).every((r) => r.region === EDGE), 'the node came back before the failover');
   });
 
@@ -345,15 +350,7 @@ describe('regional prober nodes (real processes)', () => {
     url = otherUrl;
     await waitFor('the node on the other central', () => (/connected to the central/.test(prober.output().split('lost the central').at(-1)!) ? true : undefined));
     assert.match(prober.output(), new RegExp(`"server":"ws://127\\.0\\.0\\.1:${new URL(otherUrl).port}/v1/nodes/connect"[^\n]*connected to the central`));
-    const probesSoFar = target.hits;
-    const rows = await waitFor('the backlog to be replayed there', async () => {
-      const h = (await history(id)).filter((r) => r.region === EDGE);
-      return h.length >= probesSoFar ? h : undefined;
-    });
-    const times = rows.map((r) => r.createdAt);
-    assert.equal(new Set(times).size, times.length, 'no result recorded twice');
-    const ms = times.map((t) => Date.parse(t)).sort((a, b) => a - b);
-    for (let i = 1; i < ms.length; i++) assert.ok(ms[i]! - ms[i - 1]! < 5_000, `a gap between ${times[i - 1]} and ${times[i]}`);
+    await replayedOnce(id, target.hits);
   });
 
   test('revoking the node disconnects it at once and for good: the prober exits, its token is refused', async () => {

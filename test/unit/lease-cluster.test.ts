@@ -35,12 +35,23 @@ function world() {
     c.onGained((owns) => gained.push(ids.filter(owns).length));
     return Object.assign(c, { gained });
   };
+  /** Centrals a and b, each holding half the slots after one round of renewals. */
+  const halves = async (aRepo?: ClusterRepo) => {
+    const a = central('a', aRepo);
+    const b = central('b');
+    await a.start();
+    await b.start();
+    clock.advance(renewEveryMs);
+    await a.renew();
+    await b.renew();
+    return [a, b] as const;
+  };
   const owners = (...cs: LeaseCluster[]) => ids.map((id) => cs.filter((c) => c.owns(id)).map((c) => c.name));
   const close = () => {
     bus.close();
     return store.close();
   };
-  return { store, clock, bus, central, owners, close };
+  return { store, clock, bus, central, halves, owners, close };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -68,13 +79,7 @@ test('two centrals: the second takes a fair half, every check owned by exactly o
 
 test('kill -9: a dead central\'s checks are taken over within leaseMs + 5 s, and never owned twice meanwhile', async () => {
   const w = world();
-  const a = w.central('a');
-  const b = w.central('b');
-  await a.start();
-  await b.start();
-  w.clock.advance(renewEveryMs);
-  await a.renew();
-  await b.renew();
+  const [a, b] = await w.halves();
   assert.equal(ids.filter((id) => b.owns(id)).length, SLOTS / 2);
   // a dies right after a renewal: nothing renews it again.
   const diedAt = w.clock.now();
@@ -97,13 +102,7 @@ test('kill -9: a dead central\'s checks are taken over within leaseMs + 5 s, and
 
 test('SIGTERM: a stopping central hands its checks over at once', async () => {
   const w = world();
-  const a = w.central('a');
-  const b = w.central('b');
-  await a.start();
-  await b.start();
-  w.clock.advance(renewEveryMs);
-  await a.renew();
-  await b.renew();
+  const [a, b] = await w.halves();
   await a.stop();
   assert.equal(ids.filter((id) => a.owns(id)).length, 0);
   // The bus tells b, which renews and claims everything without waiting for a lease to run out.
@@ -122,13 +121,7 @@ test('fencing: a central cut off from the database stops acting before another m
       return (target[key as keyof ClusterRepo] as (...a: unknown[]) => unknown)(...args);
     },
   });
-  const a = w.central('a', cut);
-  const b = w.central('b');
-  await a.start();
-  await b.start();
-  w.clock.advance(renewEveryMs);
-  await a.renew();
-  await b.renew();
+  const [a, b] = await w.halves(cut);
   const aOwned = ids.filter((id) => a.owns(id));
   assert.equal(aOwned.length, SLOTS / 2);
   reachable = false;
