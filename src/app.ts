@@ -198,6 +198,8 @@ export class VigilApp {
       },
       renewSoon: () => jobs.runNow('cluster-lease'),
     });
+    // The database refuses this central's monitoring writes once it no longer holds its lease.
+    this.base.writer.fenceWith(() => cluster.fence());
     return cluster;
   }
 

@@ -1,5 +1,5 @@
 import { fairShare, heldUntil, leaseTiming, rebalance, slotOf, type LeaseTiming } from '../domain/leases.js';
-import type { Holder } from '../store/cluster-repo.js';
+import type { Fence, Holder } from '../store/cluster-repo.js';
 import type { Job } from '../util/job-runner.js';
 import type { ChangeBus } from '../store/change-bus.js';
 import type { Cluster, ClusterDeps, ClusterReading } from './cluster.js';
@@ -52,6 +52,11 @@ export class LeaseCluster implements Cluster {
       name: this.name, checks: holding ? this.deps.countOwned() : 0, slots: holding ? this.slots.size : 0,
       renewals: this.renewals, renewalFailures: this.renewalFailures,
     };
+  }
+
+  /** What this central's write batches carry: the store refuses them once its lease is gone (epoch 0 is never current). */
+  fence(): Fence {
+    return { holder: this.holder ?? { name: this.name, epoch: 0 }, now: this.deps.clock.now() };
   }
 
   onGained(listener: (owns: (checkId: string) => boolean) => void): void {

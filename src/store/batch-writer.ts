@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Store } from './store.js';
 import type { WriteRecord } from './writes.js';
+import type { Fence } from './cluster-repo.js';
 
 /** Someone waiting for one record's batch to be durable (a heartbeat ping's acknowledgement). */
 interface Waiter {
@@ -38,6 +39,7 @@ export class BatchWriter {
   private closed = false;
   private inFlight: Promise<void> | null = null;
   private readonly batchListeners: Array<(writes: number) => void> = [];
+  private fence: (() => Fence) | null = null;
 
   constructor(
     private readonly store: Pick<Store, 'applyWrites'>,
@@ -52,6 +54,14 @@ export class BatchWriter {
 
   commit(record: WriteRecord): Promise<void> {
     return new Promise((resolve, reject) => this.enqueue(record, { resolve, reject }));
+  }
+
+  /**
+   * Several centrals: every batch from now on carries this central's fence, so the store refuses
+   * it once this central no longer holds its lease (a single server sets none).
+   */
+  fenceWith(fence: () => Fence): void {
+    this.fence = fence;
   }
 
   /** Told the size of every batch once it is applied (the batch-size metric, cache purges). */
@@ -127,7 +137,7 @@ export class BatchWriter {
     this.flushing = true;
     let applied: void | Promise<void>;
     try {
-      applied = this.store.applyWrites(batch, onFailure);
+      applied = this.fence ? this.store.applyWrites(batch, onFailure, this.fence()) : this.store.applyWrites(batch, onFailure);
     } catch (err) {
       this.flushing = false;
       this.lost(batch, waiters, err);

@@ -23,6 +23,24 @@ export interface Holder {
 }
 
 /**
+ * What a central's batch of monitoring writes carries with several centrals: who writes, and
+ * when by its clock. The store applies the batch only if the holder's epoch is current and its
+ * lease runs then (`ClusterRepo.holds`), in the batch's own transaction; otherwise nothing of
+ * it is written and the batch fails with `StaleOwner`.
+ */
+export interface Fence {
+  holder: Holder;
+  now: number;
+}
+
+/** A batch refused by its fence: the central that wrote it no longer holds its lease. */
+export class StaleOwner extends Error {
+  constructor(holder: Holder) {
+    super(`${holder.name} (epoch ${holder.epoch}) no longer holds its lease: its writes are refused`);
+  }
+}
+
+/**
  * Leases of several centrals on one database (docs/high-availability.md): a row per central
  * and a row per slot of checks (`domain/leases.ts`). Every write names the holder's epoch, so a
  * process that was superseded (the same name joined again) or whose slots were taken over after

@@ -5,7 +5,7 @@ import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
-import type { ClusterRepo } from './cluster-repo.js';
+import type { ClusterRepo, Fence } from './cluster-repo.js';
 import type { ChangeBus } from './change-bus.js';
 import type { KumaImportRepo } from './kuma-imports.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
@@ -71,9 +71,11 @@ export interface Store {
   /**
    * Applies a batch of monitoring writes as one transaction (group commit). A record that fails
    * on its own is reported to `failed` and the rest still commit; a failure of the commit
-   * itself throws (or rejects, for a store that answers with a promise).
+   * itself throws (or rejects, for a store that answers with a promise). With a `fence` (several
+   * centrals), the transaction first checks that the writer still holds its lease and throws
+   * (rejects with) `StaleOwner`, writing nothing, when it does not.
    */
-  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): void | Promise<void>;
+  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence): void | Promise<void>;
   /** Settles once every connection (background ones too) has closed. */
   close(): Promise<void>;
 }

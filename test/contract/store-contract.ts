@@ -4,6 +4,7 @@ import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { Account, ApiKey, Check } from '../../src/domain/records.js';
 import type { Store } from '../../src/store/store.js';
 import type { WriteRecord } from '../../src/store/writes.js';
+import { StaleOwner } from '../../src/store/cluster-repo.js';
 
 /**
  * The Store contract (src/store/store.ts, docs/architecture.md#transactions), one set of tests
@@ -319,6 +320,27 @@ export function storeContract(factory: StoreFactory): void {
       const all = await store.cluster.all();
       assert.deepEqual(all.map((i) => [i.name, i.epoch, i.version]), [['central-a', 2, '1.0.1'], ['central-b', 1, '1.0.0']]);
       assert.equal(all[0]!.lastSeenAt, T + 2 * lease + 5_000);
+    });
+
+    withStore('cluster: a batch fenced by a holder whose lease ended, or whose epoch is stale, writes nothing', async (store) => {
+      const { c } = await seeded(store);
+      const lease = 15_000;
+      const holder = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.0', T, lease) };
+      const failures: unknown[] = [];
+      await store.applyWrites([result(c, T + 1_000, true)], (_r, err) => failures.push(err), { holder, now: T + 1_000 });
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'the holder of a running lease writes');
+      await assert.rejects(
+        async () => store.applyWrites([result(c, T + lease, true)], (_r, err) => failures.push(err), { holder, now: T + lease }),
+        StaleOwner,
+      );
+      await store.cluster.join('central-a', '1.0.1', T + 2_000, lease);
+      await assert.rejects(
+        async () => store.applyWrites([result(c, T + 3_000, true)], (_r, err) => failures.push(err), { holder, now: T + 3_000 }),
+        StaleOwner,
+        'a superseded epoch',
+      );
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'nothing of a refused batch was written');
+      assert.deepEqual(failures, []);
     });
   });
 }

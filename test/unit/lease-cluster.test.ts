@@ -138,6 +138,11 @@ test('fencing: a central cut off from the database stops acting before another m
   assert.notEqual(stoppedAt, null);
   assert.notEqual(claimedAt, null);
   assert.ok(stoppedAt! < claimedAt!, `a stopped at ${stoppedAt}, b claimed at ${claimedAt}`);
+  // Should a's writes still reach the database, its fence is refused there, b's is not.
+  const fenceA = a.fence();
+  assert.equal(await w.store.cluster.holds(fenceA.holder, fenceA.now), false);
+  const fenceB = b.fence();
+  assert.equal(await w.store.cluster.holds(fenceB.holder, fenceB.now), true);
   assert.equal(a.reading().renewalFailures > 0, true);
   await w.close();
 });

@@ -5,6 +5,7 @@ import type { NodeRepo } from '../node-repo.js';
 import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
 import type { Db } from '../db.js';
 import type { RollupSample } from '../../domain/rollup.js';
+import { StaleOwner, type ClusterRepo, type Fence } from '../cluster-repo.js';
 
 export interface Repos {
   checks: CheckRepo;
@@ -80,10 +81,16 @@ class RecordFailed {
  * batch runs again with each record in a savepoint of its own, its result added inside it. A
  * failure of the open minutes' own writes, or of the commit, fails the batch (disk full, I/O).
  */
-export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: readonly WriteRecord[], failed: WriteFailure) => void {
+export function batchApplier(
+  db: Db, r: Repos, forget: () => void, cluster: Pick<ClusterRepo, 'holds'>,
+): (batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence) => void {
   let samples: Array<[number, number, RollupSample]> = [];
   const rows = writeApplier({ ...r, rollups: { addSample: (seq, at, sample) => void samples.push([seq, at, sample]) } });
-  const whole = db.transaction((batch: readonly WriteRecord[]) => {
+  const fenced = (fence: Fence | undefined) => {
+    if (fence && !cluster.holds(fence.holder, fence.now)) throw new StaleOwner(fence.holder);
+  };
+  const whole = db.transaction((batch: readonly WriteRecord[], fence: Fence | undefined) => {
+    fenced(fence);
     samples = [];
     for (const record of batch) {
       try {
@@ -95,7 +102,8 @@ export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: read
     for (const [seq, at, sample] of samples) r.rollups.addSample(seq, at, sample);
   });
   const one = db.transaction(writeApplier(r));
-  const eachInSavepoint = db.transaction((batch: readonly WriteRecord[], failed: WriteFailure) => {
+  const eachInSavepoint = db.transaction((batch: readonly WriteRecord[], failed: WriteFailure, fence: Fence | undefined) => {
+    fenced(fence);
     for (const record of batch) {
       try {
         one(record);
@@ -106,15 +114,15 @@ export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: read
       }
     }
   });
-  return (batch, failed) => {
+  return (batch, failed, fence) => {
     try {
-      whole(batch);
+      whole(batch, fence);
       return;
     } catch (err) {
       // Records read or written by the rolled-back transaction may have been cached.
       forget();
       if (!(err instanceof RecordFailed)) throw err;
     }
-    eachInSavepoint(batch, failed);
+    eachInSavepoint(batch, failed, fence);
   };
 }

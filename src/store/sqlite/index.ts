@@ -72,7 +72,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     checks.clearCache();
     credentialsChanged();
   };
-  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached);
+  const cluster = sqliteCluster(db);
+  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached, cluster);
   const effects = new UnitEffects(options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })));
   const transaction = <T>(fn: () => T): T => {
     try {
@@ -100,7 +101,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     sessions: sqliteSessions(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
-    cluster: sqliteCluster(db),
+    cluster,
     credentialsVersion,
     transaction,
     afterCommit: (effect) => effects.add(effect),
