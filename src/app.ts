@@ -82,6 +82,11 @@ export interface AppOptions {
   autoTick?: boolean;
   /** Answers the signup's "can this domain receive mail" lookups (tests); the system resolver otherwise. */
   mailDomainResolver?: MailDomainResolver;
+  /**
+   * An open store instead of the data directory's (tests: several centrals in one process over
+   * one store that carries a change bus). Closing the app closes it.
+   */
+  store?: SqliteStore;
 }
 
 const MINUTE = 60_000;
@@ -146,7 +151,7 @@ export class VigilApp {
   constructor(input: ConfigInput, opts: AppOptions = {}) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
-    this.store = openSqliteStore(input.dataDir, {
+    this.store = opts.store ?? openSqliteStore(input.dataDir, {
       checkpointInBackground: true,
       effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),
     });
@@ -257,6 +262,11 @@ export class VigilApp {
   /** Email and webhook settings, the delivery queue and sender. */
   get alerts(): AlertsModule {
     return this.started.alerts;
+  }
+
+  /** This central among the others on the store (a single server owns every check). */
+  get cluster(): Cluster {
+    return this.started.cluster;
   }
 
   /** Every observation of a check becomes state, one write and events here. */

@@ -1,0 +1,139 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { InProcessBus } from '../../src/store/change-bus.js';
+import { SLOTS } from '../../src/domain/leases.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
+
+/*
+ * Several centrals (issue 26 item 2) in one process: real servers on loopback sharing one store
+ * object that carries an in-process change bus, as centrals share a PostgreSQL store and its
+ * LISTEN/NOTIFY. Leases of 3 s (renewed every second); probes are scripted and logged per
+ * central. Every wait is a bounded loop on a condition.
+ */
+
+const LEASE_MS = 3_000;
+const CHECKS = 12;
+const dir = mkdtempSync(join(tmpdir(), 'vigil-centrals-'));
+const real = openSqliteStore(dir);
+const bus = new InProcessBus();
+// Each central closes "its" store when it stops; the one underneath closes at the end.
+const shared: SqliteStore = { ...real, changes: bus, close: async () => {} };
+const centrals: Central[] = [];
+after(async () => {
+  for (const c of centrals) await c.srv.stop(true).catch(() => {});
+  bus.close();
+  await real.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Central {
+  name: string;
+  srv: TestServer;
+  /** Every probe this central ran: target URL and when. */
+  probes: Array<{ url: string; at: number }>;
+  slots(): number;
+}
+
+let adminKey = '';
+
+async function central(name: string): Promise<Central> {
+  const probes: Central['probes'] = [];
+  const dispatcher = new ScriptedDispatcher((task) => {
+    probes.push({ url: task.url, at: Date.now() });
+    return { ok: true };
+  });
+  const srv = await startServer(
+    {
+      instance: { name }, cluster: { leaseMs: LEASE_MS }, plans: { pro: { minCheckIntervalMinutes: 0.05 } },
+      rateLimits: { perKeyPerMinute: 100_000, statusPerKeyPerMinute: 100_000, statusPerAccountPerMinute: 100_000 },
+    },
+    undefined,
+    { store: shared, dispatcher, dataDir: dir },
+  );
+  adminKey ||= srv.adminKey;
+  const c: Central = { name, srv, probes, slots: () => srv.app.cluster.reading().slots };
+  centrals.push(c);
+  return c;
+}
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, tries = 200): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+const urls = Array.from({ length: CHECKS }, (_, i) => `http://127.0.0.1:1/c${i}`);
+const probedSince = (c: Central, since: number) => new Set(c.probes.filter((p) => p.at >= since).map((p) => p.url));
+
+let a: Central;
+let b: Central;
+
+test('two centrals share the checks fairly: each check probed by exactly one of them, once per interval', { timeout: 60_000 }, async () => {
+  a = await central('central-a');
+  assert.equal(a.slots(), SLOTS, 'alone, a central holds every slot');
+  for (const url of urls) {
+    const res = await a.srv.request('POST', '/v1/public/checks', { key: adminKey, body: { url, checkFrequency: 0.05 } });
+    assert.equal(res.status, 201, res.text);
+  }
+  b = await central('central-b');
+  await until('a fair split', () => (a.slots() === SLOTS / 2 && b.slots() === SLOTS / 2 ? true : undefined));
+  const since = Date.now() + 1_500; // past a probe already dispatched before the split
+  await until('two probes of every check', () => {
+    const count = (url: string) => [...a.probes, ...b.probes].filter((p) => p.at >= since && p.url === url).length;
+    return urls.every((url) => count(url) >= 2) ? true : undefined;
+  });
+  for (const url of urls) {
+    const byA = a.probes.filter((p) => p.at >= since && p.url === url);
+    const byB = b.probes.filter((p) => p.at >= since && p.url === url);
+    assert.ok(byA.length === 0 || byB.length === 0, `${url} probed by one central only (a: ${byA.length}, b: ${byB.length})`);
+    const times = [...byA, ...byB].map((p) => p.at).sort((x, y) => x - y);
+    for (let i = 1; i < times.length; i++) assert.ok(times[i]! - times[i - 1]! > 1_500, `${url} probed twice within one 3 s interval`);
+  }
+  assert.ok(urls.some((url) => probedSince(a, since).has(url)) && urls.some((url) => probedSince(b, since).has(url)), 'both centrals probe');
+  const instances = await shared.cluster.live(Date.now());
+  assert.deepEqual(instances.map((i) => i.name), ['central-a', 'central-b']);
+});
+
+test('SIGTERM: a stopping central hands its checks over at once, and the other probes them all', { timeout: 60_000 }, async () => {
+  await a.srv.stop(true);
+  const stoppedAt = Date.now();
+  centrals.splice(centrals.indexOf(a), 1);
+  const heldAt = await until('b to hold every slot', () => (b.slots() === SLOTS ? Date.now() : undefined));
+  // Without the hand-over, b would wait for a's leases to run out: up to 3 s after a's last renewal.
+  assert.ok(heldAt - stoppedAt < LEASE_MS / 2, `b held every slot ${heldAt - stoppedAt} ms after a stopped`);
+  const since = Date.now();
+  await until('b to probe every check', () => (urls.every((url) => probedSince(b, since).has(url)) ? true : undefined));
+  assert.deepEqual((await shared.cluster.live(Date.now())).map((i) => i.name), ['central-b']);
+});
+
+test('a central cut off from the database stops probing before the other takes its checks over, within leaseMs + 5 s', { timeout: 60_000 }, async () => {
+  const c = await central('central-c');
+  await until('a fair split again', () => (b.slots() === SLOTS / 2 && c.slots() === SLOTS / 2 ? true : undefined));
+  const since = Date.now() + 1_500;
+  await until('c to probe its share', () => (probedSince(c, since).size > 0 && probedSince(c, since).size + probedSince(b, since).size >= CHECKS ? true : undefined));
+  const cOwned = [...probedSince(c, since)];
+  // Its renewals stop, as when its connections to the database are cut or the process is paused.
+  c.srv.app.jobs.stop();
+  const cutAt = Date.now();
+  await until('c to stop holding its lease', () => (c.srv.app.cluster.holding() ? undefined : true));
+  const ready = await c.srv.request('GET', '/readyz', { key: null });
+  assert.equal(ready.status, 503);
+  assert.equal(ready.body.checks.lease, 'lapsed: this central cannot renew its lease');
+  const api = await c.srv.request('GET', '/v1/public/checks', { key: adminKey });
+  assert.equal(api.status, 503, 'the API answers 503 at once instead of hanging');
+  assert.equal(api.body.error.code, 503);
+  const takenAt = await until('b to take every check over', () => (b.slots() === SLOTS ? Date.now() : undefined), 150);
+  assert.ok(takenAt - cutAt <= LEASE_MS + 5_000, `taken over ${takenAt - cutAt} ms after the cut`);
+  await until('b to probe c’s former checks', () => (cOwned.every((url) => probedSince(b, takenAt).has(url)) ? true : undefined));
+  const lastByC = Math.max(...c.probes.map((p) => p.at));
+  const firstByB = Math.min(...b.probes.filter((p) => p.at >= cutAt && cOwned.includes(p.url)).map((p) => p.at));
+  assert.ok(lastByC < firstByB, 'c had stopped probing before b started on its checks');
+});
