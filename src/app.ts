@@ -73,6 +73,7 @@ import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
 import { takeOver } from './cluster/takeover.js';
 import { LeaseCluster } from './cluster/lease-cluster.js';
 import { VERSION } from './version.js';
+import type { NewInboxPing } from './store/ping-inbox.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -295,7 +296,12 @@ function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req: Http
   const engine = new Engine({
     store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, autoStart: base.opts.autoTick !== false,
   });
-  const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log, ownership });
+  const bus = store.changes;
+  // A ping for a check another central owns waits in the store's inbox for that central.
+  const forward = bus && ownership
+    ? (ping: Omit<NewInboxPing, 'receivedBy'>) => writer.commit({ kind: 'ping-inbox', ping: { ...ping, receivedBy: cluster.name } }).then(() => bus.publish('pings', cluster.name))
+    : undefined;
+  const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log, ownership, forward });
   const rdap = config.rdap;
   const rdapBootstrap = new RdapBootstrap({ overrides: rdap.servers, url: rdap.bootstrapUrl, timeoutMs: rdap.timeoutMs, clock, log });
   const domains = new DomainMonitor({
@@ -338,6 +344,10 @@ function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req: Http
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
     cluster.job(),
   ]) jobs.add(job);
+  if (bus && ownership) {
+    jobs.add({ name: 'ping-inbox', everyMs: 1_000, run: async () => heartbeats.applyForwarded(await store.pingInbox.take(cluster.heldSlots(), 500)) });
+    bus.subscribe('pings', () => jobs.runNow('ping-inbox'));
+  }
   jobs.start();
   return { config, recorder, engine, heartbeats, domains, alerts, nodes, cluster, services, renders, live: liveFeed, pipeline };
 }

@@ -29,6 +29,8 @@ export interface Cluster extends Ownership {
   /** Whether this central may act now: its lease runs (a single server always may once started). */
   holding(): boolean;
   reading(): ClusterReading;
+  /** The slots this central may act on now (none on a single server, which leases nothing). */
+  heldSlots(): number[];
   /** Joins (a new epoch under this name) and takes a first share. */
   start(): Promise<void>;
   /** Hands every check over at once (SIGTERM) and leaves. */
@@ -77,6 +79,10 @@ export class SingleNodeCluster implements Cluster {
 
   reading(): ClusterReading {
     return { name: this.name, checks: this.deps.countOwned(), slots: 0, renewals: this.renewals, renewalFailures: this.renewalFailures };
+  }
+
+  heldSlots(): number[] {
+    return [];
   }
 
   async start(): Promise<void> {

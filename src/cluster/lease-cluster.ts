@@ -46,6 +46,10 @@ export class LeaseCluster implements Cluster {
     return this.holder !== null && this.until > this.deps.clock.now();
   }
 
+  heldSlots(): number[] {
+    return this.holding() ? [...this.slots] : [];
+  }
+
   reading(): ClusterReading {
     const holding = this.holding();
     return {

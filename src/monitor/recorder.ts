@@ -35,6 +35,8 @@ export interface PingObservation {
   region: string | null;
   /** Pings to a paused check are kept in history and counted, but change no state. */
   paused: boolean;
+  /** A ping another central received (several centrals): it leaves the inbox with this write. */
+  inboxSeq?: number | null;
 }
 
 /** A heartbeat's deadline passed with no ping. */
@@ -226,6 +228,7 @@ export class Recorder {
       domainMemory: null,
       peerResult: obs.kind === 'probe' && obs.peer ? probeRow(live.seq, obs.peer.result, obs.peer.region) : null,
       nodeCursor: obs.kind === 'probe' ? obs.nodeCursor ?? null : null,
+      inboxSeq: obs.kind === 'ping' ? obs.inboxSeq ?? null : null,
     };
     return { write, events: t.events, recheck: t.recheck };
   }
@@ -263,6 +266,7 @@ export class Recorder {
       endMaintenance: null,
       domain: null,
       domainMemory: null,
+      inboxSeq: obs.inboxSeq ?? null,
     };
     return { write, events: NOTHING.events, recheck: 'none' };
   }

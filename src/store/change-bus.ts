@@ -6,7 +6,9 @@
  */
 export type ChangeTopic =
   /** A central released check slots (stopping, rebalancing): the others renew now and claim them. */
-  | 'cluster';
+  | 'cluster'
+  /** A central put a ping for a check it does not own in the inbox: the owners record it now. */
+  | 'pings';
 
 export interface ChangeBus {
   publish(topic: ChangeTopic, payload: string): void;

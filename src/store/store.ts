@@ -7,6 +7,7 @@ import type { SessionStore } from './session-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { ClusterRepo, Fence } from './cluster-repo.js';
 import type { ChangeBus } from './change-bus.js';
+import type { PingInboxRepo } from './ping-inbox.js';
 import type { KumaImportRepo } from './kuma-imports.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
@@ -48,6 +49,8 @@ export interface Store {
   kumaImports: KumaImportRepo;
   /** Centrals and their leases of check slots (several centrals on one database; one SQLite server records itself). */
   cluster: ClusterRepo;
+  /** Heartbeat pings received for checks another central owns, until it records them. */
+  pingInbox: PingInboxRepo;
   /**
    * Present on a store several centrals share (PostgreSQL: LISTEN/NOTIFY): what one central
    * tells the others at once. Its presence makes a central lease its share of the checks

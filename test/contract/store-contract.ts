@@ -342,5 +342,18 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'nothing of a refused batch was written');
       assert.deepEqual(failures, []);
     });
+
+    withStore('ping inbox: a ping kept for the owner of its slot, taken by slot, gone with the write that records it', async (store) => {
+      const { c } = await seeded(store);
+      const ping = { checkId: c.id, slot: 7, at: T + 1_000, signal: 'ping' as const, error: null, details: { duration: 12 }, region: 'eu', receivedBy: 'central-b' };
+      await store.applyWrites([{ kind: 'ping-inbox', ping }, { kind: 'ping-inbox', ping: { ...ping, slot: 9, at: T + 2_000, signal: 'fail', error: 'boom' } }], () => assert.fail());
+      assert.deepEqual(await store.pingInbox.take([8], 10), []);
+      const [taken] = await store.pingInbox.take([7, 8], 10);
+      assert.deepEqual({ ...taken!, seq: 0 }, { ...ping, seq: 0 });
+      assert.equal((await store.pingInbox.take([7, 9], 10)).length, 2);
+      const record = result(c, T + 1_000, true);
+      await store.applyWrites([{ ...record, inboxSeq: taken!.seq } as WriteRecord], () => assert.fail());
+      assert.deepEqual((await store.pingInbox.take([7, 9], 10)).map((p) => p.error), ['boom'], 'recorded once: it left the inbox with its write');
+    });
   });
 }

@@ -49,7 +49,7 @@ async function central(name: string): Promise<Central> {
   });
   const srv = await startServer(
     {
-      instance: { name }, cluster: { leaseMs: LEASE_MS }, plans: { pro: { minCheckIntervalMinutes: 0.05 } },
+      instance: { name }, cluster: { leaseMs: LEASE_MS }, plans: { pro: { minCheckIntervalMinutes: 0.05, minHeartbeatIntervalSeconds: 1 } },
       rateLimits: { perKeyPerMinute: 100_000, statusPerKeyPerMinute: 100_000, statusPerAccountPerMinute: 100_000 },
     },
     undefined,
@@ -75,6 +75,8 @@ const probedSince = (c: Central, since: number) => new Set(c.probes.filter((p) =
 
 let a: Central;
 let b: Central;
+/** A heartbeat (every 3 s, no grace) and its ping path. */
+let beat = { id: '', path: '' };
 
 test('two centrals share the checks fairly: each check probed by exactly one of them, once per interval', { timeout: 60_000 }, async () => {
   a = await central('central-a');
@@ -83,6 +85,10 @@ test('two centrals share the checks fairly: each check probed by exactly one of 
     const res = await a.srv.request('POST', '/v1/public/checks', { key: adminKey, body: { url, checkFrequency: 0.05 } });
     assert.equal(res.status, 201, res.text);
   }
+  const hb = await a.srv.request('POST', '/v1/public/checks', { key: adminKey, body: { type: 'heartbeat', name: 'job', checkFrequency: 0.05 } });
+  assert.equal(hb.status, 201, hb.text);
+  const made = await a.srv.request('GET', `/v1/public/checks/${hb.body.data.id}`, { key: adminKey });
+  beat = { id: hb.body.data.id, path: new URL(made.body.data.url).pathname };
   b = await central('central-b');
   await until('a fair split', () => (a.slots() === SLOTS / 2 && b.slots() === SLOTS / 2 ? true : undefined));
   const since = Date.now() + 1_500; // past a probe already dispatched before the split
@@ -136,4 +142,33 @@ test('a central cut off from the database stops probing before the other takes i
   const lastByC = Math.max(...c.probes.map((p) => p.at));
   const firstByB = Math.min(...b.probes.filter((p) => p.at >= cutAt && cOwned.includes(p.url)).map((p) => p.at));
   assert.ok(lastByC < firstByB, 'c had stopped probing before b started on its checks');
+});
+
+test('heartbeat pings to either central count once each; a missed deadline is evaluated once', { timeout: 60_000 }, async () => {
+  const d = await central('central-d');
+  await until('a fair split between b and d', () => (b.slots() === SLOTS / 2 && d.slots() === SLOTS / 2 ? true : undefined));
+  const [owner, other] = b.srv.app.cluster.owns(beat.id) ? [b, d] : [d, b];
+  const history = async () => (await owner.srv.request('GET', `/v1/public/checks/${beat.id}/history?limit=100`, { key: adminKey })).body.data as Array<{ type: string; status: string; details: Record<string, unknown> }>;
+  const pings = async () => (await history()).filter((r) => r.type === 'ping');
+  const before = (await pings()).length;
+  // To the central that does not own the check: acknowledged once in the store's inbox, recorded by the owner.
+  const viaOther = await fetch(`${other.srv.url}${beat.path}`);
+  assert.equal(viaOther.status, 200);
+  await until('the owner to record the ping the other central received', async () => ((await pings()).length === before + 1 ? true : undefined));
+  const viaOwner = await fetch(`${owner.srv.url}${beat.path}`);
+  assert.equal(viaOwner.status, 200);
+  await until('the owner’s own ping', async () => ((await pings()).length === before + 2 ? true : undefined));
+  assert.deepEqual(await shared.pingInbox.take(Array.from({ length: SLOTS }, (_, i) => i), 10), [], 'the inbox is empty: each ping recorded once');
+  // No more pings: the deadline (3 s, plus the inbox's 2 s) passes; only the owner evaluates it.
+  const missed = await until('the check to go down', async () => {
+    const events = (await history()).filter((r) => r.type === 'event' && r.details.event === 'missed');
+    return events.length > 0 ? events : undefined;
+  });
+  assert.equal(missed.length, 1, 'one missed deadline, not one per central');
+  // The other central's wheel holds the same deadline: once it has ticked well past it, and what it recorded is written, still one.
+  const seenAt = Date.now();
+  await until('the other central to tick past the deadline', () => ((other.srv.app.engine.metrics.lastTickAt ?? 0) > seenAt + 600 ? true : undefined));
+  await other.srv.app.heartbeats.idle();
+  assert.equal((await history()).filter((r) => r.type === 'event' && r.details.event === 'missed').length, 1);
+  assert.equal((await pings()).length, before + 2);
 });

@@ -6,6 +6,7 @@ import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
 import type { Db } from '../db.js';
 import type { RollupSample } from '../../domain/rollup.js';
 import { StaleOwner, type ClusterRepo, type Fence } from '../cluster-repo.js';
+import type { PingInboxRepo } from '../ping-inbox.js';
 
 export interface Repos {
   checks: CheckRepo;
@@ -14,6 +15,7 @@ export interface Repos {
   alerts: AlertStore;
   rollups: Pick<RollupStore, 'addSample'>;
   nodes: Pick<NodeRepo, 'setCursor' | 'saveLive'>;
+  pingInbox: Pick<PingInboxRepo, 'add' | 'remove'>;
 }
 
 /** Applies one typed write record with the repositories, inside the batch's transaction. */
@@ -23,6 +25,7 @@ export function writeApplier(r: Repos): (record: WriteRecord) => void {
     if (w.result) r.history.insertResult(w.result);
     if (w.peerResult) r.history.insertResult(w.peerResult);
     if (w.nodeCursor) r.nodes.setCursor(w.nodeCursor.nodeId, w.nodeCursor.cursor);
+    if (w.inboxSeq) r.pingInbox.remove(w.inboxSeq);
     if (w.event) r.history.insertEvent(w.event);
     if (w.runtime) r.checks.saveRuntime(w.checkId, w.runtime);
     if (w.domain) r.checks.saveDomain(w.checkId, w.domain);
@@ -47,6 +50,8 @@ export function writeApplier(r: Repos): (record: WriteRecord) => void {
       case 'node-live':
         for (const n of record.nodes) r.nodes.saveLive(n.id, n.live);
         return;
+      case 'ping-inbox':
+        return r.pingInbox.add(record.ping);
     }
   };
 }

@@ -18,6 +18,7 @@ import { sqliteSessions } from './sessions.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
+import { sqlitePingInbox } from './ping-inbox.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 
 export interface SqliteStore extends Store {
@@ -73,7 +74,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     credentialsChanged();
   };
   const cluster = sqliteCluster(db);
-  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached, cluster);
+  const pingInbox = sqlitePingInbox(db);
+  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox }, forgetCached, cluster);
   const effects = new UnitEffects(options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })));
   const transaction = <T>(fn: () => T): T => {
     try {
@@ -102,6 +104,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
     cluster,
+    pingInbox,
     credentialsVersion,
     transaction,
     afterCommit: (effect) => effects.add(effect),
