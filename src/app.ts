@@ -71,6 +71,7 @@ import { nodeSweeps } from './nodes/node-sweeps.js';
 import { JobRunner } from './util/job-runner.js';
 import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
 import { takeOver } from './cluster/takeover.js';
+import { relayChanges } from './cluster/relay.js';
 import { LeaseCluster } from './cluster/lease-cluster.js';
 import { VERSION } from './version.js';
 import type { NewInboxPing } from './store/ping-inbox.js';
@@ -345,6 +346,7 @@ function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req: Http
     cluster.job(),
   ]) jobs.add(job);
   if (bus && ownership) {
+    relayChanges({ bus, name: cluster.name, checks, repo: store.checks, feed: base.statusFeed, log });
     jobs.add({ name: 'ping-inbox', everyMs: 1_000, run: async () => heartbeats.applyForwarded(await store.pingInbox.take(cluster.heldSlots(), 500)) });
     bus.subscribe('pings', () => jobs.runNow('ping-inbox'));
   }

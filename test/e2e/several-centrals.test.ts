@@ -148,6 +148,10 @@ test('heartbeat pings to either central count once each; a missed deadline is ev
   const d = await central('central-d');
   await until('a fair split between b and d', () => (b.slots() === SLOTS / 2 && d.slots() === SLOTS / 2 ? true : undefined));
   const [owner, other] = b.srv.app.cluster.owns(beat.id) ? [b, d] : [d, b];
+  const heardElsewhere: string[] = [];
+  other.srv.app.statusFeed.subscribe((change) => {
+    if (change.checkId === beat.id) heardElsewhere.push(change.type);
+  });
   const history = async () => (await owner.srv.request('GET', `/v1/public/checks/${beat.id}/history?limit=100`, { key: adminKey })).body.data as Array<{ type: string; status: string; details: Record<string, unknown> }>;
   const pings = async () => (await history()).filter((r) => r.type === 'ping');
   const before = (await pings()).length;
@@ -171,4 +175,21 @@ test('heartbeat pings to either central count once each; a missed deadline is ev
   await other.srv.app.heartbeats.idle();
   assert.equal((await history()).filter((r) => r.type === 'event' && r.details.event === 'missed').length, 1);
   assert.equal((await pings()).length, before + 2);
+  // The other central's live stream and page caches heard of the status change the owner made.
+  await until('the status change on the other central’s feed', () => (heardElsewhere.length > 0 ? true : undefined));
+});
+
+test('a check created, changed or deleted on one central is followed by the other within a second', { timeout: 60_000 }, async () => {
+  const [one, two] = centrals.filter((c) => c.srv.app.cluster.holding());
+  const made = await one!.srv.request('POST', '/v1/public/checks', { key: adminKey, body: { url: 'http://127.0.0.1:1/late', checkFrequency: 0.05 } });
+  assert.equal(made.status, 201, made.text);
+  const id = made.body.data.id as string;
+  await until('the other central to schedule it', () => (two!.srv.app.liveChecks.get(id) ? true : undefined), 20);
+  const since = Date.now();
+  await until('its owner to probe it', () => ([one!, two!].some((c) => probedSince(c, since).has('http://127.0.0.1:1/late')) ? true : undefined));
+  const changed = await one!.srv.request('PATCH', `/v1/public/checks/${id}`, { key: adminKey, body: { checkFrequency: 0.1 } });
+  assert.equal(changed.status, 200, changed.text);
+  await until('the other central to follow the change', () => ((two!.srv.app.liveChecks.get(id) as { intervalMs?: number } | undefined)?.intervalMs === 6_000 ? true : undefined), 20);
+  assert.equal((await one!.srv.request('DELETE', `/v1/public/checks/${id}`, { key: adminKey })).status, 200);
+  await until('the other central to drop it', () => (two!.srv.app.liveChecks.get(id) ? undefined : true), 20);
 });
