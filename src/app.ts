@@ -72,6 +72,7 @@ import { JobRunner } from './util/job-runner.js';
 import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
 import { takeOver } from './cluster/takeover.js';
 import { relayChanges } from './cluster/relay.js';
+import { RateShare } from './cluster/rate-share.js';
 import { LeaseCluster } from './cluster/lease-cluster.js';
 import { VERSION } from './version.js';
 import type { NewInboxPing } from './store/ping-inbox.js';
@@ -444,8 +445,15 @@ function buildPipeline(parts: {
     ...metaRoutes(() => routes, config.publicUrl),
     ...mcpRoutes({ routes: () => routes, dispatch: async (req) => parts.dispatch(req), publicUrl: config.publicUrl }),
   );
+  const rateLimiter = new RateLimiter(clock);
+  if (parts.cluster.shared && store.changes) {
+    // Several centrals: one budget per key across them all.
+    const share = new RateShare({ bus: store.changes, name: parts.cluster.name, changed: () => rateLimiter.changed() });
+    rateLimiter.shareWith(share);
+    base.jobs.add(share.job());
+  }
   return new RequestPipeline({
-    routes, auth, rateLimiter: new RateLimiter(clock), idempotency: base.idempotency, store, config, clock, log,
+    routes, auth, rateLimiter, idempotency: base.idempotency, store, config, clock, log,
     available: parts.cluster.shared ? () => parts.cluster.holding() : undefined,
   });
 }

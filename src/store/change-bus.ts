@@ -12,7 +12,9 @@ export type ChangeTopic =
   /** A check was created, changed or deleted on a central: the others schedule or drop it. */
   | 'checks'
   /** A check's status changed on the central that owns it: the others' live streams and page caches hear of it. */
-  | 'status';
+  | 'status'
+  /** Requests a central counted per rate-limit bucket in the last second. */
+  | 'rates';
 
 export interface ChangeBus {
   publish(topic: ChangeTopic, payload: string): void;
