@@ -20,6 +20,7 @@ import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
 import { sqlitePingInbox } from './ping-inbox.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
+import { sqliteIncidents } from './incidents.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
@@ -99,6 +100,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     rollups,
     retention: sqliteRetention(db),
     statusPages: sqliteStatusPages(db),
+    incidents: sqliteIncidents(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
     served: sqliteServedAddresses(db),
