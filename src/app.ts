@@ -289,7 +289,7 @@ export class VigilApp {
 /** Builds everything below the front, in dependency order; each module subscribes itself to what it follows. */
 function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req: HttpRequest) => Reply | Promise<Reply>): Running {
   const { store, clock, log, writer, rollups, mailer, jobs, liveChecks: live } = base;
-  const recorder = new Recorder({ writer });
+  const recorder = new Recorder({ writer, central: cluster.shared ? cluster.name : undefined });
   const checks = new ChecksService(store, config, clock);
   const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads });
 
@@ -304,7 +304,10 @@ function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req: Http
   const bus = store.changes;
   // A ping for a check another central owns waits in the store's inbox for that central.
   const forward = bus && ownership
-    ? (ping: Omit<NewInboxPing, 'receivedBy'>) => writer.commit({ kind: 'ping-inbox', ping: { ...ping, receivedBy: cluster.name } }).then(() => bus.publish('pings', cluster.name))
+    ? (ping: Omit<NewInboxPing, 'receivedBy'>) => {
+      const kept = { ...ping, details: { ...ping.details, central: cluster.name }, receivedBy: cluster.name };
+      return writer.commit({ kind: 'ping-inbox', ping: kept }).then(() => bus.publish('pings', cluster.name));
+    }
     : undefined;
   const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log, ownership, forward });
   const rdap = config.rdap;

@@ -75,6 +75,7 @@ const probedSince = (c: Central, since: number) => new Set(c.probes.filter((p) =
 
 let a: Central;
 let b: Central;
+const ids = new Map<string, string>();
 /** A heartbeat (every 3 s, no grace) and its ping path. */
 let beat = { id: '', path: '' };
 
@@ -84,6 +85,7 @@ test('two centrals share the checks fairly: each check probed by exactly one of 
   for (const url of urls) {
     const res = await a.srv.request('POST', '/v1/public/checks', { key: adminKey, body: { url, checkFrequency: 0.05 } });
     assert.equal(res.status, 201, res.text);
+    ids.set(url, res.body.data.id);
   }
   const hb = await a.srv.request('POST', '/v1/public/checks', { key: adminKey, body: { type: 'heartbeat', name: 'job', checkFrequency: 0.05 } });
   assert.equal(hb.status, 201, hb.text);
@@ -104,6 +106,10 @@ test('two centrals share the checks fairly: each check probed by exactly one of 
     for (let i = 1; i < times.length; i++) assert.ok(times[i]! - times[i - 1]! > 1_500, `${url} probed twice within one 3 s interval`);
   }
   assert.ok(urls.some((url) => probedSince(a, since).has(url)) && urls.some((url) => probedSince(b, since).has(url)), 'both centrals probe');
+  // The history (and the dashboard) says which central probed each result.
+  const byB = urls.find((url) => probedSince(b, since).has(url))!;
+  const rows = (await a.srv.request('GET', `/v1/public/checks/${ids.get(byB)}/history?limit=1`, { key: adminKey })).body.data;
+  assert.equal(rows[0].details.central, 'central-b');
   const instances = await shared.cluster.live(Date.now());
   assert.deepEqual(instances.map((i) => i.name), ['central-a', 'central-b']);
 });
@@ -159,6 +165,7 @@ test('heartbeat pings to either central count once each; a missed deadline is ev
   const viaOther = await fetch(`${other.srv.url}${beat.path}`);
   assert.equal(viaOther.status, 200);
   await until('the owner to record the ping the other central received', async () => ((await pings()).length === before + 1 ? true : undefined));
+  assert.equal((await pings())[0]!.details.central, other.name, 'the central that received it');
   const viaOwner = await fetch(`${owner.srv.url}${beat.path}`);
   assert.equal(viaOwner.status, 200);
   await until('the owner’s own ping', async () => ((await pings()).length === before + 2 ? true : undefined));
