@@ -21,6 +21,7 @@ import { sqliteCluster } from './cluster.js';
 import { sqlitePingInbox } from './ping-inbox.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
+import { sqliteSubscribers } from './subscribers.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
@@ -101,6 +102,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     retention: sqliteRetention(db),
     statusPages: sqliteStatusPages(db),
     incidents: sqliteIncidents(db),
+    subscribers: sqliteSubscribers(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
     served: sqliteServedAddresses(db),
