@@ -73,3 +73,12 @@ test('cluster.leaseMs and instance.name: defaults, VIGIL_INSTANCE, and their bou
   assert.throws(() => loadConfig({ env: {}, overrides: { cluster: { leaseMs: 500 } }, warn: () => {} }), /cluster\.leaseMs must be between 3000 and 600000/);
   assert.throws(() => loadConfig({ env: {}, overrides: { instance: { name: '' } }, warn: () => {} }), /instance\.name must not be empty/);
 });
+
+test('store.url (VIGIL_DATABASE_URL) selects PostgreSQL and must be a postgres:// URL', () => {
+  assert.equal(loadConfig({ env: {} }).store.url, null, 'SQLite stays the default');
+  assert.equal(loadConfig({ env: { VIGIL_DATABASE_URL: 'postgres://vigil@db.internal/vigil' } }).store.url, 'postgres://vigil@db.internal/vigil');
+  assert.equal(loadConfig({ env: {}, overrides: { store: { url: 'postgresql://db.internal:5433/vigil?sslmode=require' } } }).store.url, 'postgresql://db.internal:5433/vigil?sslmode=require');
+  assert.throws(() => loadConfig({ env: { VIGIL_DATABASE_URL: 'mysql://db/vigil' } }), /must start with postgres:\/\/ or postgresql:\/\/, not mysql:/);
+  assert.throws(() => loadConfig({ env: { VIGIL_DATABASE_URL: 'db.internal/vigil' } }), /must be a URL/);
+  assert.throws(() => loadConfig({ env: {}, overrides: { store: { url: 5 } } }), /store\.url must be a string or null/);
+});
