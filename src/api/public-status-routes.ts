@@ -53,7 +53,8 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   const cache = caches.pages;
   const pages = s.publicPages;
 
-  const renderPage = (page: StatusPage, format: Format): Rendered => {
+  const renderPage = (listed: StatusPage, format: Format): Rendered => {
+    const page = pages.members(listed);
     const checkIds = page.checkIds;
     if (format === 'atom') {
       const text = pageAtom({ slug: page.slug, title: page.title, pageUrl: s.statusPages.url(page) }, pages.changes(page), s.clock.now());

@@ -166,9 +166,9 @@ export class ChecksService {
     return check;
   }
 
-  list(principal: Principal, status: ListStatus | undefined, page: PageRequest): { data: Check[]; meta: PageMeta } {
+  list(principal: Principal, filter: { status?: ListStatus; tags?: readonly string[] }, page: PageRequest): { data: Check[]; meta: PageMeta } {
     this.catchUp();
-    const query: CheckQuery = { accountId: principal.account.id, access: principal.access, status };
+    const query: CheckQuery = { accountId: principal.account.id, access: principal.access, status: filter.status, tags: filter.tags };
     const fromCursor = page.cursor === undefined ? null : decodeCursor(page.cursor, isSeq);
     const pageNumber = fromCursor?.page ?? page.page;
     const rows = this.store.checks.list(query, {

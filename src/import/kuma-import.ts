@@ -73,6 +73,8 @@ export interface ImportReport {
   maintenance: { kumaId: number; title: string; result: 'skipped'; reason: string }[];
   statusPages: PageReport[];
   notImported: string[];
+  /** How things were carried over that a reader of an earlier import's report would expect otherwise. */
+  notes: string[];
 }
 
 export interface ImportOptions {
@@ -258,6 +260,9 @@ export class KumaImporter {
       maintenance,
       statusPages,
       notImported: options.withHistory ? [] : ['history: the Kuma heartbeats (run again with --with-history on a fresh account to import them)'],
+      notes: kuma.monitorTags.size > 0
+        ? ['Kuma tags are carried as check tags (name:value) and names are kept as they are; checks an earlier import created with the tags in their names are not renamed']
+        : [],
     };
   }
 

@@ -8,6 +8,8 @@ export interface StatusPage {
   /** A host name whose requests get this page at `/`; null when none. */
   customDomain: string | null;
   checkIds: string[];
+  /** The page also shows every check of the account with one of these tags (after checkIds, in dashboard order). */
+  tags: string[];
   createdAt: number;
   updatedAt: number;
 }

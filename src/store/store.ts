@@ -108,6 +108,8 @@ export interface CheckQuery {
   accountId: string;
   access: KeyAccess | null;
   status?: ListStatus;
+  /** Every one must match (domain/tags.ts `hasEveryTag`). */
+  tags?: readonly string[];
 }
 
 export interface CheckRepo {

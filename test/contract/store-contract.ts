@@ -120,6 +120,25 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.checks.byId(c.id), null);
     });
 
+    withStore('checks: tags stored as given; the list filter needs every tag, case-insensitively, a key matching any value', async (store) => {
+      const { acc, c } = await seeded(store);
+      const second = { ...check(acc.id, `https://${id('site')}.example.com/`), tags: ['Env:Production', 'team:web'] };
+      await store.checks.insert(second, second.url, null);
+      const third = { ...check(acc.id, `https://${id('site')}.example.com/`), tags: ['env:staging', 'environment'] };
+      await store.checks.insert(third, third.url, null);
+      assert.deepEqual((await store.checks.byId(second.id))!.tags, ['Env:Production', 'team:web']);
+      const q = { accountId: acc.id, access: null };
+      const ids = async (tags: string[]) => (await store.checks.list({ ...q, tags }, { limit: -1, offset: 0, afterSeq: null })).map((x) => x.id);
+      assert.deepEqual(await ids(['env:production']), [second.id]);
+      assert.deepEqual(await ids(['ENV']), [second.id, third.id]);
+      assert.deepEqual(await ids(['env', 'team:WEB']), [second.id]);
+      assert.deepEqual(await ids(['env:production', 'team:db']), []);
+      assert.deepEqual(await ids([]), [c.id, second.id, third.id]);
+      assert.equal(await store.checks.count({ ...q, tags: ['env'] }), 2);
+      await store.checks.updateSettings(second.id, { ...second, tags: [] }, second.url, T + 1);
+      assert.deepEqual(await ids(['env']), [third.id], 'a settings write moves the check out of a tag list');
+    });
+
     withStore('history and the state-change log', async (store) => {
       const { c } = await seeded(store);
       await store.history.insertEvent({ checkSeq: c.seq, at: T, status: 'paused', region: null, meta: { reason: 'contract' } });
@@ -158,14 +177,14 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status pages and the alert settings', async (store) => {
       const { acc, c } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], tags: ['env:Prod'], createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual(await store.statusPages.bySlug('contract'), page);
       assert.deepEqual(await store.statusPages.slugsListing(c.id), ['contract']);
       await store.statusPages.delete(page.id);
       assert.equal(await store.statusPages.listsCheck(c.id), false);
 
-      const email = { accountId: acc.id, enabled: true, recipients: ['ops@example.com'], events: ['website_down' as const], emailFormat: 'text' as const, updatedAt: T, checkIds: [], folders: [], remindEveryMinutes: null };
+      const email = { accountId: acc.id, enabled: true, recipients: ['ops@example.com'], events: ['website_down' as const], emailFormat: 'text' as const, updatedAt: T, checkIds: [], folders: [], tags: ['team:Web'], remindEveryMinutes: null };
       await store.alerts.emailSettings.put(email);
       assert.deepEqual(await store.alerts.emailSettings.get(acc.id), email);
       await store.alerts.domainWatch.put({ checkId: c.id, expiresAt: null, alerted: 'ok', checkedAt: T, lastError: null });
@@ -196,7 +215,7 @@ export function storeContract(factory: StoreFactory): void {
       const { acc, c } = await seeded(store);
       const hook = {
         id: id('whk'), accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/x', urlKey: 'hooks.example.com/x', webhookType: 'generic' as const,
-        events: ['website_down' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], remindEveryMinutes: null,
+        events: ['website_down' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], tags: ['env'], remindEveryMinutes: null,
       };
       await store.alerts.webhooks.insert(hook);
       assert.deepEqual(await store.alerts.webhooks.byId(hook.id), hook);

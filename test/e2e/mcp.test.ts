@@ -255,7 +255,7 @@ describe('every tool, through the same routes as REST', () => {
     const updated = await ok(client, 'update_webhook', { id, name: 'After', enabled: false, checkIds: [checkId], folders: ['prod'], remindEveryMinutes: 15, events: ['website_down'] });
     assert.deepEqual(updated.data, {
       id, name: 'After', url: receiver.origin, webhookType: 'generic', events: ['website_down'], enabled: false,
-      checkIds: [checkId], folders: ['prod'], remindEveryMinutes: 15,
+      checkIds: [checkId], folders: ['prod'], tags: [], remindEveryMinutes: 15,
     });
     assert.deepEqual((await ok(client, 'list_webhooks')).data[0].name, 'After');
     const tool = (await client.listTools()).tools.find((t) => t.name === 'update_webhook')!;

@@ -143,8 +143,8 @@ for (const version of VERSIONS) {
         assert.equal(check.type, expectedType(km), km.name);
         const url = expectedUrl(km);
         if (url !== null) assert.equal(check.url, url, km.name);
-        assert.ok(check.name.startsWith(km.name), `${check.name} keeps ${km.name}`);
-        for (const tag of km.tags) assert.ok(check.name.includes(tag.value ? `${tag.name}=${tag.value}` : tag.name), `tag ${tag.name} in ${check.name}`);
+        assert.equal(check.name, km.name, 'the name is kept as it is');
+        assert.deepEqual(check.tags, km.tags.map((tag) => (tag.value ? `${tag.name}:${tag.value}` : tag.name)), `${km.name}: tags carried as tags`);
         assert.equal(check.folder, km.parent_name ?? null);
         assert.equal(check.disabled, !km.active, `${km.name} paused as in Kuma`);
         assert.equal(check.downConfirmationAttempts, Number(s.maxretries) + 1);
@@ -166,6 +166,25 @@ for (const version of VERSIONS) {
           assert.equal(row.pushToken, m.push.token);
           assert.match(row.pingUrl!, /\/heartbeat\/[0-9a-f]{64}$/);
         }
+      }
+    });
+
+    test('tags survive the import: the list filters by them (every tag must match; a key matches any value)', async () => {
+      const tagged = m.monitors.filter((km) => km.tags.length > 0 && report.monitors.find((r) => r.kumaId === km.id)?.result === 'created');
+      assert.ok(tagged.length > 0, 'the fixture has tagged monitors');
+      const listed = async (query: string) =>
+        ((await get(`/v1/public/checks?limit=100&${query}`)) as { id: string }[]).map((c) => c.id).sort();
+      const checkOf = (km: ManifestMonitor) => report.monitors.find((r) => r.kumaId === km.id)!.checkId!;
+      const has = (km: ManifestMonitor, name: string, value?: string) =>
+        km.tags.some((t) => t.name.toLowerCase() === name && (value === undefined || t.value.toLowerCase() === value));
+      const first = tagged[0]!.tags[0]!;
+      assert.deepEqual(await listed(`tag=${encodeURIComponent(first.name.toUpperCase())}`), tagged.filter((km) => has(km, first.name.toLowerCase())).map(checkOf).sort());
+      const both = tagged.find((km) => km.tags.length > 1);
+      if (both) {
+        const [a, b] = both.tags as [ManifestMonitor['tags'][number], ManifestMonitor['tags'][number]];
+        const q = (t: typeof a) => encodeURIComponent(t.value ? `${t.name}:${t.value}` : t.name);
+        const expected = tagged.filter((km) => has(km, a.name.toLowerCase(), a.value ? a.value.toLowerCase() : undefined) && has(km, b.name.toLowerCase(), b.value ? b.value.toLowerCase() : undefined));
+        assert.deepEqual(await listed(`tag=${q(a)}&tag=${q(b)}`), expected.map(checkOf).sort());
       }
     });
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonPathOf, mapMonitor, nameWithTags, statusCodesOf, type MonitorContext } from '../../src/import/kuma-monitors.js';
+import { jsonPathOf, mapMonitor, kumaTags, statusCodesOf, type MonitorContext } from '../../src/import/kuma-monitors.js';
 import { mapNotification, recipientsOf } from '../../src/import/kuma-notifications.js';
 import { folderNames } from '../../src/import/kuma-import.js';
 import { observationOf } from '../../src/import/kuma-history.js';
@@ -36,12 +36,19 @@ test('accepted status codes: single codes kept, ranges become the registered cod
   assert.deepEqual(statusCodesOf(['nonsense']).codes, [200]);
 });
 
-test('json-query paths become JSONPath; tags are kept in the name', () => {
+test('json-query paths become JSONPath; Kuma tags become Vigil tags', () => {
   assert.equal(jsonPathOf('status'), '$.status');
   assert.equal(jsonPathOf('data.items[0].ok'), '$.data.items[0].ok');
   assert.equal(jsonPathOf('$.already'), '$.already');
-  assert.equal(nameWithTags('Shop', [{ name: 'env', value: 'prod' }, { name: 'critical', value: '' }]), 'Shop [env=prod critical]');
-  assert.equal(nameWithTags('Shop', []), 'Shop');
+  const notes: string[] = [];
+  assert.deepEqual(kumaTags([{ name: 'env', value: 'prod' }, { name: 'critical', value: '' }, { name: 'ENV', value: 'Prod' }], notes), ['env:prod', 'critical']);
+  assert.deepEqual(kumaTags([{ name: 'a,b ', value: ' x' }], notes), ['a b:x'], 'commas become spaces, ends trimmed');
+  assert.deepEqual(notes, []);
+  const many = Array.from({ length: 22 }, (_, i) => ({ name: `t${i}`, value: '' }));
+  assert.equal(kumaTags(many, notes).length, 20);
+  assert.match(notes[0]!, /t20, t21: a Vigil check has at most 20 tags/);
+  assert.deepEqual(kumaTags([{ name: ' ', value: 'x' }], notes), []);
+  assert.match(notes[1]!, /not a usable Vigil tag/);
 });
 
 test('http: website, or redirect/rest_endpoint when redirects are off; method, headers, body, basic auth; retries + 1', () => {
@@ -95,7 +102,7 @@ test('upside-down and unknown types are skipped with a reason; paused stays paus
   const docker = mapMonitor(monitor({ type: 'docker' }), ctx());
   assert.ok(!docker.ok && /docker/.test(docker.reason));
   const c = mapped(monitor({ url: 'https://a.example.com/', active: 0 }), ctx({ folder: 'Prod', tags: [{ name: 'env', value: 'x' }] }));
-  assert.deepEqual([c.paused, c.input.folder, c.input.name], [true, 'Prod', 'M [env=x]']);
+  assert.deepEqual([c.paused, c.input.folder, c.input.name, c.input.tags], [true, 'Prod', 'M', ['env:x']]);
 });
 
 test('groups become folders, nested groups joined outermost first', () => {

@@ -15,6 +15,10 @@ const CheckIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: 500,
   description: 'Checks of your account shown on the page, in this order (duplicates dropped)',
 });
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 129 }), {
+  maxItems: 20,
+  description: 'The page also shows every check with one of these tags (key or key:value, case-insensitive), after checkIds in dashboard order',
+});
 const CustomDomain = Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Null()], {
   description: 'A host name such as status.example.com: requests with this Host get the page at /',
 });
@@ -24,7 +28,8 @@ export const CreateStatusPageBody = Type.Object(
     slug: Slug,
     title: Title,
     description: Type.Optional(Description),
-    checkIds: CheckIds,
+    checkIds: Type.Optional(CheckIds),
+    tags: Type.Optional(Tags),
     customDomain: Type.Optional(CustomDomain),
   },
   { additionalProperties: false, $id: 'CreateStatusPage' },
@@ -36,6 +41,7 @@ export const UpdateStatusPageBody = Type.Object(
     title: Type.Optional(Title),
     description: Type.Optional(Description),
     checkIds: Type.Optional(CheckIds),
+    tags: Type.Optional(Tags),
     customDomain: Type.Optional(CustomDomain),
   },
   { additionalProperties: false, $id: 'UpdateStatusPage' },
@@ -48,6 +54,7 @@ export const StatusPageObject = Type.Object(
     title: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
     checkIds: Type.Array(Type.String()),
+    tags: Type.Array(Type.String()),
     customDomain: Type.Union([Type.String(), Type.Null()]),
     url: Type.String({ description: 'The public page' }),
     createdAt: IsoDate,

@@ -40,6 +40,7 @@ export interface CheckRowDb {
   timezone: string | null;
   schedule: string | null;
   grace_seconds: number | null;
+  tags: string;
   disabled: number;
   disabled_reason: string | null;
   maintenance: number;
@@ -88,6 +89,7 @@ export function rowToCheck(r: CheckRowDb): Check {
     timezone: r.timezone,
     schedule: r.schedule,
     gracePeriodSeconds: r.grace_seconds ?? 0,
+    tags: JSON.parse(r.tags) as string[],
     disabled: toBool(r.disabled),
     disabledReason: r.disabled_reason,
     maintenance: toBool(r.maintenance),
@@ -119,14 +121,14 @@ function settingsValues(s: CheckSettings): unknown[] {
     s.name, s.url, s.type, s.folder, s.method, s.intervalMinutes, s.regionOverride,
     JSON.stringify(s.expectedStatusCodes), JSON.stringify(s.headers), s.body, toJson(s.responseValidation),
     fromBool(s.cacheControlNoCache), fromBool(s.immediateRecheckEnabled), s.responseTimeLimit,
-    s.downConfirmationAttempts, s.pingPackets, s.timezone, s.schedule, s.gracePeriodSeconds,
+    s.downConfirmationAttempts, s.pingPackets, s.timezone, s.schedule, s.gracePeriodSeconds, JSON.stringify(s.tags),
   ];
 }
 const SETTINGS_COLUMNS = [
   'name', 'url', 'type', 'folder', 'method', 'interval_minutes', 'region_override',
   'expected_status_codes', 'headers', 'body', 'response_validation',
   'cache_control_no_cache', 'immediate_recheck', 'response_time_limit',
-  'down_confirmation_attempts', 'ping_packets', 'timezone', 'schedule', 'grace_seconds',
+  'down_confirmation_attempts', 'ping_packets', 'timezone', 'schedule', 'grace_seconds', 'tags',
 ];
 
 export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {

@@ -8,18 +8,19 @@ interface PageRowDb {
   title: string;
   description: string | null;
   custom_domain: string | null;
+  tags: string;
   created_at: number;
   updated_at: number;
 }
 
 export function sqliteStatusPages(db: Db): StatusPageRepo {
   const insertPage = db.prepare(
-    `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, created_at, updated_at)
-     VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @createdAt, @updatedAt)`,
+    `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, tags, created_at, updated_at)
+     VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @tagsJson, @createdAt, @updatedAt)`,
   );
   const updatePage = db.prepare(
     `UPDATE status_pages SET slug = @slug, title = @title, description = @description, custom_domain = @customDomain,
-     updated_at = @updatedAt WHERE id = @id`,
+     tags = @tagsJson, updated_at = @updatedAt WHERE id = @id`,
   );
   const deletePage = db.prepare('DELETE FROM status_pages WHERE id = ?');
   const byId = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE id = ?');
@@ -42,6 +43,7 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
     description: r.description,
     customDomain: r.custom_domain,
     checkIds: checksOf.all(r.id),
+    tags: JSON.parse(r.tags) as string[],
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
@@ -53,11 +55,11 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
 
   return {
     insert: db.transaction((page: StatusPage) => {
-      insertPage.run(page);
+      insertPage.run(pageParams(page));
       setChecks(page);
     }),
     update: db.transaction((page: StatusPage) => {
-      updatePage.run(page);
+      updatePage.run(pageParams(page));
       setChecks(page);
     }),
     delete: (id) => void deletePage.run(id),
@@ -69,6 +71,11 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
     slugsListing: (checkId) => slugsListing.all(checkId),
   };
 }
+
+const pageParams = (page: StatusPage) => ({
+  id: page.id, accountId: page.accountId, slug: page.slug, title: page.title, description: page.description,
+  customDomain: page.customDomain, tagsJson: JSON.stringify(page.tags), createdAt: page.createdAt, updatedAt: page.updatedAt,
+});
 
 export function sqliteOperations(db: Db): OperationsRepo {
   const touch = db.prepare('INSERT INTO readiness (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at');
