@@ -93,6 +93,8 @@ export interface Check extends CheckSettings, CheckRuntime {
   disabledReason: string | null;
   maintenance: boolean;
   maintenanceUntil: number | null;
+  /** A scheduled maintenance window is in force for the check (issue 27); apart from the manual flag. */
+  windowMaintenance: boolean;
   heartbeatToken: string | null;
   createdAt: number;
   updatedAt: number;

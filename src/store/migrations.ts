@@ -8,6 +8,7 @@ import { NODES_MIGRATION } from './migrations-nodes.js';
 import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
 import { BESIDE_MIGRATION } from './migrations-beside.js';
 import { TAGS_MIGRATION } from './migrations-tags.js';
+import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -158,4 +159,5 @@ export const MIGRATIONS: Migration[] = [
   KUMA_IMPORTS_MIGRATION,
   BESIDE_MIGRATION,
   TAGS_MIGRATION,
+  MAINTENANCE_WINDOWS_MIGRATION,
 ];

@@ -33,7 +33,7 @@ function apiKey(accountId: string): ApiKey {
 function check(accountId: string, url: string): Omit<Check, 'seq'> {
   return {
     ...DEFAULT_SETTINGS, name: url, url, type: 'website',
-    id: id('chk'), accountId, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: id('chk'), accountId, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'pending', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
@@ -137,6 +137,31 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.checks.count({ ...q, tags: ['env'] }), 2);
       await store.checks.updateSettings(second.id, { ...second, tags: [] }, second.url, T + 1);
       assert.deepEqual(await ids(['env']), [third.id], 'a settings write moves the check out of a tag list');
+    });
+
+    withStore('maintenance windows: insert, read, list, update, delete; a check\'s window flag', async (store) => {
+      const { acc, c } = await seeded(store);
+      const w = {
+        id: id('mtw'), accountId: acc.id, title: 'Upgrade', description: null, checkIds: [c.id], folders: ['db'], tags: ['env:Prod'], allChecks: false,
+        startsAt: T, endsAt: T + 3_600_000, schedule: null, durationMinutes: null, timezone: null, createdAt: T, updatedAt: T,
+      };
+      const recurring = { ...w, id: id('mtw'), title: 'Weekly', startsAt: null, endsAt: null, schedule: '0 2 * * 0', durationMinutes: 60, timezone: 'Europe/Berlin', allChecks: true, createdAt: T + 1 };
+      await store.maintenanceWindows.insert(w);
+      await store.maintenanceWindows.insert(recurring);
+      assert.deepEqual(await store.maintenanceWindows.byId(w.id), w);
+      assert.deepEqual((await store.maintenanceWindows.listForAccount(acc.id)).map((x) => x.id), [w.id, recurring.id]);
+      assert.deepEqual((await store.maintenanceWindows.all()).map((x) => x.id), [w.id, recurring.id]);
+      await store.maintenanceWindows.update({ ...w, title: 'Renamed', endsAt: null, updatedAt: T + 2 });
+      assert.deepEqual(await store.maintenanceWindows.byId(w.id), { ...w, title: 'Renamed', endsAt: null, updatedAt: T + 2 });
+      await store.maintenanceWindows.delete(w.id);
+      assert.equal(await store.maintenanceWindows.byId(w.id), null);
+
+      assert.equal((await store.checks.byId(c.id))!.windowMaintenance, false);
+      await store.checks.setWindowMaintenance(c.id, true, T + 3);
+      assert.equal((await store.checks.byId(c.id))!.windowMaintenance, true);
+      assert.deepEqual(await store.checks.inWindowMaintenance(), [c.id]);
+      await store.checks.setWindowMaintenance(c.id, false, T + 4);
+      assert.deepEqual(await store.checks.inWindowMaintenance(), []);
     });
 
     withStore('history and the state-change log', async (store) => {

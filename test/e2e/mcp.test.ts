@@ -21,7 +21,9 @@ const TOOL_NAMES = [
   'get_history', 'get_stats', 'get_status_overview', 'get_account', 'list_regions', 'get_email_alerts', 'update_email_alerts',
   'test_email_alerts', 'list_webhooks', 'create_webhook', 'update_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
   'retry_alert_delivery', 'regenerate_heartbeat_token',
-  'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page',
+  'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page',
+  'list_maintenance_windows', 'create_maintenance_window', 'get_maintenance_window', 'update_maintenance_window', 'delete_maintenance_window',
+  'delete_status_page',
 ];
 
 let server: TestServer;
