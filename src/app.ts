@@ -274,9 +274,9 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
   });
   new StatusPublisher({ feed: base.statusFeed, applied: () => writer.drained(), recorder, checks, clock });
 
-  const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher });
   const windows = new WindowScheduler({ store, checks, clock, log });
   checks.observe(windows);
+  const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher, windows });
   services.monitoring.maintenanceWindows.onChange(() => windows.poke());
   const renders = new PublicRenders(clock, base.statusFeed, services.pages.statusPages);
   const { trends, lastProbe } = services.monitoring;
@@ -309,7 +309,7 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
 
 function buildServices(parts: {
   base: Base; config: Config; checks: ChecksService; engine: Engine; heartbeats: HeartbeatMonitor; alerts: AlertsModule;
-  assignment: Assignment; dispatcher: ProbeDispatcher;
+  assignment: Assignment; dispatcher: ProbeDispatcher; windows: WindowScheduler;
 }): Services {
   const { base, config, checks, engine, alerts, dispatcher } = parts;
   const { store, clock, rollups, writer, log } = base;
@@ -356,7 +356,7 @@ function buildServices(parts: {
     pages: {
       ...shared,
       statusPages: new StatusPagesService(store, pages, config, clock),
-      publicPages: new PublicPages({ store, pages, rollups, stats, clock, lastProbe }),
+      publicPages: new PublicPages({ store, pages, rollups, stats, clock, lastProbe, windows: (accountId) => parts.windows.windowsOf(accountId) }),
     },
     operations: {
       ...shared,

@@ -34,6 +34,8 @@ export class WindowScheduler implements CheckObserver {
   /** The window holding each check in maintenance (for its end event); forgotten by a restart. */
   private readonly holding = new Map<string, { id: string; title: string; end: number }>();
   private readonly timers: Timers;
+  /** Every window by account as of the last pass: what status pages show, read without the store. */
+  private byAccount = new Map<string, MaintenanceWindow[]>();
 
   constructor(private readonly deps: WindowSchedulerDeps) {
     this.timers = deps.timers ?? systemTimers;
@@ -75,6 +77,11 @@ export class WindowScheduler implements CheckObserver {
     return run;
   }
 
+  /** The account's windows as of the last pass (a change is seen within a turn of the event loop). */
+  windowsOf(accountId: string): readonly MaintenanceWindow[] {
+    return this.byAccount.get(accountId) ?? [];
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.timer !== null) this.timers.clearTimeout(this.timer);
@@ -87,6 +94,9 @@ export class WindowScheduler implements CheckObserver {
     const { store, checks, clock } = this.deps;
     const now = clock.now();
     const windows = await store.maintenanceWindows.all();
+    const byAccount = new Map<string, MaintenanceWindow[]>();
+    for (const w of windows) byAccount.set(w.accountId, [...(byAccount.get(w.accountId) ?? []), w]);
+    this.byAccount = byAccount;
     const inForce = windows.flatMap((w) => {
       const o = occurrenceAt(w, now);
       return o === null ? [] : [{ w, o }];

@@ -22,6 +22,9 @@ export function pageJson(page: PublicPage): unknown {
       responseTimeHourly: c.spark,
     })),
     incidents: page.incidents.map((i) => ({ checkId: i.checkId, name: i.name, from: iso(i.from), to: iso(i.to) })),
+    maintenanceWindows: page.maintenanceWindows.map((w) => ({
+      title: w.title, description: w.description, active: w.active, startsAt: iso(w.startsAt), endsAt: iso(w.endsAt), checkIds: w.checkIds,
+    })),
   };
 }
 

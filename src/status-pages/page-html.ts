@@ -122,6 +122,18 @@ function maintenanceHtml(checks: readonly PublicCheck[]): string {
   return `<h2>Maintenance</h2><div class="card"><ul class="list">${items.join('')}</ul></div>`;
 }
 
+function windowsHtml(page: PublicPage): string {
+  if (page.maintenanceWindows.length === 0) return '';
+  const names = new Map(page.checks.map((c) => [c.id, c.name]));
+  const items = page.maintenanceWindows.map((w) => {
+    const when = w.active ? `in progress until ${time(w.endsAt)}` : `${time(w.startsAt)} to ${time(w.endsAt)}`;
+    const checks = w.checkIds.map((id) => esc(names.get(id) ?? id)).join(', ');
+    const about = w.description ? `<br><span class="when">${esc(w.description)}</span>` : '';
+    return `<li data-window-active="${w.active}"><strong>${esc(w.title)}</strong> <span class="when">${when}</span><br><span class="when">${checks}</span>${about}</li>`;
+  });
+  return `<h2>Scheduled maintenance</h2><div class="card"><ul class="list">${items.join('')}</ul></div>`;
+}
+
 function incidentsHtml(incidents: readonly Incident[], now: number): string {
   const items = incidents.map((i) => {
     const state = i.to === null ? `ongoing for ${durationText(now - i.from)}` : `resolved after ${durationText(i.to - i.from)}`;
@@ -141,7 +153,7 @@ export function renderPageHtml(page: PublicPage): string {
   const checks = page.checks.length ? page.checks.map(checkHtml).join('') : '<p class="empty">No checks on this page yet.</p>';
   const main = `<main><header><h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
 <div class="banner ${page.overall}" data-overall="${page.overall}">${OVERALL_TEXT[page.overall]}</div>
-<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${incidentsHtml(page.incidents, page.generatedAt)}
+<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${windowsHtml(page)}${incidentsHtml(page.incidents, page.generatedAt)}
 <footer><span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · Powered by Vigil</span></footer></main>`;
   const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">`;
   return document(page.title, `${main}<script>${SCRIPT}</script>`, head);

@@ -7,12 +7,15 @@ import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage } from '../store/status-pages.js';
 import type { LoggedStatus, StateChangeRepo } from '../store/store.js';
 import type { LastProbe } from '../monitor/live-check.js';
+import { currentOrNext, windowCovers, type MaintenanceWindow } from '../domain/maintenance-windows.js';
 
 export const BAR_DAYS = 90;
 const SPARK_HOURS = 24;
 const INCIDENT_DAYS = 30;
 const MAX_INCIDENTS = 10;
 const MAX_FEED_ENTRIES = 50;
+/** How far ahead a page announces scheduled maintenance. */
+const WINDOW_DAYS = 7;
 
 export type PublicStatus = 'up' | 'down' | 'paused' | 'pending' | 'maintenance';
 export type OverallState = 'operational' | 'partial_outage' | 'major_outage' | 'maintenance' | 'unknown';
@@ -56,6 +59,18 @@ export interface StatusChange {
   status: LoggedStatus;
 }
 
+/** A scheduled maintenance window of some of the page's checks: in force now or starting within 7 days. */
+export interface PublicWindow {
+  title: string;
+  description: string | null;
+  active: boolean;
+  /** The occurrence in force, or the next one. */
+  startsAt: number;
+  endsAt: number;
+  /** The page's checks it covers, in page order. */
+  checkIds: string[];
+}
+
 export interface PublicPage {
   slug: string;
   title: string;
@@ -64,6 +79,7 @@ export interface PublicPage {
   overall: OverallState;
   checks: PublicCheck[];
   incidents: Incident[];
+  maintenanceWindows: PublicWindow[];
 }
 
 export interface PageViewDeps {
@@ -72,6 +88,8 @@ export interface PageViewDeps {
   stateChanges: Pick<StateChangeRepo, 'between'>;
   /** The check's latest result, live from memory; null before the first since start. */
   lastProbe: (checkId: string) => LastProbe | null;
+  /** The account's scheduled maintenance windows. */
+  windows?: (accountId: string) => readonly MaintenanceWindow[];
 }
 
 /**
@@ -103,7 +121,21 @@ export class PageViews {
       overall: overallOf(checks),
       checks,
       incidents: this.incidents(listed, now),
+      maintenanceWindows: this.windows(page.accountId, listed, now),
     };
+  }
+
+  /** Windows covering some of the checks, in force now or starting within WINDOW_DAYS, soonest first. */
+  private windows(accountId: string, checks: readonly Check[], now: number): PublicWindow[] {
+    const out: PublicWindow[] = [];
+    for (const w of this.deps.windows?.(accountId) ?? []) {
+      const covered = checks.filter((c) => windowCovers(w, c)).map((c) => c.id);
+      if (covered.length === 0) continue;
+      const o = currentOrNext(w, now);
+      if (o === null || o.start > now + WINDOW_DAYS * DAY_MS) continue;
+      out.push({ title: w.title, description: w.description, active: o.start <= now, startsAt: o.start, endsAt: o.end, checkIds: covered });
+    }
+    return out.sort((a, b) => a.startsAt - b.startsAt);
   }
 
   /** Status changes of the page's checks, newest first (the Atom feed). */

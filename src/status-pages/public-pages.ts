@@ -40,9 +40,10 @@ export class PublicPages {
   constructor(deps: {
     store: Store; pages: StatusPageRepo; rollups: Pick<RollupReads, 'bucketTotals'>; stats: Pick<StatsService, 'multiRange'>; clock: Clock;
     lastProbe: PageViewDeps['lastProbe'];
+    windows?: PageViewDeps['windows'];
   }) {
     ({ store: this.store, pages: this.pages, stats: this.stats, clock: this.clock } = deps);
-    this.views = new PageViews({ checks: deps.store.checks, rollups: deps.rollups, stateChanges: deps.store.stateChanges, lastProbe: deps.lastProbe });
+    this.views = new PageViews({ checks: deps.store.checks, rollups: deps.rollups, stateChanges: deps.store.stateChanges, lastProbe: deps.lastProbe, windows: deps.windows });
   }
 
   bySlug(slug: string): StatusPage | null {

@@ -175,6 +175,31 @@ describe('the windows API', () => {
     assertError(await srv.request('POST', WINDOWS, { key: readOnly.key, body: { ...body, checkIds: [mine] } }), 403);
   });
 
+  test('status pages show the windows of their checks in force now or starting within 7 days', async () => {
+    const a = account();
+    const id = await createFastCheck(srv, a.key, `${origin}/window/page`, { name: 'Page check' });
+    await createFastCheck(srv, a.key, `${origin}/window/not-on-page`, { folder: 'hidden' });
+    assertStatus(await srv.request('POST', '/v1/public/status-pages', { key: a.key, body: { slug: 'windows-page', title: 'W', checkIds: [id] } }), 201);
+    const DAY = 24 * 60 * MINUTE;
+    const now = clock.now();
+    await createWindow(a, { title: 'Now', checkIds: [id], startsAt: iso(now - MINUTE), endsAt: iso(now + 30 * MINUTE) });
+    await createWindow(a, { title: 'Soon', description: 'Disk swap', allChecks: true, startsAt: iso(now + 2 * DAY), endsAt: iso(now + 2 * DAY + 60 * MINUTE) });
+    await createWindow(a, { title: 'Far', checkIds: [id], startsAt: iso(now + 10 * DAY), endsAt: iso(now + 10 * DAY + MINUTE) });
+    await createWindow(a, { title: 'Elsewhere', folders: ['hidden'], startsAt: iso(now - MINUTE), endsAt: iso(now + MINUTE) });
+    const res = await fetch(`${srv.url}/status/windows-page.json`);
+    assert.equal(res.status, 200);
+    const json = (await res.json()) as { maintenanceWindows: { title: string; active: boolean; checkIds: string[] }[]; checks: { status: string }[] };
+    assert.deepEqual(
+      json.maintenanceWindows.map((w) => [w.title, w.active, w.checkIds]),
+      [['Now', true, [id]], ['Soon', false, [id]]],
+    );
+    assert.equal(json.checks[0].status, 'maintenance');
+    const html = await (await fetch(`${srv.url}/status/windows-page`)).text();
+    assert.match(html, /Scheduled maintenance/);
+    assert.match(html, /Disk swap/);
+    assert.doesNotMatch(html, /Elsewhere|Far/);
+  });
+
   test('the tool server: every window operation is a tool', async () => {
     const a = account();
     const id = await createFastCheck(srv, a.key, `${origin}/window/mcp`);
