@@ -35,7 +35,10 @@ interface ManifestMonitor {
 interface Manifest {
   notifications: { id: number; name: string; type: string; config: Record<string, unknown> }[];
   monitors: ManifestMonitor[];
-  maintenance: { id: number; title: string }[];
+  maintenance: {
+    id: number; title: string; description: string; strategy: string; timezone: string; weekdays?: number[]; start_time?: string; end_time?: string;
+    start?: string; end?: string; monitors: { id: number }[];
+  }[];
   status_pages: { id: number; slug: string; title: string; footer_text?: string; show_tags?: boolean; groups: { monitors: { id: number }[] }[] }[];
   push: { monitor_id: number; token: string };
 }
@@ -218,10 +221,21 @@ for (const version of VERSIONS) {
       }
     });
 
-    test('maintenance windows are reported (Vigil has no scheduled windows); status pages keep slug, title and monitors', async () => {
+    test('maintenance windows become Vigil windows (one-off, weekly in their zone) of the imported checks; status pages keep slug, title and monitors', async () => {
       for (const w of m.maintenance) {
         const row = report.maintenance.find((r) => r.kumaId === w.id);
-        assert.ok(row && row.result === 'skipped' && /Vigil has no/.test(row.reason), `maintenance ${w.title} reported`);
+        assert.equal(row?.result, 'created', `${w.title}: ${row?.reason}`);
+        const window = await get(`/v1/public/maintenance-windows/${row.maintenanceWindowId}`);
+        const checks = w.monitors.map((mon) => report.monitors.find((r) => r.kumaId === mon.id)!.checkId).filter(Boolean);
+        assert.deepEqual([window.title, window.description, [...window.checkIds].sort()], [w.title, w.description, [...checks].sort()]);
+        if (w.strategy === 'recurring-weekday') {
+          const [h, min] = w.start_time!.split(':').map(Number) as [number, number];
+          const [eh, emin] = w.end_time!.split(':').map(Number) as [number, number];
+          assert.deepEqual([window.schedule, window.timezone, window.durationMinutes], [`${min} ${h} * * ${w.weekdays!.join(',')}`, w.timezone, eh * 60 + emin - (h * 60 + min)]);
+        } else {
+          assert.equal(w.strategy, 'single');
+          assert.deepEqual([window.startsAt, window.endsAt, window.schedule], [new Date(`${w.start}:00Z`).toISOString(), new Date(`${w.end}:00Z`).toISOString(), null], 'the fixture\'s one-off window is in UTC');
+        }
       }
       const pages = (await get('/v1/public/status-pages')) as { id: string; slug: string; title: string; checkIds: string[] }[];
       for (const p of m.status_pages) {
@@ -253,7 +267,10 @@ describe('runs that must write nothing', () => {
     assert.equal(first.summary.checksCreated, dry.summary.checksCreated);
     assert.equal(count(), first.summary.checksCreated);
     const second = importKuma('2.5.3', dataDir, email);
-    assert.deepEqual([second.summary.checksCreated, second.summary.webhooksCreated, second.summary.statusPagesCreated], [0, 0, 0]);
+    assert.deepEqual([second.summary.checksCreated, second.summary.webhooksCreated, second.summary.statusPagesCreated, second.summary.maintenanceWindowsCreated], [0, 0, 0, 0]);
+    assert.ok(first.summary.maintenanceWindowsCreated! > 0);
+    assert.ok(second.maintenance.every((r) => r.result === 'already_imported'), 'windows are not imported twice');
+    assert.ok(dry.maintenance.every((r) => r.maintenanceWindowId === undefined && r.result === 'created'), 'a dry run plans the windows');
     assert.equal(second.summary.checksAlreadyImported, first.summary.checksCreated);
     assert.equal(count(), first.summary.checksCreated);
     const push = second.monitors.find((r) => r.kumaType === 'push')!;
