@@ -1,7 +1,5 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -9,7 +7,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { assertError, assertStatus, newAccount, rawRequest, type Actor } from './util.js';
-import { createFastCheck, createWebhook, receivedAt, wheelRound } from '../helpers/alerts-e2e.js';
+import { createFastCheck, createWebhook, receivedAt, startSwitchableTarget, wheelRound, type SwitchableTarget } from '../helpers/alerts-e2e.js';
 
 /**
  * Check tags (issue 27 item 1) through the API and the tool server against a real server on
@@ -23,22 +21,18 @@ const CHECKS = '/v1/public/checks';
 
 let srv: TestServer;
 let receiver: Receiver;
-let target: Server;
-let healthy = true;
-let origin = '';
+let target: SwitchableTarget;
 
 before(async () => {
   assertCaTrusted();
   receiver = await startReceiver();
-  target = createServer((_req, res) => res.writeHead(healthy ? 200 : 500).end(healthy ? 'ok' : 'broken'));
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  target = await startSwitchableTarget();
   srv = await startServer({ plans: { pro: { minCheckIntervalMinutes: 0.05 } } }, clock, { autoTick: false });
 });
 after(async () => {
   await srv.stop();
   await receiver.close();
-  await new Promise((resolve) => target.close(resolve));
+  await target.close();
 });
 
 const account = (): Actor => newAccount(srv, { tier: 'pro', scopes: ALL });
@@ -140,21 +134,17 @@ describe('tags on checks', () => {
 describe('routing alerts by tag', () => {
   test('a webhook with tags hears only the checks that have one of them; a real local target going down', async () => {
     const a = account();
-    const web = await createFastCheck(srv, a.key, `${origin}/web`, { tags: ['team:Web'] });
-    const other = await createFastCheck(srv, a.key, `${origin}/other`, { tags: ['team:db'] });
+    const web = await createFastCheck(srv, a.key, `${target.origin}/web`, { tags: ['team:Web'] });
+    const other = await createFastCheck(srv, a.key, `${target.origin}/other`, { tags: ['team:db'] });
     const byTag = await srv.request('POST', '/v1/public/alerts/webhooks', { key: a.key, body: { name: 'web team', url: receiver.url('/tags/web'), tags: ['TEAM:web'] } });
     assertStatus(byTag, 201);
     assert.deepEqual(byTag.body.data.tags, ['TEAM:web']);
     await createWebhook(srv, a.key, { url: receiver.url('/tags/all') });
     await createWebhook(srv, a.key, { url: receiver.url('/tags/key'), tags: ['team'] });
     await wheelRound(srv, clock, 0);
-    healthy = false;
-    try {
-      await wheelRound(srv, clock, 3_000);
-      await receiver.waitFor(() => receivedAt(receiver, '/tags/').length === 5);
-    } finally {
-      healthy = true;
-    }
+    target.broken.add('/web').add('/other');
+    await wheelRound(srv, clock, 3_000);
+    await receiver.waitFor(() => receivedAt(receiver, '/tags/').length === 5);
     const heard = (path: string) => receivedAt(receiver, path).map((r) => r.json.check.id).sort();
     assert.deepEqual(heard('/tags/web'), [web]);
     assert.deepEqual(heard('/tags/key'), [web, other].sort());

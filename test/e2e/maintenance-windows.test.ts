@@ -1,7 +1,5 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -9,7 +7,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { assertError, assertStatus, newAccount, newKey, type Actor } from './util.js';
-import { createFastCheck, createWebhook, receivedAt, wheelRound } from '../helpers/alerts-e2e.js';
+import { createFastCheck, createWebhook, receivedAt, startSwitchableTarget, wheelRound, type SwitchableTarget } from '../helpers/alerts-e2e.js';
 
 /**
  * Scheduled maintenance windows (issue 27 item 2) through the API and the tool server, against
@@ -26,25 +24,20 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 let srv: TestServer;
 let receiver: Receiver;
-let target: Server;
-const healthy = new Map<string, boolean>();
+let target: SwitchableTarget;
 let origin = '';
 
 before(async () => {
   assertCaTrusted();
   receiver = await startReceiver();
-  target = createServer((req, res) => {
-    const ok = healthy.get(req.url ?? '') ?? true;
-    res.writeHead(ok ? 200 : 500).end(ok ? 'ok' : 'broken');
-  });
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  target = await startSwitchableTarget();
+  origin = target.origin;
   srv = await startServer({ plans: { pro: { minCheckIntervalMinutes: 0.05 } } }, clock, { autoTick: false });
 });
 after(async () => {
   await srv.stop();
   await receiver.close();
-  await new Promise((resolve) => target.close(resolve));
+  await target.close();
 });
 
 const account = (): Actor => newAccount(srv, { tier: 'pro', scopes: ALL });
@@ -79,7 +72,7 @@ describe('a window in force', () => {
     assert.equal((await getCheck(a, id)).maintenanceMode, true, 'the record says maintenance');
     assert.equal((await statusOf(a, id)).maintenanceMode, true, 'so does the status endpoint');
 
-    healthy.set(path, false);
+    target.broken.add(path);
     await round();
     await round();
     assert.equal((await getCheck(a, id)).status, 'up', 'the status is frozen');
@@ -94,7 +87,7 @@ describe('a window in force', () => {
     await receiver.waitFor(() => receivedAt(receiver, '/mw/shop').length === 1);
     assert.equal(receivedAt(receiver, '/mw/shop')[0]!.json.event, 'website_down', 'the next change after the window alerts');
     assert.deepEqual((await events(a, id)).slice(0, 2), ['window_end', 'window_start'], 'history records the start and the end (newest first)');
-    healthy.delete(path);
+    target.broken.delete(path);
   });
 
   test('a window that starts and ends on the clock (the scheduler looks at each boundary)', async () => {

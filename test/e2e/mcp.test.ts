@@ -97,7 +97,7 @@ describe('discovery of tools, resources and prompts', () => {
       const readOnly = tool.name.startsWith('get_') || tool.name.startsWith('list_');
       assert.equal(tool.annotations?.readOnlyHint, readOnly, `${tool.name} readOnlyHint`);
       if (!readOnly) {
-        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page'].includes(tool.name);
+        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page', 'delete_maintenance_window'].includes(tool.name);
         assert.equal(tool.annotations?.destructiveHint, destructive, `${tool.name} destructiveHint`);
       }
     }
