@@ -23,6 +23,7 @@ export function statusPageRoutes(s: PageServices): Route[] {
     checkIds: page.checkIds,
     tags: page.tags,
     customDomain: page.customDomain,
+    autoIncidents: page.autoIncidents,
     url: s.statusPages.url(page),
     createdAt: new Date(page.createdAt).toISOString(),
     updatedAt: new Date(page.updatedAt).toISOString(),

@@ -55,6 +55,7 @@ export class StatusPagesService {
         customDomain: customDomain(input.customDomain),
         checkIds: this.ownChecks(principal, input.checkIds ?? []),
         tags: pageTags(input.tags ?? []),
+        autoIncidents: input.autoIncidents ?? false,
         createdAt: now,
         updatedAt: now,
       };
@@ -77,6 +78,7 @@ export class StatusPagesService {
         customDomain: input.customDomain === undefined ? current.customDomain : customDomain(input.customDomain),
         checkIds: input.checkIds === undefined ? current.checkIds : this.ownChecks(principal, input.checkIds),
         tags: input.tags === undefined ? current.tags : pageTags(input.tags),
+        autoIncidents: input.autoIncidents ?? current.autoIncidents,
         updatedAt: this.clock.now(),
       };
       this.ensureFree(next);

@@ -19,6 +19,9 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 129 }), {
   maxItems: 20,
   description: 'The page also shows every check with one of these tags (key or key:value, case-insensitive), after checkIds in dashboard order',
 });
+const AutoIncidents = Type.Boolean({
+  description: 'A confirmed outage of one of its checks opens an incident ("<name> is not responding") that resolves itself when the check is up again',
+});
 const CustomDomain = Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Null()], {
   description: 'A host name such as status.example.com: requests with this Host get the page at /',
 });
@@ -31,6 +34,7 @@ export const CreateStatusPageBody = Type.Object(
     checkIds: Type.Optional(CheckIds),
     tags: Type.Optional(Tags),
     customDomain: Type.Optional(CustomDomain),
+    autoIncidents: Type.Optional(AutoIncidents),
   },
   { additionalProperties: false, $id: 'CreateStatusPage' },
 );
@@ -43,6 +47,7 @@ export const UpdateStatusPageBody = Type.Object(
     checkIds: Type.Optional(CheckIds),
     tags: Type.Optional(Tags),
     customDomain: Type.Optional(CustomDomain),
+    autoIncidents: Type.Optional(AutoIncidents),
   },
   { additionalProperties: false, $id: 'UpdateStatusPage' },
 );
@@ -56,6 +61,7 @@ export const StatusPageObject = Type.Object(
     checkIds: Type.Array(Type.String()),
     tags: Type.Array(Type.String()),
     customDomain: Type.Union([Type.String(), Type.Null()]),
+    autoIncidents: Type.Boolean(),
     url: Type.String({ description: 'The public page' }),
     createdAt: IsoDate,
     updatedAt: IsoDate,

@@ -19,6 +19,7 @@ import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteMaintenanceWindows } from './maintenance-windows.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
+import { sqliteIncidents } from './incidents.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
@@ -96,6 +97,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     rollups,
     retention: sqliteRetention(db),
     statusPages: sqliteStatusPages(db),
+    incidents: sqliteIncidents(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
     served: sqliteServedAddresses(db),

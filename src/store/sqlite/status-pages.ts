@@ -9,18 +9,19 @@ interface PageRowDb {
   description: string | null;
   custom_domain: string | null;
   tags: string;
+  auto_incidents: number;
   created_at: number;
   updated_at: number;
 }
 
 export function sqliteStatusPages(db: Db): StatusPageRepo {
   const insertPage = db.prepare(
-    `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, tags, created_at, updated_at)
-     VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @tagsJson, @createdAt, @updatedAt)`,
+    `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, auto_incidents, tags, created_at, updated_at)
+     VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @autoIncidents, @tagsJson, @createdAt, @updatedAt)`,
   );
   const updatePage = db.prepare(
     `UPDATE status_pages SET slug = @slug, title = @title, description = @description, custom_domain = @customDomain,
-     tags = @tagsJson, updated_at = @updatedAt WHERE id = @id`,
+     auto_incidents = @autoIncidents, tags = @tagsJson, updated_at = @updatedAt WHERE id = @id`,
   );
   const deletePage = db.prepare('DELETE FROM status_pages WHERE id = ?');
   const byId = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE id = ?');
@@ -34,6 +35,9 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
   const slugsListing = db
     .prepare<[string], string>('SELECT p.slug FROM status_page_checks c JOIN status_pages p ON p.id = c.page_id WHERE c.check_id = ?')
     .pluck();
+  const autoPages = db.prepare<[string], PageRowDb>(
+    'SELECT p.* FROM status_page_checks c JOIN status_pages p ON p.id = c.page_id WHERE c.check_id = ? AND p.auto_incidents = 1',
+  );
 
   const toPage = (r: PageRowDb): StatusPage => ({
     id: r.id,
@@ -44,9 +48,11 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
     customDomain: r.custom_domain,
     checkIds: checksOf.all(r.id),
     tags: JSON.parse(r.tags) as string[],
+    autoIncidents: r.auto_incidents === 1,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
+  const row = (page: StatusPage) => ({ ...page, autoIncidents: page.autoIncidents ? 1 : 0, tagsJson: JSON.stringify(page.tags) });
   const one = (row: PageRowDb | undefined) => (row === undefined ? null : toPage(row));
   const setChecks = (page: StatusPage) => {
     clearChecks.run(page.id);
@@ -55,11 +61,11 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
 
   return {
     insert: db.transaction((page: StatusPage) => {
-      insertPage.run(pageParams(page));
+      insertPage.run(row(page));
       setChecks(page);
     }),
     update: db.transaction((page: StatusPage) => {
-      updatePage.run(pageParams(page));
+      updatePage.run(row(page));
       setChecks(page);
     }),
     delete: (id) => void deletePage.run(id),
@@ -69,13 +75,9 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
     listForAccount: (accountId) => forAccount.all(accountId).map(toPage),
     listsCheck: (checkId) => listed.get(checkId) !== undefined,
     slugsListing: (checkId) => slugsListing.all(checkId),
+    autoIncidentPages: (checkId) => autoPages.all(checkId).map(toPage),
   };
 }
-
-const pageParams = (page: StatusPage) => ({
-  id: page.id, accountId: page.accountId, slug: page.slug, title: page.title, description: page.description,
-  customDomain: page.customDomain, tagsJson: JSON.stringify(page.tags), createdAt: page.createdAt, updatedAt: page.updatedAt,
-});
 
 export function sqliteOperations(db: Db): OperationsRepo {
   const touch = db.prepare('INSERT INTO readiness (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at');
