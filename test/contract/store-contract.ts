@@ -218,7 +218,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page incidents: timeline, checks, what the page shows, automatic ones', async (store) => {
       const { acc, c } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], autoIncidents: true, createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], tags: [], autoIncidents: true, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual((await store.statusPages.autoIncidentPages(c.id)).map((p) => p.id), [page.id]);
       const first = { id: id('inu'), status: 'investigating' as const, message: 'Looking\ninto it', at: T };
