@@ -55,6 +55,8 @@ import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
 import { IncidentsService } from './status-pages/incidents-service.js';
 import { incidentRoutes } from './api/incident-routes.js';
+import { subscriptionRoutes } from './api/subscription-routes.js';
+import { SubscriptionsService } from './status-pages/subscriptions-service.js';
 import { keyRoutes } from './api/keys-routes.js';
 import { statusPageRoutes } from './api/status-page-routes.js';
 import { publicStatusRoutes } from './api/public-status-routes.js';
@@ -356,7 +358,7 @@ function buildServices(parts: {
       webhooks: alerts.webhooks,
       deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
     },
-    pages: pageServices({ base, config, stats, lastProbe, windows: parts.windows }),
+    pages: pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows }),
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
@@ -366,7 +368,7 @@ function buildServices(parts: {
 }
 
 function pageServices(parts: {
-  base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null; windows: WindowScheduler;
+  base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null; alerts: AlertsModule; windows: WindowScheduler;
 }): PageServices {
   const { base, config, stats, lastProbe, windows } = parts;
   const { store, clock, rollups, log } = base;
@@ -375,11 +377,16 @@ function pageServices(parts: {
     store, incidents: store.incidents, pages: store.statusPages, statusPages, clock, feed: base.statusFeed,
     onError: (err) => log.error({ err }, 'automatic incident not recorded'),
   });
+  const subscriptions = new SubscriptionsService({
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, config, clock,
+    onError: (err) => log.error({ err }, 'status page notice not queued'),
+  });
   return {
     config,
     clock,
     statusPages,
     incidents,
+    subscriptions,
     publicPages: new PublicPages({ store, pages: store.statusPages, rollups, stats, clock, lastProbe, windows: (accountId) => windows.windowsOf(accountId) }),
   };
 }
@@ -410,6 +417,7 @@ function buildPipeline(parts: {
     ...oauthRoutes(accounts),
     ...statusPageRoutes(services.pages),
     ...incidentRoutes(services.pages),
+    ...subscriptionRoutes(services.pages),
     ...keyRoutes(accounts),
     ...publicStatusRoutes(services.pages, renders),
     ...operationsRoutes(services.operations),

@@ -84,6 +84,8 @@ export interface PublicPage {
   incidents: PublicIncident[];
   outages: Outage[];
   maintenanceWindows: PublicWindow[];
+  /** The page's own look (issue 29). */
+  look: Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
 }
 
 /** An incident as the page shows it: the affected checks by name, the timeline newest first. */
@@ -142,6 +144,7 @@ export class PageViews {
       incidents: publicIncidents(incidents, listed),
       outages: this.outages(listed, now),
       maintenanceWindows: this.windows(page.accountId, listed, now),
+      look: { logoUrl: page.logoUrl, accentColor: page.accentColor, footerText: page.footerText, favicon: page.favicon, hidePoweredBy: page.hidePoweredBy },
     };
   }
 

@@ -6,7 +6,7 @@ import type { Migration } from './migrations.js';
  * maintenance).
  */
 export const MAINTENANCE_WINDOWS_MIGRATION: Migration = {
-  version: 13,
+  version: 15,
   name: 'maintenance windows',
   sql: `
     CREATE TABLE maintenance_windows (

@@ -5,7 +5,7 @@ import type { Migration } from './migrations.js';
  * `checkIds` and `folders` in alert routing.
  */
 export const TAGS_MIGRATION: Migration = {
-  version: 12,
+  version: 14,
   name: 'check tags; routing by tag',
   sql: `
     ALTER TABLE checks ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';

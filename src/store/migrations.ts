@@ -8,6 +8,8 @@ import { NODES_MIGRATION } from './migrations-nodes.js';
 import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
 import { BESIDE_MIGRATION } from './migrations-beside.js';
 import { INCIDENTS_MIGRATION } from './migrations-incidents.js';
+import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
+import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
 import { TAGS_MIGRATION } from './migrations-tags.js';
 import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.js';
 
@@ -160,6 +162,8 @@ export const MIGRATIONS: Migration[] = [
   KUMA_IMPORTS_MIGRATION,
   BESIDE_MIGRATION,
   INCIDENTS_MIGRATION,
+  SUBSCRIBERS_MIGRATION,
+  PAGE_LOOK_MIGRATION,
   TAGS_MIGRATION,
   MAINTENANCE_WINDOWS_MIGRATION,
 ];

@@ -10,6 +10,7 @@ import type { MaintenanceWindowRepo } from './maintenance-windows.js';
 import type { Answer } from './answer.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
+import type { SubscriberRepo } from './subscribers.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
 
 export { whenAnswered, type Answer } from './answer.js';
@@ -41,6 +42,8 @@ export interface Store {
   statusPages: StatusPageRepo;
   /** Incidents of status pages and their timelines (issue 29). */
   incidents: IncidentRepo;
+  /** Who follows each status page (issue 29). */
+  subscribers: SubscriberRepo;
   /** What readiness probes write to prove the store takes a commit. */
   operations: OperationsRepo;
   /** Dashboard sessions and one-time login links. */

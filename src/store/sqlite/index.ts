@@ -20,6 +20,7 @@ import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteMaintenanceWindows } from './maintenance-windows.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
+import { sqliteSubscribers } from './subscribers.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
@@ -98,6 +99,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     retention: sqliteRetention(db),
     statusPages: sqliteStatusPages(db),
     incidents: sqliteIncidents(db),
+    subscribers: sqliteSubscribers(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
     served: sqliteServedAddresses(db),
