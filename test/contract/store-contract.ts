@@ -256,7 +256,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page subscribers: the cap, duplicates, confirmation, counts, expiry', async (store) => {
       const { acc } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], tags: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       const sub = (kind: 'email' | 'webhook', address: string, at = T) => ({
         id: id('sub'), pageId: page.id, kind, address, secret: kind === 'webhook' ? 's3cret' : null, token: id('tok').padEnd(64, '0'),
