@@ -15,6 +15,11 @@ export interface StoreFactory {
   /** A fresh, empty store; `close` ends it and removes what it kept. */
   open(): Store | Promise<Store>;
   close(store: Store): void | Promise<void>;
+  /**
+   * Units of work take an async fn and answer with a promise (the PostgreSQL store, and every
+   * store once issue 24's asynchronous seam lands); otherwise they run a synchronous fn.
+   */
+  asyncUnits?: boolean;
 }
 
 const T = Date.UTC(2026, 6, 1, 9);
@@ -352,7 +357,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.checks.countForAccount(acc.id), 2);
     });
 
-    withStore('a nested unit that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
+    if (!factory.asyncUnits) withStore('a nested unit that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
       const { acc } = await seeded(store);
       const kept = check(acc.id, 'https://kept.example.com/');
       const undone = check(acc.id, 'https://undone.example.com/');
@@ -377,6 +382,41 @@ export function storeContract(factory: StoreFactory): void {
       ran.length = 0;
       assert.throws(() =>
         store.transaction(() => {
+          store.afterCommit(() => ran.push('never'));
+          throw new Error('outer');
+        }),
+      );
+      store.afterCommit(() => ran.push('at once'));
+      assert.deepEqual(ran, ['at once'], 'outside a unit an effect runs at once');
+    });
+
+    if (factory.asyncUnits) withStore('a nested unit that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
+      const { acc } = await seeded(store);
+      const kept = check(acc.id, 'https://kept.example.com/');
+      const undone = check(acc.id, 'https://undone.example.com/');
+      const ran: string[] = [];
+      type AsyncUnits = <T>(fn: () => Promise<T>) => Promise<T>;
+      const unit = store.transaction.bind(store) as unknown as AsyncUnits;
+      await unit(async () => {
+        await store.checks.insert(kept, kept.url, null);
+        store.afterCommit(() => ran.push('outer'));
+        await assert.rejects(() =>
+          unit(async () => {
+            await store.checks.insert(undone, undone.url, null);
+            store.afterCommit(() => ran.push('undone'));
+            throw new Error('inner');
+          }),
+        );
+        await unit(async () => store.afterCommit(() => ran.push('inner')));
+        assert.deepEqual(ran, [], 'nothing runs before the commit');
+      });
+      assert.deepEqual(ran, ['outer', 'inner'], 'the rolled-back unit has no effects');
+      assert.notEqual(await store.checks.byId(kept.id), null);
+      assert.equal(await store.checks.byId(undone.id), null);
+
+      ran.length = 0;
+      await assert.rejects(() =>
+        unit(async () => {
           store.afterCommit(() => ran.push('never'));
           throw new Error('outer');
         }),
