@@ -27,7 +27,7 @@ async function seeded(store: PgStore, createdAt = Date.now()): Promise<{ acc: Ac
   await store.accounts.insert(acc);
   const draft: Omit<Check, 'seq'> = {
     ...DEFAULT_SETTINGS, name: 'x', url: `https://${id('s')}.example.com/`, type: 'website',
-    id: id('chk'), accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: id('chk'), accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'pending', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt, updatedAt: createdAt,
