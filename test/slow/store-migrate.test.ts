@@ -190,7 +190,7 @@ test('a SQLite server that did not stop cleanly: its unwritten minutes are rebui
   store.accounts.insert({ id: 'acc_crash', email: 'crash@example.com', tier: 'pro', maxChecksOverride: null, claimed: true, createdAt: T });
   const draft: Omit<Check, 'seq'> = {
     ...DEFAULT_SETTINGS, name: 'site', url: 'https://crash.example.com/', type: 'website',
-    id: 'chk_crash', accountId: 'acc_crash', disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: 'chk_crash', accountId: 'acc_crash', disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'up', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
