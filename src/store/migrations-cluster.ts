@@ -7,7 +7,7 @@ import type { Migration } from './migrations.js';
  * a central received for a check another owns wait in `ping_inbox` for the owner.
  */
 export const CLUSTER_MIGRATION: Migration = {
-  version: 14,
+  version: 16,
   name: 'cluster instances, check slots, ping inbox',
   sql: `
     CREATE TABLE cluster_instances (

@@ -19,6 +19,7 @@ import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
 import { sqlitePingInbox } from './ping-inbox.js';
+import { sqliteMaintenanceWindows } from './maintenance-windows.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
 import { sqliteSubscribers } from './subscribers.js';
@@ -109,6 +110,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     kumaImports: sqliteKumaImports(db),
     cluster,
     pingInbox,
+    maintenanceWindows: sqliteMaintenanceWindows(db),
     credentialsVersion,
     transaction,
     afterCommit: (effect) => effects.add(effect),
