@@ -77,6 +77,20 @@ export class ChecksService {
     });
   }
 
+  /**
+   * Hands a check to the observers again as it is stored: this central has just taken it over
+   * from another (several centrals), whose state it reads anew, or another central changed it.
+   */
+  announce(check: Check, runNow = false): void {
+    for (const o of this.observers) o.checkSaved(check, runNow);
+  }
+
+  /** A check deleted on another central (several centrals): the observers drop it here too. */
+  announceDeleted(check: Pick<Check, 'id' | 'accountId' | 'folder'>): void {
+    // Observers read only these fields of a deleted check (its id; the feed its account and folder).
+    for (const o of this.observers) o.checkDeleted(check as Check);
+  }
+
   private edited(check: Check): void {
     this.store.afterCommit(() => {
       for (const o of this.observers) o.checkEdited?.(check);
