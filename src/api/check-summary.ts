@@ -20,6 +20,7 @@ export async function checkSummary(check: Check, trends: CheckTrends, config: Co
     url: checkUrl(check, config),
     type: check.type,
     folder: check.folder,
+    tags: check.tags,
     status,
     maintenance: inMaintenance(check, now),
     // What the status endpoint calls `degraded`: up, but slower than responseTimeLimit.

@@ -56,8 +56,10 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   const cache = caches.pages;
   const pages = s.publicPages;
 
-  const renderPage = (page: StatusPage, format: Format): Answer<Rendered> =>
-    whenAnswered(s.incidents.shown(page, s.clock.now()), (incidents) => renderWith(page, format, incidents));
+  const renderPage = async (listed: StatusPage, format: Format): Promise<Answer<Rendered>> => {
+    const page = await pages.members(listed);
+    return whenAnswered(s.incidents.shown(page, s.clock.now()), (incidents) => renderWith(page, format, incidents));
+  };
 
   const renderWith = async (page: StatusPage, format: Format, incidents: readonly Incident[]): Promise<Rendered> => {
     const checkIds = page.checkIds;
@@ -138,7 +140,7 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
       handler: async ({ req }) => {
         const page = await pages.byHost(req.headers['host']);
         if (!page) throw errors.routeNotFound(req.method, req.path);
-        return cache.reply(`${page.slug}.html`, req, () => renderPage(page, 'html'));
+        return cache.reply(`${page.slug}.html`, req, async () => (await renderPage(page, 'html')));
       },
     }),
     defineRoute({

@@ -1,6 +1,6 @@
 import type { Answer } from './answer.js';
 /** What a Kuma object became: the kinds of `kuma_imports` rows. */
-export type KumaKind = 'monitor' | 'notification' | 'status_page';
+export type KumaKind = 'monitor' | 'notification' | 'status_page' | 'maintenance';
 
 export interface KumaImportKey {
   accountId: string;

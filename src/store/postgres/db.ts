@@ -34,14 +34,14 @@ interface Unit {
   savepoints: number;
 }
 
-/** A savepoint could not be rolled back: the whole unit of work is lost (the connection, most likely). */
-/** The COMMIT itself failed (the database could not write): not a statement of the unit. */
+/** The COMMIT of a unit of work failed: nothing of it is durable (the database, not a record, failed). */
 export class CommitFailed extends Error {
-  constructor(cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  constructor(readonly reason: unknown) {
+    super((reason as Error).message);
   }
 }
 
+/** A savepoint could not be rolled back: the whole unit of work is lost (the connection, most likely). */
 export class BrokenUnit extends Error {
   constructor(readonly reason: unknown) {
     super(`the unit of work is broken: ${(reason as Error).message}`);
@@ -133,9 +133,11 @@ export class PgDb {
         this.commitFails = false;
         throw new CommitFailed(new Error('COMMIT failed (failNextCommit)'));
       }
-      await client.query('COMMIT').catch((err: unknown) => {
+      try {
+        await client.query('COMMIT');
+      } catch (err) {
         throw new CommitFailed(err);
-      });
+      }
       unit.closed = true;
       this.runAll(unit.levels[0]!);
       return result;

@@ -17,6 +17,9 @@ import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
+import { sqliteCluster } from './cluster.js';
+import { sqlitePingInbox } from './ping-inbox.js';
+import { sqliteMaintenanceWindows } from './maintenance-windows.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
 import { sqliteSubscribers } from './subscribers.js';
@@ -84,7 +87,9 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     effectFailed: options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })),
     beforeCommit,
   });
-  const applyBatch = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached, beforeCommit);
+  const cluster = sqliteCluster(db);
+  const pingInbox = sqlitePingInbox(db);
+  const applyBatch = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox }, forgetCached, cluster, beforeCommit);
   const transaction = <T>(fn: () => Promise<T>): Promise<T> => units.transaction(fn);
   const gate = <R extends object>(repo: R, except: ReadonlyArray<keyof R> = []): R => units.gate(repo, except);
   return {
@@ -112,11 +117,14 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     sessions: gate(sqliteSessions(db)),
     served: gate(sqliteServedAddresses(db)),
     kumaImports: gate(sqliteKumaImports(db)),
+    cluster: gate(cluster),
+    pingInbox: gate(pingInbox),
+    maintenanceWindows: gate(sqliteMaintenanceWindows(db)),
     credentialsVersion,
     transaction,
     afterCommit: (effect) => units.afterCommit(effect),
     // The writer's batch is a unit of its own: it never runs inside, or beside, an open one.
-    applyWrites: (batch, failed) => units.exclusive(() => applyBatch(batch, failed)),
+    applyWrites: (batch, failed, fence) => units.exclusive(() => applyBatch(batch, failed, fence)),
     close: () => {
       // After the writer's last batch: the buffered rollup buckets, the current ones too.
       const closeMain = () => {
