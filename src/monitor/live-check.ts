@@ -81,6 +81,8 @@ export class LiveCheck {
   /** The state-change log may not know the current status yet (fresh start, resume after 'pending'). */
   verifyLog: boolean;
   lastProbe: LastProbe | null;
+  /** Observation writes submitted so far (the recorder numbers them to tell the latest). */
+  written: number;
 
   constructor(check: Check, policy: Omit<MonitorPolicy, 'maintenance'>, accountId: string, previous: LiveCheck | undefined, now: number) {
     this.id = check.id;
@@ -100,6 +102,7 @@ export class LiveCheck {
     this.countersWrittenAt = previous?.countersWrittenAt ?? now;
     this.verifyLog = previous === undefined;
     this.lastProbe = previous?.lastProbe ?? null;
+    this.written = 0;
   }
 }
 

@@ -3,11 +3,44 @@ import type { DomainInfo, ProbeResult } from '../domain/probe-types.js';
 import type { DomainMemory } from '../store/alert-store.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { HistoryResultInput, RuntimeWrite } from '../store/store.js';
-import type { NodeCursorWrite, ObservationWrite } from '../store/writes.js';
+import type { NodeCursorWrite, ObservationWrite, WriteRecord } from '../store/writes.js';
 import { domainStep, type DomainEventType } from './domain-expiry.js';
 import type { LiveCheck } from './live-check.js';
 import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
 import { transition, type MonitorInput, type MonitorPolicy, type MonitorState, type ProbeInput, type Recheck } from './state-machine.js';
+
+/** What a write moves in a live entry: put back when the write does not commit. */
+interface LiveSnapshot {
+  state: MonitorState;
+  probesTotal: number;
+  probesUp: number;
+  ssl: LiveCheck['ssl'];
+  lastSyncedAt: number;
+  countersWrittenAt: number;
+}
+
+interface Unsettled {
+  live: LiveCheck;
+  /** The write's number among the check's (live.written when it was submitted). */
+  n: number;
+  before: LiveSnapshot;
+}
+
+function snapshotOf(live: LiveCheck): LiveSnapshot {
+  return {
+    state: live.state, probesTotal: live.probesTotal, probesUp: live.probesUp, ssl: live.ssl,
+    lastSyncedAt: live.lastSyncedAt, countersWrittenAt: live.countersWrittenAt,
+  };
+}
+
+function restore(live: LiveCheck, s: LiveSnapshot): void {
+  live.state = s.state;
+  live.probesTotal = s.probesTotal;
+  live.probesUp = s.probesUp;
+  live.ssl = s.ssl;
+  live.lastSyncedAt = s.lastSyncedAt;
+  live.countersWrittenAt = s.countersWrittenAt;
+}
 
 /** Where transitions go: the alert pipeline and the status feed subscribe. */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
@@ -88,14 +121,19 @@ const NOTHING: Outcome = Object.freeze({ write: null, events: Object.freeze([]) 
 export class Recorder {
   private readonly eventSinks: EventSink[] = [];
   private readonly changeSinks: ChangeSink[] = [];
+  /** Writes not yet committed, with the live state from before each (null: not followed). */
+  private readonly unsettled: Map<ObservationWrite, Unsettled> | null;
 
   constructor(
     private readonly deps: {
-      writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>;
+      writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'> & Partial<Pick<BatchWriter, 'afterEachCommit'>>;
       /** Several centrals: this central's name, kept in each result's details (`central`) to show who probed it. */
       central?: string;
     },
-  ) {}
+  ) {
+    this.unsettled = deps.writer.afterEachCommit ? new Map() : null;
+    deps.writer.afterEachCommit?.((batch, failed) => this.settled(batch, failed));
+  }
 
   /** A result's row with the central that made it (several centrals only; a forwarded ping keeps its receiver's). */
   private stamp(row: HistoryResultInput): HistoryResultInput {
@@ -121,8 +159,12 @@ export class Recorder {
   /** Records the observation (its write is submitted, its events raised); says whether to probe again now. */
   record(live: LiveCheck, obs: Observation, now: number): Recheck {
     const degraded = live.state.degraded;
+    const before = this.unsettled ? snapshotOf(live) : null;
     const out = this.outcome(live, obs, now);
-    if (out.write) this.deps.writer.submit(out.write);
+    if (out.write) {
+      this.follow(live, out.write, before);
+      this.deps.writer.submit(out.write);
+    }
     this.raise(live, out.events);
     this.changed(live, obs, out, degraded);
     return out.recheck;
@@ -131,7 +173,9 @@ export class Recorder {
   /** The same, resolving once the write is durable; events follow the commit (a ping's acknowledgement). */
   recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
     const degraded = live.state.degraded;
+    const before = this.unsettled ? snapshotOf(live) : null;
     const out = this.outcome(live, obs, now);
+    if (out.write) this.follow(live, out.write, before);
     const followed = (): void => {
       this.raise(live, out.events);
       this.changed(live, obs, out, degraded);
@@ -139,6 +183,32 @@ export class Recorder {
     if (out.write) return this.deps.writer.commit(out.write).then(followed);
     followed();
     return Promise.resolve();
+  }
+
+  private follow(live: LiveCheck, write: ObservationWrite, before: LiveSnapshot | null): void {
+    live.written++;
+    if (this.unsettled && before) this.unsettled.set(write, { live, n: live.written, before });
+  }
+
+  /**
+   * A batch's fate is known. A live entry moved on when its observation was recorded (the next
+   * result's transition needs it at once); for a write that did not commit, the entry moves
+   * back to where it was before that write, so memory holds only what is durable, unless a
+   * later write of the check was already submitted (it carries the whole runtime state, and the
+   * check goes on from there). Either way the state-change log is verified on the next write.
+   */
+  private settled(batch: readonly WriteRecord[], failed: ReadonlyMap<WriteRecord, unknown> | 'all'): void {
+    const unsettled = this.unsettled!;
+    if (unsettled.size === 0) return;
+    for (const record of batch) {
+      if (record.kind !== 'observation') continue;
+      const u = unsettled.get(record);
+      if (u === undefined) continue;
+      unsettled.delete(record);
+      if (failed !== 'all' && !failed.has(record)) continue;
+      if (u.n === u.live.written) restore(u.live, u.before);
+      u.live.verifyLog = true;
+    }
   }
 
   private changed(live: LiveCheck, obs: Observation, out: Outcome, degradedBefore: boolean): void {

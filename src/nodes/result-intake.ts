@@ -5,7 +5,8 @@ import type { Engine } from '../engine/engine.js';
 import type { Recorder } from '../monitor/recorder.js';
 import type { NodeRepo } from '../store/node-repo.js';
 import { whenAnswered, type Answer } from '../store/answer.js';
-import type { NodeCursorWrite } from '../store/writes.js';
+import type { BatchWriter } from '../store/batch-writer.js';
+import type { NodeCursorWrite, WriteRecord } from '../store/writes.js';
 import type { NodeSessions, NodeState } from './node-sessions.js';
 import { asProbeResult, type NodeMessage } from './protocol.js';
 
@@ -25,6 +26,10 @@ interface Cursor {
   done: Set<number>;
   /** Highest sequence whose write (and every earlier one's) has been submitted. */
   watermark: number;
+  /** Highest sequence whose cursor write has committed: what a node is welcomed and acknowledged with. */
+  committed: number;
+  /** Cursor writes handed out and not settled yet; a failed write voids them all (they may name results that are lost). */
+  unsettled: Set<NodeCursorWrite>;
   acking: boolean;
 }
 
@@ -35,6 +40,8 @@ export interface ResultIntakeDeps {
   engine: Pick<Engine, 'recordRemote'>;
   recorder: Pick<Recorder, 'write' | 'writeDurably'>;
   cursors: Pick<NodeRepo, 'cursor'>;
+  /** The writer, told which batches committed: the cursor moves back over what did not. */
+  commits?: Pick<BatchWriter, 'afterEachCommit'>;
   clock: Clock;
   log: Logger;
 }
@@ -48,7 +55,9 @@ export interface ResultIntakeDeps {
 export class ResultIntake {
   private readonly cursors = new Map<string, Cursor>();
 
-  constructor(private readonly deps: ResultIntakeDeps) {}
+  constructor(private readonly deps: ResultIntakeDeps) {
+    deps.commits?.afterEachCommit((batch, failed) => this.settled(batch, failed));
+  }
 
   /** A node's hello: where its outbox `epoch` resumes (a new epoch, a fresh data directory, starts at 0). */
   resume(nodeId: string, epoch: string): Answer<{ epoch: string; seq: number }> {
@@ -58,7 +67,7 @@ export class ResultIntake {
       // Another hello of the node may have read it meanwhile (a store that answers later).
       let c = this.cursors.get(nodeId);
       if (!c) {
-        c = { epoch: stored.epoch, received: stored.seq, pending: [], pendingHead: 0, done: new Set(), watermark: stored.seq, acking: false };
+        c = { epoch: stored.epoch, received: stored.seq, pending: [], pendingHead: 0, done: new Set(), watermark: stored.seq, committed: stored.seq, unsettled: new Set(), acking: false };
         this.cursors.set(nodeId, c);
       }
       return this.resumed(c, epoch);
@@ -69,12 +78,13 @@ export class ResultIntake {
     // Kept in place, not replaced: a result of the old epoch still being recorded then moves nothing.
     if (c.epoch !== epoch) {
       c.epoch = epoch;
-      c.received = c.watermark = 0;
+      c.received = c.watermark = c.committed = 0;
+      c.unsettled.clear();
       c.pending = [];
       c.pendingHead = 0;
       c.done.clear();
     }
-    return { epoch, seq: c.watermark };
+    return { epoch, seq: c.committed };
   }
 
   results(node: NodeState, m: Extract<NodeMessage, { type: 'results' }>): void {
@@ -122,7 +132,39 @@ export class ResultIntake {
         c.pendingHead = 0;
       }
     }
-    return { kind: 'node-cursor', nodeId, cursor: { epoch: c.epoch ?? epoch, seq: c.watermark } };
+    return this.issued(c, { kind: 'node-cursor', nodeId, cursor: { epoch: c.epoch ?? epoch, seq: c.watermark } });
+  }
+
+  private issued(c: Cursor, write: NodeCursorWrite): NodeCursorWrite {
+    if (this.deps.commits) c.unsettled.add(write);
+    return write;
+  }
+
+  /**
+   * A batch's fate is known: a cursor that committed moves `committed`; one that did not (its
+   * results with it) moves the cursor back to what is committed, and the node is disconnected,
+   * so it sends again, after its hello, every result the central has not recorded.
+   */
+  private settled(batch: readonly WriteRecord[], failed: ReadonlyMap<WriteRecord, unknown> | 'all'): void {
+    if (this.cursors.size === 0) return;
+    for (const record of batch) {
+      const write = record.kind === 'node-cursor' ? record : record.kind === 'observation' ? record.nodeCursor : null;
+      if (!write) continue;
+      const c = this.cursors.get(write.nodeId);
+      if (!c || !c.unsettled.delete(write) || write.cursor.epoch !== c.epoch) continue;
+      if (failed !== 'all' && !failed.has(record)) {
+        if (write.cursor.seq > c.committed) c.committed = write.cursor.seq;
+        continue;
+      }
+      if (c.watermark === c.committed && c.received === c.committed) continue;
+      c.received = c.watermark = c.committed;
+      c.unsettled.clear();
+      c.pending = [];
+      c.pendingHead = 0;
+      c.done.clear();
+      this.deps.log.error({ nodeId: write.nodeId, seq: c.committed }, 'node results not recorded; the node sends them again');
+      this.deps.sessions.get(write.nodeId)?.session?.close(1011, 'results not recorded; send them again');
+    }
   }
 
   /** Once what is submitted is durable, tells the node it may drop it (one commit at a time). */
@@ -135,10 +177,13 @@ export class ResultIntake {
       return;
     }
     // The cursor once more, durably: everything submitted before it is durable with it.
-    this.deps.recorder.writeDurably({ kind: 'node-cursor', nodeId: node.id, cursor: { epoch, seq } }).then(
+    this.deps.recorder.writeDurably(this.issued(c, { kind: 'node-cursor', nodeId: node.id, cursor: { epoch, seq } })).then(
       () => {
         c.acking = false;
-        if (epoch === c.epoch) node.session?.send({ type: 'ack', epoch, seq });
+        // Durable: without the writer's reports (tests) that is all there is to know.
+        if (!this.deps.commits && epoch === c.epoch && seq > c.committed) c.committed = seq;
+        // Not after a write that failed meanwhile: the cursor moved back below seq.
+        if (epoch === c.epoch && seq <= c.committed) node.session?.send({ type: 'ack', epoch, seq });
         if (c.watermark > seq) this.acknowledge(node, c);
       },
       () => {

@@ -3,6 +3,11 @@ import type { Store } from './store.js';
 import type { WriteRecord } from './writes.js';
 import type { Fence } from './cluster-repo.js';
 
+/** A batch's records, and those of them that did not commit (`'all'`: the commit failed). */
+export type BatchSettled = (batch: readonly WriteRecord[], failed: ReadonlyMap<WriteRecord, unknown> | 'all') => void;
+
+const NONE_FAILED: ReadonlyMap<WriteRecord, unknown> = new Map();
+
 /** Someone waiting for one record's batch to be durable (a heartbeat ping's acknowledgement). */
 interface Waiter {
   resolve: () => void;
@@ -46,6 +51,7 @@ export class BatchWriter {
   private readonly busy = new Map<string, number>();
   private readonly batchListeners: Array<(writes: number) => void> = [];
   private fence: (() => Fence) | null = null;
+  private readonly settledListeners: Array<BatchSettled> = [];
 
   constructor(
     private readonly store: Pick<Store, 'applyWrites'>,
@@ -74,6 +80,15 @@ export class BatchWriter {
   /** Told the size of every batch once it is applied (the batch-size metric, cache purges). */
   afterEachBatch(listener: (writes: number) => void): void {
     this.batchListeners.push(listener);
+  }
+
+  /**
+   * Told of every batch once its fate is known: the records in it, and those that did not
+   * commit (`'all'` when the commit itself failed). In-memory state that follows writes (a
+   * check's live state, a node's cursor) moves back here for what was not committed.
+   */
+  afterEachCommit(listener: BatchSettled): void {
+    this.settledListeners.push(listener);
   }
 
   /** Records queued and not yet applied. */
@@ -214,10 +229,12 @@ export class BatchWriter {
   /** The commit itself failed (disk full, I/O error): nothing in the batch is durable. */
   private lost(batch: WriteRecord[], waiters: (Waiter | null)[], err: unknown): void {
     this.log.error({ err, writes: batch.length }, 'batch commit failed');
+    for (const listener of this.settledListeners) listener(batch, 'all');
     for (const w of waiters) w?.reject(err);
   }
 
   private settle(batch: WriteRecord[], waiters: (Waiter | null)[], failed: Map<WriteRecord, unknown> | null): void {
+    for (const listener of this.settledListeners) listener(batch, failed ?? NONE_FAILED);
     for (let i = 0; i < batch.length; i++) {
       const err = failed?.get(batch[i]!);
       if (err === undefined) waiters[i]?.resolve();

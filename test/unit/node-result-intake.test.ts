@@ -7,7 +7,7 @@ import { createLogger } from '../../src/log.js';
 import { NodeSessions } from '../../src/nodes/node-sessions.js';
 import type { CentralMessage } from '../../src/nodes/protocol.js';
 import { ResultIntake } from '../../src/nodes/result-intake.js';
-import type { NodeCursorWrite } from '../../src/store/writes.js';
+import type { NodeCursorWrite, WriteRecord } from '../../src/store/writes.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const result = (ok: boolean): ProbeResult => ({
@@ -16,12 +16,14 @@ const result = (ok: boolean): ProbeResult => ({
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A hub's result intake over fakes: the engine records at once, or holds a result (a peer re-check) until released. */
-function world(stored = { epoch: 'e1' as string | null, seq: 5 }) {
+function world(stored = { epoch: 'e1' as string | null, seq: 5 }, followCommits = false) {
   const clock = new ManualClock(NOW);
   const log = createLogger('silent');
   const sessions = new NodeSessions({ clock, log });
   const sent: CentralMessage[] = [];
-  sessions.open({ id: 'node_1', name: 'n1', region: 'eu' }, { send: (m) => void sent.push(m), close: () => {} });
+  const closed: number[] = [];
+  sessions.open({ id: 'node_1', name: 'n1', region: 'eu' }, { send: (m) => void sent.push(m), close: (code) => void closed.push(code) });
+  let settled: ((batch: readonly WriteRecord[], failed: ReadonlyMap<WriteRecord, unknown> | 'all') => void) | null = null;
   const node = sessions.get('node_1')!;
   const cursors: NodeCursorWrite[] = [];
   const durable: NodeCursorWrite[] = [];
@@ -40,10 +42,13 @@ function world(stored = { epoch: 'e1' as string | null, seq: 5 }) {
     },
     recorder: { write: (w) => void cursors.push(w), writeDurably: async (w) => void durable.push(w) },
     cursors: { cursor: () => stored },
+    commits: followCommits ? { afterEachCommit: (listener) => void (settled = listener) } : undefined,
     clock,
     log,
   });
-  return { node, sent, cursors, durable, held, intake };
+  /** The writer's report of a batch: `failed` null when it all committed. */
+  const batch = (records: WriteRecord[], failed: 'all' | null) => settled!(records, failed ?? new Map());
+  return { node, sent, closed, cursors, durable, held, intake, batch };
 }
 
 test('the cursor moves past a result only once every earlier one is recorded; the node is acknowledged once it is durable', async () => {
@@ -84,4 +89,26 @@ test('a new epoch (a fresh outbox) starts from zero; a stored cursor of none sta
   await w.intake.resume('node_1', 'e1');
   assert.deepEqual((await w.intake.resume('node_1', 'e2')), { epoch: 'e2', seq: 0 });
   assert.deepEqual((await world({ epoch: null, seq: 0 }).intake.resume('node_1', 'e9')), { epoch: 'e9', seq: 0 });
+});
+
+test('a cursor write that does not commit moves the cursor back: the node is disconnected, welcomed from what committed, and acknowledged no further', async () => {
+  const w = world(undefined, true);
+  await w.intake.resume('node_1', 'e1');
+  w.intake.results(w.node, { type: 'results', epoch: 'e1', items: [{ seq: 6, checkId: 'chk_a', result: result(true) }] });
+  w.batch([...w.cursors.splice(0), ...w.durable.splice(0)], null);
+  await settle();
+  assert.deepEqual(w.sent.filter((m) => m.type === 'ack'), [{ type: 'ack', epoch: 'e1', seq: 6 }], 'acknowledged once its batch committed');
+
+  w.intake.results(w.node, { type: 'results', epoch: 'e1', items: [
+    { seq: 7, checkId: 'chk_b', result: result(true) },
+    { seq: 8, checkId: 'chk_c', result: result(true) },
+  ] });
+  w.batch([...w.cursors.splice(0), ...w.durable.splice(0)], 'all');
+  await settle();
+  assert.deepEqual(w.sent.filter((m) => m.type === 'ack').map((m) => m.type === 'ack' && m.seq), [6], 'nothing past what committed is acknowledged');
+  assert.deepEqual(w.closed, [1011], 'the node is told to send them again');
+  assert.deepEqual(await w.intake.resume('node_1', 'e1'), { epoch: 'e1', seq: 6 }, 'its hello resumes after what committed');
+
+  w.intake.results(w.node, { type: 'results', epoch: 'e1', items: [{ seq: 7, checkId: 'chk_b', result: result(true) }] });
+  assert.deepEqual(w.cursors.map((c) => c.cursor.seq), [7], 'the replay is recorded, not taken for a duplicate');
 });

@@ -303,3 +303,75 @@ describe('domain lookups', () => {
     assert.equal(only(h.submitted).domainMemory?.lastError, 'RDAP timed out');
   });
 });
+
+describe('live state follows what commits (issue 24 item 3)', () => {
+  /** A writer that reports each batch's fate, as the batch writer does once it is applied. */
+  function committing() {
+    const submitted: WriteRecord[] = [];
+    let settled: ((batch: readonly WriteRecord[], failed: ReadonlyMap<WriteRecord, unknown> | 'all') => void) | null = null;
+    const recorder = new Recorder({
+      writer: {
+        submit: (w: WriteRecord) => void submitted.push(w),
+        commit: async (w: WriteRecord) => void submitted.push(w),
+        drained: () => Promise.resolve(),
+        afterEachCommit: (listener) => void (settled = listener),
+      },
+    });
+    const flush = (failed: 'all' | WriteRecord[] | null) => {
+      const batch = submitted.splice(0);
+      settled!(batch, failed === 'all' ? 'all' : new Map((failed ?? []).map((w) => [w, new Error('refused')])));
+    };
+    return { recorder, submitted, flush };
+  }
+
+  test('a result whose batch commits stays; one whose commit fails moves the live entry back, and the log is verified next', () => {
+    const { recorder, submitted, flush } = committing();
+    const check = live();
+    recorder.record(check, probe(true, T0 - 20), T0);
+    flush(null);
+    assert.equal(check.state.status, 'up');
+    assert.equal(check.probesTotal, 1);
+    check.verifyLog = false;
+
+    recorder.record(check, probe(false, T0 + 60_000), T0 + 60_000);
+    assert.equal(check.state.status, 'down', 'the next transition needs it at once');
+    assert.equal(check.probesTotal, 2);
+    flush('all');
+    assert.equal(check.state.status, 'up', 'the failed result is gone from memory as from the database');
+    assert.equal(check.probesTotal, 1);
+    assert.equal(check.probesUp, 1);
+    assert.equal(check.verifyLog, true);
+
+    recorder.record(check, probe(false, T0 + 120_000), T0 + 120_000);
+    const w = only(submitted);
+    assert.equal(w.statusChange, 'down', 'the next result makes the change again, and writes it');
+    assert.equal(w.verifyStatus, 'down');
+  });
+
+  test('a record that fails on its own moves its check back; another check of the batch keeps its state', () => {
+    const { recorder, submitted, flush } = committing();
+    const a = live();
+    const b = liveCheck(stored({ id: 'chk_2', seq: 8 }), probePolicy(stored()), 'acc_1', undefined, T0);
+    recorder.record(a, probe(true, T0), T0);
+    recorder.record(b, probe(true, T0), T0);
+    const [wa] = submitted;
+    flush([wa!]);
+    assert.equal(a.state.status, 'pending');
+    assert.equal(a.probesTotal, 0);
+    assert.equal(b.state.status, 'up');
+    assert.equal(b.probesTotal, 1);
+  });
+
+  test('a failed write with a later one of the same check already submitted: the later one carries the state on', () => {
+    const { recorder, submitted, flush } = committing();
+    const check = live();
+    recorder.record(check, probe(true, T0), T0);
+    const first = submitted.splice(0);
+    recorder.record(check, probe(true, T0 + 60_000), T0 + 60_000);
+    submitted.unshift(...first);
+    flush([first[0]!]);
+    assert.equal(check.state.status, 'up', 'the second write holds the whole runtime state and committed');
+    assert.equal(check.probesTotal, 2);
+    assert.equal(check.verifyLog, true, 'the status log is checked on the next write');
+  });
+});
