@@ -274,7 +274,7 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
   const domains = new DomainMonitor({
     store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log,
   });
-  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log });
+  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live });
   const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, clock, log });
   const nodes = new NodeHub({
     registry: new NodeRegistry(store.nodes, config.region, clock), nodes: store.nodes, checks: store.checks, sessions, assignment, intake, peers, log,

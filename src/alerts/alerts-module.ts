@@ -1,3 +1,5 @@
+import { DependencyHold } from './dependency-hold.js';
+import type { LiveChecks } from '../monitor/live-checks.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
@@ -40,6 +42,8 @@ export interface AlertsDeps {
   log: Logger;
   /** Where check events are raised (the recorder): the pipeline subscribes. None in CLI commands. */
   events?: Pick<Recorder, 'onEvent'>;
+  /** Live check states (dependencies hold alerts while a parent is down). */
+  live?: Pick<LiveChecks, 'get'>;
 }
 
 /**
@@ -87,7 +91,14 @@ export class AlertsModule {
       options: alerts,
     });
     this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log });
-    this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log });
+    const live = deps.live;
+    const hold = new DependencyHold((id) => {
+      const state = live?.get(id)?.state.status;
+      if (state !== undefined) return state;
+      const check = store.checks.byId(id);
+      return check === null ? null : check.disabled ? 'paused' : check.status;
+    });
+    this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log, hold });
     deps.events?.onEvent((check, event) => {
       log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
       this.handle(check, event);

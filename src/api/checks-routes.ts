@@ -55,7 +55,10 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: CheckDetailResponse, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params, now }) => detailReply(s.checks.get(principal, params.id!), s.config, now, s.lastProbe(params.id!)),
+      handler: ({ principal, params, now }) => {
+        const check = s.checks.get(principal, params.id!);
+        return detailReply(check, s.config, now, s.lastProbe(check.id), s.checks.blockedBy(check));
+      },
     }),
     defineRoute({
       ...base,

@@ -29,7 +29,7 @@ export function statusRoutes(s: MonitoringServices): Route[] {
       responses: { 200: StatusResponse, 304: null, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       handler: ({ principal, req, now }) => {
         const checks = s.checks.all(principal);
-        const text = JSON.stringify({ data: checks.map((c) => statusObject(c, now)), meta: { total: checks.length } });
+        const text = JSON.stringify({ data: checks.map((c) => statusObject(c, now, s.checks.blockedBy(c))), meta: { total: checks.length } });
         const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
         const headers = { ETag: etag, 'Cache-Control': 'no-cache' };
         if (etagMatches(req.headers['if-none-match'], etag)) return { status: 304, headers };

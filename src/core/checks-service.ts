@@ -13,6 +13,7 @@ import type { CreateCheckInput, UpdateCheckBody } from './schemas/checks.js';
 import { settingsOfPatch } from './check-patch.js';
 import { checkDetail } from './views.js';
 import { inMaintenance } from '../monitor/maintenance.js';
+import { blockedBy, validDependencies } from './check-dependencies.js';
 import { parseIsoInstant } from './iso-date.js';
 import { hashSecret, newHeartbeatToken, newId } from '../domain/secrets.js';
 import { parseTarget } from './check-target.js';
@@ -106,6 +107,7 @@ export class ChecksService {
     const urlKey = validateSettings(settings, account, this.config, new Set([...Object.keys(input), 'type']));
     if (input.checkRegionOverride) this.checkRegion(input.checkRegionOverride);
     this.requireCreateAccess(principal, settings.folder);
+    settings.dependsOn = validDependencies(settings.dependsOn, { id: null, accountId: account.id, current: [] }, principal.access, this.lookup);
     const id = newId('chk');
     const token = type === 'heartbeat' ? newHeartbeatToken() : null;
     if (!settings.name) settings.name = type === 'heartbeat' ? `Heartbeat ${id.slice(4, 12)}` : settings.url;
@@ -191,6 +193,16 @@ export class ChecksService {
     return pageOf(rows, { limit: page.limit, page: pageNumber }, (c) => c.seq, total);
   }
 
+  private readonly lookup = (id: string): Check | null => this.store.checks.byId(id);
+
+  /** The checks this one depends on that are down now (its alerts are held meanwhile). */
+  blockedBy(check: Check): readonly string[] {
+    return blockedBy(check, (id, accountId) => {
+      const parent = this.store.checks.byId(id);
+      return parent !== null && parent.accountId === accountId && !parent.disabled && parent.status === 'down';
+    });
+  }
+
   /** Moves whenever any check changes (for caches of rendered lists). */
   version(): number {
     this.catchUp();
@@ -256,6 +268,10 @@ export class ChecksService {
       if (input.name === undefined && input.url !== undefined && current.name === current.url) settings.name = settings.url;
       const urlKey = validateSettings(settings, principal.account, this.config, changed);
       if (changed.has('checkRegionOverride') && settings.regionOverride !== null) this.checkRegion(settings.regionOverride);
+      if (changed.has('dependsOn')) {
+        const self = { id, accountId: current.accountId, current: current.dependsOn };
+        settings.dependsOn = validDependencies(settings.dependsOn, self, principal.access, this.lookup);
+      }
       if (principal.access && !accessAllows(principal.access, { id, folder: settings.folder })) {
         throw errors.forbidden('This key cannot move a check outside the checks and folders it may access');
       }

@@ -43,6 +43,8 @@ export interface PublicCheck {
   /** Mean response time per hour over the last 24 hours, oldest first (null: none that hour). */
   spark: Array<number | null>;
   maintenanceUntil: number | null;
+  /** Checks it depends on that are down now (issue 27): their names, for "blocked by". */
+  blockedBy: Array<{ id: string; name: string }>;
 }
 
 /** A stretch of downtime of one check, from its status log. */
@@ -214,7 +216,18 @@ export class PageViews {
       uptime: total === 0 ? null : (success / total) * 100,
       spark,
       maintenanceUntil: maintenance ? check.maintenanceUntil : null,
+      blockedBy: this.blockedBy(check),
     };
+  }
+
+  private blockedBy(check: Check): Array<{ id: string; name: string }> {
+    if (check.dependsOn.length === 0) return [];
+    const out: Array<{ id: string; name: string }> = [];
+    for (const id of check.dependsOn) {
+      const parent = this.deps.checks.byId(id);
+      if (parent && parent.accountId === check.accountId && !parent.disabled && parent.status === 'down') out.push({ id, name: parent.name });
+    }
+    return out;
   }
 
   private outages(checks: Check[], now: number): Outage[] {

@@ -12,6 +12,7 @@ import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
 import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
 import { TAGS_MIGRATION } from './migrations-tags.js';
 import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.js';
+import { DEPENDENCIES_MIGRATION } from './migrations-dependencies.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -166,4 +167,5 @@ export const MIGRATIONS: Migration[] = [
   PAGE_LOOK_MIGRATION,
   TAGS_MIGRATION,
   MAINTENANCE_WINDOWS_MIGRATION,
+  DEPENDENCIES_MIGRATION,
 ];

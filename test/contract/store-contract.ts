@@ -132,6 +132,8 @@ export function storeContract(factory: StoreFactory): void {
       const third = { ...check(acc.id, `https://${id('site')}.example.com/`), tags: ['env:staging', 'environment'] };
       await store.checks.insert(third, third.url, null);
       assert.deepEqual((await store.checks.byId(second.id))!.tags, ['Env:Production', 'team:web']);
+      await store.checks.updateSettings(third.id, { ...third, dependsOn: [second.id, c.id] }, third.url, T + 1);
+      assert.deepEqual((await store.checks.byId(third.id))!.dependsOn, [second.id, c.id], 'dependencies are stored in order');
       const q = { accountId: acc.id, access: null };
       const ids = async (tags: string[]) => (await store.checks.list({ ...q, tags }, { limit: -1, offset: 0, afterSeq: null })).map((x) => x.id);
       assert.deepEqual(await ids(['env:production']), [second.id]);

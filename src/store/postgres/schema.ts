@@ -463,6 +463,11 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX checks_window_maintenance ON checks (id) WHERE window_maintenance;
     `,
   },
+  {
+    version: 3,
+    name: 'issue 27: check dependencies (SQLite 16)',
+    sql: `ALTER TABLE checks ADD COLUMN depends_on TEXT NOT NULL DEFAULT '[]';`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
