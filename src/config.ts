@@ -57,6 +57,17 @@ const ConfigSchema = Type.Object({
     timeoutMs: Type.Number(),
   }),
   plans: Type.Object({ free: Plan, indie: Plan, nano: Plan, pro: Plan }),
+  /** People signing in (issue 28): failed password sign-ins are slowed, then refused (docs/people.md). */
+  auth: Type.Object({
+    signIn: Type.Object({
+      slowAfterFailures: Type.Number(),
+      lockAfterFailures: Type.Number(),
+      addressLockAfterFailures: Type.Number(),
+      windowMinutes: Type.Number(),
+    }),
+  }),
+  /** Days the audit log keeps its entries. */
+  audit: Type.Object({ keepDays: Type.Number() }),
   /** Days of raw history kept per plan; rollups and state changes outlive it. */
   retention: Type.Object({
     rawDays: Type.Object({ free: Type.Number(), indie: Type.Number(), nano: Type.Number(), pro: Type.Number() }),
