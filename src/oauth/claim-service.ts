@@ -1,6 +1,9 @@
 import type { ChecksService } from '../core/checks-service.js';
 import type { Clock } from '../domain/clock.js';
-import { hashSecret } from '../domain/secrets.js';
+import { hashSecret, newId } from '../domain/secrets.js';
+import { newUser, SYSTEM_ACTOR } from '../domain/people.js';
+import { AuditLog } from '../core/audit-log.js';
+import { settled } from '../core/settled.js';
 import type { Store } from '../store/store.js';
 import type { OAuthRepo } from '../store/oauth-repo.js';
 import { CLAIM_TOKEN_PATTERN } from './tokens.js';
@@ -54,8 +57,17 @@ export class ClaimService {
     const changed = this.store.transaction(() => {
       const account = this.store.accounts.byId(accountId);
       if (!account || account.claimed) return false;
-      this.repo.markClaimed(accountId, this.clock.now());
+      const now = this.clock.now();
+      this.repo.markClaimed(accountId, now);
       this.store.accounts.setClaimed(accountId);
+      const audit = new AuditLog(this.store, this.clock);
+      settled(audit.record({ actor: SYSTEM_ACTOR }, accountId, 'account.claim', { kind: 'account', id: accountId, name: account.email }, ['claimed']));
+      // Whoever claimed it owns it (issue 28): a member with the account's email, unless that address is one already.
+      if (!settled(this.store.users.byEmail(account.email))) {
+        const owner = newUser(newId('usr'), accountId, account.email, 'owner', null, now);
+        settled(this.store.users.insert(owner));
+        settled(audit.record({ actor: SYSTEM_ACTOR }, accountId, 'member.create', { kind: 'member', id: owner.id, name: owner.email }, ['email', 'role']));
+      }
       return true;
     });
     return changed ? this.checks.resumeAccount(accountId, UNCLAIMED_PAUSE_REASON, CLAIM_RESUME_REASON) : 0;
