@@ -3,9 +3,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { CheckPicker } from './check-picker.js';
 import { confirmDialog, CopyButton, Field, fieldNamed, toast } from './ui.js';
+import { PageIncidents } from './incidents.js';
 
 const FIELDS = ['slug', 'title', 'description', 'customDomain', 'checkIds'];
-const empty = { title: '', slug: '', description: '', customDomain: '', checkIds: [] };
+const empty = { title: '', slug: '', description: '', customDomain: '', checkIds: [], autoIncidents: false };
 
 /** A slug from a title: "Acme API status" → "acme-api-status". */
 const slugOf = (title) => title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
@@ -56,7 +57,7 @@ export function StatusPageForm({ id, scopes, restricted }) {
     api('GET', `/status-pages/${id}`).then(
       ({ data }) => {
         setSaved(data);
-        setForm({ title: data.title, slug: data.slug, description: data.description ?? '', customDomain: data.customDomain ?? '', checkIds: data.checkIds });
+        setForm({ title: data.title, slug: data.slug, description: data.description ?? '', customDomain: data.customDomain ?? '', checkIds: data.checkIds, autoIncidents: data.autoIncidents });
       },
       (e) => setErrors({ _: e.message }),
     );
@@ -81,6 +82,7 @@ export function StatusPageForm({ id, scopes, restricted }) {
       description: form.description.trim() || null,
       customDomain: form.customDomain.trim() || null,
       checkIds: form.checkIds,
+      autoIncidents: form.autoIncidents,
     };
     api(id ? 'PATCH' : 'POST', id ? `/status-pages/${id}` : '/status-pages', body).then(
       ({ data }) => {
@@ -121,7 +123,10 @@ export function StatusPageForm({ id, scopes, restricted }) {
       ${errors.checkIds ? html`<p class="field-error" role="alert">${errors.checkIds}</p>` : ''}
       <${CheckPicker} legend="Checks on the page, in this order" ordered=${true} value=${form.checkIds}
         onChange=${(checkIds) => (setForm({ ...form, checkIds }), setErrors({ ...errors, checkIds: undefined }))} />
+      <label class="check"><input type="checkbox" name="autoIncidents" checked=${form.autoIncidents}
+        onChange=${(e) => setForm({ ...form, autoIncidents: e.currentTarget.checked })} /> Open an incident when one of its checks goes down (it resolves itself when the check is up again)</label>
       <div class="actions"><button class="primary" type="submit" disabled=${busy}>${id ? 'Save' : 'Create status page'}</button></div>
     </div>
-  </form>`;
+  </form>
+  ${saved && id ? html`<${PageIncidents} page=${saved} canWrite=${true} />` : ''}`;
 }

@@ -22,6 +22,7 @@ export function statusPageRoutes(s: PageServices): Route[] {
     description: page.description,
     checkIds: page.checkIds,
     customDomain: page.customDomain,
+    autoIncidents: page.autoIncidents,
     url: s.statusPages.url(page),
     createdAt: new Date(page.createdAt).toISOString(),
     updatedAt: new Date(page.updatedAt).toISOString(),

@@ -1,5 +1,7 @@
 import { escapeHtml as esc } from '../oauth/html.js';
-import type { DayBar, Incident, OverallState, PublicCheck, PublicPage, PublicStatus } from './page-view.js';
+import type { DayBar, Outage, OverallState, PublicCheck, PublicIncident, PublicPage, PublicStatus } from './page-view.js';
+import type { IncidentImpact } from '../store/incidents.js';
+import { INCIDENT_STATUS_TEXT } from './page-feeds.js';
 
 /**
  * The public status page as one self-contained HTML document: inline CSS (light and dark from
@@ -47,6 +49,12 @@ ul.list{list-style:none;margin:0;padding:0}ul.list li{padding:10px 18px;border-t
 .when{color:var(--muted);font-size:.85rem}.empty{padding:14px 18px;color:var(--muted)}
 footer{margin-top:32px;color:var(--muted);font-size:.85rem;display:flex;justify-content:space-between;gap:12px;flex-wrap:wrap}
 a{color:var(--maint)}
+.incident{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--warn);border-radius:10px;margin-top:16px;padding:14px 18px}
+.incident.none{border-left-color:var(--muted)}.incident.major{border-left-color:#e8590c}.incident.critical{border-left-color:var(--down)}
+.incidents.past .incident{border-left-color:var(--up)}
+.incident h3{margin:0;font-size:1.05rem;overflow-wrap:anywhere}.affected{margin:4px 0 0;color:var(--muted);font-size:.85rem}
+ol.timeline{list-style:none;margin:10px 0 0;padding:0}ol.timeline li{padding:8px 0;border-top:1px solid var(--line)}
+.msg{margin:4px 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
 @media (max-width:520px){.wrap{padding:20px 12px}h1{font-size:1.4rem}.spark svg{width:56px}}
 `;
 
@@ -122,13 +130,33 @@ function maintenanceHtml(checks: readonly PublicCheck[]): string {
   return `<h2>Maintenance</h2><div class="card"><ul class="list">${items.join('')}</ul></div>`;
 }
 
-function incidentsHtml(incidents: readonly Incident[], now: number): string {
-  const items = incidents.map((i) => {
+const IMPACT_TEXT: Record<IncidentImpact, string> = { none: 'No impact', minor: 'Minor', major: 'Major', critical: 'Critical' };
+
+/** One incident with its timeline, newest update first; messages are plain text (line breaks kept by CSS). */
+function incidentHtml(i: PublicIncident): string {
+  const affected = i.checks.length ? `<p class="affected">Affects ${i.checks.map((c) => esc(c.name)).join(', ')}</p>` : '';
+  const timeline = i.updates.map((u) =>
+    `<li data-status="${u.status}"><strong>${INCIDENT_STATUS_TEXT[u.status]}</strong> <span class="when">${time(u.at)}</span><p class="msg">${esc(u.message)}</p></li>`);
+  return `<article class="incident ${i.impact}" id="incident-${esc(i.id)}" data-status="${i.status}"><div class="row"><h3>${esc(i.title)}</h3>` +
+    `<span class="pill impact-${i.impact}">${IMPACT_TEXT[i.impact]}</span></div>${affected}<ol class="timeline">${timeline.join('')}</ol></article>`;
+}
+
+function openIncidentsHtml(incidents: readonly PublicIncident[]): string {
+  const open = incidents.filter((i) => i.resolvedAt === null);
+  if (open.length === 0) return '';
+  return `<section class="incidents open" aria-label="Open incidents">${open.map(incidentHtml).join('')}</section>`;
+}
+
+function historyHtml(incidents: readonly PublicIncident[], outages: readonly Outage[], now: number): string {
+  const resolved = incidents.filter((i) => i.resolvedAt !== null);
+  const items = outages.map((i) => {
     const state = i.to === null ? `ongoing for ${durationText(now - i.from)}` : `resolved after ${durationText(i.to - i.from)}`;
     return `<li><strong>${esc(i.name)}</strong> was down <span class="when">since ${time(i.from)}, ${state}</span></li>`;
   });
-  const body = items.length ? `<ul class="list">${items.join('')}</ul>` : '<p class="empty">No incidents in the last 30 days.</p>';
-  return `<h2>Recent incidents</h2><div class="card">${body}</div>`;
+  const past = resolved.length ? `<section class="incidents past" aria-label="Past incidents">${resolved.map(incidentHtml).join('')}</section>` : '';
+  const down = items.length ? `<div class="card"><ul class="list">${items.join('')}</ul></div>` : '';
+  const body = past || down ? `${past}${down}` : '<div class="card"><p class="empty">No incidents in the last 30 days.</p></div>';
+  return `<h2>Past incidents, last 30 days</h2>${body}`;
 }
 
 function document(title: string, main: string, head = ''): string {
@@ -141,8 +169,8 @@ export function renderPageHtml(page: PublicPage): string {
   const checks = page.checks.length ? page.checks.map(checkHtml).join('') : '<p class="empty">No checks on this page yet.</p>';
   const main = `<main><header><h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
 <div class="banner ${page.overall}" data-overall="${page.overall}">${OVERALL_TEXT[page.overall]}</div>
-<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${incidentsHtml(page.incidents, page.generatedAt)}
-<footer><span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · Powered by Vigil</span></footer></main>`;
+${openIncidentsHtml(page.incidents)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${historyHtml(page.incidents, page.outages, page.generatedAt)}
+<footer><span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · <a href="${base}.feed.json">JSON Feed</a> · Powered by Vigil</span></footer></main>`;
   const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">`;
   return document(page.title, `${main}<script>${SCRIPT}</script>`, head);
 }

@@ -59,6 +59,7 @@ export class StatusPagesService {
         description: description(input.description),
         customDomain: customDomain(input.customDomain),
         checkIds: this.ownChecks(principal, input.checkIds),
+        autoIncidents: input.autoIncidents ?? false,
         createdAt: now,
         updatedAt: now,
       };
@@ -81,6 +82,7 @@ export class StatusPagesService {
         description: input.description === undefined ? current.description : description(input.description),
         customDomain: input.customDomain === undefined ? current.customDomain : customDomain(input.customDomain),
         checkIds: input.checkIds === undefined ? current.checkIds : this.ownChecks(principal, input.checkIds),
+        autoIncidents: input.autoIncidents ?? current.autoIncidents,
         updatedAt: this.clock.now(),
       };
       this.ensureFree(next);

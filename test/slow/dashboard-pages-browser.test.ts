@@ -163,6 +163,35 @@ describe('dashboard pages in a real browser', { skip: missing ?? false, timeout:
     await pub.close();
   });
 
+  test('open an incident on a page, post updates until it is resolved, and see the timeline', async () => {
+    const pageId = (await srv.request('GET', '/v1/public/status-pages')).body.data.find((p: { slug: string }) => p.slug === 'acme-status').id;
+    await page.goto(`${srv.url}/dashboard#/status-pages/${pageId}`);
+    await page.waitForSelector('#incidents');
+    await page.click('.new-incident summary');
+    await page.fill('input[name=incidentTitle]', 'Billing is slow');
+    await page.selectOption('select[name=impact]', 'major');
+    await page.fill('textarea[name=message]', 'We are looking into it.');
+    await page.click(`.incident-form label.check:has-text("Billing API") input`);
+    await page.click('.incident-form button[type=submit]');
+    const card = page.locator('article.incident[data-status="investigating"]');
+    await card.waitFor();
+    const made = (await srv.request('GET', `/v1/public/status-pages/${pageId}/incidents`)).body.data[0];
+    assert.equal(made.title, 'Billing is slow');
+    assert.equal(made.impact, 'major');
+    assert.deepEqual(made.checkIds, [ids['Billing API']]);
+
+    await card.locator('select[name=updateStatus]').selectOption('resolved');
+    await card.locator('textarea[name=updateMessage]').fill('Back to normal.');
+    await card.locator('button[type=submit]').click();
+    await page.waitForSelector(`article.incident[data-incident="${made.id}"][data-status="resolved"]`);
+    const timeline = await page.locator(`article.incident[data-incident="${made.id}"] .timeline li`).allTextContents();
+    assert.equal(timeline.length, 2);
+    assert.match(timeline[0]!, /Resolved[^]*Back to normal\./, 'the newest update first');
+    const after = (await srv.request('GET', `/v1/public/status-pages/${pageId}/incidents/${made.id}`)).body.data;
+    assert.equal(after.status, 'resolved');
+    assert.deepEqual(errors, []);
+  });
+
   test('create a key with scopes and a restriction, see its secret once, revoke it and see the API refuse it', async () => {
     await page.goto(`${srv.url}/dashboard#/keys`);
     await page.waitForSelector('table.keys tbody tr');

@@ -15,6 +15,9 @@ const CheckIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: 500,
   description: 'Checks of your account shown on the page, in this order (duplicates dropped)',
 });
+const AutoIncidents = Type.Boolean({
+  description: 'A confirmed outage of one of its checks opens an incident ("<name> is not responding") that resolves itself when the check is up again',
+});
 const CustomDomain = Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Null()], {
   description: 'A host name such as status.example.com: requests with this Host get the page at /',
 });
@@ -26,6 +29,7 @@ export const CreateStatusPageBody = Type.Object(
     description: Type.Optional(Description),
     checkIds: CheckIds,
     customDomain: Type.Optional(CustomDomain),
+    autoIncidents: Type.Optional(AutoIncidents),
   },
   { additionalProperties: false, $id: 'CreateStatusPage' },
 );
@@ -37,6 +41,7 @@ export const UpdateStatusPageBody = Type.Object(
     description: Type.Optional(Description),
     checkIds: Type.Optional(CheckIds),
     customDomain: Type.Optional(CustomDomain),
+    autoIncidents: Type.Optional(AutoIncidents),
   },
   { additionalProperties: false, $id: 'UpdateStatusPage' },
 );
@@ -49,6 +54,7 @@ export const StatusPageObject = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     checkIds: Type.Array(Type.String()),
     customDomain: Type.Union([Type.String(), Type.Null()]),
+    autoIncidents: Type.Boolean(),
     url: Type.String({ description: 'The public page' }),
     createdAt: IsoDate,
     updatedAt: IsoDate,

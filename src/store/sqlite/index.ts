@@ -20,6 +20,7 @@ import { sqliteAudit } from './audit.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
+import { sqliteIncidents } from './incidents.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
@@ -97,6 +98,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     rollups,
     retention: sqliteRetention(db),
     statusPages: sqliteStatusPages(db),
+    incidents: sqliteIncidents(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
     users: sqliteUsers(db, credentialsChanged),
