@@ -25,6 +25,7 @@ import { RdapBootstrap } from './engine/domains/rdap-bootstrap.js';
 import { RdapClient } from './engine/domains/rdap-client.js';
 import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
+import { notServedYet } from './store/postgres/index.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
@@ -55,6 +56,8 @@ import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
 import { IncidentsService } from './status-pages/incidents-service.js';
 import { incidentRoutes } from './api/incident-routes.js';
+import { subscriptionRoutes } from './api/subscription-routes.js';
+import { SubscriptionsService } from './status-pages/subscriptions-service.js';
 import { keyRoutes } from './api/keys-routes.js';
 import { statusPageRoutes } from './api/status-page-routes.js';
 import { publicStatusRoutes } from './api/public-status-routes.js';
@@ -151,6 +154,7 @@ export class VigilApp {
   constructor(input: ConfigInput, opts: AppOptions = {}) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
+    if (input.store.url !== null) throw notServedYet('vigil serve');
     this.store = openSqliteStore(input.dataDir, {
       checkpointInBackground: true,
       effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),
@@ -360,7 +364,7 @@ function buildServices(parts: {
       webhooks: alerts.webhooks,
       deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
     },
-    pages: pageServices({ base, config, stats, lastProbe }),
+    pages: pageServices({ base, config, stats, lastProbe, alerts }),
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
@@ -369,7 +373,9 @@ function buildServices(parts: {
   };
 }
 
-function pageServices(parts: { base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null }): PageServices {
+function pageServices(parts: {
+  base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null; alerts: AlertsModule;
+}): PageServices {
   const { base, config, stats, lastProbe } = parts;
   const { store, clock, rollups, log } = base;
   const statusPages = new StatusPagesService(store, store.statusPages, config, clock);
@@ -377,11 +383,16 @@ function pageServices(parts: { base: Base; config: Config; stats: StatsService; 
     store, incidents: store.incidents, pages: store.statusPages, statusPages, clock, feed: base.statusFeed,
     onError: (err) => log.error({ err }, 'automatic incident not recorded'),
   });
+  const subscriptions = new SubscriptionsService({
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, config, clock,
+    onError: (err) => log.error({ err }, 'status page notice not queued'),
+  });
   return {
     config,
     clock,
     statusPages,
     incidents,
+    subscriptions,
     publicPages: new PublicPages({ store, pages: store.statusPages, rollups, stats, clock, lastProbe }),
   };
 }
@@ -412,6 +423,7 @@ function buildPipeline(parts: {
     ...oauthRoutes(accounts),
     ...statusPageRoutes(services.pages),
     ...incidentRoutes(services.pages),
+    ...subscriptionRoutes(services.pages),
     ...keyRoutes(accounts),
     ...publicStatusRoutes(services.pages, renders),
     ...operationsRoutes(services.operations),

@@ -3,6 +3,7 @@ import { displayName } from '../domain/display-name.js';
 import { errors } from '../domain/errors.js';
 import { newId } from '../domain/secrets.js';
 import type { Principal } from '../core/principal.js';
+import { offsetPage } from '../core/pagination.js';
 import type { CreateIncidentInput, IncidentUpdateInput, UpdateIncidentInput } from '../core/schemas/incidents.js';
 import type { StatusChange, StatusFeed } from '../core/status-feed.js';
 import type { Incident, IncidentRepo, IncidentStatus, IncidentUpdate } from '../store/incidents.js';
@@ -57,13 +58,9 @@ export class IncidentsService {
 
   async list(principal: Principal, pageId: string, query: { limit?: number; page?: number }): Promise<{ data: Incident[]; total: number; page: number; limit: number }> {
     const page = await this.deps.statusPages.get(principal, pageId);
-    const limit = query.limit ?? 25;
-    const number = query.page ?? 1;
-    const [data, total] = await Promise.all([
-      this.deps.incidents.list(page.id, { limit, offset: (number - 1) * limit }),
-      this.deps.incidents.count(page.id),
-    ]);
-    return { data, total, page: number, limit };
+    const { limit, page: number, offset } = offsetPage(query);
+    const data = await this.deps.incidents.list(page.id, { limit, offset });
+    return { data, total: await this.deps.incidents.count(page.id), page: number, limit };
   }
 
   async get(principal: Principal, pageId: string, incidentId: string): Promise<Incident> {

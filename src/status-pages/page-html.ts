@@ -26,7 +26,7 @@ const STATUS_TEXT: Record<PublicStatus, string> = {
 };
 
 const CSS = `
-:root{--bg:#f6f7f9;--card:#fff;--text:#1b1f24;--muted:#5f6b7a;--line:#e3e7ec;--up:#1f9d55;--down:#d93a3a;--warn:#e0a100;--maint:#3b6fd8;--none:#d5dae0;color-scheme:light dark}
+:root{--accent:#3b6fd8;--bg:#f6f7f9;--card:#fff;--text:#1b1f24;--muted:#5f6b7a;--line:#e3e7ec;--up:#1f9d55;--down:#d93a3a;--warn:#e0a100;--maint:#3b6fd8;--none:#d5dae0;color-scheme:light dark}
 @media (prefers-color-scheme:dark){:root{--bg:#0f1216;--card:#171b21;--text:#e6e9ed;--muted:#9aa5b1;--line:#2a3039;--none:#303741}}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .wrap{max-width:860px;margin:0 auto;padding:32px 16px 48px}
@@ -44,17 +44,22 @@ h1{font-size:1.7rem;margin:0 0 4px}h2{font-size:1.05rem;margin:32px 0 10px}
 .bars{display:block;width:100%;height:34px;margin:8px 0 2px}
 .bars path{stroke-width:3;fill:none}.bars path.u100{stroke:var(--up)}.bars path.none{stroke:var(--none)}.bars .u100{fill:var(--up)}.bars .u99{fill:#7cc36b}.bars .u95{fill:var(--warn)}.bars .ulow{fill:var(--down)}.bars .none{fill:var(--none)}
 .meta{display:flex;justify-content:space-between;gap:12px;color:var(--muted);font-size:.8rem;flex-wrap:wrap}
-.right{display:flex;align-items:center;gap:14px}.spark{display:flex;align-items:center;gap:6px;color:var(--muted);font-size:.8rem}.spark svg{width:96px;height:20px}.spark polyline{fill:none;stroke:var(--maint);stroke-width:1.5}
+.right{display:flex;align-items:center;gap:14px}.spark{display:flex;align-items:center;gap:6px;color:var(--muted);font-size:.8rem}.spark svg{width:96px;height:20px}.spark polyline{fill:none;stroke:var(--accent);stroke-width:1.5}
 ul.list{list-style:none;margin:0;padding:0}ul.list li{padding:10px 18px;border-top:1px solid var(--line)}ul.list li:first-child{border-top:0}
 .when{color:var(--muted);font-size:.85rem}.empty{padding:14px 18px;color:var(--muted)}
 footer{margin-top:32px;color:var(--muted);font-size:.85rem;display:flex;justify-content:space-between;gap:12px;flex-wrap:wrap}
-a{color:var(--maint)}
+a{color:var(--accent)}
+.logo{display:block;max-height:48px;max-width:240px;margin:0 0 12px}.foot{flex-basis:100%;white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
 .incident{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--warn);border-radius:10px;margin-top:16px;padding:14px 18px}
 .incident.none{border-left-color:var(--muted)}.incident.major{border-left-color:#e8590c}.incident.critical{border-left-color:var(--down)}
 .incidents.past .incident{border-left-color:var(--up)}
 .incident h3{margin:0;font-size:1.05rem;overflow-wrap:anywhere}.affected{margin:4px 0 0;color:var(--muted);font-size:.85rem}
 ol.timeline{list-style:none;margin:10px 0 0;padding:0}ol.timeline li{padding:8px 0;border-top:1px solid var(--line)}
 .msg{margin:4px 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
+.sub{padding:14px 18px}.sub label{display:block;font-weight:600;font-size:.9rem;margin:6px 0 4px}.sub .field{display:flex;gap:8px;flex-wrap:wrap}
+.sub input{flex:1;min-width:200px;padding:8px 10px;border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--text);font:inherit}
+.sub button{padding:8px 16px;border:0;border-radius:8px;background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer}
+.hint{color:var(--muted);font-size:.8rem;margin:6px 0 0}.sub details{margin-top:12px}.sub summary{cursor:pointer;color:var(--muted)}
 @media (max-width:520px){.wrap{padding:20px 12px}h1{font-size:1.4rem}.spark svg{width:56px}}
 `;
 
@@ -159,20 +164,52 @@ function historyHtml(incidents: readonly PublicIncident[], outages: readonly Out
   return `<h2>Past incidents, last 30 days</h2>${body}`;
 }
 
-function document(title: string, main: string, head = ''): string {
+function document(title: string, main: string, head = '', css = ''): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)}</title>${head}<style>${CSS}</style></head><body><div class="wrap">${main}</div></body></html>`;
+<title>${esc(title)}</title>${head}<style>${CSS}${css}</style></head><body><div class="wrap">${main}</div></body></html>`;
+}
+
+/**
+ * What the page's look adds, each value escaped where it lands: the colour (validated as hex
+ * when saved) only as a custom property's value, the URLs (https, as the URL parser wrote them)
+ * only in attributes, the footer as text.
+ */
+function lookParts(look: PublicPage['look'], title: string): { head: string; css: string; logo: string; footer: string } {
+  const color = look.accentColor !== null && /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(look.accentColor) ? look.accentColor : null;
+  return {
+    head: look.favicon ? `<link rel="icon" href="${esc(look.favicon)}">` : '',
+    css: color ? `:root{--accent:${color}}` : '',
+    logo: look.logoUrl ? `<img class="logo" src="${esc(look.logoUrl)}" alt="${esc(title)}" referrerpolicy="no-referrer">` : '',
+    footer: look.footerText ? `<p class="foot">${esc(look.footerText)}</p>` : '',
+  };
+}
+
+/**
+ * The subscribe forms: plain POST forms (no JavaScript), outside `<main>` so the refresh never
+ * wipes what a visitor is typing.
+ */
+function subscribeHtml(base: string): string {
+  return `<section class="subscribe" id="subscribe"><h2>Get updates</h2><div class="card sub">
+<form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="email"><label for="sub-email">Email updates of incidents</label>
+<div class="field"><input id="sub-email" type="email" name="email" required maxlength="254" placeholder="you@example.com" autocomplete="email"><button type="submit">Subscribe</button></div>
+<p class="hint">We send a confirmation link first; every message has an unsubscribe link.</p></form>
+<details><summary>Webhook or feed</summary><form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="webhook">
+<label for="sub-url">Webhook URL (receives signed JSON)</label><div class="field"><input id="sub-url" type="url" name="url" required maxlength="2048" placeholder="your receiver's URL (https)"></div>
+<label for="sub-secret">Signing secret (optional, 16–128 characters; empty: one is made for you)</label><div class="field"><input id="sub-secret" name="secret" minlength="16" maxlength="128" autocomplete="off"><button type="submit">Subscribe webhook</button></div></form>
+<p class="hint">Feeds: <a href="${base}.atom">Atom</a> · <a href="${base}.feed.json">JSON Feed</a></p></details></div></section>`;
 }
 
 export function renderPageHtml(page: PublicPage): string {
   const base = `/status/${encodeURIComponent(page.slug)}`;
   const checks = page.checks.length ? page.checks.map(checkHtml).join('') : '<p class="empty">No checks on this page yet.</p>';
-  const main = `<main><header><h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
+  const look = lookParts(page.look, page.title);
+  const powered = page.look.hidePoweredBy ? '' : ' · Powered by Vigil';
+  const main = `<main><header>${look.logo}<h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
 <div class="banner ${page.overall}" data-overall="${page.overall}">${OVERALL_TEXT[page.overall]}</div>
 ${openIncidentsHtml(page.incidents)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${historyHtml(page.incidents, page.outages, page.generatedAt)}
-<footer><span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · <a href="${base}.feed.json">JSON Feed</a> · Powered by Vigil</span></footer></main>`;
-  const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">`;
-  return document(page.title, `${main}<script>${SCRIPT}</script>`, head);
+<footer>${look.footer}<span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · <a href="${base}.feed.json">JSON Feed</a>${powered}</span></footer></main>`;
+  const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">${look.head}`;
+  return document(page.title, `${main}${subscribeHtml(base)}<script>${SCRIPT}</script>`, head, look.css);
 }
 
 export function renderNotFoundHtml(): string {

@@ -68,6 +68,8 @@ export interface PublicPage {
   /** What the operator said (issue 29): open ones first, then those resolved in the last 30 days. */
   incidents: PublicIncident[];
   outages: Outage[];
+  /** The page's own look (issue 29). */
+  look: Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
 }
 
 /** An incident as the page shows it: the affected checks by name, the timeline newest first. */
@@ -123,6 +125,7 @@ export class PageViews {
       checks,
       incidents: publicIncidents(incidents, listed),
       outages: this.outages(listed, now),
+      look: { logoUrl: page.logoUrl, accentColor: page.accentColor, footerText: page.footerText, favicon: page.favicon, hidePoweredBy: page.hidePoweredBy },
     };
   }
 

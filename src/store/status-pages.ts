@@ -11,6 +11,12 @@ export interface StatusPage {
   checkIds: string[];
   /** Issue 29: a confirmed outage of one of its checks opens an incident that resolves itself. */
   autoIncidents: boolean;
+  /** Issue 29, the page's look: all rendered escaped; URLs are https only, the colour a hex one. */
+  logoUrl: string | null;
+  accentColor: string | null;
+  footerText: string | null;
+  favicon: string | null;
+  hidePoweredBy: boolean;
   createdAt: number;
   updatedAt: number;
 }

@@ -189,6 +189,31 @@ describe('dashboard pages in a real browser', { skip: missing ?? false, timeout:
     assert.match(timeline[0]!, /Resolved[^]*Back to normal\./, 'the newest update first');
     const after = (await srv.request('GET', `/v1/public/status-pages/${pageId}/incidents/${made.id}`)).body.data;
     assert.equal(after.status, 'resolved');
+
+    // A visitor subscribes through the public form; the editor counts and removes the address.
+    const sub = await fetch(`${srv.url}/status/acme-status/subscribe`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'kind=email&email=fan%40example.com',
+    });
+    assert.equal(sub.status, 200);
+    await page.reload();
+    await page.waitForSelector('#subscriber-counts:has-text("1 waiting for confirmation")');
+    await page.click('#subscribers li:has-text("fan@example.com") button:has-text("Remove")');
+    await page.click('dialog.confirm button[value=ok]');
+    await page.waitForSelector('#subscriber-counts:has-text("0 email · 0 webhook")');
+    assert.equal((await srv.request('GET', `/v1/public/status-pages/${pageId}/subscribers`)).body.data.length, 0);
+
+    // The page's look: a bad colour is refused under its field, a good one saved.
+    await page.fill('input[name=accentColor]', 'red');
+    await page.click('form.status-page-form button[type=submit]');
+    await page.waitForSelector('label.field.invalid:has(input[name=accentColor]) .field-error');
+    await page.fill('input[name=accentColor]', '#e8590c');
+    await page.fill('input[name=logoUrl]', 'https://cdn.example.com/logo.png');
+    await page.check('input[name=hidePoweredBy]');
+    await page.click('form.status-page-form button[type=submit]');
+    await waitFor(async () => (await srv.request('GET', `/v1/public/status-pages/${pageId}`)).body.data.accentColor === '#e8590c', 'the look to be saved');
+    const looked = (await srv.request('GET', `/v1/public/status-pages/${pageId}`)).body.data;
+    assert.equal(looked.logoUrl, 'https://cdn.example.com/logo.png');
+    assert.equal(looked.hidePoweredBy, true);
     assert.deepEqual(errors, []);
   });
 

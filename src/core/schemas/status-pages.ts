@@ -18,6 +18,18 @@ const CheckIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
 const AutoIncidents = Type.Boolean({
   description: 'A confirmed outage of one of its checks opens an incident ("<name> is not responding") that resolves itself when the check is up again',
 });
+const LogoUrl = Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'An https URL of an image shown above the title' });
+const AccentColor = Type.Union([Type.String({ minLength: 1, maxLength: 7 }), Type.Null()], { description: 'A hex colour (#rgb or #rrggbb) for links, buttons and charts' });
+const FooterText = Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: 'Plain text in the footer (line breaks kept)' });
+const Favicon = Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'An https URL of the icon browsers show for the page' });
+const HidePoweredBy = Type.Boolean({ description: 'Leaves out "Powered by Vigil"' });
+const Look = {
+  logoUrl: Type.Optional(LogoUrl),
+  accentColor: Type.Optional(AccentColor),
+  footerText: Type.Optional(FooterText),
+  favicon: Type.Optional(Favicon),
+  hidePoweredBy: Type.Optional(HidePoweredBy),
+};
 const CustomDomain = Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Null()], {
   description: 'A host name such as status.example.com: requests with this Host get the page at /',
 });
@@ -30,6 +42,7 @@ export const CreateStatusPageBody = Type.Object(
     checkIds: CheckIds,
     customDomain: Type.Optional(CustomDomain),
     autoIncidents: Type.Optional(AutoIncidents),
+    ...Look,
   },
   { additionalProperties: false, $id: 'CreateStatusPage' },
 );
@@ -42,6 +55,7 @@ export const UpdateStatusPageBody = Type.Object(
     checkIds: Type.Optional(CheckIds),
     customDomain: Type.Optional(CustomDomain),
     autoIncidents: Type.Optional(AutoIncidents),
+    ...Look,
   },
   { additionalProperties: false, $id: 'UpdateStatusPage' },
 );
@@ -55,6 +69,11 @@ export const StatusPageObject = Type.Object(
     checkIds: Type.Array(Type.String()),
     customDomain: Type.Union([Type.String(), Type.Null()]),
     autoIncidents: Type.Boolean(),
+    logoUrl: Type.Union([Type.String(), Type.Null()]),
+    accentColor: Type.Union([Type.String(), Type.Null()]),
+    footerText: Type.Union([Type.String(), Type.Null()]),
+    favicon: Type.Union([Type.String(), Type.Null()]),
+    hidePoweredBy: Type.Boolean(),
     url: Type.String({ description: 'The public page' }),
     createdAt: IsoDate,
     updatedAt: IsoDate,

@@ -9,18 +9,26 @@ interface PageRowDb {
   description: string | null;
   custom_domain: string | null;
   auto_incidents: number;
+  logo_url: string | null;
+  accent_color: string | null;
+  footer_text: string | null;
+  favicon: string | null;
+  hide_powered_by: number;
   created_at: number;
   updated_at: number;
 }
 
 export function sqliteStatusPages(db: Db): StatusPageRepo {
   const insertPage = db.prepare(
-    `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, auto_incidents, created_at, updated_at)
-     VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @autoIncidents, @createdAt, @updatedAt)`,
+    `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, auto_incidents,
+       logo_url, accent_color, footer_text, favicon, hide_powered_by, created_at, updated_at)
+     VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @autoIncidents,
+       @logoUrl, @accentColor, @footerText, @favicon, @hidePoweredBy, @createdAt, @updatedAt)`,
   );
   const updatePage = db.prepare(
     `UPDATE status_pages SET slug = @slug, title = @title, description = @description, custom_domain = @customDomain,
-     auto_incidents = @autoIncidents, updated_at = @updatedAt WHERE id = @id`,
+     auto_incidents = @autoIncidents, logo_url = @logoUrl, accent_color = @accentColor, footer_text = @footerText,
+     favicon = @favicon, hide_powered_by = @hidePoweredBy, updated_at = @updatedAt WHERE id = @id`,
   );
   const deletePage = db.prepare('DELETE FROM status_pages WHERE id = ?');
   const byId = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE id = ?');
@@ -47,10 +55,15 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
     customDomain: r.custom_domain,
     checkIds: checksOf.all(r.id),
     autoIncidents: r.auto_incidents === 1,
+    logoUrl: r.logo_url,
+    accentColor: r.accent_color,
+    footerText: r.footer_text,
+    favicon: r.favicon,
+    hidePoweredBy: r.hide_powered_by === 1,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
-  const row = (page: StatusPage) => ({ ...page, autoIncidents: page.autoIncidents ? 1 : 0 });
+  const row = (page: StatusPage) => ({ ...page, autoIncidents: page.autoIncidents ? 1 : 0, hidePoweredBy: page.hidePoweredBy ? 1 : 0 });
   const one = (row: PageRowDb | undefined) => (row === undefined ? null : toPage(row));
   const setChecks = (page: StatusPage) => {
     clearChecks.run(page.id);
