@@ -64,7 +64,7 @@ async function sqliteWithData(results: number): Promise<{ dir: string; check: Ch
   };
   const check = { ...draft, seq: store.checks.insert(draft, draft.url, null) };
   store.statusPages.insert({ id: 'spg_migrate', accountId: acc.id, slug: 'status', title: 'Status', description: null, customDomain: 'Status.Example.com', checkIds: [check.id], autoIncidents: true, logoUrl: null, accentColor: '#123456', footerText: null, favicon: null, hidePoweredBy: true, createdAt: T, updatedAt: T });
-  store.sessions.insert({ id: 'ses_migrate', accountId: acc.id, keyId: 'key_migrate', createdAt: T, expiresAt: T + 1 }, Buffer.alloc(32, 9));
+  store.sessions.insert({ id: 'ses_migrate', accountId: acc.id, keyId: 'key_migrate', userId: null, method: 'api_key', address: '127.0.0.1', userAgent: null, createdAt: T, expiresAt: T + 1 }, Buffer.alloc(32, 9));
   store.nodes.insert({ id: 'nod_migrate', name: 'edge', region: 'eu-2', createdAt: T, revokedAt: null }, Buffer.alloc(32, 3));
   store.alerts.webhooks.insert({
     id: 'whk_migrate', accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/x', urlKey: 'hooks.example.com/x', webhookType: 'generic',

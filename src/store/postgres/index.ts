@@ -1,5 +1,6 @@
 import type { Store } from '../store.js';
 import type { WriteFailure, WriteRecord } from '../writes.js';
+import { pgAudit, pgUsers } from './people.js';
 import { PgDb, unreachable } from './db.js';
 import { Credentials, pgAccounts, pgKeys, pgOAuth } from './credentials.js';
 import { pgChecks, type PgCheckRepo } from './checks.js';
@@ -137,6 +138,8 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     subscribers: pgSubscribers(db),
     operations: pgOperations(db),
     sessions: pgSessions(db),
+    users: pgUsers(db),
+    audit: pgAudit(db),
     served: pgServedAddresses(db),
     kumaImports: pgKumaImports(db),
     credentialsVersion: () => `${remote}:${cred.local}`,

@@ -77,18 +77,30 @@ export function pgNodes(db: PgDb): Async<NodeRepo> {
   };
 }
 
+const SESSION_COLUMNS = 'id, account_id, key_id, user_id, method, address, user_agent, created_at, expires_at';
+const toSession = (r: Row) => ({
+  id: r.id as string, accountId: r.account_id as string, keyId: r.key_id as string | null, userId: r.user_id as string | null,
+  method: r.method as string | null, address: r.address as string | null, userAgent: r.user_agent as string | null,
+  createdAt: r.created_at as number, expiresAt: r.expires_at as number,
+});
+
 export function pgSessions(db: PgDb): Async<SessionStore> {
   return {
     insert: async (s, hash) =>
-      void (await db.run('INSERT INTO sessions (id, token_hash, account_id, key_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-        s.id, hash, s.accountId, s.keyId, s.createdAt, s.expiresAt,
-      ])),
+      void (await db.run(
+        'INSERT INTO sessions (id, token_hash, account_id, key_id, user_id, method, address, user_agent, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        [s.id, hash, s.accountId, s.keyId, s.userId, s.method, s.address, s.userAgent, s.createdAt, s.expiresAt],
+      )),
     async byTokenHash(hash) {
-      const r = await db.one('SELECT id, account_id, key_id, created_at, expires_at FROM sessions WHERE token_hash = $1', [hash], 'vigil_session_by_hash');
-      return r
-        ? { id: r.id as string, accountId: r.account_id as string, keyId: r.key_id as string | null, createdAt: r.created_at as number, expiresAt: r.expires_at as number }
-        : null;
+      const r = await db.one(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = $1`, [hash], 'vigil_session_by_hash');
+      return r ? toSession(r) : null;
     },
+    async byId(id) {
+      const r = await db.one(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [id]);
+      return r ? toSession(r) : null;
+    },
+    listForUser: async (userId, now) =>
+      (await db.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id`, [userId, now])).map(toSession),
     delete: async (id) => void (await db.run('DELETE FROM sessions WHERE id = $1', [id])),
     pruneExpired: (now) => db.run('DELETE FROM sessions WHERE expires_at <= $1', [now]),
     insertLoginLink: async (hash, accountId, createdAt, expiresAt) =>

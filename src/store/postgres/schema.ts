@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL schema: the same logical schema as SQLite's migrations (src/store/migrations*.ts,
- * version 13), with PostgreSQL types (BOOLEAN, BYTEA, BIGINT epoch milliseconds, DOUBLE
+ * version 14; PG version 2 adds the members and audit tables of issue 28), with PostgreSQL types (BOOLEAN, BYTEA, BIGINT epoch milliseconds, DOUBLE
  * PRECISION) and the same table and column names, so `vigil store migrate` copies by name.
  * History and the rollups are partitioned by range of `at` (partitions.ts creates them ahead and
  * drops expired ones whole); what falls outside every partition lands in a DEFAULT partition.
@@ -430,6 +430,71 @@ export const PG_MIGRATIONS: PgMigration[] = [
         last_key TEXT,
         done BOOLEAN NOT NULL DEFAULT false
       );
+    `,
+  },
+  {
+    version: 2,
+    name: 'members, sign-in secrets, sessions per member, audit log (SQLite version 14, issue 28)',
+    sql: `
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        email TEXT NOT NULL,
+        name TEXT,
+        role TEXT NOT NULL,
+        password_hash TEXT,
+        totp_secret TEXT,
+        totp_enabled_at BIGINT,
+        totp_last_step BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE UNIQUE INDEX users_email ON users (lower(email));
+      CREATE INDEX users_account ON users (account_id, created_at);
+
+      CREATE TABLE user_setup_links (
+        token_hash BYTEA PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+      );
+      CREATE INDEX user_setup_links_user ON user_setup_links (user_id);
+
+      CREATE TABLE user_recovery_codes (
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        code_hash BYTEA NOT NULL,
+        created_at BIGINT NOT NULL,
+        used_at BIGINT,
+        PRIMARY KEY (user_id, code_hash)
+      );
+
+      ALTER TABLE sessions ADD COLUMN user_id TEXT REFERENCES users(id) ON DELETE CASCADE;
+      ALTER TABLE sessions ADD COLUMN method TEXT;
+      ALTER TABLE sessions ADD COLUMN address TEXT;
+      ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+      CREATE INDEX sessions_user ON sessions (user_id);
+
+      CREATE TABLE audit_log (
+        seq BIGSERIAL PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        at BIGINT NOT NULL,
+        actor_kind TEXT NOT NULL,
+        actor_id TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target_kind TEXT NOT NULL,
+        target_id TEXT,
+        target_name TEXT,
+        fields TEXT NOT NULL,
+        address TEXT
+      );
+      CREATE INDEX audit_log_account ON audit_log (account_id, seq);
+      CREATE INDEX audit_log_at ON audit_log (at);
+
+      INSERT INTO users (id, account_id, email, name, role, created_at, updated_at)
+        SELECT 'usr_' || substr(md5(random()::text || a.id), 1, 20), a.id, a.email, NULL, 'owner', a.created_at, a.created_at
+        FROM accounts a WHERE a.claimed;
     `,
   },
 ];
