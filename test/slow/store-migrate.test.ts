@@ -182,3 +182,32 @@ test('a target holding other Vigil data is refused, and so is one copied from an
   assert.match(refused.stderr, /already holds Vigil data \(table accounts has rows\)/);
   assert.equal((await cluster.sql(used.split('/').pop()!, 'SELECT count(*)::int AS n FROM checks'))[0]!.n, 0, 'nothing was copied');
 });
+
+test('a SQLite server that did not stop cleanly: its unwritten minutes are rebuilt from raw history in the target', { timeout: 180_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-migrate-crash-'));
+  dirs.push(dir);
+  const store = openSqliteStore(dir);
+  store.accounts.insert({ id: 'acc_crash', email: 'crash@example.com', tier: 'pro', maxChecksOverride: null, claimed: true, createdAt: T });
+  const draft: Omit<Check, 'seq'> = {
+    ...DEFAULT_SETTINGS, name: 'site', url: 'https://crash.example.com/', type: 'website',
+    id: 'chk_crash', accountId: 'acc_crash', disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    status: 'up', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
+    lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
+    errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
+  };
+  const check = { ...draft, seq: store.checks.insert(draft, draft.url, null) };
+  store.applyWrites(Array.from({ length: 30 }, (_, i) => result(check, T + i * 20_000, i % 3 !== 0)), () => assert.fail('no record fails'));
+  // Killed: the open minutes never reach their rows; only the "open from" mark is on disk.
+  store.db.close();
+  const url = await cluster.createDatabase();
+  const run = migrate(dir, url);
+  assert.equal(run.status, 0, run.stderr);
+  const pg = await openPgStore(url, { pollMs: 0 });
+  try {
+    const totals = await pg.rollups.totals(check.seq, 'minute', [[T, T + 30 * 20_000]]);
+    assert.deepEqual([totals.total, totals.failure], [30, 10], 'every result of raw history is in the minute rollups');
+    assert.equal((await pg.rollups.openBuckets()).minuteFrom, null);
+  } finally {
+    await pg.close();
+  }
+});

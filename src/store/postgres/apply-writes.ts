@@ -135,7 +135,7 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
   if (states.length > 0) statement.add('s', STATE_INSERT, columnsOf(states, 3));
   if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, columnsOf([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
   if (buckets.length > 0) statement.add('m', insertRows('minute'), columnsOf(buckets.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
-  if (sequential.length === 0 && late.length === 0 && !db.inUnit()) {
+  if (sequential.length === 0 && late.length === 0 && !db.inUnit() && !db.commitFailureArmed) {
     // The common batch (results, pings): one statement, atomic by itself, one round trip.
     await statement.run(db);
   } else {

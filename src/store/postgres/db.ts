@@ -49,13 +49,25 @@ export class PgDb {
   private readonly units = new AsyncLocalStorage<Unit>();
 
   constructor(url: string, options: { max?: number; effectFailed?: (err: unknown) => void } = {}) {
-    this.pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, application_name: 'vigil' });
+    this.pool = new pg.Pool({ connectionString: url, max: options.max ?? 20, types, application_name: 'vigil' });
     // An idle client whose server went away must not take the process down with it.
     this.pool.on('error', () => undefined);
     this.effectFailed = options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; }));
   }
 
   private readonly effectFailed: (err: unknown) => void;
+
+  private commitFails = false;
+
+  /** Tests: the next outermost COMMIT fails (the unit rolls back), as a database that cannot write would. */
+  failNextCommit(): void {
+    this.commitFails = true;
+  }
+
+  /** Whether the next commit is set to fail: a batch then takes the transaction path, where it does. */
+  get commitFailureArmed(): boolean {
+    return this.commitFails;
+  }
 
   /** Whether a unit of work is open in the calling async context. */
   inUnit(): boolean {
@@ -110,6 +122,10 @@ export class PgDb {
     try {
       await client.query('BEGIN');
       const result = await this.units.run(unit, fn);
+      if (this.commitFails) {
+        this.commitFails = false;
+        throw new Error('COMMIT failed (failNextCommit)');
+      }
       await client.query('COMMIT');
       unit.closed = true;
       this.runAll(unit.levels[0]!);

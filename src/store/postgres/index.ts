@@ -49,7 +49,7 @@ export type PgStore = { [K in keyof Repos]: Async<Repos[K]> } & {
 };
 
 export interface PgStoreOptions {
-  /** Pool size (default 10). */
+  /** Pool size (default 20: 8 batches of writes in flight leave room for requests). */
   maxConnections?: number;
   /**
    * How often other processes' changes are read (credentials counter, checks with watchChecks);
@@ -120,7 +120,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
 
   return {
     kind: 'postgres',
-    parallelBatches: 4,
+    parallelBatches: 8,
     db,
     accounts: pgAccounts(db, cred),
     keys: pgKeys(db, cred),
