@@ -151,3 +151,29 @@ test('partitions are made ahead, rows outside them move in later, and retention 
     await store.close();
   }
 });
+
+test('a commit that fails rolls the unit back whole: a transaction rejects, and so does a batch, writing nothing', async () => {
+  const store = await openPgStore(await cluster.createDatabase(), { pollMs: 0 });
+  try {
+    const { acc, c } = await seeded(store);
+    const ran: string[] = [];
+    store.db.failNextCommit();
+    await assert.rejects(
+      store.transaction(async () => {
+        await store.accounts.setClaimed(acc.id);
+        await store.history.insertEvent({ checkSeq: c.seq, at: 1, status: 'note', region: null, meta: {} });
+        store.afterCommit(() => ran.push('effect'));
+      }),
+      /COMMIT failed/,
+    );
+    assert.deepEqual(ran, [], 'no effect of a unit that did not commit');
+    assert.deepEqual(await store.history.forCheck(c.seq, 10), []);
+    store.db.failNextCommit();
+    await assert.rejects(store.applyWrites([result(c, Date.now(), true)], noFailure), /COMMIT failed/);
+    assert.deepEqual(await store.history.forCheck(c.seq, 10), [], 'the batch left nothing');
+    await store.applyWrites([result(c, Date.now(), true)], noFailure);
+    assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'the next one commits');
+  } finally {
+    await store.close();
+  }
+});
