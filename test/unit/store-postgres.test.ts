@@ -1,10 +1,10 @@
-import { PG_MIGRATIONS } from '../../src/store/postgres/schema.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { Account, Check } from '../../src/domain/records.js';
 import { openPgStore, type PgStore } from '../../src/store/postgres/index.js';
 import { ensurePartitions } from '../../src/store/postgres/partitions.js';
+import { PG_MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { WriteRecord } from '../../src/store/writes.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 
@@ -28,7 +28,7 @@ async function seeded(store: PgStore, createdAt = Date.now()): Promise<{ acc: Ac
   await store.accounts.insert(acc);
   const draft: Omit<Check, 'seq'> = {
     ...DEFAULT_SETTINGS, name: 'x', url: `https://${id('s')}.example.com/`, type: 'website',
-    id: id('chk'), accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: id('chk'), accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'pending', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt, updatedAt: createdAt,

@@ -19,6 +19,7 @@ import { sqliteUsers } from './users.js';
 import { sqliteAudit } from './audit.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
+import { sqliteMaintenanceWindows } from './maintenance-windows.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
 import { sqliteSubscribers } from './subscribers.js';
@@ -107,6 +108,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     audit: sqliteAudit(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
+    maintenanceWindows: sqliteMaintenanceWindows(db),
     credentialsVersion,
     transaction,
     afterCommit: (effect) => effects.add(effect),
