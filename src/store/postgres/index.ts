@@ -15,6 +15,7 @@ import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionS
 import { pgBatchApplier } from './apply-writes.js';
 import type { Async } from './types.js';
 import { StartupError } from '../../util/startup-error.js';
+import { pgCluster, pgPingInbox } from './cluster.js';
 
 /**
  * The PostgreSQL store (issue 26): the Store interface over a connection pool, every repository
@@ -95,7 +96,9 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
   const nodes = pgNodes(db);
   const rollups = pgRollups(db, failed);
   const retention = pgRetention(db, rollups.openBuckets);
-  const applyWrites = pgBatchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes });
+  const cluster = pgCluster(db);
+  const pingInbox = pgPingInbox(db);
+  const applyWrites = pgBatchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox });
 
   const refresh = async () => {
     remote = await cred.counter();
@@ -142,6 +145,8 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     users: pgUsers(db),
     audit: pgAudit(db),
     served: pgServedAddresses(db),
+    cluster,
+    pingInbox,
     kumaImports: pgKumaImports(db),
     maintenanceWindows: pgMaintenanceWindows(db),
     credentialsVersion: () => `${remote}:${cred.local}`,

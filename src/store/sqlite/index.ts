@@ -19,6 +19,8 @@ import { sqliteUsers } from './users.js';
 import { sqliteAudit } from './audit.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
+import { sqliteCluster } from './cluster.js';
+import { sqlitePingInbox } from './ping-inbox.js';
 import { sqliteMaintenanceWindows } from './maintenance-windows.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
@@ -76,7 +78,9 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     checks.clearCache();
     credentialsChanged();
   };
-  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached);
+  const cluster = sqliteCluster(db);
+  const pingInbox = sqlitePingInbox(db);
+  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox }, forgetCached, cluster);
   const effects = new UnitEffects(options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })));
   const transaction = <T>(fn: () => T): T => {
     try {
@@ -108,6 +112,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     audit: sqliteAudit(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
+    cluster,
+    pingInbox,
     maintenanceWindows: sqliteMaintenanceWindows(db),
     credentialsVersion,
     transaction,
