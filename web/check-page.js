@@ -34,7 +34,7 @@ function History({ entries, heartbeat }) {
     <tbody>${entries.map(
       (e) => html`<tr data-kind=${e.type}>
         <td title=${e.createdAt}>${ago(e.createdAt)}</td>
-        <td>${e.type}</td>
+        <td>${e.type}${e.details?.central ? html`<span class="muted" title="the central that recorded it"> · ${e.details.central}</span>` : ''}</td>
         <td><span class=${`dot ${e.status}`}></span>${e.status}</td>
         <td>${e.statusCode ?? ''}</td>
         <td class="num">${e.responseTime === null ? '' : ms(e.responseTime)}</td>
@@ -105,6 +105,7 @@ export function CheckPage({ id, scopes, who }) {
         <a href="#/" class="muted">← Checks</a>
         <h1><span class=${`dot ${label}`}></span>${check.name}</h1>
         <p class="muted break">${check.type} · every ${check.interval} min${check.responseTimeLimit ? ` · slow above ${check.responseTimeLimit} ms` : ''} · ${url}</p>
+        ${check.tags?.length ? html`<p class="tags">${check.tags.map((t) => html`<span class="tag">${t}</span>`)}</p>` : ''}
       </div>
       <div class="actions">
         ${can('checks:write') ? html`<a class="button" href=${`#/checks/${id}/edit`}>Edit</a>

@@ -5,7 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import { ApiError, errorBody, errors, type ErrorShape } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
 import { requireScope, requireUnrestricted } from '../core/principal.js';
-import { compile, compileQuery, type Validator } from '../core/validate.js';
+import { compile, compileQuery, queryObject, type Validator } from '../core/validate.js';
 import type { Store } from '../store/store.js';
 import type { Authenticator } from './authenticator.js';
 import { MAX_BODY_BYTES, type HandlerContext, type HttpRequest, type Reply, type Route } from '../api/http-types.js';
@@ -28,7 +28,16 @@ export interface RequestPipelineDeps {
   config: Config;
   clock: Clock;
   log: Logger;
+  /**
+   * Several centrals: false while this central's lease has lapsed (its database unreachable):
+   * requests then answer 503 at once rather than hang, except the probes of its health. A
+   * single server passes none.
+   */
+  available?: () => boolean;
 }
+
+/** Answered even by a central cut off from its database: a load balancer reads its state there. */
+const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz']);
 
 /**
  * Applies the route table (DESIGN 2) to a transport-free request: route match, auth, rate
@@ -57,6 +66,9 @@ export class RequestPipeline {
     if (!match) return render(errors.routeNotFound(req.method, req.path), 'standard');
     const route = match.route;
     if (req.oversized) return render(errors.payloadTooLarge(MAX_BODY_BYTES), route.errorShape);
+    if (this.deps.available && !this.deps.available() && !ALWAYS_ANSWERED.has(route.path)) {
+      return render(errors.unavailable('This central cannot reach its database; another central answers'), route.errorShape);
+    }
     let rate: RateState | null = null;
     try {
       const principal = route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, route.challenge, req.method) : null;
@@ -97,7 +109,7 @@ export class RequestPipeline {
     }
     const idemKey = principal && route.idempotency !== 'none' ? Idempotency.readKey(req.headers, route.idempotency === 'required') : null;
     const body = p.body ? validated(p.body, parseBody(req, route)) : undefined;
-    const query = p.query ? validated(p.query, Object.fromEntries(req.query)) : undefined;
+    const query = p.query ? validated(p.query, queryObject(req.query)) : undefined;
     const ctx: HandlerContext<unknown, unknown> = { req, params, body, query, principal: principal!, now: this.deps.clock.now() };
 
     if (idemKey === null || principal === null) {

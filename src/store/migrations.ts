@@ -10,6 +10,9 @@ import { BESIDE_MIGRATION } from './migrations-beside.js';
 import { INCIDENTS_MIGRATION } from './migrations-incidents.js';
 import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
 import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
+import { TAGS_MIGRATION } from './migrations-tags.js';
+import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.js';
+import { CLUSTER_MIGRATION } from './migrations-cluster.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -162,4 +165,7 @@ export const MIGRATIONS: Migration[] = [
   INCIDENTS_MIGRATION,
   SUBSCRIBERS_MIGRATION,
   PAGE_LOOK_MIGRATION,
+  TAGS_MIGRATION,
+  MAINTENANCE_WINDOWS_MIGRATION,
+  CLUSTER_MIGRATION,
 ];

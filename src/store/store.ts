@@ -5,7 +5,12 @@ import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
+import type { ClusterRepo, Fence } from './cluster-repo.js';
+import type { ChangeBus } from './change-bus.js';
+import type { PingInboxRepo } from './ping-inbox.js';
 import type { KumaImportRepo } from './kuma-imports.js';
+import type { MaintenanceWindowRepo } from './maintenance-windows.js';
+import type { Answer } from './answer.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
 import type { SubscriberRepo } from './subscribers.js';
@@ -50,6 +55,18 @@ export interface Store {
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */
   kumaImports: KumaImportRepo;
+  /** Centrals and their leases of check slots (several centrals on one database; one SQLite server records itself). */
+  cluster: ClusterRepo;
+  /** Heartbeat pings received for checks another central owns, until it records them. */
+  pingInbox: PingInboxRepo;
+  /**
+   * Present on a store several centrals share (PostgreSQL: LISTEN/NOTIFY): what one central
+   * tells the others at once. Its presence makes a central lease its share of the checks
+   * (`cluster/lease-cluster.ts`); the embedded SQLite store has one server and none.
+   */
+  changes?: ChangeBus;
+  /** Scheduled maintenance windows (issue 27). */
+  maintenanceWindows: MaintenanceWindowRepo;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.
@@ -67,9 +84,11 @@ export interface Store {
   /**
    * Applies a batch of monitoring writes as one transaction (group commit). A record that fails
    * on its own is reported to `failed` and the rest still commit; a failure of the commit
-   * itself throws (or rejects, for a store that answers with a promise).
+   * itself throws (or rejects, for a store that answers with a promise). With a `fence` (several
+   * centrals), the transaction first checks that the writer still holds its lease and throws
+   * (rejects with) `StaleOwner`, writing nothing, when it does not.
    */
-  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): void | Promise<void>;
+  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence): void | Promise<void>;
   /** Settles once every connection (background ones too) has closed. */
   close(): Promise<void>;
 }
@@ -114,6 +133,8 @@ export interface CheckQuery {
   accountId: string;
   access: KeyAccess | null;
   status?: ListStatus;
+  /** Every one must match (domain/tags.ts `hasEveryTag`). */
+  tags?: readonly string[];
 }
 
 export interface CheckRepo {
@@ -129,6 +150,10 @@ export interface CheckRepo {
   updateSettings(id: string, settings: CheckSettings, urlKey: string | null, now: number): void;
   setDisabled(id: string, disabled: boolean, reason: string | null, now: number): void;
   setMaintenance(id: string, on: boolean, until: number | null, now: number): void;
+  /** Whether a scheduled maintenance window is in force for the check (issue 27). */
+  setWindowMaintenance(id: string, on: boolean, now: number): Answer<void>;
+  /** Ids of the checks a window holds in maintenance now. */
+  inWindowMaintenance(): Answer<string[]>;
   delete(id: string): void;
   setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): void;
   /** Moves on every write to any check: a validator for caches of rendered checks. */

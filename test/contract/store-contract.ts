@@ -4,6 +4,7 @@ import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { Account, ApiKey, Check } from '../../src/domain/records.js';
 import type { Store } from '../../src/store/store.js';
 import type { WriteRecord } from '../../src/store/writes.js';
+import { StaleOwner } from '../../src/store/cluster-repo.js';
 
 /**
  * The Store contract (src/store/store.ts, docs/architecture.md#transactions), one set of tests
@@ -38,7 +39,7 @@ function apiKey(accountId: string): ApiKey {
 function check(accountId: string, url: string): Omit<Check, 'seq'> {
   return {
     ...DEFAULT_SETTINGS, name: url, url, type: 'website',
-    id: id('chk'), accountId, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: id('chk'), accountId, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'pending', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
@@ -125,6 +126,50 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.checks.byId(c.id), null);
     });
 
+    withStore('checks: tags stored as given; the list filter needs every tag, case-insensitively, a key matching any value', async (store) => {
+      const { acc, c } = await seeded(store);
+      const second = { ...check(acc.id, `https://${id('site')}.example.com/`), tags: ['Env:Production', 'team:web'] };
+      await store.checks.insert(second, second.url, null);
+      const third = { ...check(acc.id, `https://${id('site')}.example.com/`), tags: ['env:staging', 'environment'] };
+      await store.checks.insert(third, third.url, null);
+      assert.deepEqual((await store.checks.byId(second.id))!.tags, ['Env:Production', 'team:web']);
+      const q = { accountId: acc.id, access: null };
+      const ids = async (tags: string[]) => (await store.checks.list({ ...q, tags }, { limit: -1, offset: 0, afterSeq: null })).map((x) => x.id);
+      assert.deepEqual(await ids(['env:production']), [second.id]);
+      assert.deepEqual(await ids(['ENV']), [second.id, third.id]);
+      assert.deepEqual(await ids(['env', 'team:WEB']), [second.id]);
+      assert.deepEqual(await ids(['env:production', 'team:db']), []);
+      assert.deepEqual(await ids([]), [c.id, second.id, third.id]);
+      assert.equal(await store.checks.count({ ...q, tags: ['env'] }), 2);
+      await store.checks.updateSettings(second.id, { ...second, tags: [] }, second.url, T + 1);
+      assert.deepEqual(await ids(['env']), [third.id], 'a settings write moves the check out of a tag list');
+    });
+
+    withStore('maintenance windows: insert, read, list, update, delete; a check\'s window flag', async (store) => {
+      const { acc, c } = await seeded(store);
+      const w = {
+        id: id('mtw'), accountId: acc.id, title: 'Upgrade', description: null, checkIds: [c.id], folders: ['db'], tags: ['env:Prod'], allChecks: false,
+        startsAt: T, endsAt: T + 3_600_000, schedule: null, durationMinutes: null, timezone: null, createdAt: T, updatedAt: T,
+      };
+      const recurring = { ...w, id: id('mtw'), title: 'Weekly', startsAt: null, endsAt: null, schedule: '0 2 * * 0', durationMinutes: 60, timezone: 'Europe/Berlin', allChecks: true, createdAt: T + 1 };
+      await store.maintenanceWindows.insert(w);
+      await store.maintenanceWindows.insert(recurring);
+      assert.deepEqual(await store.maintenanceWindows.byId(w.id), w);
+      assert.deepEqual((await store.maintenanceWindows.listForAccount(acc.id)).map((x) => x.id), [w.id, recurring.id]);
+      assert.deepEqual((await store.maintenanceWindows.all()).map((x) => x.id), [w.id, recurring.id]);
+      await store.maintenanceWindows.update({ ...w, title: 'Renamed', endsAt: null, updatedAt: T + 2 });
+      assert.deepEqual(await store.maintenanceWindows.byId(w.id), { ...w, title: 'Renamed', endsAt: null, updatedAt: T + 2 });
+      await store.maintenanceWindows.delete(w.id);
+      assert.equal(await store.maintenanceWindows.byId(w.id), null);
+
+      assert.equal((await store.checks.byId(c.id))!.windowMaintenance, false);
+      await store.checks.setWindowMaintenance(c.id, true, T + 3);
+      assert.equal((await store.checks.byId(c.id))!.windowMaintenance, true);
+      assert.deepEqual(await store.checks.inWindowMaintenance(), [c.id]);
+      await store.checks.setWindowMaintenance(c.id, false, T + 4);
+      assert.deepEqual(await store.checks.inWindowMaintenance(), []);
+    });
+
     withStore('history and the state-change log', async (store) => {
       const { c } = await seeded(store);
       await store.history.insertEvent({ checkSeq: c.seq, at: T, status: 'paused', region: null, meta: { reason: 'contract' } });
@@ -163,7 +208,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status pages and the alert settings', async (store) => {
       const { acc, c } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], autoIncidents: false,
+      const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], tags: ['env:Prod'], autoIncidents: false,
         logoUrl: 'https://acme.example/logo.png', accentColor: '#123456', footerText: 'Acme\nInc.', favicon: null, hidePoweredBy: true, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual(await store.statusPages.bySlug('contract'), page);
@@ -173,7 +218,7 @@ export function storeContract(factory: StoreFactory): void {
       await store.statusPages.delete(page.id);
       assert.equal(await store.statusPages.listsCheck(c.id), false);
 
-      const email = { accountId: acc.id, enabled: true, recipients: ['ops@example.com'], events: ['website_down' as const], emailFormat: 'text' as const, updatedAt: T, checkIds: [], folders: [], remindEveryMinutes: null };
+      const email = { accountId: acc.id, enabled: true, recipients: ['ops@example.com'], events: ['website_down' as const], emailFormat: 'text' as const, updatedAt: T, checkIds: [], folders: [], tags: ['team:Web'], remindEveryMinutes: null };
       await store.alerts.emailSettings.put(email);
       assert.deepEqual(await store.alerts.emailSettings.get(acc.id), email);
       await store.alerts.domainWatch.put({ checkId: c.id, expiresAt: null, alerted: 'ok', checkedAt: T, lastError: null });
@@ -182,7 +227,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page incidents: timeline, checks, what the page shows, automatic ones', async (store) => {
       const { acc, c } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], tags: [], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual((await store.statusPages.autoIncidentPages(c.id)).map((p) => p.id), [page.id]);
       const first = { id: id('inu'), status: 'investigating' as const, message: 'Looking\ninto it', at: T };
@@ -217,7 +262,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page subscribers: the cap, duplicates, confirmation, counts, expiry', async (store) => {
       const { acc } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], tags: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       const sub = (kind: 'email' | 'webhook', address: string, at = T) => ({
         id: id('sub'), pageId: page.id, kind, address, secret: kind === 'webhook' ? 's3cret' : null, token: id('tok').padEnd(64, '0'),
@@ -272,7 +317,7 @@ export function storeContract(factory: StoreFactory): void {
       const { acc, c } = await seeded(store);
       const hook = {
         id: id('whk'), accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/x', urlKey: 'hooks.example.com/x', webhookType: 'generic' as const,
-        events: ['website_down' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], remindEveryMinutes: null,
+        events: ['website_down' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], tags: ['env'], remindEveryMinutes: null,
       };
       await store.alerts.webhooks.insert(hook);
       assert.deepEqual(await store.alerts.webhooks.byId(hook.id), hook);
@@ -393,6 +438,77 @@ export function storeContract(factory: StoreFactory): void {
       const totals = await store.rollups.totals(c.seq, 'minute', [[T, T + 60_000]]);
       assert.equal(totals.total, 2, 'the rollups hold the committed results, and only them');
       assert.equal(totals.failure, 1);
+    });
+
+    withStore('cluster: join with epochs, renew, claim, release, leave; a stale epoch changes nothing', async (store) => {
+      const lease = 15_000;
+      const a = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.0', T, lease) };
+      const b = { name: 'central-b', epoch: await store.cluster.join('central-b', '1.0.0', T, lease) };
+      assert.equal(a.epoch, 1);
+      assert.equal((await store.cluster.claimable(T)).length, 1024, 'every slot starts free');
+      assert.deepEqual(await store.cluster.claim(a, [0, 1, 2], T, lease), [0, 1, 2]);
+      assert.deepEqual(await store.cluster.claim(b, [2, 3], T, lease), [3], 'a slot held by a live lease is not taken');
+      assert.deepEqual(await store.cluster.renew(a, T + 4_000, lease, 7), [0, 1, 2]);
+      assert.deepEqual((await store.cluster.live(T + 4_000)).map((i) => [i.name, i.checks, i.renewals]), [['central-a', 7, 1], ['central-b', 0, 0]]);
+      // b's lease (from T) has run out at T + lease; a's (renewed at T + 4 s) runs on.
+      assert.deepEqual((await store.cluster.live(T + lease)).map((i) => i.name), ['central-a']);
+      assert.equal(await store.cluster.holds(b, T + lease), false);
+      assert.equal(await store.cluster.holds(a, T + lease), true);
+      assert.ok((await store.cluster.claimable(T + lease)).includes(3), "b's slot is claimable once its lease ended");
+      assert.deepEqual(await store.cluster.claim(a, [3], T + lease, lease), [3]);
+      assert.deepEqual(await store.cluster.renew(b, T + lease, lease, 0), [], 'b lost its slot to a');
+      // The same name joining again supersedes the running process: its epoch is stale.
+      const a2 = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.1', T + lease, lease) };
+      assert.equal(a2.epoch, 2);
+      assert.equal(await store.cluster.renew(a, T + lease + 1, lease, 0), null);
+      assert.equal(await store.cluster.holds(a, T + lease + 1), false);
+      assert.deepEqual(await store.cluster.claim(a, [5], T + lease + 1, lease), [], 'a stale epoch claims nothing');
+      await store.cluster.release(a, [0]);
+      assert.ok(!(await store.cluster.claimable(T + lease + 1)).includes(0), 'a stale epoch releases nothing');
+      assert.deepEqual(await store.cluster.claim(a2, [0], T + lease + 1, lease), [], 'still held by the old epoch until its lease ends');
+      assert.deepEqual(await store.cluster.claim(a2, [0, 1], T + 2 * lease + 4_000, lease), [0, 1]);
+      await store.cluster.release(a2, [1]);
+      assert.ok((await store.cluster.claimable(T + 2 * lease + 4_000)).includes(1));
+      await store.cluster.leave(a2, T + 2 * lease + 5_000);
+      assert.deepEqual(await store.cluster.live(T + 2 * lease + 5_000), [], 'neither runs: a left, b stopped renewing');
+      assert.equal((await store.cluster.claimable(T + 2 * lease + 5_000)).includes(0), true, 'leaving releases every slot');
+      const all = await store.cluster.all();
+      assert.deepEqual(all.map((i) => [i.name, i.epoch, i.version]), [['central-a', 2, '1.0.1'], ['central-b', 1, '1.0.0']]);
+      assert.equal(all[0]!.lastSeenAt, T + 2 * lease + 5_000);
+    });
+
+    withStore('cluster: a batch fenced by a holder whose lease ended, or whose epoch is stale, writes nothing', async (store) => {
+      const { c } = await seeded(store);
+      const lease = 15_000;
+      const holder = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.0', T, lease) };
+      const failures: unknown[] = [];
+      await store.applyWrites([result(c, T + 1_000, true)], (_r, err) => failures.push(err), { holder, now: T + 1_000 });
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'the holder of a running lease writes');
+      await assert.rejects(
+        async () => store.applyWrites([result(c, T + lease, true)], (_r, err) => failures.push(err), { holder, now: T + lease }),
+        StaleOwner,
+      );
+      await store.cluster.join('central-a', '1.0.1', T + 2_000, lease);
+      await assert.rejects(
+        async () => store.applyWrites([result(c, T + 3_000, true)], (_r, err) => failures.push(err), { holder, now: T + 3_000 }),
+        StaleOwner,
+        'a superseded epoch',
+      );
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'nothing of a refused batch was written');
+      assert.deepEqual(failures, []);
+    });
+
+    withStore('ping inbox: a ping kept for the owner of its slot, taken by slot, gone with the write that records it', async (store) => {
+      const { c } = await seeded(store);
+      const ping = { checkId: c.id, slot: 7, at: T + 1_000, signal: 'ping' as const, error: null, details: { duration: 12 }, region: 'eu', receivedBy: 'central-b' };
+      await store.applyWrites([{ kind: 'ping-inbox', ping }, { kind: 'ping-inbox', ping: { ...ping, slot: 9, at: T + 2_000, signal: 'fail', error: 'boom' } }], () => assert.fail());
+      assert.deepEqual(await store.pingInbox.take([8], 10), []);
+      const [taken] = await store.pingInbox.take([7, 8], 10);
+      assert.deepEqual({ ...taken!, seq: 0 }, { ...ping, seq: 0 });
+      assert.equal((await store.pingInbox.take([7, 9], 10)).length, 2);
+      const record = result(c, T + 1_000, true);
+      await store.applyWrites([{ ...record, inboxSeq: taken!.seq } as WriteRecord], () => assert.fail());
+      assert.deepEqual((await store.pingInbox.take([7, 9], 10)).map((p) => p.error), ['boom'], 'recorded once: it left the inbox with its write');
     });
   });
 }

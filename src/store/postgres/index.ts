@@ -7,12 +7,14 @@ import { pgHistory, pgStateChanges } from './history.js';
 import { pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
 import { pgAlertStore, type PgAlertStore } from './alerts.js';
 import { pgIncidents } from './incidents.js';
+import { pgMaintenanceWindows } from './maintenance-windows.js';
 import { pgSubscribers } from './subscribers.js';
 import { pgRollups, type PgRollupStore } from './rollups.js';
 import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionStore } from './partitions.js';
 import { pgBatchApplier } from './apply-writes.js';
 import type { Async } from './types.js';
 import { StartupError } from '../../util/startup-error.js';
+import { pgCluster, pgPingInbox } from './cluster.js';
 
 /**
  * The PostgreSQL store (issue 26): the Store interface over a connection pool, every repository
@@ -93,7 +95,9 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
   const nodes = pgNodes(db);
   const rollups = pgRollups(db, failed);
   const retention = pgRetention(db, rollups.openBuckets);
-  const applyWrites = pgBatchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes });
+  const cluster = pgCluster(db);
+  const pingInbox = pgPingInbox(db);
+  const applyWrites = pgBatchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox });
 
   const refresh = async () => {
     remote = await cred.counter();
@@ -138,7 +142,10 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     operations: pgOperations(db),
     sessions: pgSessions(db),
     served: pgServedAddresses(db),
+    cluster,
+    pingInbox,
     kumaImports: pgKumaImports(db),
+    maintenanceWindows: pgMaintenanceWindows(db),
     credentialsVersion: () => `${remote}:${cred.local}`,
     transaction: (fn) => db.transaction(fn),
     afterCommit: (effect) => db.afterCommit(effect),

@@ -432,6 +432,74 @@ export const PG_MIGRATIONS: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'issue 27: check tags and routing by tag (SQLite 14); maintenance windows (SQLite 15)',
+    sql: `
+      ALTER TABLE checks ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE email_settings ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE webhooks ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE status_pages ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+
+      CREATE TABLE maintenance_windows (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        title TEXT NOT NULL,
+        description TEXT,
+        check_ids TEXT NOT NULL,
+        folders TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        all_checks BOOLEAN NOT NULL,
+        starts_at BIGINT,
+        ends_at BIGINT,
+        schedule TEXT,
+        duration_minutes INTEGER,
+        timezone TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX maintenance_windows_account ON maintenance_windows (account_id, created_at);
+      ALTER TABLE checks ADD COLUMN window_maintenance BOOLEAN NOT NULL DEFAULT false;
+      CREATE INDEX checks_window_maintenance ON checks (id) WHERE window_maintenance;
+    `,
+  },
+  {
+    version: 3,
+    name: 'cluster instances, check slots, ping inbox (SQLite version 16)',
+    sql: `
+      CREATE TABLE cluster_instances (
+        name TEXT PRIMARY KEY,
+        epoch BIGINT NOT NULL,
+        version TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        last_seen_at BIGINT NOT NULL,
+        lease_until BIGINT NOT NULL,
+        checks INTEGER NOT NULL DEFAULT 0,
+        renewals BIGINT NOT NULL DEFAULT 0
+      );
+      CREATE TABLE cluster_slots (
+        slot INTEGER PRIMARY KEY,
+        owner TEXT,
+        owner_epoch BIGINT NOT NULL DEFAULT 0,
+        lease_until BIGINT NOT NULL DEFAULT 0
+      );
+      CREATE INDEX cluster_slots_owner ON cluster_slots (owner, owner_epoch);
+      INSERT INTO cluster_slots (slot) SELECT generate_series(0, 1023);
+      CREATE TABLE ping_inbox (
+        seq BIGSERIAL PRIMARY KEY,
+        check_id TEXT NOT NULL REFERENCES checks(id) ON DELETE CASCADE,
+        slot INTEGER NOT NULL,
+        at BIGINT NOT NULL,
+        signal TEXT NOT NULL,
+        error TEXT,
+        details TEXT NOT NULL,
+        region TEXT,
+        received_by TEXT NOT NULL
+      );
+      CREATE INDEX ping_inbox_slot ON ping_inbox (slot, seq);
+      CREATE INDEX ping_inbox_check ON ping_inbox (check_id);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
