@@ -108,7 +108,7 @@ test('a SQLite database is copied whole, with progress, and reads the same from 
   assert.match(run.stderr, /copy complete/);
   const report = JSON.parse(run.stdout) as { tables: Array<{ table: string; rows: number }> };
   const source = sqliteCounts(dir);
-  const copied = Object.keys(source).filter((t) => t !== 'meta' || source[t]! > 0);
+  const copied = Object.keys(source).filter((t) => (t !== 'meta' || source[t]! > 0) && !t.startsWith('cluster_'));
   assert.deepEqual(await pgCounts(database, copied), Object.fromEntries(copied.map((t) => [t, source[t]])), 'every table, every row');
   assert.equal(report.tables.find((t) => t.table === 'history')?.rows, 400);
 

@@ -18,8 +18,11 @@ import { pgRollups } from './rollups.js';
  * committed. A target holding Vigil data that was not copied from this source is refused.
  */
 
-/** Tables of the target that are not copied: the target's own bookkeeping. */
-const OWN = new Set(['vigil_schema', 'migrate_progress', 'counters']);
+/**
+ * Tables of the target that are not copied: its own bookkeeping, and the centrals' leases (the
+ * state of processes running on it, which start afresh there: the schema seeds the free slots).
+ */
+const OWN = new Set(['vigil_schema', 'migrate_progress', 'counters', 'cluster_instances', 'cluster_slots']);
 const MINUTE_MARK = 'rollups.openMinuteFrom';
 
 export interface CopyReport {
