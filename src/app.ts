@@ -427,7 +427,7 @@ function buildServices(parts: {
       webhooks: alerts.webhooks,
       deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
     },
-    pages: pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows }),
+    pages: pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks }),
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
@@ -438,6 +438,7 @@ function buildServices(parts: {
 
 function pageServices(parts: {
   base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null; alerts: AlertsModule; windows: WindowScheduler;
+  checks: ChecksService;
 }): PageServices {
   const { base, config, stats, lastProbe, windows } = parts;
   const { store, clock, rollups, log } = base;
@@ -447,7 +448,7 @@ function pageServices(parts: {
     onError: (err) => log.error({ err }, 'automatic incident not recorded'),
   });
   const subscriptions = new SubscriptionsService({
-    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, config, clock,
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, windows: parts.checks, config, clock,
     onError: (err) => log.error({ err }, 'status page notice not queued'),
   });
   return {

@@ -19,10 +19,11 @@ import { pgRollups } from './rollups.js';
  */
 
 /**
- * Tables of the target that are not copied: its own bookkeeping, and the centrals' leases (the
- * state of processes running on it, which start afresh there: the schema seeds the free slots).
+ * Tables of the target that are not copied: the target's own bookkeeping, and the state of the
+ * centrals that will run on it (their leases, their rows, pings waiting for an owner), which
+ * is theirs, not the SQLite server's.
  */
-const OWN = new Set(['vigil_schema', 'migrate_progress', 'counters', 'cluster_instances', 'cluster_slots']);
+const OWN = new Set(['vigil_schema', 'migrate_progress', 'counters', 'cluster_instances', 'cluster_slots', 'ping_inbox']);
 const MINUTE_MARK = 'rollups.openMinuteFrom';
 
 export interface CopyReport {
