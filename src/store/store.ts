@@ -6,6 +6,7 @@ import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { KumaImportRepo } from './kuma-imports.js';
+import type { ConfigKeyRepo } from './config-keys.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
 
@@ -44,6 +45,8 @@ export interface Store {
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */
   kumaImports: KumaImportRepo;
+  /** The keys monitoring files give an account's checks, webhooks and status pages (issue 30). */
+  configKeys: ConfigKeyRepo;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.

@@ -17,6 +17,7 @@ import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
+import { sqliteConfigKeys } from './config-keys.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 
 export interface SqliteStore extends Store {
@@ -99,6 +100,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     sessions: sqliteSessions(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
+    configKeys: sqliteConfigKeys(db),
     credentialsVersion,
     transaction,
     afterCommit: (effect) => effects.add(effect),
