@@ -50,6 +50,8 @@ import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
+import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
+import { configRoutes } from './api/config-routes.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
 import { keyRoutes } from './api/keys-routes.js';
@@ -312,6 +314,7 @@ function buildServices(parts: {
     jobs: () => base.jobs.readings(),
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
+  const statusPages = new StatusPagesService(store, pages, config, clock);
   return {
     monitoring: {
       ...shared,
@@ -339,8 +342,12 @@ function buildServices(parts: {
     },
     pages: {
       ...shared,
-      statusPages: new StatusPagesService(store, pages, config, clock),
+      statusPages,
       publicPages: new PublicPages({ store, pages, rollups, stats, clock, lastProbe }),
+    },
+    asCode: {
+      ...shared,
+      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages, config }),
     },
     operations: {
       ...shared,
@@ -374,6 +381,7 @@ function buildPipeline(parts: {
     ...regionsRoutes(monitoring),
     ...oauthRoutes(accounts),
     ...statusPageRoutes(services.pages),
+    ...configRoutes(services.asCode),
     ...keyRoutes(accounts),
     ...publicStatusRoutes(services.pages, renders),
     ...operationsRoutes(services.operations),

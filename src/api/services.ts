@@ -18,6 +18,7 @@ import type { PublicPages } from '../status-pages/public-pages.js';
 import type { MetricsService } from '../metrics/metrics-service.js';
 import type { Readiness } from '../metrics/readiness.js';
 import type { RegionView } from '../nodes/assignment.js';
+import type { MonitoringAsCode } from '../as-code/monitoring-as-code.js';
 import type { LastProbe } from '../monitor/live-check.js';
 
 /** What every group carries: the resolved configuration (public URLs, limits) and the clock. */
@@ -68,6 +69,11 @@ export interface PageServices extends Shared {
   publicPages: PublicPages;
 }
 
+/** Monitoring as code: the account's monitoring as one file, exported, planned and applied (issue 30). */
+export interface AsCodeServices extends Shared {
+  asCode: MonitoringAsCode;
+}
+
 /** `/metrics` and `/readyz`. */
 export interface OperationServices extends Shared {
   metrics: MetricsService;
@@ -80,5 +86,6 @@ export interface Services {
   accounts: AccountServices;
   alerts: AlertServices;
   pages: PageServices;
+  asCode: AsCodeServices;
   operations: OperationServices;
 }

@@ -87,4 +87,12 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: 'delete_status_page', method: 'DELETE', path: `${PAGES}/:id`, title: 'Delete a status page', params: PAGE_ID,
     destructive: true, idempotent: true, note: 'Its public address and badges stop working; the checks stay.',
   },
+  {
+    name: 'plan_config', method: 'POST', path: '/v1/public/config/plan', title: 'Plan a monitoring file',
+    note: 'Pass the YAML or JSON text as file (schema: GET /v1/config-schema.json); nothing is written. prune also lists deletions of what the file does not name.',
+  },
+  {
+    name: 'apply_config', method: 'POST', path: '/v1/public/config/apply', title: 'Apply a monitoring file', destructive: true, idempotent: true,
+    note: 'All of it or nothing; plan_config first. With prune it deletes the checks, webhooks and status pages the file does not name.',
+  },
 ];

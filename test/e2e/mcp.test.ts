@@ -22,6 +22,7 @@ const TOOL_NAMES = [
   'test_email_alerts', 'list_webhooks', 'create_webhook', 'update_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
   'retry_alert_delivery', 'regenerate_heartbeat_token',
   'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page',
+  'plan_config', 'apply_config',
 ];
 
 let server: TestServer;
@@ -95,7 +96,7 @@ describe('discovery of tools, resources and prompts', () => {
       const readOnly = tool.name.startsWith('get_') || tool.name.startsWith('list_');
       assert.equal(tool.annotations?.readOnlyHint, readOnly, `${tool.name} readOnlyHint`);
       if (!readOnly) {
-        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page'].includes(tool.name);
+        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page', 'apply_config'].includes(tool.name);
         assert.equal(tool.annotations?.destructiveHint, destructive, `${tool.name} destructiveHint`);
       }
     }
