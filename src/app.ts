@@ -9,7 +9,8 @@ import { checkRoutes } from './api/checks-routes.js';
 import { historyRoutes } from './api/history-routes.js';
 import { statusRoutes } from './api/status-routes.js';
 import { metaRoutes } from './api/meta-routes.js';
-import type { Services } from './api/services.js';
+import type { PageServices, Services } from './api/services.js';
+import type { LastProbe } from './monitor/live-check.js';
 import { Authenticator } from './front/authenticator.js';
 import type { HttpRequest, Reply, Route } from './api/http-types.js';
 import { Idempotency } from './front/idempotency.js';
@@ -54,6 +55,10 @@ import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
 import { configRoutes } from './api/config-routes.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
+import { IncidentsService } from './status-pages/incidents-service.js';
+import { incidentRoutes } from './api/incident-routes.js';
+import { subscriptionRoutes } from './api/subscription-routes.js';
+import { SubscriptionsService } from './status-pages/subscriptions-service.js';
 import { keyRoutes } from './api/keys-routes.js';
 import { statusPageRoutes } from './api/status-page-routes.js';
 import { publicStatusRoutes } from './api/public-status-routes.js';
@@ -267,7 +272,7 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
   new StatusPublisher({ feed: base.statusFeed, applied: () => writer.drained(), recorder, checks, clock });
 
   const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher });
-  const renders = new PublicRenders(clock, base.statusFeed, services.pages.statusPages);
+  const renders = new PublicRenders(clock, base.statusFeed, services.pages);
   const { trends, lastProbe } = services.monitoring;
   const liveFeed = new LiveFeed(base.statusFeed, (id) => checks.find(id), (check) => checkSummary(check, trends, config, clock.now(), lastProbe(check.id)));
   const pipeline = buildPipeline({ base, config, services, renders, live: liveFeed, dispatch });
@@ -303,7 +308,7 @@ function buildServices(parts: {
   const shared = { config, clock };
   const stats = new StatsService({ stateChanges: store.stateChanges, rollups }, checks, clock);
   const lastProbe = (checkId: string) => base.liveChecks.lastProbe(checkId);
-  const { statusPages: pages, operations: ops } = store;
+  const { operations: ops } = store;
   const processMetrics = new ProcessMetrics({
     wheelLag: engine.metrics.lag,
     probesFired: () => engine.metrics.fired,
@@ -314,7 +319,7 @@ function buildServices(parts: {
     jobs: () => base.jobs.readings(),
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
-  const statusPages = new StatusPagesService(store, pages, config, clock);
+  const pages = pageServices({ base, config, stats, lastProbe, alerts });
   return {
     monitoring: {
       ...shared,
@@ -340,20 +345,40 @@ function buildServices(parts: {
       webhooks: alerts.webhooks,
       deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
     },
-    pages: {
-      ...shared,
-      statusPages,
-      publicPages: new PublicPages({ store, pages, rollups, stats, clock, lastProbe }),
-    },
+    pages,
     asCode: {
       ...shared,
-      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages, config }),
+      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages: pages.statusPages, config }),
     },
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
       readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock }),
     },
+  };
+}
+
+function pageServices(parts: {
+  base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null; alerts: AlertsModule;
+}): PageServices {
+  const { base, config, stats, lastProbe } = parts;
+  const { store, clock, rollups, log } = base;
+  const statusPages = new StatusPagesService(store, store.statusPages, config, clock);
+  const incidents = new IncidentsService({
+    store, incidents: store.incidents, pages: store.statusPages, statusPages, clock, feed: base.statusFeed,
+    onError: (err) => log.error({ err }, 'automatic incident not recorded'),
+  });
+  const subscriptions = new SubscriptionsService({
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, config, clock,
+    onError: (err) => log.error({ err }, 'status page notice not queued'),
+  });
+  return {
+    config,
+    clock,
+    statusPages,
+    incidents,
+    subscriptions,
+    publicPages: new PublicPages({ store, pages: store.statusPages, rollups, stats, clock, lastProbe }),
   };
 }
 
@@ -381,6 +406,8 @@ function buildPipeline(parts: {
     ...regionsRoutes(monitoring),
     ...oauthRoutes(accounts),
     ...statusPageRoutes(services.pages),
+    ...incidentRoutes(services.pages),
+    ...subscriptionRoutes(services.pages),
     ...configRoutes(services.asCode),
     ...keyRoutes(accounts),
     ...publicStatusRoutes(services.pages, renders),

@@ -50,6 +50,8 @@ const ConfigSchema = Type.Object({
     perTargetConcurrency: Type.Number(),
     keepDays: Type.Number(),
   }),
+  /** Status pages (issue 29): at most `maxSubscribers` subscribers per page (email, pending ones included, and webhooks). */
+  statusPages: Type.Object({ maxSubscribers: Type.Number({ minimum: 0 }) }),
   /** Domain expiry lookups: IANA bootstrap refresh (null: shipped copy only); `servers` (tld -> base URL) wins over it. */
   rdap: Type.Object({
     bootstrapUrl: Nullable(Type.String()),

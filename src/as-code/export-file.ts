@@ -110,6 +110,12 @@ export function exportFile(
             title: page.title,
             ...(page.description === null ? {} : { description: page.description }),
             ...(page.customDomain === null ? {} : { customDomain: page.customDomain }),
+            ...(page.autoIncidents ? { autoIncidents: true } : {}),
+            ...(page.logoUrl === null ? {} : { logoUrl: page.logoUrl }),
+            ...(page.accentColor === null ? {} : { accentColor: page.accentColor }),
+            ...(page.footerText === null ? {} : { footerText: page.footerText }),
+            ...(page.favicon === null ? {} : { favicon: page.favicon }),
+            ...(page.hidePoweredBy ? { hidePoweredBy: true } : {}),
             checks: checkKeys(page.checkIds),
           }),
         ];

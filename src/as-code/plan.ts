@@ -10,6 +10,7 @@ import { parseWebhookUrl } from '../alerts/webhook-url.js';
 import { detectWebhookType } from '../alerts/webhook-type.js';
 import type { EmailSettings, Webhook } from '../store/alert-store.js';
 import type { StatusPage } from '../store/status-pages.js';
+import { pageSettingsOf, type PageSettings } from '../status-pages/status-pages-service.js';
 import type { ConfigKey, ConfigKind } from '../store/config-keys.js';
 import { declaredFields, fieldsOfSettings, type CheckFields } from './check-fields.js';
 import type { CheckEntryInput, EmailEntryInput, MonitoringFileInput, StatusPageEntryInput, WebhookEntryInput } from './file-schema.js';
@@ -77,11 +78,8 @@ export interface EmailState extends Routing {
   emailFormat: EmailSettings['emailFormat'];
 }
 
-export interface PageState {
+export interface PageState extends PageSettings {
   slug: string;
-  title: string;
-  description: string | null;
-  customDomain: string | null;
   checks: string[];
 }
 
@@ -321,7 +319,8 @@ class Planner {
       this.keptKeys.status_page.push({ key, objectId: current.id });
       const now: PageState = {
         slug: current.slug, title: current.title, description: current.description, customDomain: current.customDomain,
-        checks: this.routingOf(current.checkIds),
+        autoIncidents: current.autoIncidents, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
+        favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, checks: this.routingOf(current.checkIds),
       };
       const { patch, fields } = diff('statusPages', now, state, new Set());
       this.planUpdate('statusPages', key, current.id, patch, fields, renamedFrom);
@@ -431,15 +430,8 @@ function emailState(entry: EmailEntryInput): EmailState {
 }
 
 function pageState(key: string, entry: StatusPageEntryInput): PageState {
-  const description = entry.description?.trim() ?? '';
-  const domain = entry.customDomain?.trim().toLowerCase().replace(/\.$/, '') ?? '';
-  return {
-    slug: entry.slug ?? key,
-    title: displayName(entry.title, 'title'),
-    description: description === '' ? null : description,
-    customDomain: domain === '' ? null : domain,
-    checks: [],
-  };
+  const { slug, checks: _checks, renamedFrom: _renamedFrom, ...settings } = entry;
+  return { slug: slug ?? key, ...pageSettingsOf(settings), checks: [] };
 }
 
 function folderList(folders: readonly string[] | undefined): string[] {

@@ -104,7 +104,7 @@ async function buildAccount(actor: Actor): Promise<void> {
   const routed = await api(actor, 'PATCH', `/v1/public/alerts/webhooks/${hook.body.data.id}`, { checkIds: [nightly], folders: ['web'], remindEveryMinutes: 30 });
   assert.equal(routed.status, 200, routed.text);
   assert.equal((await api(actor, 'PATCH', '/v1/public/alerts/email', { recipients: ['ops@example.com'], emailFormat: 'text' })).status, 200);
-  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly] });
+  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], autoIncidents: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });
   assert.equal(page.status, 201, page.text);
 }
 
@@ -181,6 +181,11 @@ describe('apply', () => {
     const b = await details(byFile);
     assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
     for (const [name, check] of a) assert.deepEqual(strip(b.get(name)!), strip(check), name);
+    const pageOf = async (actor: Actor) => {
+      const { id: _id, slug: _slug, url: _url, createdAt: _c, updatedAt: _u, checkIds, ...page } = (await api(actor, 'GET', '/v1/public/status-pages')).body.data[0];
+      return { ...page, checks: checkIds.length };
+    };
+    assert.deepEqual(await pageOf(byFile), await pageOf(byApi), 'the status page with its look');
     const hooks = await api(byFile, 'GET', '/v1/public/alerts/webhooks');
     assert.equal(hooks.body.data[0].name, 'Ops Slack');
     assert.equal(hooks.body.data[0].remindEveryMinutes, 30);

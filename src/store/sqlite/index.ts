@@ -19,6 +19,8 @@ import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteConfigKeys } from './config-keys.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
+import { sqliteIncidents } from './incidents.js';
+import { sqliteSubscribers } from './subscribers.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
@@ -96,6 +98,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     rollups,
     retention: sqliteRetention(db),
     statusPages: sqliteStatusPages(db),
+    incidents: sqliteIncidents(db),
+    subscribers: sqliteSubscribers(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
     served: sqliteServedAddresses(db),

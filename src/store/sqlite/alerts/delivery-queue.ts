@@ -228,7 +228,8 @@ const STATUSES: Record<NonNullable<DeliveryFilter['status']>, readonly DeliveryS
 
 /** The delivery log's WHERE clause (statements vary with the filters, so they are prepared per call). */
 function logWhere(f: DeliveryFilter, beforeSeq: number | null): { sql: string; params: unknown[] } {
-  const parts = ['a.account_id = ?'];
+  // Status page notices to subscribers (issue 29) travel the same queue but are not alerts.
+  const parts = ['a.account_id = ?', "d.channel IN ('email', 'webhook')"];
   const params: unknown[] = [f.accountId];
   if (f.status) {
     parts.push('d.status IN (SELECT value FROM json_each(?))');
