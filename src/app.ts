@@ -25,6 +25,7 @@ import { RdapBootstrap } from './engine/domains/rdap-bootstrap.js';
 import { RdapClient } from './engine/domains/rdap-client.js';
 import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
+import { notServedYet } from './store/postgres/index.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
@@ -148,6 +149,7 @@ export class VigilApp {
   constructor(input: ConfigInput, opts: AppOptions = {}) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
+    if (input.store.url !== null) throw notServedYet('vigil serve');
     this.store = openSqliteStore(input.dataDir, {
       checkpointInBackground: true,
       effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),

@@ -219,7 +219,8 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
   };
 }
 
-const STATUSES: Record<NonNullable<DeliveryFilter['status']>, readonly DeliveryStatus[]> = {
+/** The delivery log's status filter: `pending` covers rows being sent. */
+export const STATUSES: Record<NonNullable<DeliveryFilter['status']>, readonly DeliveryStatus[]> = {
   pending: ['pending', 'sending'],
   delivered: ['delivered'],
   failed: ['failed'],
