@@ -144,7 +144,7 @@ export function postgresMarkdown(r: { sqlite: Figures; postgres: Figures }): str
       row('PostgreSQL (fsync, synchronous_commit on)', r.postgres, '≥ 50%, 0 lost'),
     ]),
     '',
-    `Pings go through the batched writer (${IN_FLIGHT} waiting at once, each answered after the commit that stores it; on PostgreSQL up to 4 batches in flight, each check's in order); lost = acknowledged and not stored. Reads: ${READ_LANES} awaiting at once.`,
+    `Pings go through the batched writer (${IN_FLIGHT} waiting at once, each answered after the commit that stores it; on PostgreSQL up to 8 batches in flight, each check's in order); lost = acknowledged and not stored. Reads: ${READ_LANES} awaiting at once.`,
     headline({
       measure: `Durable heartbeat pings on the PostgreSQL store (store level; ${fmt(lost(r.postgres))} lost)`,
       figure: `${fmt(r.postgres.pingsPerSec)} pings/s`,

@@ -17,6 +17,7 @@ function route() {
   if (parts[0] === 'alerts') return { page: 'alerts' };
   if (parts[0] === 'status-pages') return parts[1] ? { page: 'status-page', id: parts[1] === 'new' ? null : decodeURIComponent(parts[1]) } : { page: 'status-pages' };
   if (parts[0] === 'keys') return { page: 'keys' };
+  if (parts[0] === 'maintenance') return { page: 'maintenance' };
   return { page: 'list' };
 }
 
@@ -31,7 +32,7 @@ function useRoute() {
 }
 
 /** Pages most visits never open are loaded on first use, keeping the list's bundle small. */
-const loaders = { keys: () => import('./keys.js'), statusPages: () => import('./status-pages.js') };
+const loaders = { keys: () => import('./keys.js'), statusPages: () => import('./status-pages.js'), maintenance: () => import('./maintenance.js') };
 function Lazy({ from, name, ...props }) {
   const [mod, setMod] = useState(null);
   useEffect(() => {
@@ -60,7 +61,7 @@ function Shell({ session, onSignOut, children }) {
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">
       <a class="brand" href="#/"><span class="logo" aria-hidden="true">◉</span> Vigil</a>
-      <nav><a href="#/">Checks</a><a href="#/status-pages">Status pages</a><a href="#/alerts">Alerts</a><a href="#/keys">API keys</a></nav>
+      <nav><a href="#/">Checks</a><a href="#/maintenance">Maintenance</a><a href="#/status-pages">Status pages</a><a href="#/alerts">Alerts</a><a href="#/keys">API keys</a></nav>
       <span class="who" title=${session.scopes.join(' ')}>${session.account.email}${session.access ? ' · restricted key' : ''}</span>
       <button type="button" class="ghost" onClick=${cycle} aria-label=${`Theme: ${theme}`}>${theme === 'dark' ? '☾' : theme === 'light' ? '☀' : '◐'}</button>
       <button type="button" class="ghost" onClick=${onSignOut}>Sign out</button>
@@ -115,6 +116,7 @@ function App() {
     : r.page === 'alerts' ? html`<${AlertsPage} scopes=${session.scopes} restricted=${session.access !== null} />`
     : r.page === 'status-pages' ? html`<${Lazy} key="pages" from="statusPages" name="StatusPagesPage" scopes=${session.scopes} restricted=${session.access !== null} />`
     : r.page === 'status-page' ? html`<${Lazy} key=${r.id ?? 'new'} from="statusPages" name="StatusPageForm" id=${r.id} scopes=${session.scopes} restricted=${session.access !== null} />`
+    : r.page === 'maintenance' ? html`<${Lazy} key="maintenance" from="maintenance" name="MaintenancePage" scopes=${session.scopes} />`
     : r.page === 'keys' ? html`<${Lazy} key="keys" from="keys" name="KeysPage" scopes=${session.scopes} restricted=${session.access !== null} />`
     : html`<${CheckList} />`;
   return html`<${Shell} session=${session} onSignOut=${signOut}>${page}<//>`;

@@ -17,6 +17,7 @@ export function fieldsOfSettings(s: CheckSettings): CheckFields {
     type: s.type,
     name: s.name,
     folder: s.folder,
+    tags: s.tags,
     checkFrequency: s.intervalMinutes,
     checkRegionOverride: s.regionOverride,
     httpMethod: s.method,

@@ -110,6 +110,7 @@ export function exportFile(
             title: page.title,
             ...(page.description === null ? {} : { description: page.description }),
             ...(page.customDomain === null ? {} : { customDomain: page.customDomain }),
+            ...(page.tags.length ? { tags: page.tags } : {}),
             ...(page.autoIncidents ? { autoIncidents: true } : {}),
             ...(page.logoUrl === null ? {} : { logoUrl: page.logoUrl }),
             ...(page.accentColor === null ? {} : { accentColor: page.accentColor }),
@@ -125,11 +126,12 @@ export function exportFile(
   return { file, variables };
 }
 
-function routing(target: { checkIds: string[]; folders: string[]; remindEveryMinutes: number | null }, checkKeys: (ids: readonly string[]) => string[]) {
+function routing(target: { checkIds: string[]; folders: string[]; tags: string[]; remindEveryMinutes: number | null }, checkKeys: (ids: readonly string[]) => string[]) {
   const checks = checkKeys(target.checkIds);
   return {
     ...(checks.length ? { checks } : {}),
     ...(target.folders.length ? { folders: target.folders } : {}),
+    ...(target.tags.length ? { tags: target.tags } : {}),
     ...(target.remindEveryMinutes === null ? {} : { remindEveryMinutes: target.remindEveryMinutes }),
   };
 }

@@ -62,7 +62,7 @@ export const StatusPageEntry = Type.Object(
   {
     ...pageFields,
     slug: Type.Optional(CreateStatusPageBody.properties.slug),
-    checks: Type.Array(Key, { maxItems: 500, description: 'Keys of the checks shown on the page, in this order' }),
+    checks: Type.Optional(Type.Array(Key, { maxItems: 500, description: 'Keys of the checks shown on the page, in this order' })),
     renamedFrom: RenamedFrom,
   },
   { additionalProperties: false, description: 'A public status page: the fields of POST /v1/public/status-pages; slug defaults to the key' },

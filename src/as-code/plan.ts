@@ -4,6 +4,7 @@ import type { Check } from '../domain/records.js';
 import { ApiError } from '../domain/errors.js';
 import { displayName } from '../domain/display-name.js';
 import { limitsFor } from '../domain/plans.js';
+import { uniqueTags } from '../domain/tags.js';
 import { DEFAULT_EVENTS, normalizeEvents } from '../alerts/alert-events.js';
 import { normalizeRecipients } from '../alerts/email-settings-service.js';
 import { parseWebhookUrl } from '../alerts/webhook-url.js';
@@ -59,6 +60,7 @@ export interface Snapshot {
 interface Routing {
   checks: string[];
   folders: string[];
+  tags: string[];
   remindEveryMinutes: number | null;
 }
 
@@ -266,9 +268,9 @@ class Planner {
       this.keptKeys.webhook.push({ key, objectId: current.id });
       const now: WebhookState = {
         name: current.name, url: current.url, webhookType: current.webhookType, events: current.events, enabled: current.enabled,
-        secret: current.secret, checks: this.routingOf(current.checkIds), folders: current.folders, remindEveryMinutes: current.remindEveryMinutes,
+        secret: current.secret, checks: this.routingOf(current.checkIds), folders: current.folders, tags: current.tags, remindEveryMinutes: current.remindEveryMinutes,
       };
-      const { patch, fields } = diff('webhooks', now, state, new Set(['checks', 'folders', 'events']));
+      const { patch, fields } = diff('webhooks', now, state, new Set(['checks', 'folders', 'tags', 'events']));
       if (patch.url !== undefined) {
         patch.webhookType = state.webhookType;
         this.addresses.push({ path: [...path, 'url'], webhookUrl: state.url });
@@ -291,9 +293,9 @@ class Planner {
     }
     const now: EmailState = {
       enabled: current.enabled, recipients: current.recipients, events: current.events, emailFormat: current.emailFormat,
-      checks: this.routingOf(current.checkIds), folders: current.folders, remindEveryMinutes: current.remindEveryMinutes,
+      checks: this.routingOf(current.checkIds), folders: current.folders, tags: current.tags, remindEveryMinutes: current.remindEveryMinutes,
     };
-    const { patch, fields } = diff('email', now, state, new Set(['checks', 'folders', 'events', 'recipients']));
+    const { patch, fields } = diff('email', now, state, new Set(['checks', 'folders', 'tags', 'events', 'recipients']));
     if (fields.length === 0) {
       this.unchanged.email++;
       return;
@@ -319,7 +321,7 @@ class Planner {
       this.keptKeys.status_page.push({ key, objectId: current.id });
       const now: PageState = {
         slug: current.slug, title: current.title, description: current.description, customDomain: current.customDomain,
-        autoIncidents: current.autoIncidents, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
+        tags: current.tags, autoIncidents: current.autoIncidents, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
         favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, checks: this.routingOf(current.checkIds),
       };
       const { patch, fields } = diff('statusPages', now, state, new Set());
@@ -413,6 +415,7 @@ function webhookState(entry: WebhookEntryInput, allowHttp: boolean): WebhookStat
     secret: entry.secret ?? null,
     checks: [],
     folders: folderList(entry.folders),
+    tags: uniqueTags(entry.tags ?? []),
     remindEveryMinutes: entry.remindEveryMinutes ?? null,
   };
 }
@@ -425,6 +428,7 @@ function emailState(entry: EmailEntryInput): EmailState {
     emailFormat: entry.emailFormat ?? 'html',
     checks: [],
     folders: folderList(entry.folders),
+    tags: uniqueTags(entry.tags ?? []),
     remindEveryMinutes: entry.remindEveryMinutes ?? null,
   };
 }

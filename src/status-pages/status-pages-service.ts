@@ -5,6 +5,7 @@ import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { CreateStatusPageInput, UpdateStatusPageInput } from '../core/schemas/status-pages.js';
 import { newId } from '../domain/secrets.js';
+import { tagProblem, uniqueTags } from '../domain/tags.js';
 import type { Store } from '../store/store.js';
 import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
 
@@ -50,7 +51,7 @@ export class StatusPagesService {
         accountId: principal.account.id,
         slug: input.slug,
         ...pageSettingsOf(input),
-        checkIds: this.ownChecks(principal, input.checkIds),
+        checkIds: this.ownChecks(principal, input.checkIds ?? []),
         createdAt: now,
         updatedAt: now,
       };
@@ -72,6 +73,7 @@ export class StatusPagesService {
         description: input.description === undefined ? current.description : description(input.description),
         customDomain: input.customDomain === undefined ? current.customDomain : customDomain(input.customDomain),
         checkIds: input.checkIds === undefined ? current.checkIds : this.ownChecks(principal, input.checkIds),
+        tags: input.tags === undefined ? current.tags : pageTags(input.tags),
         autoIncidents: input.autoIncidents ?? current.autoIncidents,
         ...lookOf(input, current),
         updatedAt: this.clock.now(),
@@ -123,10 +125,18 @@ export class StatusPagesService {
   }
 }
 
+function pageTags(tags: readonly string[]): string[] {
+  for (const tag of tags) {
+    const problem = tagProblem(tag);
+    if (problem !== null) throw errors.badRequest(`tags: ${problem}`);
+  }
+  return uniqueTags(tags);
+}
+
 type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
 
 /** What a page's settings are once created from this input (every field but its slug and checks). */
-export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'autoIncidents'> & Look;
+export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'tags' | 'autoIncidents'> & Look;
 
 /** The settings a create stores for this input, validated (a monitoring file compares a page with them). */
 export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'checkIds'>): PageSettings {
@@ -134,6 +144,7 @@ export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'chec
     title: displayName(input.title, 'title'),
     description: description(input.description),
     customDomain: customDomain(input.customDomain),
+    tags: pageTags(input.tags ?? []),
     autoIncidents: input.autoIncidents ?? false,
     ...lookOf(input, null),
   };

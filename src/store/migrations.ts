@@ -10,6 +10,8 @@ import { BESIDE_MIGRATION } from './migrations-beside.js';
 import { INCIDENTS_MIGRATION } from './migrations-incidents.js';
 import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
 import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
+import { TAGS_MIGRATION } from './migrations-tags.js';
+import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.js';
 import { CONFIG_KEYS_MIGRATION } from './migrations-config-keys.js';
 
 /**
@@ -163,5 +165,7 @@ export const MIGRATIONS: Migration[] = [
   INCIDENTS_MIGRATION,
   SUBSCRIBERS_MIGRATION,
   PAGE_LOOK_MIGRATION,
+  TAGS_MIGRATION,
+  MAINTENANCE_WINDOWS_MIGRATION,
   CONFIG_KEYS_MIGRATION,
 ];

@@ -80,7 +80,7 @@ async function details(actor: Actor): Promise<Map<string, Record<string, unknown
 
 /** One check of every type, with the fields each takes, through the API. */
 async function buildAccount(actor: Actor): Promise<void> {
-  await created(actor, { name: 'Home page', url: 'http://127.0.0.1:9/', folder: 'web', checkFrequency: 1, expectedStatusCodes: [200, 301] });
+  await created(actor, { name: 'Home page', url: 'http://127.0.0.1:9/', folder: 'web', tags: ['env:prod', 'team'], checkFrequency: 1, expectedStatusCodes: [200, 301] });
   await created(actor, {
     name: 'API health', type: 'rest_endpoint', url: 'http://127.0.0.1:9/health', httpMethod: 'POST',
     requestHeaders: { Authorization: BEARER, 'X-Trace': 'config-test ${literal}' }, requestBody: '{"ping":true}',
@@ -101,7 +101,7 @@ async function buildAccount(actor: Actor): Promise<void> {
   assert.equal((await api(actor, 'POST', `/v1/public/checks/${paused}/toggle`, { disabled: true })).status, 200);
   const hook = await api(actor, 'POST', '/v1/public/alerts/webhooks', { name: 'Ops Slack', url: SLACK, secret: SIGNING, events: ['website_down', 'website_up', 'ssl_error'] });
   assert.equal(hook.status, 201, hook.text);
-  const routed = await api(actor, 'PATCH', `/v1/public/alerts/webhooks/${hook.body.data.id}`, { checkIds: [nightly], folders: ['web'], remindEveryMinutes: 30 });
+  const routed = await api(actor, 'PATCH', `/v1/public/alerts/webhooks/${hook.body.data.id}`, { checkIds: [nightly], folders: ['web'], tags: ['team'], remindEveryMinutes: 30 });
   assert.equal(routed.status, 200, routed.text);
   assert.equal((await api(actor, 'PATCH', '/v1/public/alerts/email', { recipients: ['ops@example.com'], emailFormat: 'text' })).status, 200);
   const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], autoIncidents: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });

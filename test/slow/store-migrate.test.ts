@@ -57,18 +57,18 @@ async function sqliteWithData(results: number): Promise<{ dir: string; check: Ch
   store.keys.insert({ id: 'key_migrate', accountId: acc.id, name: 'admin', scopes: ['checks:read'], access: null, expiresAt: null, disabled: false, revokedAt: null, createdAt: T }, keyHash);
   const draft: Omit<Check, 'seq'> = {
     ...DEFAULT_SETTINGS, name: 'site', url: 'https://site.example.com/', type: 'website',
-    id: 'chk_migrate', accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: 'chk_migrate', accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'up', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
   };
   const check = { ...draft, seq: store.checks.insert(draft, draft.url, null) };
-  store.statusPages.insert({ id: 'spg_migrate', accountId: acc.id, slug: 'status', title: 'Status', description: null, customDomain: 'Status.Example.com', checkIds: [check.id], autoIncidents: true, logoUrl: null, accentColor: '#123456', footerText: null, favicon: null, hidePoweredBy: true, createdAt: T, updatedAt: T });
+  store.statusPages.insert({ id: 'spg_migrate', accountId: acc.id, slug: 'status', title: 'Status', description: null, customDomain: 'Status.Example.com', checkIds: [check.id], tags: ['env:prod'], autoIncidents: true, logoUrl: null, accentColor: '#123456', footerText: null, favicon: null, hidePoweredBy: true, createdAt: T, updatedAt: T });
   store.sessions.insert({ id: 'ses_migrate', accountId: acc.id, keyId: 'key_migrate', createdAt: T, expiresAt: T + 1 }, Buffer.alloc(32, 9));
   store.nodes.insert({ id: 'nod_migrate', name: 'edge', region: 'eu-2', createdAt: T, revokedAt: null }, Buffer.alloc(32, 3));
   store.alerts.webhooks.insert({
     id: 'whk_migrate', accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/x', urlKey: 'hooks.example.com/x', webhookType: 'generic',
-    events: ['website_down'], enabled: true, secret: 's', createdAt: T, checkIds: [], folders: [], remindEveryMinutes: null,
+    events: ['website_down'], enabled: true, secret: 's', createdAt: T, checkIds: [], folders: [], tags: ['team:ops'], remindEveryMinutes: null,
   });
   store.alerts.deliveries.enqueue([{ accountId: acc.id, checkId: check.id, event: 'website_down', contentJson: '{}', createdAt: T, retryUntil: T + 1, deliveries: [{ id: 'dlv_migrate', channel: 'webhook', target: 'whk_migrate' }] }], T);
   for (let i = 0; i < results; i += 100) {
@@ -181,4 +181,33 @@ test('a target holding other Vigil data is refused, and so is one copied from an
   assert.equal(refused.status, 1);
   assert.match(refused.stderr, /already holds Vigil data \(table accounts has rows\)/);
   assert.equal((await cluster.sql(used.split('/').pop()!, 'SELECT count(*)::int AS n FROM checks'))[0]!.n, 0, 'nothing was copied');
+});
+
+test('a SQLite server that did not stop cleanly: its unwritten minutes are rebuilt from raw history in the target', { timeout: 180_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-migrate-crash-'));
+  dirs.push(dir);
+  const store = openSqliteStore(dir);
+  store.accounts.insert({ id: 'acc_crash', email: 'crash@example.com', tier: 'pro', maxChecksOverride: null, claimed: true, createdAt: T });
+  const draft: Omit<Check, 'seq'> = {
+    ...DEFAULT_SETTINGS, name: 'site', url: 'https://crash.example.com/', type: 'website',
+    id: 'chk_crash', accountId: 'acc_crash', disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
+    status: 'up', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
+    lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
+    errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
+  };
+  const check = { ...draft, seq: store.checks.insert(draft, draft.url, null) };
+  store.applyWrites(Array.from({ length: 30 }, (_, i) => result(check, T + i * 20_000, i % 3 !== 0)), () => assert.fail('no record fails'));
+  // Killed: the open minutes never reach their rows; only the "open from" mark is on disk.
+  store.db.close();
+  const url = await cluster.createDatabase();
+  const run = migrate(dir, url);
+  assert.equal(run.status, 0, run.stderr);
+  const pg = await openPgStore(url, { pollMs: 0 });
+  try {
+    const totals = await pg.rollups.totals(check.seq, 'minute', [[T, T + 30 * 20_000]]);
+    assert.deepEqual([totals.total, totals.failure], [30, 10], 'every result of raw history is in the minute rollups');
+    assert.equal((await pg.rollups.openBuckets()).minuteFrom, null);
+  } finally {
+    await pg.close();
+  }
 });

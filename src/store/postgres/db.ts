@@ -34,6 +34,13 @@ interface Unit {
   savepoints: number;
 }
 
+/** The COMMIT of a unit of work failed: nothing of it is durable (the database, not a record, failed). */
+export class CommitFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super((reason as Error).message);
+  }
+}
+
 /** A savepoint could not be rolled back: the whole unit of work is lost (the connection, most likely). */
 export class BrokenUnit extends Error {
   constructor(readonly reason: unknown) {
@@ -49,13 +56,25 @@ export class PgDb {
   private readonly units = new AsyncLocalStorage<Unit>();
 
   constructor(url: string, options: { max?: number; effectFailed?: (err: unknown) => void } = {}) {
-    this.pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, application_name: 'vigil' });
+    this.pool = new pg.Pool({ connectionString: url, max: options.max ?? 20, types, application_name: 'vigil' });
     // An idle client whose server went away must not take the process down with it.
     this.pool.on('error', () => undefined);
     this.effectFailed = options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; }));
   }
 
   private readonly effectFailed: (err: unknown) => void;
+
+  private commitFails = false;
+
+  /** Tests: the next outermost COMMIT fails (the unit rolls back), as a database that cannot write would. */
+  failNextCommit(): void {
+    this.commitFails = true;
+  }
+
+  /** Whether the next commit is set to fail: a batch then takes the transaction path, where it does. */
+  get commitFailureArmed(): boolean {
+    return this.commitFails;
+  }
 
   /** Whether a unit of work is open in the calling async context. */
   inUnit(): boolean {
@@ -110,7 +129,15 @@ export class PgDb {
     try {
       await client.query('BEGIN');
       const result = await this.units.run(unit, fn);
-      await client.query('COMMIT');
+      if (this.commitFails) {
+        this.commitFails = false;
+        throw new CommitFailed(new Error('COMMIT failed (failNextCommit)'));
+      }
+      try {
+        await client.query('COMMIT');
+      } catch (err) {
+        throw new CommitFailed(err);
+      }
       unit.closed = true;
       this.runAll(unit.levels[0]!);
       return result;

@@ -7,6 +7,7 @@ import { pgHistory, pgStateChanges } from './history.js';
 import { pgConfigKeys, pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
 import { pgAlertStore, type PgAlertStore } from './alerts.js';
 import { pgIncidents } from './incidents.js';
+import { pgMaintenanceWindows } from './maintenance-windows.js';
 import { pgSubscribers } from './subscribers.js';
 import { pgRollups, type PgRollupStore } from './rollups.js';
 import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionStore } from './partitions.js';
@@ -48,7 +49,7 @@ export type PgStore = { [K in keyof Repos]: Async<Repos[K]> } & {
 };
 
 export interface PgStoreOptions {
-  /** Pool size (default 10). */
+  /** Pool size (default 20: 8 batches of writes in flight leave room for requests). */
   maxConnections?: number;
   /**
    * How often other processes' changes are read (credentials counter, checks with watchChecks);
@@ -119,7 +120,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
 
   return {
     kind: 'postgres',
-    parallelBatches: 4,
+    parallelBatches: 8,
     db,
     accounts: pgAccounts(db, cred),
     keys: pgKeys(db, cred),
@@ -139,6 +140,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     sessions: pgSessions(db),
     served: pgServedAddresses(db),
     kumaImports: pgKumaImports(db),
+    maintenanceWindows: pgMaintenanceWindows(db),
     configKeys: pgConfigKeys(db),
     credentialsVersion: () => `${remote}:${cred.local}`,
     transaction: (fn) => db.transaction(fn),

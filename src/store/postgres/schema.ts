@@ -434,7 +434,38 @@ export const PG_MIGRATIONS: PgMigration[] = [
   },
   {
     version: 2,
-    name: 'monitoring file keys (SQLite version 14)',
+    name: 'issue 27: check tags and routing by tag (SQLite 14); maintenance windows (SQLite 15)',
+    sql: `
+      ALTER TABLE checks ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE email_settings ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE webhooks ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE status_pages ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+
+      CREATE TABLE maintenance_windows (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        title TEXT NOT NULL,
+        description TEXT,
+        check_ids TEXT NOT NULL,
+        folders TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        all_checks BOOLEAN NOT NULL,
+        starts_at BIGINT,
+        ends_at BIGINT,
+        schedule TEXT,
+        duration_minutes INTEGER,
+        timezone TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX maintenance_windows_account ON maintenance_windows (account_id, created_at);
+      ALTER TABLE checks ADD COLUMN window_maintenance BOOLEAN NOT NULL DEFAULT false;
+      CREATE INDEX checks_window_maintenance ON checks (id) WHERE window_maintenance;
+    `,
+  },
+  {
+    version: 3,
+    name: 'monitoring file keys (SQLite version 16)',
     sql: `
       CREATE TABLE config_keys (
         account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,

@@ -17,6 +17,7 @@ import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
+import { sqliteMaintenanceWindows } from './maintenance-windows.js';
 import { sqliteConfigKeys } from './config-keys.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
@@ -104,6 +105,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     sessions: sqliteSessions(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
+    maintenanceWindows: sqliteMaintenanceWindows(db),
     configKeys: sqliteConfigKeys(db),
     credentialsVersion,
     transaction,
