@@ -30,6 +30,7 @@ import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { SessionsService } from './core/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
+import { listInstances } from './cluster/instances.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
 import { VERSION } from './version.js';
 import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
@@ -59,7 +60,10 @@ const USAGE = `Usage: vigil <command> [options]
   node create --region REGION [--name NAME]          register a prober node (its token is printed once)
   node list                                          nodes with connection, load, outbox and clock offset
   node revoke NODE_ID                                disconnect a node at once and for good
-  prober --server URL --token TOKEN                  run a regional prober node (or VIGIL_SERVER, VIGIL_NODE_TOKEN)
+  prober --server URL[,URL…] --token TOKEN           run a regional prober node (or VIGIL_SERVER, VIGIL_NODE_TOKEN);
+                                                     --server repeated or comma-separated: any of several centrals
+  instances                                          the centrals sharing this store: name, startedAt, lastSeenAt,
+                                                     live, checks, version (JSON)
   version | --version                                print the version
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
@@ -69,16 +73,22 @@ class UsageError extends Error {}
 
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
 
-/** Every option here takes a string value; `--config` is accepted by all commands. */
-function parse(argv: string[], names: string[], maxPositionals = 0, flags: string[] = []): { values: Record<string, string | undefined>; positionals: string[]; flags: Set<string> } {
+/**
+ * Every option here takes a string value; `--config` is accepted by all commands. An option of
+ * `repeated` may be given several times; its values are joined with commas.
+ */
+function parse(
+  argv: string[], names: string[], maxPositionals = 0, flags: string[] = [], repeated: string[] = [],
+): { values: Record<string, string | undefined>; positionals: string[]; flags: Set<string> } {
   const options = Object.fromEntries([
-    ...['config', ...names].map((n) => [n, { type: 'string' as const }]),
+    ...['config', ...names].map((n) => [n, { type: 'string' as const, multiple: repeated.includes(n) }]),
     ...flags.map((n) => [n, { type: 'boolean' as const }]),
   ]);
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument: ${positionals[maxPositionals]}`);
-    const all = values as Record<string, string | boolean | undefined>;
+    const all = values as Record<string, string | string[] | boolean | undefined>;
+    for (const r of repeated) if (Array.isArray(all[r])) all[r] = (all[r] as string[]).join(',');
     const set = new Set(flags.filter((f) => all[f] === true));
     for (const f of flags) delete all[f];
     return { values: all as Record<string, string | undefined>, positionals, flags: set };
@@ -241,25 +251,31 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   if (command === 'node') return nodeCommand(sub, rest);
+  if (command === 'instances') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), []);
+    return withStore(values.config, (store) => listInstances(store.cluster, systemClock.now()));
+  }
   if (command === 'prober') {
-    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['server', 'token']);
-    const server = values.server ?? process.env.VIGIL_SERVER;
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['server', 'token'], 0, [], ['server']);
+    const servers = list(values.server ?? process.env.VIGIL_SERVER) ?? [];
     const token = values.token ?? process.env.VIGIL_NODE_TOKEN;
-    if (!server) throw new UsageError('prober needs --server URL (or VIGIL_SERVER)');
+    if (servers.length === 0) throw new UsageError('prober needs --server URL (or VIGIL_SERVER)');
     if (!token) throw new UsageError('prober needs --token TOKEN (or VIGIL_NODE_TOKEN)');
-    try {
-      new URL(server);
-    } catch {
-      throw new UsageError(`--server must be a URL such as https://vigil.example.com (got ${server})`);
+    for (const server of servers) {
+      try {
+        new URL(server);
+      } catch {
+        throw new UsageError(`--server must be a URL such as https://vigil.example.com (got ${server})`);
+      }
     }
-    return runProber({ server, token, config: readConfig(values.config) });
+    return runProber({ servers, token, config: readConfig(values.config) });
   }
   // A known command with an unknown subcommand names both; anything else names what was typed.
   const words = [command, sub].filter((w) => w !== undefined && (w === command || !w.startsWith('-')));
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
 }
 
-function nodeCommand(sub: string | undefined, rest: string[]): number {
+function nodeCommand(sub: string | undefined, rest: string[]): number | Promise<number> {
   if (sub === 'create') {
     const { values } = parse(rest, ['region', 'name']);
     const region = values.region;
@@ -278,7 +294,7 @@ function nodeCommand(sub: string | undefined, rest: string[]): number {
   throw new UsageError(`unknown command: node${sub ? ` ${sub}` : ''} (see vigil help)`);
 }
 
-function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): number {
+function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): number | Promise<number> {
   return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock)));
 }
 
@@ -286,7 +302,7 @@ function readConfig(file: string | undefined): ConfigInput {
   return loadConfig({ file });
 }
 
-function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): number {
+function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): number | Promise<number> {
   return withStore(configFile, (store, config) => run(new AccountsService(store, config, systemClock)));
 }
 
@@ -314,16 +330,27 @@ function cliConfig(input: ConfigInput, store: SqliteStore): Config {
   });
 }
 
-function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): number {
+function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): number | Promise<number> {
   const input = readConfig(configFile);
   const store = openBeside(input);
-  try {
-    const result = run(store, cliConfig(input, store));
+  const print = (result: unknown) => {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
-  } finally {
-    void store.close(); // a guest store has no background connection: it closes at once
+  };
+  // A guest store has no background connection: it closes at once.
+  const close = () => void store.close();
+  let result: unknown;
+  try {
+    result = run(store, cliConfig(input, store));
+  } catch (err) {
+    close();
+    throw err;
   }
+  if (!(result instanceof Promise)) {
+    close();
+    return print(result);
+  }
+  return result.then(print).finally(close);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Migration } from './migrations.js';
  * page of an account, so that a name changed in the dashboard or in the file keeps its object.
  */
 export const CONFIG_KEYS_MIGRATION: Migration = {
-  version: 16,
+  version: 17,
   name: 'monitoring file keys',
   sql: `
     CREATE TABLE config_keys (

@@ -12,6 +12,7 @@ import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
 import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
 import { TAGS_MIGRATION } from './migrations-tags.js';
 import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.js';
+import { CLUSTER_MIGRATION } from './migrations-cluster.js';
 import { CONFIG_KEYS_MIGRATION } from './migrations-config-keys.js';
 
 /**
@@ -167,5 +168,6 @@ export const MIGRATIONS: Migration[] = [
   PAGE_LOOK_MIGRATION,
   TAGS_MIGRATION,
   MAINTENANCE_WINDOWS_MIGRATION,
+  CLUSTER_MIGRATION,
   CONFIG_KEYS_MIGRATION,
 ];

@@ -14,6 +14,7 @@ import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionS
 import { pgBatchApplier } from './apply-writes.js';
 import type { Async } from './types.js';
 import { StartupError } from '../../util/startup-error.js';
+import { pgCluster, pgPingInbox } from './cluster.js';
 
 /**
  * The PostgreSQL store (issue 26): the Store interface over a connection pool, every repository
@@ -94,7 +95,9 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
   const nodes = pgNodes(db);
   const rollups = pgRollups(db, failed);
   const retention = pgRetention(db, rollups.openBuckets);
-  const applyWrites = pgBatchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes });
+  const cluster = pgCluster(db);
+  const pingInbox = pgPingInbox(db);
+  const applyWrites = pgBatchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox });
 
   const refresh = async () => {
     remote = await cred.counter();
@@ -139,6 +142,8 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     operations: pgOperations(db),
     sessions: pgSessions(db),
     served: pgServedAddresses(db),
+    cluster,
+    pingInbox,
     kumaImports: pgKumaImports(db),
     maintenanceWindows: pgMaintenanceWindows(db),
     configKeys: pgConfigKeys(db),

@@ -465,7 +465,44 @@ export const PG_MIGRATIONS: PgMigration[] = [
   },
   {
     version: 3,
-    name: 'monitoring file keys (SQLite version 16)',
+    name: 'cluster instances, check slots, ping inbox (SQLite version 16)',
+    sql: `
+      CREATE TABLE cluster_instances (
+        name TEXT PRIMARY KEY,
+        epoch BIGINT NOT NULL,
+        version TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        last_seen_at BIGINT NOT NULL,
+        lease_until BIGINT NOT NULL,
+        checks INTEGER NOT NULL DEFAULT 0,
+        renewals BIGINT NOT NULL DEFAULT 0
+      );
+      CREATE TABLE cluster_slots (
+        slot INTEGER PRIMARY KEY,
+        owner TEXT,
+        owner_epoch BIGINT NOT NULL DEFAULT 0,
+        lease_until BIGINT NOT NULL DEFAULT 0
+      );
+      CREATE INDEX cluster_slots_owner ON cluster_slots (owner, owner_epoch);
+      INSERT INTO cluster_slots (slot) SELECT generate_series(0, 1023);
+      CREATE TABLE ping_inbox (
+        seq BIGSERIAL PRIMARY KEY,
+        check_id TEXT NOT NULL REFERENCES checks(id) ON DELETE CASCADE,
+        slot INTEGER NOT NULL,
+        at BIGINT NOT NULL,
+        signal TEXT NOT NULL,
+        error TEXT,
+        details TEXT NOT NULL,
+        region TEXT,
+        received_by TEXT NOT NULL
+      );
+      CREATE INDEX ping_inbox_slot ON ping_inbox (slot, seq);
+      CREATE INDEX ping_inbox_check ON ping_inbox (check_id);
+    `,
+  },
+  {
+    version: 4,
+    name: 'monitoring file keys (SQLite version 17)',
     sql: `
       CREATE TABLE config_keys (
         account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,

@@ -17,6 +17,8 @@ import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
+import { sqliteCluster } from './cluster.js';
+import { sqlitePingInbox } from './ping-inbox.js';
 import { sqliteMaintenanceWindows } from './maintenance-windows.js';
 import { sqliteConfigKeys } from './config-keys.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
@@ -75,7 +77,9 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     checks.clearCache();
     credentialsChanged();
   };
-  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached);
+  const cluster = sqliteCluster(db);
+  const pingInbox = sqlitePingInbox(db);
+  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox }, forgetCached, cluster);
   const effects = new UnitEffects(options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })));
   const transaction = <T>(fn: () => T): T => {
     try {
@@ -105,6 +109,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     sessions: sqliteSessions(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
+    cluster,
+    pingInbox,
     maintenanceWindows: sqliteMaintenanceWindows(db),
     configKeys: sqliteConfigKeys(db),
     credentialsVersion,
