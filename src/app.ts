@@ -52,6 +52,8 @@ import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
+import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
+import { configRoutes } from './api/config-routes.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
 import { IncidentsService } from './status-pages/incidents-service.js';
@@ -413,6 +415,7 @@ function buildServices(parts: {
     cluster: () => parts.cluster.reading(),
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
+  const pages = pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks });
   return {
     monitoring: {
       ...shared,
@@ -447,7 +450,11 @@ function buildServices(parts: {
       webhooks: alerts.webhooks,
       deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
     },
-    pages: pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks }),
+    pages,
+    asCode: {
+      ...shared,
+      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages: pages.statusPages, config }),
+    },
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
@@ -510,6 +517,7 @@ function buildPipeline(parts: {
     ...statusPageRoutes(services.pages),
     ...incidentRoutes(services.pages),
     ...subscriptionRoutes(services.pages),
+    ...configRoutes(services.asCode),
     ...keyRoutes(accounts),
     ...publicStatusRoutes(services.pages, renders),
     ...operationsRoutes(services.operations),

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { VigilApp } from './app.js';
 import { assertDatabaseUrl, ConfigError, loadConfig, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-service.js';
@@ -7,7 +8,7 @@ import { ApiError } from './domain/errors.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
-import { lockDataDir } from './store/sqlite/data-dir-lock.js';
+import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
 import { StartupError } from './util/startup-error.js';
 import { openDatabase } from './store/db.js';
@@ -32,6 +33,8 @@ import { runProber } from './prober/run.js';
 import { listInstances } from './cluster/instances.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
 import { VERSION } from './version.js';
+import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
+import { planText } from './as-code/plan-text.js';
 import { MembersService, parseRole } from './core/members-service.js';
 import { AuditLog } from './core/audit-log.js';
 import { ROLES, type Actor } from './domain/people.js';
@@ -55,6 +58,9 @@ const USAGE = `Usage: vigil <command> [options]
   restore FILE                                       replace the database with a backup (serve must be stopped)
   import kuma FILE --account ID_OR_EMAIL [--dry-run] [--paused] [--with-history]
                                                      import an Uptime Kuma database (docs/kuma-import.md)
+  export --account ID_OR_EMAIL [--format yaml|json]  print the account's monitoring as a file (docs/config-as-code.md)
+  apply FILE --account ID_OR_EMAIL [--dry-run] [--prune] [--detailed-exitcode] [--json]
+                                                     apply a monitoring file (FILE - reads stdin): plan, then all or nothing
   user create --account ID_OR_EMAIL --email EMAIL --role owner|admin|editor|viewer [--name NAME]
                                                      add a member; prints a one-time set-up link (24 h) for their password
   user list [--account ID_OR_EMAIL]                  members with their roles, of one account or all
@@ -209,6 +215,47 @@ async function main(argv: string[]): Promise<number> {
     const options = { account: values.account, dryRun: flags.has('dry-run'), paused: flags.has('paused'), withHistory: flags.has('with-history') };
     return importKuma(readConfig(values.config), positionals[0]!, options);
   }
+  if (command === 'export') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account', 'format']);
+    if (!values.account) throw new UsageError('export needs --account ID_OR_EMAIL');
+    const format = values.format ?? 'yaml';
+    if (format !== 'yaml' && format !== 'json') throw new UsageError(`--format must be yaml or json (got ${format})`);
+    const account = values.account;
+    return withAsCode(readConfig(values.config), async (asCode, principalOf) => {
+      const { text, variables } = await asCode.export(principalOf(account), format);
+      process.stdout.write(text);
+      if (variables.length > 0) {
+        process.stderr.write(`vigil: the file refers to ${variables.length} secret${variables.length === 1 ? '' : 's'} by environment variable; set them before applying it:\n`);
+        for (const v of variables) process.stderr.write(`  ${v.name}  (${v.path})\n`);
+      }
+      return 0;
+    });
+  }
+  if (command === 'apply') {
+    const { values, positionals, flags } = parse(rest, ['account'], 0, ['dry-run', 'prune', 'detailed-exitcode', 'json']);
+    if (sub === undefined || sub.startsWith('--')) throw new UsageError('apply needs a FILE (or - for stdin)');
+    if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+    if (!values.account) throw new UsageError('apply needs --account ID_OR_EMAIL');
+    const account = values.account;
+    const text = readFileArgument(sub);
+    const dryRun = flags.has('dry-run');
+    const prune = flags.has('prune');
+    const input = readConfig(values.config);
+    return withAsCode(input, async (asCode, principalOf) => {
+      const principal = principalOf(account);
+      const options = { prune, env: process.env };
+      // The plan first, from the same run of the unit (rolled back); then the apply itself.
+      const planned = await asCode.plan(principal, text, options);
+      const changed = planned.plan.changes.length > 0;
+      const json = flags.has('json');
+      if (!json) process.stdout.write(planText(planned.plan, { prune }));
+      if (!dryRun && planned.plan.changes.some((c) => c.section === 'checks' && c.action === 'delete')) refuseBesideServer(input);
+      const result = dryRun || !changed ? planned : await asCode.apply(principal, text, options);
+      if (json) process.stdout.write(`${JSON.stringify({ ...result, dryRun }, null, 2)}\n`);
+      else if (result.applied) process.stdout.write('Applied.\n');
+      return dryRun && changed && flags.has('detailed-exitcode') ? 3 : 0;
+    });
+  }
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
@@ -351,6 +398,64 @@ function withStore(configFile: string | undefined, run: (store: SqliteStore, con
     return print(result);
   }
   return result.then(print).finally(close);
+}
+
+/**
+ * A server on the same data directory learns of checks the CLI creates or changes, not of checks
+ * it deletes (CheckRepo.writtenElsewhere): it would keep probing them. So an apply that deletes
+ * checks (--prune) goes through the server's API while one runs.
+ */
+function refuseBesideServer(input: ConfigInput): void {
+  if (input.dataDir === ':memory:') return;
+  try {
+    lockDataDir(input.dataDir).release();
+  } catch (err) {
+    if (!(err instanceof DataDirInUse)) throw err;
+    throw new UsageError(
+      'this apply deletes checks (--prune) and a server is running on this data directory: send the file to its API instead ' +
+        '(POST /v1/public/config/apply?prune=true, docs/config-as-code.md), or stop the server first',
+    );
+  }
+}
+
+/** A monitoring file's text: a path, or - for standard input. */
+function readFileArgument(path: string): string {
+  try {
+    return readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/**
+ * `vigil export` and `vigil apply`: the services wired over the CLI's store as the server wires
+ * them (a change made here reaches a running server on its next read, as with the Kuma import).
+ */
+async function withAsCode(input: ConfigInput, run: (asCode: MonitoringAsCode, principalOf: (account: string) => Principal) => Promise<number>): Promise<number> {
+  const store = openBeside(input);
+  const config = cliConfig(input, store);
+  const log = createLogger('silent');
+  const writer = new BatchWriter(store, log);
+  const alerts = new AlertsModule({ store, writer, mailer: new Mailer(input), clock: systemClock, config, log });
+  const accounts = new AccountsService(store, config, systemClock);
+  try {
+    const asCode = new MonitoringAsCode({
+      store,
+      checks: new ChecksService(store, config, systemClock),
+      webhooks: alerts.webhooks,
+      email: alerts.email,
+      statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
+      config,
+    });
+    const principalOf = (account: string): Principal => ({
+      kind: 'api_key', credentialId: 'cli', account: accounts.findAccount(account), scopes: SCOPES, access: null, key: null,
+    });
+    return await run(asCode, principalOf);
+  } finally {
+    await alerts.stop();
+    writer.close();
+    await store.close();
+  }
 }
 
 /** `vigil import kuma`: the services wired over the store as the server wires them, without starting anything. */

@@ -127,7 +127,8 @@ export class RequestPipeline {
   ): Promise<Reply> {
     const { idempotency, store } = this.deps;
     const accountId = principal.account.id;
-    const hash = Idempotency.fingerprint(body ?? null);
+    // A route that reads its body as text (rawBody) is told apart by that text.
+    const hash = Idempotency.fingerprint(body ?? (route.rawBody ? req.body.toString('utf8') : null));
     const replay = idempotency.replay(accountId, idemKey, req.method, req.path, hash);
     if (replay) {
       // The record belongs to the account; this caller gets the answer only if it may ask.

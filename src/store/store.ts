@@ -12,6 +12,7 @@ import type { PingInboxRepo } from './ping-inbox.js';
 import type { KumaImportRepo } from './kuma-imports.js';
 import type { MaintenanceWindowRepo } from './maintenance-windows.js';
 import type { Answer } from './answer.js';
+import type { ConfigKeyRepo } from './config-keys.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
 import type { SubscriberRepo } from './subscribers.js';
@@ -72,6 +73,8 @@ export interface Store {
   changes?: ChangeBus;
   /** Scheduled maintenance windows (issue 27). */
   maintenanceWindows: MaintenanceWindowRepo;
+  /** The keys monitoring files give an account's checks, webhooks and status pages (issue 30). */
+  configKeys: ConfigKeyRepo;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.

@@ -505,6 +505,29 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(ran, ['at once'], 'outside a unit an effect runs at once');
     });
 
+    withStore('monitoring file keys: list and replace per account and kind', async (store) => {
+      const a = account();
+      const b = account();
+      await store.accounts.insert(a);
+      await store.accounts.insert(b);
+      assert.deepEqual(await store.configKeys.list(a.id, 'check'), []);
+      await store.configKeys.replace(a.id, 'check', [{ key: 'api', objectId: 'chk_1' }, { key: 'web', objectId: 'chk_2' }]);
+      await store.configKeys.replace(a.id, 'webhook', [{ key: 'ops', objectId: 'whk_1' }]);
+      await store.configKeys.replace(b.id, 'check', [{ key: 'api', objectId: 'chk_9' }]);
+      const sorted = (keys: { key: string; objectId: string }[]) => [...keys].sort((x, y) => x.key.localeCompare(y.key));
+      assert.deepEqual(sorted(await store.configKeys.list(a.id, 'check')), [{ key: 'api', objectId: 'chk_1' }, { key: 'web', objectId: 'chk_2' }]);
+      assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [{ key: 'ops', objectId: 'whk_1' }]);
+      await store.configKeys.replace(a.id, 'check', [{ key: 'api', objectId: 'chk_3' }, { key: 'api-renamed', objectId: 'chk_1' }]);
+      assert.deepEqual(sorted(await store.configKeys.list(a.id, 'check')), [{ key: 'api', objectId: 'chk_3' }, { key: 'api-renamed', objectId: 'chk_1' }], 'replace drops the keys it does not name and moves the others');
+      await store.configKeys.replace(a.id, 'check', [{ key: 'api-renamed', objectId: 'chk_1' }]);
+      assert.deepEqual(await store.configKeys.list(b.id, 'check'), [{ key: 'api', objectId: 'chk_9' }], 'another account keeps its own');
+      assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [{ key: 'ops', objectId: 'whk_1' }], 'another kind keeps its own');
+      await store.configKeys.replace(a.id, 'webhook', []);
+      assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [], 'an empty replace removes them all');
+      await store.accounts.delete(a.id);
+      assert.deepEqual(await store.configKeys.list(a.id, 'check'), [], 'they go with the account');
+    });
+
     withStore('the group commit: a record that fails on its own is reported and the rest commits', async (store) => {
       const { c } = await seeded(store);
       // Its result row is written before its event, whose meta no store can keep (JSON has no BigInt).

@@ -5,7 +5,7 @@ import { PgDb, unreachable } from './db.js';
 import { Credentials, pgAccounts, pgKeys, pgOAuth } from './credentials.js';
 import { pgChecks, type PgCheckRepo } from './checks.js';
 import { pgHistory, pgStateChanges } from './history.js';
-import { pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
+import { pgConfigKeys, pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
 import { pgAlertStore, type PgAlertStore } from './alerts.js';
 import { pgIncidents } from './incidents.js';
 import { pgMaintenanceWindows } from './maintenance-windows.js';
@@ -149,6 +149,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     pingInbox,
     kumaImports: pgKumaImports(db),
     maintenanceWindows: pgMaintenanceWindows(db),
+    configKeys: pgConfigKeys(db),
     credentialsVersion: () => `${remote}:${cred.local}`,
     transaction: (fn) => db.transaction(fn),
     afterCommit: (effect) => db.afterCommit(effect),

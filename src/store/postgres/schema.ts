@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL schema: the same logical schema as SQLite's migrations (src/store/migrations*.ts,
- * version 17: PG versions 2, 3 and 4 follow SQLite's 14-15, 16 and 17), with PostgreSQL types (BOOLEAN,
+ * version 18: PG versions 2 to 5 follow SQLite's 14-15, 16, 17 and 18), with PostgreSQL types (BOOLEAN,
  * BYTEA, BIGINT epoch milliseconds, DOUBLE PRECISION) and the same table and column names, so `vigil store migrate` copies by name.
  * History and the rollups are partitioned by range of `at` (partitions.ts creates them ahead and
  * drops expired ones whole); what falls outside every partition lands in a DEFAULT partition.
@@ -502,7 +502,20 @@ export const PG_MIGRATIONS: PgMigration[] = [
   },
   {
     version: 4,
-    name: 'members, sign-in secrets, sessions per member, audit log (SQLite version 17, issue 28)',
+    name: 'monitoring file keys (SQLite version 17)',
+    sql: `
+      CREATE TABLE config_keys (
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        object_id TEXT NOT NULL,
+        PRIMARY KEY (account_id, kind, key)
+      );
+    `,
+  },
+  {
+    version: 5,
+    name: 'members, sign-in secrets, sessions per member, audit log (SQLite version 18, issue 28)',
     sql: `
       CREATE TABLE users (
         id TEXT PRIMARY KEY,

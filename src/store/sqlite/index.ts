@@ -22,6 +22,7 @@ import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
 import { sqlitePingInbox } from './ping-inbox.js';
 import { sqliteMaintenanceWindows } from './maintenance-windows.js';
+import { sqliteConfigKeys } from './config-keys.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
 import { sqliteSubscribers } from './subscribers.js';
@@ -115,6 +116,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     cluster,
     pingInbox,
     maintenanceWindows: sqliteMaintenanceWindows(db),
+    configKeys: sqliteConfigKeys(db),
     credentialsVersion,
     transaction,
     afterCommit: (effect) => effects.add(effect),
