@@ -65,6 +65,17 @@ const ConfigSchema = Type.Object({
     timeoutMs: Type.Number(),
   }),
   plans: Type.Object({ free: Plan, indie: Plan, nano: Plan, pro: Plan }),
+  /** People signing in (issue 28): failed password sign-ins are slowed, then refused (docs/people.md). */
+  auth: Type.Object({
+    signIn: Type.Object({
+      slowAfterFailures: Type.Number(),
+      lockAfterFailures: Type.Number(),
+      addressLockAfterFailures: Type.Number(),
+      windowMinutes: Type.Number(),
+    }),
+  }),
+  /** Days the audit log keeps its entries. */
+  audit: Type.Object({ keepDays: Type.Number() }),
   /**
    * Several centrals on one PostgreSQL store (docs/high-availability.md): `leaseMs` is how long a
    * central's hold on its share of the checks lasts without a renewal (renewed every third of it,

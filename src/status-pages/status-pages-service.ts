@@ -3,6 +3,8 @@ import type { Clock } from '../domain/clock.js';
 import { displayName } from '../domain/display-name.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
+import { AuditLog } from '../core/audit-log.js';
+import { settled } from '../core/settled.js';
 import type { CreateStatusPageInput, UpdateStatusPageInput } from '../core/schemas/status-pages.js';
 import { newId } from '../domain/secrets.js';
 import { tagProblem, uniqueTags } from '../domain/tags.js';
@@ -26,7 +28,11 @@ export class StatusPagesService {
     private readonly pages: StatusPageRepo,
     private readonly config: Config,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.audit = new AuditLog(store, clock);
+  }
+
+  private readonly audit: AuditLog;
 
   onChange(listener: PageChanged): void {
     this.listeners.push(listener);
@@ -50,18 +56,14 @@ export class StatusPagesService {
         id: newId('spg'),
         accountId: principal.account.id,
         slug: input.slug,
-        title: displayName(input.title, 'title'),
-        description: description(input.description),
-        customDomain: customDomain(input.customDomain),
+        ...pageSettingsOf(input),
         checkIds: this.ownChecks(principal, input.checkIds ?? []),
-        tags: pageTags(input.tags ?? []),
-        autoIncidents: input.autoIncidents ?? false,
-        ...lookOf(input, null),
         createdAt: now,
         updatedAt: now,
       };
       this.ensureFree(draft);
       this.pages.insert(draft);
+      settled(this.audit.record(principal, draft.accountId, 'status_page.create', pageTarget(draft), Object.keys(input)));
       return draft;
     });
     this.changed(null, page);
@@ -85,6 +87,8 @@ export class StatusPagesService {
       };
       this.ensureFree(next);
       this.pages.update(next);
+      const fields = Object.keys(input).filter((k) => input[k as keyof UpdateStatusPageInput] !== undefined);
+      settled(this.audit.record(principal, next.accountId, 'status_page.update', pageTarget(next), fields));
       return [current, next] as const;
     });
     this.changed(before, after);
@@ -95,6 +99,7 @@ export class StatusPagesService {
     const page = this.store.transaction(() => {
       const current = this.get(principal, id);
       this.pages.delete(id);
+      settled(this.audit.record(principal, current.accountId, 'status_page.delete', pageTarget(current)));
       return current;
     });
     this.changed(page, null);
@@ -139,6 +144,21 @@ function pageTags(tags: readonly string[]): string[] {
 }
 
 type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
+
+/** What a page's settings are once created from this input (every field but its slug and checks). */
+export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'tags' | 'autoIncidents'> & Look;
+
+/** The settings a create stores for this input, validated (a monitoring file compares a page with them). */
+export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'checkIds'>): PageSettings {
+  return {
+    title: displayName(input.title, 'title'),
+    description: description(input.description),
+    customDomain: customDomain(input.customDomain),
+    tags: pageTags(input.tags ?? []),
+    autoIncidents: input.autoIncidents ?? false,
+    ...lookOf(input, null),
+  };
+}
 
 /** The look's fields of a create or update: each validated, those left out kept (or empty on create). */
 function lookOf(input: { [K in keyof Look]?: Look[K] }, current: Look | null): Look {
@@ -196,3 +216,5 @@ function customDomain(raw: string | null | undefined): string | null {
   if (!HOST_NAME.test(host)) throw errors.badRequest('customDomain must be a host name such as status.example.com (no scheme, port or path)');
   return host;
 }
+
+const pageTarget = (p: StatusPage) => ({ kind: 'status_page', id: p.id, name: p.title });

@@ -15,11 +15,14 @@ import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
 import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
+import { sqliteUsers } from './users.js';
+import { sqliteAudit } from './audit.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
 import { sqlitePingInbox } from './ping-inbox.js';
 import { sqliteMaintenanceWindows } from './maintenance-windows.js';
+import { sqliteConfigKeys } from './config-keys.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
 import { sqliteSubscribers } from './subscribers.js';
@@ -106,11 +109,14 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     subscribers: sqliteSubscribers(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
+    users: sqliteUsers(db, credentialsChanged),
+    audit: sqliteAudit(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
     cluster,
     pingInbox,
     maintenanceWindows: sqliteMaintenanceWindows(db),
+    configKeys: sqliteConfigKeys(db),
     credentialsVersion,
     transaction,
     afterCommit: (effect) => effects.add(effect),
