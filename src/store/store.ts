@@ -4,6 +4,7 @@ import type { AlertStore } from './alert-store.js';
 import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
+import type { PasskeyRepo } from './passkey-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { KumaImportRepo } from './kuma-imports.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
@@ -40,6 +41,8 @@ export interface Store {
   operations: OperationsRepo;
   /** Dashboard sessions and one-time login links. */
   sessions: SessionStore;
+  /** Members' passkeys and the short-lived state of sign-in ceremonies (WebAuthn, single sign-on). */
+  passkeys: PasskeyRepo;
   /** The public addresses the running server serves on, for the CLI (issue 23). */
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */

@@ -15,6 +15,7 @@ import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
 import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
+import { sqlitePasskeys } from './passkeys.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
@@ -97,6 +98,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     statusPages: sqliteStatusPages(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
+    passkeys: sqlitePasskeys(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
     credentialsVersion,
