@@ -49,6 +49,9 @@ import { SeriesReader } from './stats/series.js';
 import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
+import { signInRoutes } from './api/sign-in-routes.js';
+import { buildSignIn } from './core/sign-in-services.js';
+import { AccountPeople } from './core/account-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
@@ -285,6 +288,7 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
     // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
     { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
     { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
+    { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signIn.passkeys.pruneChallenges() },
     ...alerts.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
   ]) jobs.add(job);
@@ -312,6 +316,8 @@ function buildServices(parts: {
     jobs: () => base.jobs.readings(),
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
+  const sessions = new SessionsService(store, clock, config);
+  const signIn = buildSignIn({ store, clock, config, sessions, people: new AccountPeople(store, sessions), mailer: base.mailer, log });
   return {
     monitoring: {
       ...shared,
@@ -327,7 +333,8 @@ function buildServices(parts: {
     accounts: {
       ...shared,
       accounts: new AccountsService(store, config, clock),
-      sessions: new SessionsService(store, clock, config),
+      sessions,
+      signIn,
       oauth: buildOAuth({ store, repo: store.oauth, checks, mailer: base.mailer, config, clock, log, mailDomainResolver: base.opts.mailDomainResolver }),
       alertSummary: (accountId) => alerts.summary(accountId),
     },
@@ -363,6 +370,7 @@ function buildPipeline(parts: {
   const routes: Route[] = [];
   routes.push(
     ...dashboardRoutes(monitoring, accounts.sessions, parts.live, (headers) => auth.authenticate(headers)),
+    ...signInRoutes(accounts.signIn),
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),

@@ -56,6 +56,25 @@ const ConfigSchema = Type.Object({
     servers: Type.Record(Type.String(), Type.String()),
     timeoutMs: Type.Number(),
   }),
+  /**
+   * Single sign-on with OpenID Connect (issue 28, docs/people.md): off while `issuer` is null.
+   * `allowedDomains`: email domains admitted (empty: any); `createRole`: the role given to a person
+   * the provider vouches for who is not a member yet (null: only existing members may sign in);
+   * `account`: the account such people join (id or email; null: the admin account); `name`: the
+   * sign-in button's label.
+   */
+  auth: Type.Object({
+    oidc: Type.Object({
+      issuer: Nullable(Type.String()),
+      clientId: Type.String(),
+      clientSecret: Type.String(),
+      name: Type.String(),
+      scopes: Type.String(),
+      allowedDomains: Type.Array(Type.String()),
+      createRole: Type.Union([Type.Literal('admin'), Type.Literal('editor'), Type.Literal('viewer'), Type.Null()]),
+      account: Nullable(Type.String()),
+    }),
+  }),
   plans: Type.Object({ free: Plan, indie: Plan, nano: Plan, pro: Plan }),
   /** Days of raw history kept per plan; rollups and state changes outlive it. */
   retention: Type.Object({
@@ -85,6 +104,9 @@ const ENV_KEYS: Array<[string, string, 'string' | 'number' | 'boolean']> = [
   ['VIGIL_PUBLIC_URL', 'publicUrl', 'string'],
   ['VIGIL_SMTP_URL', 'smtp.url', 'string'],
   ['VIGIL_REGION', 'region', 'string'],
+  ['VIGIL_OIDC_ISSUER', 'auth.oidc.issuer', 'string'],
+  ['VIGIL_OIDC_CLIENT_ID', 'auth.oidc.clientId', 'string'],
+  ['VIGIL_OIDC_CLIENT_SECRET', 'auth.oidc.clientSecret', 'string'],
   ['VIGIL_SIGNUP_VERIFY_EMAIL_DOMAIN', 'signup.verifyEmailDomain', 'boolean'],
 ];
 

@@ -5,7 +5,7 @@ import {
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
 import { sessionToken, type OpenedSession, type SessionsService } from '../core/sessions-service.js';
-import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
+import { defineRoute, jsonReply, ok, type Reply, type Route } from './http-types.js';
 import { checkSummary } from './check-summary.js';
 import type { LiveFeed } from './live-feed.js';
 import { publicApi } from './route-presets.js';
@@ -23,13 +23,17 @@ function sessionInfo(principal: Principal, expiresAt: number | null) {
   };
 }
 
+/** 201 with the new session's cookie: how every way of signing in answers. */
+export function openedReply(sessions: SessionsService, session: OpenedSession): Reply {
+  return ok({ data: sessionInfo(session.principal, session.expiresAt) }, 201, { 'Set-Cookie': sessions.cookie(session), 'Cache-Control': 'no-store' });
+}
+
 /**
  * What the dashboard calls beyond the spec's endpoints: sign-in and sign-out, the list's
  * summaries, chart series and the live stream. Any API client may call them too.
  */
 export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService, live: LiveFeed, authenticate: (headers: Record<string, string>) => Principal): Route[] {
-  const opened = (session: OpenedSession) =>
-    ok({ data: sessionInfo(session.principal, session.expiresAt) }, 201, { 'Set-Cookie': sessions.cookie(session), 'Cache-Control': 'no-store' });
+  const opened = (session: OpenedSession) => openedReply(sessions, session);
   return [
     defineRoute({
       method: 'POST',

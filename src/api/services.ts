@@ -11,6 +11,7 @@ import type { WebhookService } from '../alerts/webhook-service.js';
 import type { DeliveryLog } from '../core/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
 import type { SessionsService } from '../core/sessions-service.js';
+import type { SignInServices } from '../core/sign-in-services.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
 import type { SeriesReader } from '../stats/series.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
@@ -50,6 +51,8 @@ export interface AccountServices extends Shared {
   sessions: SessionsService;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Passkeys, single sign-on and email links. */
+  signIn: SignInServices;
   alertSummary(accountId: string): AlertSummary;
 }
 
