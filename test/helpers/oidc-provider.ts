@@ -53,6 +53,7 @@ export async function startOidcProvider(people: TestIdentity[]): Promise<TestOid
         pkce: { required: () => true },
         claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
         features: { devInteractions: { enabled: true } },
+        ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, AuthorizationCode: 60, IdToken: 600 },
         async findAccount(_ctx, id) {
           const person = byLogin.get(id);
           if (!person) return undefined;
