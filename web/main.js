@@ -6,7 +6,7 @@ import { CheckForm } from './check-form.js';
 import { CheckPage } from './check-page.js';
 import { CheckList } from './list.js';
 import { connectLive, disconnectLive, loadChecks } from './live.js';
-import { Login, loginTokenInUrl, redeemLoginToken } from './login.js';
+import { Login, loginTokenInUrl, redeemLoginToken, ssoErrorInUrl } from './login.js';
 import { toast } from './ui.js';
 import './style.css';
 
@@ -17,6 +17,7 @@ function route() {
   if (parts[0] === 'alerts') return { page: 'alerts' };
   if (parts[0] === 'status-pages') return parts[1] ? { page: 'status-page', id: parts[1] === 'new' ? null : decodeURIComponent(parts[1]) } : { page: 'status-pages' };
   if (parts[0] === 'keys') return { page: 'keys' };
+  if (parts[0] === 'security') return { page: 'security' };
   return { page: 'list' };
 }
 
@@ -31,7 +32,7 @@ function useRoute() {
 }
 
 /** Pages most visits never open are loaded on first use, keeping the list's bundle small. */
-const loaders = { keys: () => import('./keys.js'), statusPages: () => import('./status-pages.js') };
+const loaders = { keys: () => import('./keys.js'), statusPages: () => import('./status-pages.js'), security: () => import('./security.js') };
 function Lazy({ from, name, ...props }) {
   const [mod, setMod] = useState(null);
   useEffect(() => {
@@ -49,6 +50,9 @@ function applyTheme(theme) {
   localStorage.setItem('vigil-theme', theme);
 }
 
+/** A session of a person (not of an API key): it has passkeys and security settings of its own. */
+const isPerson = (session) => session.via !== 'api_key' && session.via !== 'bearer';
+
 function Shell({ session, onSignOut, children }) {
   const [theme, setTheme] = useState(localStorage.getItem('vigil-theme') ?? 'auto');
   const cycle = () => {
@@ -60,7 +64,7 @@ function Shell({ session, onSignOut, children }) {
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">
       <a class="brand" href="#/"><span class="logo" aria-hidden="true">◉</span> Vigil</a>
-      <nav><a href="#/">Checks</a><a href="#/status-pages">Status pages</a><a href="#/alerts">Alerts</a><a href="#/keys">API keys</a></nav>
+      <nav><a href="#/">Checks</a><a href="#/status-pages">Status pages</a><a href="#/alerts">Alerts</a><a href="#/keys">API keys</a>${isPerson(session) ? html`<a href="#/security">Security</a>` : ''}</nav>
       <span class="who" title=${session.scopes.join(' ')}>${session.account.email}${session.access ? ' · restricted key' : ''}</span>
       <button type="button" class="ghost" onClick=${cycle} aria-label=${`Theme: ${theme}`}>${theme === 'dark' ? '☾' : theme === 'light' ? '☀' : '◐'}</button>
       <button type="button" class="ghost" onClick=${onSignOut}>Sign out</button>
@@ -87,6 +91,8 @@ function App() {
   };
   useEffect(() => {
     whenSignedOut((message) => signedOut(message));
+    const ssoError = ssoErrorInUrl();
+    if (ssoError) return signedOut(ssoError);
     const token = loginTokenInUrl();
     const start = token ? redeemLoginToken(token) : api('GET', '/sessions/current');
     start.then(({ data }) => signedIn(data), (err) => signedOut(token ? err.message : null));
@@ -115,6 +121,7 @@ function App() {
     : r.page === 'alerts' ? html`<${AlertsPage} scopes=${session.scopes} restricted=${session.access !== null} />`
     : r.page === 'status-pages' ? html`<${Lazy} key="pages" from="statusPages" name="StatusPagesPage" scopes=${session.scopes} restricted=${session.access !== null} />`
     : r.page === 'status-page' ? html`<${Lazy} key=${r.id ?? 'new'} from="statusPages" name="StatusPageForm" id=${r.id} scopes=${session.scopes} restricted=${session.access !== null} />`
+    : r.page === 'security' ? html`<${Lazy} key="security" from="security" name="SecurityPage" />`
     : r.page === 'keys' ? html`<${Lazy} key="keys" from="keys" name="KeysPage" scopes=${session.scopes} restricted=${session.access !== null} />`
     : html`<${CheckList} />`;
   return html`<${Shell} session=${session} onSignOut=${signOut}>${page}<//>`;
