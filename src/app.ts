@@ -51,7 +51,7 @@ import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
 import { signInRoutes } from './api/sign-in-routes.js';
 import { buildSignIn } from './core/sign-in-services.js';
-import { AccountPeople } from './core/account-people.js';
+import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
@@ -72,6 +72,13 @@ import { PeerRechecks } from './nodes/peer-rechecks.js';
 import { ResultIntake } from './nodes/result-intake.js';
 import { nodeSweeps } from './nodes/node-sweeps.js';
 import { JobRunner } from './util/job-runner.js';
+import { AuditLog } from './core/audit-log.js';
+import { MembersService } from './core/members-service.js';
+import { SignInService } from './core/sign-in-service.js';
+import { SignInThrottle } from './core/sign-in-throttle.js';
+import { TotpService } from './core/totp-service.js';
+import { MemberSessions } from './core/member-sessions.js';
+import { peopleRoutes } from './api/people-routes.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -288,7 +295,8 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
     // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
     { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
     { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
-    { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signIn.passkeys.pruneChallenges() },
+    { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signInWays.passkeys.pruneChallenges() },
+    { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
   ]) jobs.add(job);
@@ -306,6 +314,10 @@ function buildServices(parts: {
   const stats = new StatsService({ stateChanges: store.stateChanges, rollups }, checks, clock);
   const lastProbe = (checkId: string) => base.liveChecks.lastProbe(checkId);
   const { statusPages: pages, operations: ops } = store;
+  const sessions = new SessionsService(store, clock, config);
+  const audit = new AuditLog(store, clock);
+  const members = new MembersService(store, config, clock, audit, base.mailer);
+  const signIn = new SignInService(store, clock, sessions, members, audit, new SignInThrottle(config.auth.signIn, clock));
   const processMetrics = new ProcessMetrics({
     wheelLag: engine.metrics.lag,
     probesFired: () => engine.metrics.fired,
@@ -316,8 +328,7 @@ function buildServices(parts: {
     jobs: () => base.jobs.readings(),
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
-  const sessions = new SessionsService(store, clock, config);
-  const signIn = buildSignIn({ store, clock, config, sessions, people: new AccountPeople(store, sessions), mailer: base.mailer, log });
+  const signInWays = buildSignIn({ store, clock, config, sessions, people: new MemberPeople({ store, sessions, members, audit }), mailer: base.mailer, log });
   return {
     monitoring: {
       ...shared,
@@ -334,9 +345,17 @@ function buildServices(parts: {
       ...shared,
       accounts: new AccountsService(store, config, clock),
       sessions,
-      signIn,
+      signInWays,
       oauth: buildOAuth({ store, repo: store.oauth, checks, mailer: base.mailer, config, clock, log, mailDomainResolver: base.opts.mailDomainResolver }),
       alertSummary: (accountId) => alerts.summary(accountId),
+    },
+    people: {
+      ...shared,
+      members,
+      signIn,
+      totp: new TotpService(store, clock, signIn, audit),
+      sessions: new MemberSessions(store, clock, audit),
+      audit,
     },
     alerts: {
       ...shared,
@@ -369,8 +388,9 @@ function buildPipeline(parts: {
   auth.setSessionResolver(accounts.sessions, config.publicUrl);
   const routes: Route[] = [];
   routes.push(
-    ...dashboardRoutes(monitoring, accounts.sessions, parts.live, (headers) => auth.authenticate(headers)),
-    ...signInRoutes(accounts.signIn),
+    ...dashboardRoutes(monitoring, accounts.sessions, services.people.signIn, parts.live, (headers) => auth.authenticate(headers)),
+    ...peopleRoutes(services.people, accounts),
+    ...signInRoutes(accounts.signInWays),
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),

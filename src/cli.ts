@@ -26,6 +26,14 @@ import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
 import { VERSION } from './version.js';
+import { MembersService, parseRole } from './core/members-service.js';
+import { AuditLog } from './core/audit-log.js';
+import { ROLES, type Actor } from './domain/people.js';
+
+/** The audit log's name for what the CLI does: the operator of the server, by their login. */
+const CLI_ACTOR: Actor = { kind: 'cli', id: 'cli', name: `cli (${process.env.USER ?? process.env.LOGNAME ?? 'operator'})` };
+/** The CLI prints set-up links; it sends no mail. */
+const NO_MAIL = { configured: false, send: () => Promise.reject(new Error('the CLI sends no mail')) };
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -41,6 +49,10 @@ const USAGE = `Usage: vigil <command> [options]
   restore FILE                                       replace the database with a backup (serve must be stopped)
   import kuma FILE --account ID_OR_EMAIL [--dry-run] [--paused] [--with-history]
                                                      import an Uptime Kuma database (docs/kuma-import.md)
+  user create --account ID_OR_EMAIL --email EMAIL --role owner|admin|editor|viewer [--name NAME]
+                                                     add a member; prints a one-time set-up link (24 h) for their password
+  user list [--account ID_OR_EMAIL]                  members with their roles, of one account or all
+  user remove USER_ID                                remove a member (their sessions end at once; one owner stays)
   login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
                                                      (default: the admin account)
   node create --region REGION [--name NAME]          register a prober node (its token is printed once)
@@ -95,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
     if (!email) throw new UsageError('account create needs --email EMAIL');
     checkNewAccount(email, values.tier ?? 'free');
     return withAccounts(values.config, (accounts) => {
-      const a = accounts.createAccount(email, values.tier ?? 'free');
+      const a = accounts.createAccount(email, values.tier ?? 'free', CLI_ACTOR);
       return { id: a.id, email: a.email, tier: a.tier };
     });
   }
@@ -167,6 +179,7 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   if (command === 'node') return nodeCommand(sub, rest);
+  if (command === 'user') return userCommand(sub, rest);
   if (command === 'prober') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['server', 'token']);
     const server = values.server ?? process.env.VIGIL_SERVER;
@@ -185,7 +198,7 @@ async function main(argv: string[]): Promise<number> {
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
 }
 
-function nodeCommand(sub: string | undefined, rest: string[]): number {
+function nodeCommand(sub: string | undefined, rest: string[]): Promise<number> {
   if (sub === 'create') {
     const { values } = parse(rest, ['region', 'name']);
     const region = values.region;
@@ -204,7 +217,41 @@ function nodeCommand(sub: string | undefined, rest: string[]): number {
   throw new UsageError(`unknown command: node${sub ? ` ${sub}` : ''} (see vigil help)`);
 }
 
-function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): number {
+/** `vigil user create|list|remove` (issue 28): members of accounts, as their operator. */
+function userCommand(sub: string | undefined, rest: string[]): Promise<number> {
+  if (sub === 'create') {
+    const { values } = parse(rest, ['account', 'email', 'role', 'name']);
+    const { account, email, role } = values;
+    if (!account) throw new UsageError('user create needs --account ID_OR_EMAIL');
+    if (!email) throw new UsageError('user create needs --email EMAIL');
+    if (!role) throw new UsageError(`user create needs --role ${ROLES.join('|')}`);
+    parseRole(role);
+    return withMembers(values.config, async (members) => {
+      const u = await members.createUser({ account, email, role, name: values.name }, CLI_ACTOR);
+      return { id: u.id, email: u.email, role: u.role, accountId: u.accountId, setupUrl: u.setupUrl };
+    });
+  }
+  if (sub === 'list') {
+    const { values } = parse(rest, ['account']);
+    return withMembers(values.config, (members) => members.listUsers(values.account));
+  }
+  if (sub === 'remove') {
+    const { values, positionals } = parse(rest, [], 1);
+    if (positionals.length !== 1) throw new UsageError('user remove needs exactly one USER_ID');
+    const id = positionals[0]!;
+    return withMembers(values.config, async (members) => {
+      await members.removeUser(id, CLI_ACTOR);
+      return { id, removed: true };
+    });
+  }
+  throw new UsageError(`unknown command: user${sub ? ` ${sub}` : ''} (see vigil help)`);
+}
+
+function withMembers(configFile: string | undefined, run: (members: MembersService) => unknown): Promise<number> {
+  return withStore(configFile, (store, config) => run(new MembersService(store, config, systemClock, new AuditLog(store, systemClock), NO_MAIL)));
+}
+
+function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): Promise<number> {
   return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock)));
 }
 
@@ -212,7 +259,7 @@ function readConfig(file: string | undefined): ConfigInput {
   return loadConfig({ file });
 }
 
-function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): number {
+function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): Promise<number> {
   return withStore(configFile, (store, config) => run(new AccountsService(store, config, systemClock)));
 }
 
@@ -239,11 +286,11 @@ function cliConfig(input: ConfigInput, store: SqliteStore): Config {
   });
 }
 
-function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): number {
+async function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): Promise<number> {
   const input = readConfig(configFile);
   const store = openBeside(input);
   try {
-    const result = run(store, cliConfig(input, store));
+    const result = await run(store, cliConfig(input, store));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {

@@ -56,14 +56,22 @@ const ConfigSchema = Type.Object({
     servers: Type.Record(Type.String(), Type.String()),
     timeoutMs: Type.Number(),
   }),
+  plans: Type.Object({ free: Plan, indie: Plan, nano: Plan, pro: Plan }),
   /**
-   * Single sign-on with OpenID Connect (issue 28, docs/people.md): off while `issuer` is null.
+   * People signing in (issue 28, docs/people.md). `signIn`: failed password sign-ins are slowed,
+   * then refused. `oidc`: single sign-on with OpenID Connect, off while `issuer` is null.
    * `allowedDomains`: email domains admitted (empty: any); `createRole`: the role given to a person
    * the provider vouches for who is not a member yet (null: only existing members may sign in);
    * `account`: the account such people join (id or email; null: the admin account); `name`: the
    * sign-in button's label.
    */
   auth: Type.Object({
+    signIn: Type.Object({
+      slowAfterFailures: Type.Number(),
+      lockAfterFailures: Type.Number(),
+      addressLockAfterFailures: Type.Number(),
+      windowMinutes: Type.Number(),
+    }),
     oidc: Type.Object({
       issuer: Nullable(Type.String()),
       clientId: Type.String(),
@@ -75,7 +83,8 @@ const ConfigSchema = Type.Object({
       account: Nullable(Type.String()),
     }),
   }),
-  plans: Type.Object({ free: Plan, indie: Plan, nano: Plan, pro: Plan }),
+  /** Days the audit log keeps its entries. */
+  audit: Type.Object({ keepDays: Type.Number() }),
   /** Days of raw history kept per plan; rollups and state changes outlive it. */
   retention: Type.Object({
     rawDays: Type.Object({ free: Type.Number(), indie: Type.Number(), nano: Type.Number(), pro: Type.Number() }),

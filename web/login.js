@@ -134,6 +134,17 @@ export function redeemLoginToken(token) {
   return api('POST', '/sessions', { loginToken: token });
 }
 
+/** An emailed sign-in link carries its one-time token in the fragment too (#email-login=…). */
+export function emailLoginTokenInUrl() {
+  const m = /^#email-login=([\w-]+)$/.exec(location.hash);
+  return m ? m[1] : null;
+}
+
+export function redeemEmailLogin(token) {
+  history.replaceState(null, '', `${location.pathname}#/`);
+  return api('POST', '/sessions/email-link/redeem', { token });
+}
+
 /** Single sign-on that did not end in a session comes back with its reason in the fragment. */
 export function ssoErrorInUrl() {
   const m = /^#sso-error=(.*)$/.exec(location.hash);

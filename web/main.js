@@ -6,7 +6,7 @@ import { CheckForm } from './check-form.js';
 import { CheckPage } from './check-page.js';
 import { CheckList } from './list.js';
 import { connectLive, disconnectLive, loadChecks } from './live.js';
-import { Login, loginTokenInUrl, redeemLoginToken, ssoErrorInUrl } from './login.js';
+import { emailLoginTokenInUrl, Login, loginTokenInUrl, redeemEmailLogin, redeemLoginToken, ssoErrorInUrl } from './login.js';
 import { toast } from './ui.js';
 import './style.css';
 
@@ -50,8 +50,8 @@ function applyTheme(theme) {
   localStorage.setItem('vigil-theme', theme);
 }
 
-/** A session of a person (not of an API key): it has passkeys and security settings of its own. */
-const isPerson = (session) => session.via !== 'api_key' && session.via !== 'bearer';
+/** A member's session (not an API key's): it has passkeys and security settings of its own. */
+const isPerson = (session) => Boolean(session.user);
 
 function Shell({ session, onSignOut, children }) {
   const [theme, setTheme] = useState(localStorage.getItem('vigil-theme') ?? 'auto');
@@ -94,8 +94,9 @@ function App() {
     const ssoError = ssoErrorInUrl();
     if (ssoError) return signedOut(ssoError);
     const token = loginTokenInUrl();
-    const start = token ? redeemLoginToken(token) : api('GET', '/sessions/current');
-    start.then(({ data }) => signedIn(data), (err) => signedOut(token ? err.message : null));
+    const emailToken = emailLoginTokenInUrl();
+    const start = token ? redeemLoginToken(token) : emailToken ? redeemEmailLogin(emailToken) : api('GET', '/sessions/current');
+    start.then(({ data }) => signedIn(data), (err) => signedOut(token || emailToken ? err.message : null));
   }, []);
   useEffect(() => {
     // "/" jumps to the search box, "n" to a new check, "g" back to the list.

@@ -11,6 +11,11 @@ import type { WebhookService } from '../alerts/webhook-service.js';
 import type { DeliveryLog } from '../core/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
 import type { SessionsService } from '../core/sessions-service.js';
+import type { MembersService } from '../core/members-service.js';
+import type { SignInService } from '../core/sign-in-service.js';
+import type { TotpService } from '../core/totp-service.js';
+import type { MemberSessions } from '../core/member-sessions.js';
+import type { AuditLog } from '../core/audit-log.js';
 import type { SignInServices } from '../core/sign-in-services.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
 import type { SeriesReader } from '../stats/series.js';
@@ -52,8 +57,18 @@ export interface AccountServices extends Shared {
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
   /** Passkeys, single sign-on and email links. */
-  signIn: SignInServices;
+  signInWays: SignInServices;
   alertSummary(accountId: string): AlertSummary;
+}
+
+/** Members and roles, people signing in, their sessions, and the audit log (issue 28). */
+export interface PeopleServices extends Shared {
+  members: MembersService;
+  /** Password (and TOTP) sign-in and set-up links; every way ends in sessions.openForUser. */
+  signIn: SignInService;
+  totp: TotpService;
+  sessions: MemberSessions;
+  audit: AuditLog;
 }
 
 /** Alert settings and deliveries. */
@@ -81,6 +96,7 @@ export interface OperationServices extends Shared {
 export interface Services {
   monitoring: MonitoringServices;
   accounts: AccountServices;
+  people: PeopleServices;
   alerts: AlertServices;
   pages: PageServices;
   operations: OperationServices;

@@ -1,23 +1,21 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { ErrorBody } from '../core/schemas/common.js';
 import {
-  EmailLinkBody, EmailLinkResponse, OidcStartQuery, PasskeyCreateBody, PasskeyListResponse, PasskeyPatchBody, PasskeyRegistrationOptionsResponse,
+  EmailLinkBody, EmailLinkRedeemBody, EmailLinkResponse, OidcStartQuery, PasskeyCreateBody, PasskeyListResponse, PasskeyPatchBody, PasskeyRegistrationOptionsResponse,
   PasskeyResponse, PasskeySignInBody, PasskeySignInOptionsResponse, SignInMethodsResponse,
 } from '../core/schemas/sign-in.js';
 import { SessionResponse } from '../core/schemas/dashboard.js';
 import { errors } from '../domain/errors.js';
 import { OIDC_CALLBACK_PATH, OIDC_FLOW_COOKIE, OIDC_FLOW_MS, OIDC_START_PATH, SsoRefused } from '../core/oidc-sign-in.js';
 import type { Principal } from '../core/principal.js';
-import type { Person, SignInClient } from '../core/sign-in-people.js';
+import type { Person } from '../core/sign-in-people.js';
 import type { SignInServices } from '../core/sign-in-services.js';
-import { openedReply } from './dashboard-routes.js';
-import { defineRoute, ok, type HttpRequest, type Reply, type Route } from './http-types.js';
+import { clientOf, sessionOpened } from './dashboard-routes.js';
+import { defineRoute, ok, type Reply, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
 
 const SIGN_IN = { auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard', tag: 'dashboard' } as const;
 const MEMBER = { ...publicApi, idempotency: 'none', tag: 'dashboard' } as const;
-
-const clientOf = (req: HttpRequest): SignInClient => ({ address: req.remoteAddress, userAgent: req.headers['user-agent']?.slice(0, 300) ?? null });
 
 function cookieValue(header: string | undefined, name: string): string | null {
   for (const part of (header ?? '').split(';')) {
@@ -79,7 +77,7 @@ export function signInRoutes(s: SignInServices): Route[] {
       responses: { 201: SessionResponse, 400: ErrorBody, 401: ErrorBody },
       handler: async ({ body, req }) => {
         const { session } = await s.passkeys.signIn(body.response as unknown as AuthenticationResponseJSON, clientOf(req));
-        return openedReply(s.sessions, session);
+        return sessionOpened(s.sessions, session);
       },
     }),
     defineRoute({
@@ -94,6 +92,16 @@ export function signInRoutes(s: SignInServices): Route[] {
         const { expiresInMinutes } = await s.emailLink.request(body.email, req.remoteAddress);
         return ok({ data: { sent: true, expiresInMinutes } }, 202);
       },
+    }),
+    defineRoute({
+      ...SIGN_IN,
+      method: 'POST',
+      path: '/v1/public/sessions/email-link/redeem',
+      summary: "Signs in with an emailed link's token (once, within 15 minutes): sets the session cookie",
+      bodyKind: 'json',
+      body: EmailLinkRedeemBody,
+      responses: { 201: SessionResponse, 400: ErrorBody },
+      handler: async ({ body, req }) => sessionOpened(s.sessions, await s.emailLink.redeem(body.token, clientOf(req))),
     }),
     defineRoute({
       ...SIGN_IN,

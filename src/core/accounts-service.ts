@@ -9,6 +9,9 @@ import { hashSecret, newApiKey, newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
 import { parseIsoInstant } from './iso-date.js';
 import { requireFullAccess, type Principal } from './principal.js';
+import { newUser, SYSTEM_ACTOR, type Actor } from '../domain/people.js';
+import { AuditLog } from './audit-log.js';
+import { settled } from './settled.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -80,19 +83,27 @@ export class AccountsService {
     private readonly clock: Clock,
   ) {}
 
-  createAccount(email: string, tier: string = 'free'): Account {
+  /**
+   * A new account with its owner: a member with the account's email (issue 28), who signs in with
+   * a login link or sets a password from a set-up link. No owner is added when that address is
+   * already a member of another account (`vigil user create` adds one then).
+   */
+  createAccount(email: string, tier: string = 'free', actor: Actor = SYSTEM_ACTOR): Account {
     const normalised = checkNewAccount(email, tier);
-    if (this.store.accounts.byEmail(normalised)) throw errors.conflict(`an account with email ${normalised} already exists`);
-    const account: Account = {
-      id: newId('acc'),
-      email: normalised,
-      tier: tier as Tier,
-      maxChecksOverride: null,
-      claimed: true,
-      createdAt: this.clock.now(),
-    };
-    this.store.accounts.insert(account);
-    return account;
+    return this.store.transaction(() => {
+      if (this.store.accounts.byEmail(normalised)) throw errors.conflict(`an account with email ${normalised} already exists`);
+      const now = this.clock.now();
+      const account: Account = { id: newId('acc'), email: normalised, tier: tier as Tier, maxChecksOverride: null, claimed: true, createdAt: now };
+      this.store.accounts.insert(account);
+      const audit = new AuditLog(this.store, this.clock);
+      settled(audit.record({ actor }, account.id, 'account.create', { kind: 'account', id: account.id, name: normalised }, ['email', 'tier']));
+      if (!settled(this.store.users.byEmail(normalised))) {
+        const owner = newUser(newId('usr'), account.id, normalised, 'owner', null, now);
+        settled(this.store.users.insert(owner));
+        settled(audit.record({ actor }, account.id, 'member.create', { kind: 'member', id: owner.id, name: normalised }, ['email', 'role']));
+      }
+      return account;
+    });
   }
 
   findAccount(idOrEmail: string): Account {

@@ -1,8 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import type { Mail } from '../alerts/delivery/mailer.js';
 import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
-import { LOGIN_LINK_MS, type SessionsService } from './sessions-service.js';
-import type { Person, SignInPeople } from './sign-in-people.js';
+import { hashSecret } from '../domain/secrets.js';
+import type { PasskeyRepo } from '../store/passkey-store.js';
+import type { OpenedSession } from './sessions-service.js';
+import type { Person, SignInClient, SignInPeople } from './sign-in-people.js';
+
+/** How long an emailed link works (once). */
+export const EMAIL_LINK_MS = 15 * 60 * 1000;
+const PURPOSE = 'email_link';
+const TOKEN = /^ve_[A-Za-z0-9_-]{43}$/;
 
 const WINDOW_MS = 15 * 60 * 1000;
 /** Links sent to one address, and asked for by one client, per WINDOW_MS. */
@@ -16,15 +24,16 @@ export interface LinkMailer {
 
 /**
  * Sign-in by email link (issue 28), when SMTP is configured: a member asks with their address and
- * receives a one-time link (the login-link machinery: 15 minutes, once, the token in the URL's
- * fragment). The answer is the same whether the address is a member's or not, so it tells nobody
- * who is; the mail goes out after the answer. Asking is limited per address and per client.
+ * receives a one-time link that signs that member in (15 minutes, once; the token rides in the
+ * URL's fragment, so no server or proxy log sees it, and only its hash is stored). The answer is
+ * the same whether the address is a member's or not, so it tells nobody who is; the mail goes out
+ * after the answer. Asking is limited per address and per client.
  */
 export class EmailLinkSignIn {
   private readonly asked = new Map<string, number[]>();
 
   constructor(
-    private readonly deps: { people: SignInPeople; sessions: SessionsService; mailer: LinkMailer; clock: Clock; onError: (err: unknown) => void },
+    private readonly deps: { people: SignInPeople; repo: PasskeyRepo; dashboardUrl: string; mailer: LinkMailer; clock: Clock; onError: (err: unknown) => void },
   ) {}
 
   get enabled(): boolean {
@@ -39,12 +48,22 @@ export class EmailLinkSignIn {
     if (wait > 0) throw errors.rateLimited(Math.ceil(wait / 1000));
     const person = await this.deps.people.byEmail(address);
     if (person) void this.mail(person).catch(this.deps.onError);
-    return { expiresInMinutes: LOGIN_LINK_MS / 60_000 };
+    return { expiresInMinutes: EMAIL_LINK_MS / 60_000 };
+  }
+
+  /** The link's token, used up: a session for its member, or a 400 saying the link is no good. */
+  async redeem(token: string, client: SignInClient): Promise<OpenedSession> {
+    const row = TOKEN.test(token) ? await this.deps.repo.takeChallenge(hashSecret(token), PURPOSE, this.deps.clock.now()) : null;
+    const person = row?.userId ? await this.deps.people.byId(row.userId) : null;
+    if (!person) throw errors.badRequest('This sign-in link is unknown, already used or older than 15 minutes; ask for a new one');
+    return this.deps.people.openSession(person, 'email_link', client);
   }
 
   private async mail(person: Person): Promise<void> {
-    const link = await this.deps.sessions.createLoginLink(person.accountId);
-    await this.deps.mailer.send(signInMail(person.email, link.url));
+    const token = `ve_${randomBytes(32).toString('base64url')}`;
+    const now = this.deps.clock.now();
+    await this.deps.repo.insertChallenge({ hash: hashSecret(token), purpose: PURPOSE, userId: person.id, data: '{}', createdAt: now, expiresAt: now + EMAIL_LINK_MS });
+    await this.deps.mailer.send(signInMail(person.email, `${this.deps.dashboardUrl}#email-login=${token}`));
   }
 
   /** Counts one request against `bucket`; the ms until the oldest counted one ages out when over. */
@@ -60,7 +79,7 @@ export class EmailLinkSignIn {
 }
 
 export function signInMail(to: string, url: string): Mail {
-  const minutes = LOGIN_LINK_MS / 60_000;
+  const minutes = EMAIL_LINK_MS / 60_000;
   return {
     to,
     subject: 'Your Vigil sign-in link',

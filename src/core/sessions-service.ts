@@ -9,12 +9,23 @@ import { API_KEY_PATTERN, hashSecret } from '../domain/secrets.js';
 import type { Config } from '../config.js';
 import type { SessionRow } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
+import type { User } from '../domain/people.js';
+import { settled } from './settled.js';
+import { userPrincipal } from './user-principal.js';
 
 export const SESSION_COOKIE = 'vigil_session';
 const SESSION_MS = 7 * 24 * 60 * 60 * 1000;
 export const LOGIN_LINK_MS = 15 * 60 * 1000;
 const SESSION_TOKEN = /^vs_[A-Za-z0-9_-]{43}$/;
 const LOGIN_TOKEN = /^vl_[A-Za-z0-9_-]{43}$/;
+
+/** Where a sign-in came from: kept with the session for its owner's list. */
+export interface SignInClient {
+  address: string | null;
+  userAgent: string | null;
+}
+
+const NO_CLIENT: SignInClient = { address: null, userAgent: null };
 
 export interface OpenedSession {
   /** The cookie's value: shown to the browser once, stored only as a hash. */
@@ -36,27 +47,42 @@ export class SessionsService {
     private readonly config: Config,
   ) {}
 
-  signInWithKey(secret: string): OpenedSession {
-    const key = API_KEY_PATTERN.test(secret.trim()) ? this.store.keys.byHash(hashSecret(secret.trim())) : null;
+  signInWithKey(secret: string, client: SignInClient = NO_CLIENT): OpenedSession {
+    const key = API_KEY_PATTERN.test(secret.trim()) ? settled(this.store.keys.byHash(hashSecret(secret.trim()))) : null;
     if (!key) throw errors.badRequest('apiKey is not a valid API key');
     const principal = keyPrincipal(this.store, key, this.clock.now());
     if (typeof principal === 'string') throw errors.badRequest(`apiKey cannot sign in: ${principal}`);
     const until = Math.min(this.clock.now() + SESSION_MS, key.expiresAt ?? Number.POSITIVE_INFINITY);
-    return this.open(principal, key.id, until);
+    return this.open(principal, { keyId: key.id, user: null, method: 'api_key', client }, until);
   }
 
-  signInWithLoginLink(token: string): OpenedSession {
+  /** A login link signs in as the account's first owner (the account itself where it has none yet). */
+  signInWithLoginLink(token: string, client: SignInClient = NO_CLIENT): OpenedSession {
     const now = this.clock.now();
-    const accountId = LOGIN_TOKEN.test(token) ? this.store.sessions.redeemLoginLink(hashSecret(token), now) : null;
+    const accountId = LOGIN_TOKEN.test(token) ? settled(this.store.sessions.redeemLoginLink(hashSecret(token), now)) : null;
     if (accountId === null) throw errors.badRequest('loginToken is unknown, already used or older than 15 minutes; ask for a new link');
-    const account = this.store.accounts.byId(accountId);
+    const account = settled(this.store.accounts.byId(accountId));
     if (!account) throw errors.badRequest('loginToken is unknown, already used or older than 15 minutes; ask for a new link');
-    return this.open(this.linkPrincipal(account, ''), null, now + SESSION_MS);
+    const owner = settled(this.store.users.list(account.id)).find((u) => u.role === 'owner') ?? null;
+    if (owner) return this.openForUser(owner, 'login_link', client);
+    return this.open(this.linkPrincipal(account, ''), { keyId: null, user: null, method: 'login_link', client }, now + SESSION_MS);
+  }
+
+  /**
+   * A session for the member `user`: where every way of signing a person in ends (password,
+   * TOTP, set-up link, passkey, single sign-on, email link), once it has proved who they are.
+   * `method` names the way, for the sessions list and the audit log.
+   */
+  openForUser(user: User, method: string, client: SignInClient = NO_CLIENT): OpenedSession {
+    const account = settled(this.store.accounts.byId(user.accountId));
+    if (!account) throw errors.unauthorized('This member\'s account no longer exists', 'Bearer realm="vigil"');
+    const principal = userPrincipal(account, user, '');
+    return this.open(principal, { keyId: null, user, method, client }, this.clock.now() + SESSION_MS);
   }
 
   /** The principal of a session cookie, or a 401 naming why there is none. */
   resolve(token: string, challenge: string): Principal {
-    const session = SESSION_TOKEN.test(token) ? this.store.sessions.byTokenHash(hashSecret(token)) : null;
+    const session = SESSION_TOKEN.test(token) ? settled(this.store.sessions.byTokenHash(hashSecret(token))) : null;
     if (!session) throw errors.unauthorized('Session has ended; sign in again', challenge);
     const now = this.clock.now();
     // The key first: a session that ended with its key says why.
@@ -66,11 +92,17 @@ export class SessionsService {
   }
 
   signOut(token: string): void {
-    const session = SESSION_TOKEN.test(token) ? this.store.sessions.byTokenHash(hashSecret(token)) : null;
-    if (session) this.store.sessions.delete(session.id);
+    const session = SESSION_TOKEN.test(token) ? settled(this.store.sessions.byTokenHash(hashSecret(token))) : null;
+    if (session) settled(this.store.sessions.delete(session.id));
   }
 
-  pruneExpired(): number {
+  /** The session id of a cookie's token, or null (the sessions list marks the current one). */
+  idOf(token: string | null): string | null {
+    const session = token !== null && SESSION_TOKEN.test(token) ? settled(this.store.sessions.byTokenHash(hashSecret(token))) : null;
+    return session?.id ?? null;
+  }
+
+  async pruneExpired(): Promise<number> {
     return this.store.sessions.pruneExpired(this.clock.now());
   }
 
@@ -79,7 +111,7 @@ export class SessionsService {
     const account = new AccountsService(this.store, this.config, this.clock).findAccount(accountIdOrEmail ?? ADMIN_EMAIL);
     const token = `vl_${randomBytes(32).toString('base64url')}`;
     const now = this.clock.now();
-    this.store.sessions.insertLoginLink(hashSecret(token), account.id, now, now + LOGIN_LINK_MS);
+    settled(this.store.sessions.insertLoginLink(hashSecret(token), account.id, now, now + LOGIN_LINK_MS));
     // The token rides in the fragment: browsers never send it to servers, proxies or logs.
     return { url: `${this.config.dashboardUrl}#login=${token}`, accountId: account.id, email: account.email, expiresAt: new Date(now + LOGIN_LINK_MS).toISOString() };
   }
@@ -98,23 +130,36 @@ export class SessionsService {
     return this.config.publicUrl.startsWith('https:') ? '; Secure' : '';
   }
 
-  private open(principal: Principal, keyId: string | null, expiresAt: number): OpenedSession {
+  private open(
+    principal: Principal, by: { keyId: string | null; user: User | null; method: string; client: SignInClient }, expiresAt: number,
+  ): OpenedSession {
     const token = `vs_${randomBytes(32).toString('base64url')}`;
-    const row: SessionRow = { id: `ses_${randomBytes(10).toString('hex')}`, accountId: principal.account.id, keyId, createdAt: this.clock.now(), expiresAt };
-    this.store.sessions.insert(row, hashSecret(token));
-    return { token, principal: keyId === null ? this.linkPrincipal(principal.account, row.id) : principal, expiresAt };
+    const row: SessionRow = {
+      id: `ses_${randomBytes(10).toString('hex')}`, accountId: principal.account.id, keyId: by.keyId, userId: by.user?.id ?? null,
+      method: by.method, address: by.client.address, userAgent: by.client.userAgent?.slice(0, 300) ?? null, createdAt: this.clock.now(), expiresAt,
+    };
+    settled(this.store.sessions.insert(row, hashSecret(token)));
+    const opened = by.user ? userPrincipal(principal.account, by.user, row.id) : by.keyId === null ? this.linkPrincipal(principal.account, row.id) : principal;
+    return { token, principal: opened, expiresAt };
   }
 
   private principalOf(session: SessionRow, now: number, challenge: string): Principal {
+    if (session.userId !== null) {
+      // Read on every request: a removed member or a lowered role counts from the next one.
+      const user = settled(this.store.users.byId(session.userId));
+      const account = user ? settled(this.store.accounts.byId(user.accountId)) : null;
+      if (!user || !account) throw errors.unauthorized('Session has ended: this member was removed from the account', challenge);
+      return userPrincipal(account, user, session.id);
+    }
     if (session.keyId === null) {
-      const account = this.store.accounts.byId(session.accountId);
+      const account = settled(this.store.accounts.byId(session.accountId));
       if (!account) throw errors.unauthorized('Session has ended; sign in again', challenge);
       return this.linkPrincipal(account, session.id);
     }
-    const key = this.store.keys.byId(session.keyId);
+    const key = settled(this.store.keys.byId(session.keyId));
     const principal = key ? keyPrincipal(this.store, key, now) : 'Invalid API key';
     if (typeof principal === 'string') {
-      this.store.sessions.delete(session.id);
+      settled(this.store.sessions.delete(session.id));
       throw errors.unauthorized(`Session has ended: ${principal}`, challenge);
     }
     return principal;

@@ -1,4 +1,4 @@
-import type { OpenedSession } from './sessions-service.js';
+import type { OpenedSession, SignInClient } from './sessions-service.js';
 import type { Principal } from './principal.js';
 
 /** A member as the sign-in ways beside the password see them (passkeys, single sign-on, email link). */
@@ -9,11 +9,7 @@ export interface Person {
   name: string | null;
 }
 
-/** Where a sign-in came from, kept with the session. */
-export interface SignInClient {
-  address: string | null;
-  userAgent: string | null;
-}
+export type { SignInClient };
 
 /**
  * The members model as passkeys, single sign-on and email links use it: find a person, create

@@ -33,7 +33,7 @@ export function buildSignIn(deps: {
     passkeys: new PasskeysService({ repo: store.passkeys, people, clock, rp }),
     oidc: new OidcSignIn({ settings: config.auth.oidc, publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl, repo: store.passkeys, store, people, clock }),
     emailLink: new EmailLinkSignIn({
-      people, sessions, mailer: deps.mailer, clock, onError: (err) => deps.log.warn({ err }, 'the email sign-in link was not sent'),
+      people, repo: store.passkeys, dashboardUrl: config.dashboardUrl, mailer: deps.mailer, clock, onError: (err) => deps.log.warn({ err }, 'the email sign-in link was not sent'),
     }),
     passkeysUsable: url.protocol === 'https:' || url.hostname === 'localhost',
     secureCookies: url.protocol === 'https:',

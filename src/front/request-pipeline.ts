@@ -89,11 +89,14 @@ export class RequestPipeline {
     return null;
   }
 
-  private run(p: Prepared, req: HttpRequest, params: Record<string, string>, principal: Principal | null): Reply | Promise<Reply> {
+  private run(p: Prepared, req: HttpRequest, params: Record<string, string>, credential: Principal | null): Reply | Promise<Reply> {
     const { route } = p;
+    let principal = credential;
     if (principal) {
       if (route.scope) requireScope(principal, route.scope);
       if (!route.allowRestricted) requireUnrestricted(principal);
+      // What may change something carries the client's address for the audit log (reads stay as they are).
+      if (req.method !== 'GET' && req.method !== 'HEAD') principal = { ...principal, address: req.remoteAddress };
     }
     const idemKey = principal && route.idempotency !== 'none' ? Idempotency.readKey(req.headers, route.idempotency === 'required') : null;
     const body = p.body ? validated(p.body, parseBody(req, route)) : undefined;

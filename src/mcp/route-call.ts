@@ -13,8 +13,11 @@ export interface RouteAnswer {
   text: string;
 }
 
-/** The caller's credentials are the only thing carried from the MCP request into the API call. */
-const FORWARDED_HEADERS = ['x-api-key', 'authorization'] as const;
+/**
+ * The caller's credentials are the only thing carried from the MCP request into the API call: a
+ * key or token, or a member's session cookie with the Origin and Host it was checked against.
+ */
+const FORWARDED_HEADERS = ['x-api-key', 'authorization', 'cookie', 'origin', 'host'] as const;
 
 /**
  * Calls REST routes on behalf of one MCP request, re-entering the same pipeline with the

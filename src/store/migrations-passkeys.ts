@@ -11,7 +11,7 @@ export const PASSKEYS_MIGRATION: Migration = {
   sql: `
     CREATE TABLE passkeys (
       id TEXT PRIMARY KEY,
-      user_id TEXT NOT NULL,
+      user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
       credential_id TEXT NOT NULL UNIQUE,
       public_key BLOB NOT NULL,
       counter INTEGER NOT NULL,
@@ -26,7 +26,7 @@ export const PASSKEYS_MIGRATION: Migration = {
     CREATE TABLE auth_challenges (
       hash BLOB PRIMARY KEY,
       purpose TEXT NOT NULL,
-      user_id TEXT,
+      user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
       data TEXT NOT NULL,
       created_at INTEGER NOT NULL,
       expires_at INTEGER NOT NULL

@@ -7,6 +7,7 @@ import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
 import { NODES_MIGRATION } from './migrations-nodes.js';
 import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
 import { BESIDE_MIGRATION } from './migrations-beside.js';
+import { PEOPLE_MIGRATION } from './migrations-people.js';
 import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
 
 /**
@@ -157,5 +158,6 @@ export const MIGRATIONS: Migration[] = [
   NODES_MIGRATION,
   KUMA_IMPORTS_MIGRATION,
   BESIDE_MIGRATION,
+  PEOPLE_MIGRATION,
   PASSKEYS_MIGRATION,
 ];

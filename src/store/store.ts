@@ -4,6 +4,7 @@ import type { AlertStore } from './alert-store.js';
 import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
+import type { AuditRepo, UserRepo } from './people-store.js';
 import type { PasskeyRepo } from './passkey-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { KumaImportRepo } from './kuma-imports.js';
@@ -41,6 +42,10 @@ export interface Store {
   operations: OperationsRepo;
   /** Dashboard sessions and one-time login links. */
   sessions: SessionStore;
+  /** Members of accounts with their roles, set-up links and recovery codes (issue 28). */
+  users: UserRepo;
+  /** Who changed what in an account (issue 28). */
+  audit: AuditRepo;
   /** Members' passkeys and the short-lived state of sign-in ceremonies (WebAuthn, single sign-on). */
   passkeys: PasskeyRepo;
   /** The public addresses the running server serves on, for the CLI (issue 23). */

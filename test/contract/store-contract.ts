@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { Account, ApiKey, Check } from '../../src/domain/records.js';
 import type { Store } from '../../src/store/store.js';
+import { newUser, type Actor } from '../../src/domain/people.js';
 import type { WriteRecord } from '../../src/store/writes.js';
 import type { AuthChallengeRow, PasskeyRow } from '../../src/store/passkey-store.js';
 
@@ -61,7 +62,9 @@ async function seeded(store: Store): Promise<{ acc: Account; c: Check }> {
 /** A member of a fresh account, for rows kept per member (passkeys). */
 async function member(store: Store): Promise<string> {
   const { acc } = await seeded(store);
-  return `usr_${acc.id}`;
+  const user = newUser(id('usr'), acc.id, `${id('member')}@example.com`, 'editor', null, T);
+  await store.users.insert(user);
+  return user.id;
 }
 
 export function storeContract(factory: StoreFactory): void {
@@ -155,12 +158,90 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(await store.nodes.cursor(node.id), { epoch: 'e1', seq: 7 });
       assert.deepEqual(await store.nodes.regions(), [{ region: 'eu-1', nodes: 1 }]);
 
-      const session = { id: id('ses'), accountId: acc.id, keyId: null, createdAt: T, expiresAt: T + 1000 };
+      const session = { id: id('ses'), accountId: acc.id, keyId: null, userId: null, method: 'login_link', address: '127.0.0.1', userAgent: 'test', createdAt: T, expiresAt: T + 1000 };
       await store.sessions.insert(session, hash(session.id));
       assert.deepEqual(await store.sessions.byTokenHash(hash(session.id)), session);
       await store.sessions.insertLoginLink(hash('link'), acc.id, T, T + 1000);
       assert.equal(await store.sessions.redeemLoginLink(hash('link'), T + 1), acc.id);
       assert.equal(await store.sessions.redeemLoginLink(hash('link'), T + 2), null, 'a link is used once');
+    });
+
+    withStore('members: users, roles, set-up links, TOTP steps, recovery codes, their sessions', async (store) => {
+      const acc = account();
+      await store.accounts.insert(acc);
+      const owner = newUser(id('usr'), acc.id, `${id('owner')}@example.com`, 'owner', 'Olga', T);
+      const viewer = newUser(id('usr'), acc.id, `${id('viewer')}@example.com`, 'viewer', null, T + 1);
+      await store.users.insert(owner);
+      await store.users.insert(viewer);
+      assert.deepEqual(await store.users.byId(owner.id), owner);
+      assert.deepEqual(await store.users.byEmail(viewer.email.toUpperCase()), viewer, 'emails match case-insensitively');
+      assert.deepEqual((await store.users.list(acc.id)).map((u) => u.id), [owner.id, viewer.id]);
+      assert.ok((await store.users.list(null)).length >= 2);
+      assert.equal(await store.users.countOwners(acc.id), 1);
+      await store.users.setRole(viewer.id, 'owner', T + 5);
+      assert.equal(await store.users.countOwners(acc.id), 2);
+      await store.users.setPassword(viewer.id, 'scrypt$1$1$1$a$b', T + 6);
+      assert.equal((await store.users.byId(viewer.id))!.passwordHash, 'scrypt$1$1$1$a$b');
+
+      await store.users.setTotp(owner.id, 'JBSWY3DPEHPK3PXP', null, T + 7);
+      assert.equal((await store.users.byId(owner.id))!.totpEnabledAt, null, 'pending until confirmed');
+      await store.users.setTotp(owner.id, 'JBSWY3DPEHPK3PXP', T + 8, T + 8);
+      assert.equal(await store.users.useTotpStep(owner.id, 100), true);
+      assert.equal(await store.users.useTotpStep(owner.id, 100), false, 'a step is used once');
+      assert.equal(await store.users.useTotpStep(owner.id, 99), false, 'never an earlier one');
+      assert.equal(await store.users.useTotpStep(owner.id, 101), true);
+
+      await store.users.replaceRecoveryCodes(owner.id, [hash('rc1'), hash('rc2')], T);
+      assert.equal(await store.users.unusedRecoveryCodes(owner.id), 2);
+      assert.equal(await store.users.useRecoveryCode(owner.id, hash('rc1'), T + 1), true);
+      assert.equal(await store.users.useRecoveryCode(owner.id, hash('rc1'), T + 2), false, 'a recovery code is used once');
+      assert.equal(await store.users.useRecoveryCode(viewer.id, hash('rc2'), T + 2), false, 'codes are per member');
+      assert.equal(await store.users.unusedRecoveryCodes(owner.id), 1);
+
+      await store.users.insertSetupLink(hash('setup'), viewer.id, T, T + 1000);
+      assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 1000), null, 'expired');
+      assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 1), viewer.id);
+      assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 2), null, 'used once');
+
+      const mine = { id: id('ses'), accountId: acc.id, keyId: null, userId: viewer.id, method: 'password', address: '10.0.0.1', userAgent: null, createdAt: T, expiresAt: T + 1000 };
+      const old = { ...mine, id: id('ses'), createdAt: T - 10, expiresAt: T + 5 };
+      await store.sessions.insert(mine, hash(mine.id));
+      await store.sessions.insert(old, hash(old.id));
+      assert.deepEqual(await store.sessions.byId(mine.id), mine);
+      assert.deepEqual((await store.sessions.listForUser(viewer.id, T + 1)).map((s) => s.id), [mine.id, old.id], 'newest first');
+      assert.deepEqual((await store.sessions.listForUser(viewer.id, T + 5)).map((s) => s.id), [mine.id], 'expired ones are not listed');
+      await store.users.delete(viewer.id);
+      assert.equal(await store.users.byId(viewer.id), null);
+      assert.equal(await store.sessions.byTokenHash(hash(mine.id)), null, "a removed member's sessions go with them");
+    });
+
+    withStore('the audit log: append, filters, cursor, retention', async (store) => {
+      const acc = account();
+      const other = account();
+      await store.accounts.insert(acc);
+      await store.accounts.insert(other);
+      const who = { kind: 'user' as const, id: 'usr_1', name: 'Olga' };
+      const key = { kind: 'key' as const, id: 'key_1', name: 'deploy' };
+      const entry = (at: number, action: string, actor: Actor = who, accountId = acc.id) =>
+        ({ accountId, at, actor, action, target: { kind: action.split('.')[0]!, id: `t${at}`, name: null }, fields: ['name'], address: '10.0.0.1' });
+      await store.audit.append(entry(T, 'check.create'));
+      await store.audit.append(entry(T + 1, 'check.update', key));
+      await store.audit.append(entry(T + 2, 'webhook.delete'));
+      await store.audit.append(entry(T + 3, 'check.delete', who, other.id));
+      const all = await store.audit.list({ accountId: acc.id }, { limit: 10, beforeSeq: null });
+      assert.deepEqual(all.map((e) => e.action), ['webhook.delete', 'check.update', 'check.create'], 'newest first, one account only');
+      assert.deepEqual(all[2], { ...entry(T, 'check.create'), seq: all[2]!.seq });
+      const page = await store.audit.list({ accountId: acc.id }, { limit: 2, beforeSeq: null });
+      const next = await store.audit.list({ accountId: acc.id }, { limit: 2, beforeSeq: page[1]!.seq });
+      assert.deepEqual(next.map((e) => e.action), ['check.create']);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, action: 'check.' }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['check.update', 'check.create']);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, action: 'check' }, { limit: 10, beforeSeq: null })).length, 0, 'an action without its dot is exact');
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, actorId: 'key_1' }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['check.update']);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, actorKind: 'user' }, { limit: 10, beforeSeq: null })).length, 2);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, targetId: `t${T + 2}` }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['webhook.delete']);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, from: T + 1, to: T + 1 }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['check.update'], 'from and to are inclusive');
+      assert.equal(await store.audit.deleteOlderThan(T + 2), 2);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['webhook.delete']);
     });
 
     withStore('status pages and the alert settings', async (store) => {
@@ -315,6 +396,8 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.passkeys.delete(first.id, user), true);
       assert.equal(await store.passkeys.delete(first.id, user), false);
       assert.deepEqual((await store.passkeys.listForUser(user)).map((p) => p.id), [second.id]);
+      await store.users.delete(user);
+      assert.equal(await store.passkeys.byCredentialId(second.credentialId), null, 'a removed member\'s passkeys go with them');
     });
 
     withStore('sign-in challenges: taken once, by their purpose, before they expire; pruned after', async (store) => {

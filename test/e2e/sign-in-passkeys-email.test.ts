@@ -105,11 +105,13 @@ describe('email sign-in links', () => {
     await waitFor(() => smtp.messages.length >= 1, 'the sign-in mail');
     assert.equal(smtp.messages.length, 1);
     assert.deepEqual(smtp.messages[0]!.to, ['admin@localhost']);
-    const token = /#login=(vl_[\w-]+)/.exec(smtp.messages[0]!.decoded)![1]!;
-    const first = await send(srv.url, '', 'POST', '/v1/public/sessions', { key: null, body: { loginToken: token } });
+    const token = /#email-login=(ve_[\w-]+)/.exec(smtp.messages[0]!.decoded)![1]!;
+    const redeem = () => send(srv.url, '', 'POST', '/v1/public/sessions/email-link/redeem', { key: null, body: { token } });
+    const first = await redeem();
     assert.equal(first.status, 201);
-    assert.equal(first.body.data.account.email, 'admin@localhost');
-    assertError(await send(srv.url, '', 'POST', '/v1/public/sessions', { key: null, body: { loginToken: token } }), 400, /already used/);
+    assert.equal(first.body.data.user.email, 'admin@localhost');
+    assert.match(first.headers.get('set-cookie') ?? '', /^vigil_session=vs_/);
+    assertError(await redeem(), 400, /already used/);
   });
 
   test('asking again and again for one address is refused for a while', async () => {

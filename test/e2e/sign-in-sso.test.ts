@@ -109,6 +109,56 @@ describe('single sign-on with OpenID Connect', () => {
   });
 });
 
+describe('single sign-on that admits newcomers', () => {
+  let provider: TestOidcProvider;
+  let srv: TestServer;
+
+  before(async () => {
+    provider = await startOidcProvider([
+      { login: 'carol', email: 'Carol@Example.org', name: 'Carol' },
+      { login: 'dave', email: 'dave@other.test' },
+    ]);
+    srv = await startServer({
+      auth: { oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, createRole: 'viewer', allowedDomains: ['example.org'] } },
+    }, undefined, NO_PROBES);
+    provider.serve(`${srv.app.config.publicUrl}/v1/auth/oidc/callback`);
+  });
+  after(async () => {
+    await srv?.stop();
+    await provider?.stop();
+  });
+
+  test('a person of an allowed domain becomes a member with createRole, once, and the audit log says so', async () => {
+    const first = await walkSso(srv.app.config.publicUrl, provider, 'carol');
+    assert.equal(first.location, `${srv.app.config.dashboardUrl}#/`);
+    const cookie = `vigil_session=${first.jar.get(srv.app.config.publicUrl, 'vigil_session')}`;
+    const me = await send(srv.url, '', 'GET', '/v1/public/sessions/current', { key: null, headers: { cookie } });
+    assert.deepEqual({ email: me.body.data.user.email, role: me.body.data.user.role, name: me.body.data.user.name }, { email: 'carol@example.org', role: 'viewer', name: 'Carol' });
+    const viewerCreate = await send(srv.url, '', 'POST', '/v1/public/checks', {
+      key: null, headers: { cookie, origin: srv.app.config.publicUrl }, body: { url: 'https://example.org/', name: 'x' },
+    });
+    assert.equal(viewerCreate.status, 403, 'a viewer changes nothing');
+
+    await walkSso(srv.app.config.publicUrl, provider, 'carol');
+    const members = (await srv.request('GET', '/v1/public/members')).body.data.filter((m: { email: string }) => m.email === 'carol@example.org');
+    assert.equal(members.length, 1, 'the second sign-in finds the member made by the first');
+
+    const entries = await srv.app.store.audit.list({ accountId: me.body.data.account.id }, { limit: 50, beforeSeq: null });
+    const created = entries.find((e) => e.action === 'member.create' && e.target.name === 'carol@example.org');
+    assert.equal(created?.actor.kind, 'system');
+    const signIns = entries.filter((e) => e.action === 'session.sign_in' && e.actor.id === me.body.data.user.id);
+    assert.equal(signIns.length, 2);
+    assert.equal(signIns[0]!.target.name, 'oidc');
+  });
+
+  test('a domain not allowed is refused, and makes no member', async () => {
+    const out = await walkSso(srv.app.config.publicUrl, provider, 'dave');
+    assert.match(decodeURIComponent(out.location), /does not admit addresses at other\.test/);
+    const members = (await srv.request('GET', '/v1/public/members')).body.data;
+    assert.equal(members.some((m: { email: string }) => m.email === 'dave@other.test'), false);
+  });
+});
+
 describe('single sign-on, not configured', () => {
   test('start says so on the sign-in page, and the methods list has no provider', async () => {
     const srv = await startServer({}, undefined, NO_PROBES);

@@ -60,6 +60,10 @@ export const EmailLinkBody = Type.Object(
   { email: Type.String({ minLength: 3, maxLength: 254, description: "A member's email address" }) },
   { additionalProperties: false },
 );
+export const EmailLinkRedeemBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 200, description: 'The token of the emailed link (after #email-login=)' }) },
+  { additionalProperties: false },
+);
 export const EmailLinkResponse = Type.Object({ data: Type.Object({ sent: Type.Literal(true), expiresInMinutes: Type.Integer() }) });
 
 export const OidcStartQuery = Type.Object(

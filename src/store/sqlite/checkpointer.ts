@@ -30,6 +30,7 @@ export function checkpointInBackground(db: Db): { stop(): Promise<void> } {
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return {
     stop: () => {
+      worker.ref(); // waited for now: an unreferenced worker would let the process end before it closes
       worker.postMessage('stop');
       return exited;
     },

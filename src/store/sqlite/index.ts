@@ -15,6 +15,8 @@ import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
 import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
+import { sqliteUsers } from './users.js';
+import { sqliteAudit } from './audit.js';
 import { sqlitePasskeys } from './passkeys.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
@@ -98,6 +100,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     statusPages: sqliteStatusPages(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
+    users: sqliteUsers(db, credentialsChanged),
+    audit: sqliteAudit(db),
     passkeys: sqlitePasskeys(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
