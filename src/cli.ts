@@ -145,15 +145,15 @@ async function main(argv: string[]): Promise<number> {
       name: values.name,
     };
     checkNewKey(input, Date.now());
-    return withAccounts(values.config, (accounts) => accounts.createKey(input));
+    return withAccounts(values.config, (accounts) => accounts.createKey(input, { actor: CLI_ACTOR }));
   }
   if (command === 'key' && (sub === 'revoke' || sub === 'disable' || sub === 'enable')) {
     const { values, positionals } = parse(rest, [], 1);
     if (positionals.length !== 1) throw new UsageError(`key ${sub} needs exactly one KEY_ID`);
     const id = positionals[0]!;
     return withAccounts(values.config, (accounts) => {
-      if (sub === 'revoke') accounts.revokeKey(id);
-      else accounts.setKeyDisabled(id, sub === 'disable');
+      if (sub === 'revoke') accounts.revokeKey(id, { actor: CLI_ACTOR });
+      else accounts.setKeyDisabled(id, sub === 'disable', { actor: CLI_ACTOR });
       return { id, status: sub === 'revoke' ? 'revoked' : sub === 'disable' ? 'disabled' : 'enabled' };
     });
   }
@@ -314,7 +314,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
   const alerts = new AlertsModule({ store, writer, mailer: new Mailer(input), clock: systemClock, config, log });
   try {
     const account = new AccountsService(store, config, systemClock).findAccount(options.account);
-    const principal: Principal = { kind: 'api_key', credentialId: 'cli', account, scopes: SCOPES, access: null, key: null };
+    const principal: Principal = { kind: 'api_key', credentialId: 'cli', account, scopes: SCOPES, access: null, key: null, actor: CLI_ACTOR };
     const importer = new KumaImporter({
       store,
       checks: new ChecksService(store, config, systemClock),

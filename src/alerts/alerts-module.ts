@@ -66,7 +66,7 @@ export class AlertsModule {
       connectionsPerOrigin: alerts.concurrency,
     });
     const options = new TargetOptionsPolicy(store);
-    this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config);
+    this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config, store);
     this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, accounts: store.accounts, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,

@@ -2,6 +2,8 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import type { Mailer } from './delivery/mailer.js';
+import { auditEntry, SYSTEM_ACTOR, type ChangeSource } from '../domain/people.js';
+import type { Store } from '../store/store.js';
 import type { Account, KeyAccess } from '../domain/records.js';
 import { testContent } from './alert-content.js';
 import { DEFAULT_EVENTS, normalizeEvents } from './alert-events.js';
@@ -45,6 +47,7 @@ export class EmailAlertsService {
     private readonly mailer: Mailer,
     private readonly clock: Clock,
     private readonly config: Config,
+    private readonly store: Pick<Store, 'transaction' | 'audit'>,
   ) {}
 
   get(accountId: string): EmailSettings | null {
@@ -52,7 +55,7 @@ export class EmailAlertsService {
   }
 
   /** Only the fields sent change; the first call needs `recipients` and gets the defaults. */
-  update(accountId: string, patch: EmailSettingsPatch, access: KeyAccess | null = null): EmailSettings {
+  update(accountId: string, patch: EmailSettingsPatch, access: KeyAccess | null = null, source: ChangeSource = { actor: SYSTEM_ACTOR }): EmailSettings {
     const current = this.repo.get(accountId);
     if (!current && patch.recipients === undefined) {
       throw errors.badRequest('recipients is required when email alerts are set up for the first time');
@@ -66,7 +69,12 @@ export class EmailAlertsService {
       updatedAt: this.clock.now(),
       ...this.options.resolve(accountId, access, patch, current),
     };
-    this.repo.put(next);
+    const fields = Object.keys(patch).filter((k) => patch[k as keyof EmailSettingsPatch] !== undefined);
+    this.store.transaction(() => {
+      this.repo.put(next);
+      const entry = auditEntry(source, accountId, current ? 'email_alerts.update' : 'email_alerts.create', { kind: 'email_alerts', id: accountId, name: null }, fields, next.updatedAt);
+      if (this.store.audit.append(entry) instanceof Promise) throw new Error('a synchronous unit of work was answered with a promise');
+    });
     this.routing.invalidate(accountId);
     return next;
   }

@@ -1,10 +1,13 @@
 import { ErrorBody } from '../core/schemas/common.js';
 import { SessionResponse } from '../core/schemas/dashboard.js';
 import {
-  InviteBody, InvitedResponse, MemberListResponse, MemberResponse, PasswordChangeBody, PasswordSetupBody, RecoveryCodesResponse, RoleBody,
+  AuditLogResponse, AuditQuery, InviteBody, InvitedResponse, MemberListResponse, MemberResponse, PasswordChangeBody, PasswordSetupBody, RecoveryCodesResponse, RoleBody,
   SessionListQuery, SessionListResponse, TotpCodeBody, TotpDisableBody, TotpEnrolmentResponse, TotpStatusResponse,
 } from '../core/schemas/people.js';
 import { sessionToken } from '../core/sessions-service.js';
+import { parseIsoBound } from '../core/iso-date.js';
+import { errors } from '../domain/errors.js';
+import type { AuditEntry } from '../store/people-store.js';
 import { defineRoute, ok, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
 import { clientOf, sessionOpened } from './dashboard-routes.js';
@@ -52,6 +55,22 @@ export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
       handler: async ({ principal, params }) => {
         await p.members.remove(principal, params.id!);
         return { status: 204 };
+      },
+    }),
+    defineRoute({
+      ...base, tag: 'members', method: 'GET', path: '/v1/public/audit-log',
+      summary: 'Who changed what, newest first: owners and admins, or an unrestricted key with alerts:read; filters by actor, action, target and time',
+      query: AuditQuery,
+      responses: { 200: AuditLogResponse, ...errorsFor(400, 401, 403, 429) },
+      handler: async ({ principal, query }) => {
+        const limit = query.limit ?? 50;
+        const rows = await p.audit.list(principal, {
+          actorId: query.actor, actorKind: query.actorKind, action: query.action, targetId: query.target,
+          from: bound(query.from, 'from'), to: bound(query.to, 'to'),
+        }, { limit: limit + 1, beforeSeq: query.cursor === undefined ? null : seqOf(query.cursor) });
+        const data = rows.slice(0, limit);
+        const cursor = rows.length > limit ? Buffer.from(String(data[data.length - 1]!.seq)).toString('base64url') : null;
+        return ok({ data: data.map(entryView), meta: { limit, cursor } }, 200, NO_STORE);
       },
     }),
     defineRoute({
@@ -122,3 +141,20 @@ export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
     }),
   ];
 }
+
+function bound(value: string | undefined, which: 'from' | 'to'): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseIsoBound(value, which);
+  if (Number.isNaN(ms)) throw errors.badRequest(`${which} must be an ISO 8601 date or date-time`);
+  return ms;
+}
+
+function seqOf(cursor: string): number {
+  const seq = Number(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!Number.isSafeInteger(seq) || seq < 1) throw errors.badRequest('cursor is malformed; pass meta.cursor from the previous response unchanged');
+  return seq;
+}
+
+const entryView = (e: AuditEntry) => ({
+  id: String(e.seq), at: new Date(e.at).toISOString(), actor: e.actor, action: e.action, target: e.target, fields: e.fields, address: e.address,
+});

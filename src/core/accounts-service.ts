@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
 import { parseIsoInstant } from './iso-date.js';
 import { requireFullAccess, type Principal } from './principal.js';
 import { newUser, SYSTEM_ACTOR, type Actor } from '../domain/people.js';
-import { AuditLog } from './audit-log.js';
+import { AuditLog, type AuditSource } from './audit-log.js';
 import { settled } from './settled.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
@@ -77,11 +77,15 @@ function keySummary(k: ApiKey, now: number): KeySummary {
 
 /** Accounts and API keys: the one place that creates, disables and revokes them. */
 export class AccountsService {
+  private readonly audit: AuditLog;
+
   constructor(
     private readonly store: Store,
     private readonly config: Config,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.audit = new AuditLog(store, clock);
+  }
 
   /**
    * A new account with its owner: a member with the account's email (issue 28), who signs in with
@@ -95,7 +99,7 @@ export class AccountsService {
       const now = this.clock.now();
       const account: Account = { id: newId('acc'), email: normalised, tier: tier as Tier, maxChecksOverride: null, claimed: true, createdAt: now };
       this.store.accounts.insert(account);
-      const audit = new AuditLog(this.store, this.clock);
+      const audit = this.audit;
       settled(audit.record({ actor }, account.id, 'account.create', { kind: 'account', id: account.id, name: normalised }, ['email', 'tier']));
       if (!settled(this.store.users.byEmail(normalised))) {
         const owner = newUser(newId('usr'), account.id, normalised, 'owner', null, now);
@@ -112,7 +116,7 @@ export class AccountsService {
     return account;
   }
 
-  createKey(input: NewKeyInput): CreatedKey {
+  createKey(input: NewKeyInput, source: AuditSource = { actor: SYSTEM_ACTOR }): CreatedKey {
     const { scopes, expiresAt, access } = checkNewKey(input, this.clock.now());
 
     return this.store.transaction(() => {
@@ -137,6 +141,8 @@ export class AccountsService {
         createdAt: this.clock.now(),
       };
       this.store.keys.insert(key, hashSecret(secret));
+      const fields = ['scopes', ...(access ? ['access'] : []), ...(expiresAt !== null ? ['expiresAt'] : []), ...(key.name !== null ? ['name'] : [])];
+      settled(this.audit.record(source, account.id, 'key.create', keyTarget(key), fields));
       return { id: key.id, key: secret, scopes, expiresAt, access };
     });
   }
@@ -175,7 +181,7 @@ export class AccountsService {
   /** A key of the caller's account (the keys API): the secret is in the answer and nowhere else. */
   createKeyFor(principal: Principal, input: Omit<NewKeyInput, 'account'>): { secret: string; key: KeySummary } {
     requireFullAccess(principal);
-    const created = this.createKey({ ...input, account: principal.account.id });
+    const created = this.createKey({ ...input, account: principal.account.id }, principal);
     return { secret: created.key, key: keySummary(this.store.keys.byId(created.id)!, this.clock.now()) };
   }
 
@@ -185,17 +191,26 @@ export class AccountsService {
     const key = this.store.keys.byId(id);
     if (!key) throw errors.notFound(`API key ${id} not found`);
     if (key.accountId !== principal.account.id) throw errors.forbidden('This API key belongs to another account');
-    if (key.revokedAt === null) this.store.keys.revoke(id, this.clock.now());
+    if (key.revokedAt === null) this.revoke(key, principal);
   }
 
-  revokeKey(id: string): void {
-    this.liveKey(id);
-    this.store.keys.revoke(id, this.clock.now());
+  revokeKey(id: string, source: AuditSource = { actor: SYSTEM_ACTOR }): void {
+    this.revoke(this.liveKey(id), source);
   }
 
-  setKeyDisabled(id: string, disabled: boolean): void {
-    this.liveKey(id);
-    this.store.keys.setDisabled(id, disabled);
+  setKeyDisabled(id: string, disabled: boolean, source: AuditSource = { actor: SYSTEM_ACTOR }): void {
+    const key = this.liveKey(id);
+    this.store.transaction(() => {
+      this.store.keys.setDisabled(id, disabled);
+      settled(this.audit.record(source, key.accountId, disabled ? 'key.disable' : 'key.enable', keyTarget(key), ['disabled']));
+    });
+  }
+
+  private revoke(key: ApiKey, source: AuditSource): void {
+    this.store.transaction(() => {
+      this.store.keys.revoke(key.id, this.clock.now());
+      settled(this.audit.record(source, key.accountId, 'key.revoke', keyTarget(key), ['revokedAt']));
+    });
   }
 
   /**
@@ -256,3 +271,5 @@ function parseExpiry(raw: string | undefined, now: number): number | null {
 }
 
 const unique = (values: string[]): string[] => [...new Set(values.map((v) => v.trim()).filter(Boolean))];
+
+const keyTarget = (k: ApiKey) => ({ kind: 'key', id: k.id, name: k.name });

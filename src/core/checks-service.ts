@@ -1,4 +1,6 @@
 import type { Config } from '../config.js';
+import { AuditLog } from './audit-log.js';
+import { settled } from './settled.js';
 import type { CheckQuery, ListStatus, Store } from '../store/store.js';
 import { applyInput, DEFAULT_SETTINGS, validateSettings } from './check-settings.js';
 import type { CheckType } from '../domain/check-types.js';
@@ -31,9 +33,13 @@ export class ChecksService {
     private readonly store: Store,
     private readonly config: Config,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.audit = new AuditLog(store, clock);
+  }
 
   private readonly observers: CheckObserver[] = [];
+  /** Who changed which check (issue 28): written in each change's own transaction. */
+  private readonly audit: AuditLog;
 
   observe(observer: CheckObserver): void {
     this.observers.push(observer);
@@ -137,6 +143,7 @@ export class ChecksService {
       };
       const seq = this.store.checks.insert(record, urlKey, token === null ? null : hashSecret(token));
       this.store.stateChanges.append(seq, now, 'pending');
+      settled(this.audit.record(principal, account.id, 'check.create', checkTarget(record), Object.keys(input)));
       return { ...record, seq };
     });
     this.saved(check, true);
@@ -194,6 +201,7 @@ export class ChecksService {
       if (current.type !== 'heartbeat') throw errors.badRequest('Only heartbeat checks have a ping URL to regenerate');
       const now = this.clock.now();
       this.store.checks.setHeartbeatToken(id, token, hashSecret(token), now);
+      settled(this.audit.record(principal, current.accountId, 'check.token_regenerate', checkTarget(current), ['heartbeatToken']));
       return { ...current, heartbeatToken: token, updatedAt: now };
     });
     this.saved(check, false);
@@ -253,6 +261,7 @@ export class ChecksService {
       }
       const now = this.clock.now();
       this.store.checks.updateSettings(id, settings, urlKey, now);
+      settled(this.audit.record(principal, current.accountId, 'check.update', checkTarget({ id, name: settings.name }), [...changed]));
       return { check: { ...current, ...settings, updatedAt: now }, changed };
     });
     const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
@@ -266,6 +275,7 @@ export class ChecksService {
       this.store.history.deleteForCheck(c.seq);
       this.store.stateChanges.deleteForCheck(c.seq);
       this.store.checks.delete(id);
+      settled(this.audit.record(principal, c.accountId, 'check.delete', checkTarget(c)));
       return c;
     });
     this.deleted(check);
@@ -277,6 +287,7 @@ export class ChecksService {
       const now = this.clock.now();
       if (current.disabled !== disabled) {
         this.writePaused(current, disabled, disabled ? reason?.trim() || 'Disabled via API' : reason?.trim() || null, now);
+        settled(this.audit.record(principal, current.accountId, disabled ? 'check.pause' : 'check.resume', checkTarget(current), ['disabled']));
       }
       return current.disabled === disabled ? current : { ...current, disabled, updatedAt: now, lastStatusChange: now };
     });
@@ -296,6 +307,7 @@ export class ChecksService {
       const current = this.get(principal, id);
       this.store.checks.setMaintenance(id, enabled, until, now);
       if (current.maintenance !== enabled || current.maintenanceUntil !== until) {
+        settled(this.audit.record(principal, current.accountId, 'check.maintenance', checkTarget(current), enabled ? ['maintenance', 'until'] : ['maintenance']));
         this.store.history.insertEvent({
           checkSeq: current.seq,
           at: now,
@@ -360,3 +372,5 @@ export class ChecksService {
     return changed.length;
   }
 }
+
+const checkTarget = (c: { id: string; name: string }) => ({ kind: 'check', id: c.id, name: c.name });

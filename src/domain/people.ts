@@ -68,3 +68,44 @@ export const SYSTEM_ACTOR: Actor = { kind: 'system', id: 'system', name: 'Vigil'
 export function newUser(id: string, accountId: string, email: string, role: Role, name: string | null, now: number): User {
   return { id, accountId, email, name, role, passwordHash: null, totpSecret: null, totpEnabledAt: null, totpLastStep: null, createdAt: now, updatedAt: now };
 }
+
+/**
+ * Whoever makes a change, as the audit log needs them: a credential's principal (its member, key
+ * or agent token) or a named actor (the CLI, Vigil itself, a person not yet signed in). Any
+ * principal fits this shape.
+ */
+export interface ChangeSource {
+  actor?: Actor;
+  user?: UserRef | null;
+  kind?: string;
+  credentialId?: string;
+  key?: { name?: string | null } | null;
+  /** The client's address, when the change came over HTTP. */
+  address?: string;
+}
+
+export function actorOf(source: ChangeSource): Actor {
+  if (source.actor) return source.actor;
+  if (source.user) return { kind: 'user', id: source.user.id, name: source.user.name ?? source.user.email };
+  const id = source.credentialId ?? 'unknown';
+  if (source.kind === 'api_key') return { kind: 'key', id, name: source.key?.name ?? id };
+  if (source.kind === 'bearer') return { kind: 'agent', id, name: 'agent' };
+  return { kind: 'user', id, name: 'login link' };
+}
+
+/** What a change is about: its kind (`check`, `webhook`, `member`, …), id and a readable name. */
+export interface AuditTarget {
+  kind: string;
+  id: string | null;
+  name?: string | null;
+}
+
+/** One audit entry of a change (the audit log's row without its sequence number). */
+export function auditEntry(source: ChangeSource, accountId: string, action: string, target: AuditTarget, fields: readonly string[], at: number) {
+  return {
+    accountId, at, actor: actorOf(source), action,
+    target: { kind: target.kind, id: target.id, name: target.name ?? null },
+    fields: [...fields],
+    address: source.address ?? null,
+  };
+}

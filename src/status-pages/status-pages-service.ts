@@ -3,6 +3,8 @@ import type { Clock } from '../domain/clock.js';
 import { displayName } from '../domain/display-name.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
+import { AuditLog } from '../core/audit-log.js';
+import { settled } from '../core/settled.js';
 import type { CreateStatusPageInput, UpdateStatusPageInput } from '../core/schemas/status-pages.js';
 import { newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
@@ -25,7 +27,11 @@ export class StatusPagesService {
     private readonly pages: StatusPageRepo,
     private readonly config: Config,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.audit = new AuditLog(store, clock);
+  }
+
+  private readonly audit: AuditLog;
 
   onChange(listener: PageChanged): void {
     this.listeners.push(listener);
@@ -58,6 +64,7 @@ export class StatusPagesService {
       };
       this.ensureFree(draft);
       this.pages.insert(draft);
+      settled(this.audit.record(principal, draft.accountId, 'status_page.create', pageTarget(draft), Object.keys(input)));
       return draft;
     });
     this.changed(null, page);
@@ -78,6 +85,8 @@ export class StatusPagesService {
       };
       this.ensureFree(next);
       this.pages.update(next);
+      const fields = Object.keys(input).filter((k) => input[k as keyof UpdateStatusPageInput] !== undefined);
+      settled(this.audit.record(principal, next.accountId, 'status_page.update', pageTarget(next), fields));
       return [current, next] as const;
     });
     this.changed(before, after);
@@ -88,6 +97,7 @@ export class StatusPagesService {
     const page = this.store.transaction(() => {
       const current = this.get(principal, id);
       this.pages.delete(id);
+      settled(this.audit.record(principal, current.accountId, 'status_page.delete', pageTarget(current)));
       return current;
     });
     this.changed(page, null);
@@ -134,3 +144,5 @@ function customDomain(raw: string | null | undefined): string | null {
   if (!HOST_NAME.test(host)) throw errors.badRequest('customDomain must be a host name such as status.example.com (no scheme, port or path)');
   return host;
 }
+
+const pageTarget = (p: StatusPage) => ({ kind: 'status_page', id: p.id, name: p.title });

@@ -237,3 +237,81 @@ describe('failed sign-ins are slowed, then refused (issue 28)', () => {
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
   });
 });
+
+describe('the audit log (issue 28)', () => {
+  let srv: TestServer;
+  before(async () => {
+    srv = await startServer({}, undefined, NO_PROBES);
+  });
+  after(() => srv.stop());
+
+  test('records who changed what, with the fields but never their values, and the client address', async () => {
+    const editor = await addMember(srv, 'editor');
+    const created = await send(srv.url, '', 'POST', '/v1/public/checks', {
+      key: null, body: { url: 'https://audited.example.com', checkFrequency: 5, name: 'Checkout' }, headers: { cookie: editor.cookie, origin: srv.app.config.publicUrl },
+    });
+    assertStatus(created, 201);
+    const checkId = created.body.data.id;
+    assertStatus(await editor.as('PATCH', `/v1/public/checks/${checkId}`, { name: 'Checkout API', checkFrequency: 10 }), 200);
+    assertStatus(await editor.as('POST', `/v1/public/checks/${checkId}/toggle`, { disabled: true }), 200);
+    const hook = await srv.request('POST', '/v1/public/alerts/webhooks', { body: { url: 'https://hooks.example.com/x', name: 'Ops', secret: 'a-very-secret-value' } });
+    assertStatus(hook, 201);
+    assertStatus(await srv.request('DELETE', `/v1/public/alerts/webhooks/${hook.body.data.id}`), 200);
+    assertError(await signInWithPassword(srv, editor.email, 'wrong password here'), 401);
+
+    const log = await srv.request('GET', '/v1/public/audit-log?limit=100');
+    assertStatus(log, 200);
+    const entries: Array<{ action: string; actor: { kind: string; id: string; name: string }; target: { id: string | null; name: string | null }; fields: string[]; address: string | null; at: string }> = log.body.data;
+    const actions = entries.map((e) => e.action);
+    for (const a of ['session.sign_in_failed', 'webhook.delete', 'webhook.create', 'check.pause', 'check.update', 'check.create', 'session.sign_in', 'member.password_set', 'member.create']) {
+      assert.ok(actions.includes(a), `${a} in ${actions.join(', ')}`);
+    }
+    assert.ok(actions.indexOf('check.update') < actions.indexOf('check.create'), 'newest first');
+    const update = entries.find((e) => e.action === 'check.update')!;
+    assert.deepEqual(update.actor, { kind: 'user', id: editor.id, name: editor.email });
+    assert.deepEqual(update.target, { kind: 'check', id: checkId, name: 'Checkout API' });
+    assert.deepEqual(update.fields.sort(), ['checkFrequency', 'name']);
+    assert.equal(update.address, '127.0.0.1');
+    const hookCreate = entries.find((e) => e.action === 'webhook.create')!;
+    assert.equal(hookCreate.actor.kind, 'key');
+    assert.ok(hookCreate.fields.includes('secret'));
+    assert.ok(!JSON.stringify(log.body).includes('a-very-secret-value'), 'never a secret');
+    assert.equal(entries.find((e) => e.action === 'session.sign_in_failed')!.actor.id, editor.id);
+    assert.ok(entries.some((e) => e.action === 'account.create' && e.actor.kind === 'system'), 'the first start');
+
+    // Filters and the cursor.
+    const mine = await srv.request('GET', `/v1/public/audit-log?actor=${editor.id}&action=check.`);
+    assert.deepEqual(mine.body.data.map((e: { action: string }) => e.action), ['check.pause', 'check.update', 'check.create']);
+    const onCheck = await srv.request('GET', `/v1/public/audit-log?target=${checkId}&actorKind=user`);
+    assert.equal(onCheck.body.data.length, 3);
+    const first = await srv.request('GET', '/v1/public/audit-log?limit=2');
+    assert.equal(first.body.data.length, 2);
+    const second = await srv.request('GET', `/v1/public/audit-log?limit=2&cursor=${first.body.meta.cursor}`);
+    assert.ok(Number(second.body.data[0].id) < Number(first.body.data[1].id));
+    const future = await srv.request('GET', `/v1/public/audit-log?from=${new Date(Date.now() + 60_000).toISOString()}`);
+    assert.deepEqual(future.body.data, []);
+    assertError(await srv.request('GET', '/v1/public/audit-log?from=yesterday'), 400, 'from');
+    assertError(await srv.request('GET', '/v1/public/audit-log?cursor=@@@'), 400, 'cursor');
+  });
+
+  test('owners and admins read it, or an unrestricted key with alerts:read; nobody else', async () => {
+    const admin = await addMember(srv, 'admin');
+    const editor = await addMember(srv, 'editor');
+    assertStatus(await admin.as('GET', '/v1/public/audit-log'), 200);
+    assertError(await editor.as('GET', '/v1/public/audit-log'), 403, 'The editor role cannot read the audit log');
+    const accountId = (await srv.request('GET', '/v1/public/members')).body.data[0].accountId;
+    const reader = srv.app.services.accounts.accounts.createKey({ account: accountId, scopes: ['checks:read', 'alerts:read'] });
+    assertStatus(await srv.request('GET', '/v1/public/audit-log', { key: reader.key }), 200);
+    const narrow = srv.app.services.accounts.accounts.createKey({ account: accountId, scopes: ['checks:read'] });
+    assertError(await srv.request('GET', '/v1/public/audit-log', { key: narrow.key }), 403, 'alerts:read');
+  });
+
+  test('entries older than audit.keepDays go with the daily job', async () => {
+    const store = srv.app.store;
+    const accountId = (await srv.request('GET', '/v1/public/members')).body.data[0].accountId;
+    store.audit.append({ accountId, at: Date.now() - 400 * 86_400_000, actor: { kind: 'system', id: 'system', name: 'Vigil' }, action: 'check.create', target: { kind: 'check', id: 'chk_old', name: null }, fields: [], address: null });
+    assert.equal((await srv.request('GET', '/v1/public/audit-log?target=chk_old')).body.data.length, 1);
+    assert.equal(await srv.app.services.people.audit.prune(srv.app.config.audit.keepDays), 1);
+    assert.equal((await srv.request('GET', '/v1/public/audit-log?target=chk_old')).body.data.length, 0);
+  });
+});

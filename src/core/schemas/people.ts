@@ -83,3 +83,28 @@ export const SessionRowView = Type.Object({
 });
 export const SessionListResponse = Type.Object({ data: Type.Array(SessionRowView), meta: Type.Object({ total: Type.Integer() }) });
 export const SessionListQuery = Type.Object({ userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
+
+export const AuditQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'meta.cursor of the previous page' })),
+  actor: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'An actor id (a member, key or token id; `cli`; `system`)' })),
+  actorKind: Type.Optional(StringEnum(['user', 'key', 'agent', 'cli', 'system'] as const)),
+  action: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'An action (`check.update`), or every action of a kind with its dot (`check.`)' })),
+  target: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A target id (a check, webhook, key, member, …)' })),
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601, inclusive' })),
+  to: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601, inclusive (a date alone: its whole day)' })),
+});
+
+export const AuditEntryView = Type.Object({
+  id: Type.String({ description: 'The entry’s sequence number' }),
+  at: IsoDate,
+  actor: Type.Object({ kind: StringEnum(['user', 'key', 'agent', 'cli', 'system'] as const), id: Type.String(), name: Type.String() }),
+  action: Type.String(),
+  target: Type.Object({ kind: Type.String(), id: Type.Union([Type.String(), Type.Null()]), name: Type.Union([Type.String(), Type.Null()]) }),
+  fields: Type.Array(Type.String(), { description: 'Names of the fields the change set; never their values' }),
+  address: Type.Union([Type.String(), Type.Null()], { description: 'The client’s address' }),
+});
+export const AuditLogResponse = Type.Object({
+  data: Type.Array(AuditEntryView),
+  meta: Type.Object({ limit: Type.Integer(), cursor: Type.Union([Type.String(), Type.Null()]) }),
+});
