@@ -105,6 +105,15 @@ function App() {
     start.then(({ data }) => signedIn(data), (err) => signedOut(token || emailToken ? err.message : null));
   }, []);
   useEffect(() => {
+    // A set-up link opened in a tab that has the dashboard already changes only the fragment.
+    const onHash = () => {
+      const t = setupTokenInUrl();
+      if (t) setSetupToken(t);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  useEffect(() => {
     // "/" jumps to the search box, "n" to a new check, "g" back to the list.
     const onKey = (e) => {
       if (e.target.closest?.('input, textarea, select') || e.metaKey || e.ctrlKey || e.altKey) return;
