@@ -4,6 +4,7 @@ import { startServer, send, type TestServer } from '../helpers/server.js';
 import { addMember, cookieOf, setupToken, signInWithPassword, withCookie } from '../helpers/people.js';
 import { totpCode } from '../../src/core/totp.js';
 import { assertError, assertStatus, NO_PROBES } from './util.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/fixtures/alerts-smtp.js';
 
 const WRONG_PAIR = 'Email or password is wrong';
 
@@ -313,5 +314,42 @@ describe('the audit log (issue 28)', () => {
     assert.equal((await srv.request('GET', '/v1/public/audit-log?target=chk_old')).body.data.length, 1);
     assert.equal(await srv.app.services.people.audit.prune(srv.app.config.audit.keepDays), 1);
     assert.equal((await srv.request('GET', '/v1/public/audit-log?target=chk_old')).body.data.length, 0);
+  });
+});
+
+describe('invitations by email when SMTP is configured (issue 28)', () => {
+  let srv: TestServer;
+  let sink: SmtpSink;
+  before(async () => {
+    sink = await startSmtpSink();
+    srv = await startServer({ smtp: { url: sink.url, from: 'Vigil <vigil@test.local>' } }, undefined, NO_PROBES);
+  });
+  after(async () => {
+    await srv.stop();
+    await sink.close();
+  });
+
+  test('the set-up link goes by email and not in the answer; it works from the email', async () => {
+    const invited = await srv.request('POST', '/v1/public/members', { body: { email: 'invitee@example.com', role: 'viewer' } });
+    assertStatus(invited, 201);
+    assert.equal(invited.body.data.invitation, 'emailed');
+    assert.equal(invited.body.data.setupUrl, null);
+    await sink.waitFor(1);
+    const mail = sink.mails[0]!;
+    assert.deepEqual(mail.to, ['invitee@example.com']);
+    assert.match(mail.subject, /invited/);
+    assert.match(mail.text!, /as viewer/);
+    const url = /(https?:\/\/\S+#setup=[\w-]+)/.exec(mail.text!)![1]!;
+    const setup = await send(srv.url, '', 'POST', '/v1/public/password-setup', { key: null, body: { token: setupToken(url), password: 'invited password' } });
+    assertStatus(setup, 201);
+    assert.equal(setup.body.data.user.email, 'invitee@example.com');
+  });
+
+  test('a refused email leaves the member with the link in the answer', async () => {
+    sink.refuse.add('bounced@example.com');
+    const invited = await srv.request('POST', '/v1/public/members', { body: { email: 'bounced@example.com', role: 'viewer' } });
+    assertStatus(invited, 201);
+    assert.equal(invited.body.data.invitation, 'link');
+    assert.match(invited.body.data.setupUrl, /#setup=vu_/);
   });
 });
