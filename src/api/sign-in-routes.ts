@@ -9,7 +9,7 @@ import { errors } from '../domain/errors.js';
 import { OIDC_CALLBACK_PATH, OIDC_FLOW_COOKIE, OIDC_FLOW_MS, OIDC_START_PATH, SsoRefused } from '../core/oidc-sign-in.js';
 import type { Principal } from '../core/principal.js';
 import type { Person } from '../core/sign-in-people.js';
-import type { SignInServices } from '../core/sign-in-services.js';
+import { CEREMONIES_PER_MINUTE, type SignInServices } from '../core/sign-in-services.js';
 import { clientOf, sessionOpened } from './dashboard-routes.js';
 import { defineRoute, ok, type Reply, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
@@ -41,6 +41,8 @@ export function signInRoutes(s: SignInServices): Route[] {
     if (!person) throw errors.forbidden('Passkeys belong to members: sign in to the dashboard as yourself (not with an API key) to manage yours');
     return person;
   };
+  /** The ms until this client may start another ceremony (0: now, and it is counted). */
+  const ceremonyWait = (address: string) => s.ceremonies.charge(address, CEREMONIES_PER_MINUTE);
   const flowCookie = (value: string, maxAgeMs: number) =>
     `${OIDC_FLOW_COOKIE}=${value}; Path=${OIDC_CALLBACK_PATH}; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${s.secureCookies ? '; Secure' : ''}`;
   return [
@@ -64,8 +66,12 @@ export function signInRoutes(s: SignInServices): Route[] {
       method: 'POST',
       path: '/v1/public/sessions/passkey/options',
       summary: 'Starts a sign-in with a passkey: the options for navigator.credentials.get() (a challenge good once, for 5 minutes)',
-      responses: { 200: PasskeySignInOptionsResponse },
-      handler: async () => ok({ data: await s.passkeys.signInOptions() }, 200, { 'Cache-Control': 'no-store' }),
+      responses: { 200: PasskeySignInOptionsResponse, 429: ErrorBody },
+      handler: async ({ req }) => {
+        const wait = ceremonyWait(req.remoteAddress);
+        if (wait > 0) throw errors.rateLimited(Math.ceil(wait / 1000));
+        return ok({ data: await s.passkeys.signInOptions() }, 200, { 'Cache-Control': 'no-store' });
+      },
     }),
     defineRoute({
       ...SIGN_IN,
@@ -110,8 +116,9 @@ export function signInRoutes(s: SignInServices): Route[] {
       summary: 'Starts single sign-on: redirects to the OpenID provider (authorization code flow with PKCE, state and nonce)',
       query: OidcStartQuery,
       responses: { 302: null },
-      handler: async ({ query }) => {
+      handler: async ({ query, req }) => {
         if (!s.oidc.enabled) return redirect(s.oidc.failureTarget('Single sign-on is not configured on this server (auth.oidc.issuer)'), []);
+        if (ceremonyWait(req.remoteAddress) > 0) return redirect(s.oidc.failureTarget('Too many sign-ins started from this address; wait a minute'), []);
         try {
           const { location, flowToken } = await s.oidc.start(query.return ?? null);
           return redirect(location, [flowCookie(flowToken, OIDC_FLOW_MS)]);

@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import { hashSecret } from '../domain/secrets.js';
 import type { PasskeyRepo } from '../store/passkey-store.js';
+import { AttemptWindow } from './attempt-window.js';
 import type { OpenedSession } from './sessions-service.js';
 import type { Person, SignInClient, SignInPeople } from './sign-in-people.js';
 
@@ -30,11 +31,13 @@ export interface LinkMailer {
  * after the answer. Asking is limited per address and per client.
  */
 export class EmailLinkSignIn {
-  private readonly asked = new Map<string, number[]>();
+  private readonly asked: AttemptWindow;
 
   constructor(
     private readonly deps: { people: SignInPeople; repo: PasskeyRepo; dashboardUrl: string; mailer: LinkMailer; clock: Clock; onError: (err: unknown) => void },
-  ) {}
+  ) {
+    this.asked = new AttemptWindow(deps.clock, WINDOW_MS);
+  }
 
   get enabled(): boolean {
     return this.deps.mailer.configured;
@@ -44,7 +47,7 @@ export class EmailLinkSignIn {
     if (!this.enabled) throw errors.notFound('Email sign-in links need SMTP (smtp.url), which this server does not have');
     const address = email.trim().toLowerCase();
     if (!/^[^\s@]+@[^\s@]+$/.test(address)) throw errors.badRequest('email must be an email address');
-    const wait = Math.max(this.charge(`email:${address}`, PER_EMAIL), this.charge(`client:${clientAddress}`, PER_CLIENT));
+    const wait = Math.max(this.asked.charge(`email:${address}`, PER_EMAIL), this.asked.charge(`client:${clientAddress}`, PER_CLIENT));
     if (wait > 0) throw errors.rateLimited(Math.ceil(wait / 1000));
     const person = await this.deps.people.byEmail(address);
     if (person) void this.mail(person).catch(this.deps.onError);
@@ -64,17 +67,6 @@ export class EmailLinkSignIn {
     const now = this.deps.clock.now();
     await this.deps.repo.insertChallenge({ hash: hashSecret(token), purpose: PURPOSE, userId: person.id, data: '{}', createdAt: now, expiresAt: now + EMAIL_LINK_MS });
     await this.deps.mailer.send(signInMail(person.email, `${this.deps.dashboardUrl}#email-login=${token}`));
-  }
-
-  /** Counts one request against `bucket`; the ms until the oldest counted one ages out when over. */
-  private charge(bucket: string, limit: number): number {
-    const now = this.deps.clock.now();
-    if (this.asked.size > 10_000) this.asked.clear();
-    const recent = (this.asked.get(bucket) ?? []).filter((at) => at > now - WINDOW_MS);
-    if (recent.length >= limit) return recent[0]! + WINDOW_MS - now;
-    recent.push(now);
-    this.asked.set(bucket, recent);
-    return 0;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import { errors } from '../domain/errors.js';
 import type { User } from '../domain/people.js';
 import type { AuditLog } from './audit-log.js';
 import type { MembersService } from './members-service.js';
@@ -44,7 +45,7 @@ export class MemberPeople implements SignInPeople {
   async openSession(person: Person, method: string, client: SignInClient): Promise<OpenedSession> {
     const { store, sessions, audit } = this.deps;
     const user = await store.users.byId(person.id);
-    if (!user) throw new Error(`member ${person.id} is gone`);
+    if (!user) throw errors.unauthorized('This member was removed; ask an owner or admin', 'Bearer realm="vigil"');
     return store.transaction(() => {
       const opened = sessions.openForUser(user, method, client);
       const source = { actor: { kind: 'user' as const, id: user.id, name: user.name ?? user.email }, address: client.address ?? undefined };

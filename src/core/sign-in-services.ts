@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
+import { AttemptWindow } from './attempt-window.js';
 import { EmailLinkSignIn, type LinkMailer } from './email-link-sign-in.js';
 import { OidcSignIn } from './oidc-sign-in.js';
 import { PasskeysService } from './passkeys-service.js';
@@ -19,7 +20,15 @@ export interface SignInServices {
   /** Whether the public URL is one a browser allows WebAuthn on (https, or http://localhost). */
   passkeysUsable: boolean;
   secureCookies: boolean;
+  /**
+   * Ceremonies started per client address (passkey sign-in options, single sign-on starts): each
+   * keeps a row until it is used or expires, so anyone may start only so many a minute.
+   */
+  ceremonies: AttemptWindow;
 }
+
+/** Ceremonies one client address may start per minute. */
+export const CEREMONIES_PER_MINUTE = 30;
 
 export function buildSignIn(deps: {
   store: Store; clock: Clock; config: Config; sessions: SessionsService; people: SignInPeople; mailer: LinkMailer; log: Logger;
@@ -37,5 +46,6 @@ export function buildSignIn(deps: {
     }),
     passkeysUsable: url.protocol === 'https:' || url.hostname === 'localhost',
     secureCookies: url.protocol === 'https:',
+    ceremonies: new AttemptWindow(clock, 60_000),
   };
 }

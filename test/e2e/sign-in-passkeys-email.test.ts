@@ -79,6 +79,17 @@ describe('passkeys over the API', () => {
     assertError(res, 400, /unknown, used or expired/);
     assertError(await send(srv.url, '', 'DELETE', '/v1/public/passkeys/pk_nope', { key: null, headers }), 404, /No passkey pk_nope/);
   });
+  // Last: it uses up this address's allowance.
+  test('one client address starts at most 30 passkey sign-ins a minute', async () => {
+    let refused: Awaited<ReturnType<typeof send>> | null = null;
+    for (let i = 0; i < 40 && !refused; i++) {
+      const res = await send(srv.url, '', 'POST', '/v1/public/sessions/passkey/options', { key: null });
+      if (res.status === 429) refused = res;
+      else assert.equal(res.status, 200);
+    }
+    assert.ok(refused, 'refused within 40');
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+  });
 });
 
 describe('email sign-in links', () => {
