@@ -123,47 +123,6 @@ export function Login({ onSignedIn, notice }) {
   </main>`;
 }
 
-/** An invitation's set-up link (#setup=…): the new member chooses a password and is signed in. */
-export function SetPassword({ token, onSignedIn }) {
-  const [password, setPassword] = useState('');
-  const [again, setAgain] = useState('');
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const submit = (e) => {
-    e.preventDefault();
-    if (password !== again) {
-      setError('The two passwords differ.');
-      return;
-    }
-    setBusy(true);
-    api('POST', '/password-setup', { token, password }).then(
-      ({ data }) => {
-        history.replaceState(null, '', `${location.pathname}#/`);
-        onSignedIn(data);
-      },
-      (err) => {
-        setError(err.message);
-        setBusy(false);
-      },
-    );
-  };
-  return html`<main class="login">
-    <form class="card login-card" id="setup-form" onSubmit=${submit}>
-      <h1><span class="logo" aria-hidden="true">◉</span> Welcome to Vigil</h1>
-      <p class="muted">Choose your password to finish joining.</p>
-      ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
-      <label class="field"><span>Password</span><input id="new-password" type="password" autocomplete="new-password" value=${password} onInput=${(e) => setPassword(e.currentTarget.value)} required autofocus /></label>
-      <label class="field"><span>Again</span><input id="new-password-again" type="password" autocomplete="new-password" value=${again} onInput=${(e) => setAgain(e.currentTarget.value)} required /></label>
-      <button class="primary" type="submit" disabled=${busy}>Set password and sign in</button>
-    </form>
-  </main>`;
-}
-
-export function setupTokenInUrl() {
-  const m = /^#setup=([\w-]+)$/.exec(location.hash);
-  return m ? m[1] : null;
-}
-
 /** A login link carries its one-time token in the URL fragment (#login=…), which never reaches a server log. */
 export function loginTokenInUrl() {
   const m = /^#login=([\w-]+)$/.exec(location.hash);

@@ -1,6 +1,9 @@
 import type { ChecksService } from '../core/checks-service.js';
 import type { Clock } from '../domain/clock.js';
-import { hashSecret } from '../domain/secrets.js';
+import { hashSecret, newId } from '../domain/secrets.js';
+import { newUser, SYSTEM_ACTOR } from '../domain/people.js';
+import { AuditLog } from '../core/audit-log.js';
+import { settled } from '../core/settled.js';
 import type { Store } from '../store/store.js';
 import type { OAuthRepo } from '../store/oauth-repo.js';
 import { CLAIM_TOKEN_PATTERN } from './tokens.js';
@@ -38,7 +41,7 @@ export class ClaimService {
       const { view, accountId } = this.find(token);
       if (view.state !== 'open' || accountId === null) return { view, accountId: null };
       if (!this.repo.markClaimed(accountId, this.clock.now())) return { view: { state: 'claimed', email: view.email } as ClaimView, accountId: null };
-      this.store.accounts.setClaimed(accountId);
+      this.claimed(accountId, view.email);
       return { view, accountId };
     });
     if (claimed.accountId === null || claimed.view.state !== 'open') return claimed.view;
@@ -55,10 +58,25 @@ export class ClaimService {
       const account = this.store.accounts.byId(accountId);
       if (!account || account.claimed) return false;
       this.repo.markClaimed(accountId, this.clock.now());
-      this.store.accounts.setClaimed(accountId);
+      this.claimed(accountId, account.email);
       return true;
     });
     return changed ? this.checks.resumeAccount(accountId, UNCLAIMED_PAUSE_REASON, CLAIM_RESUME_REASON) : 0;
+  }
+
+  /**
+   * The account is claimed, in the caller's transaction: whoever claimed it owns it (issue 28), as a
+   * member with the account's email unless that address is a member already.
+   */
+  private claimed(accountId: string, email: string): void {
+    const now = this.clock.now();
+    this.store.accounts.setClaimed(accountId);
+    const audit = new AuditLog(this.store, this.clock);
+    settled(audit.record({ actor: SYSTEM_ACTOR }, accountId, 'account.claim', { kind: 'account', id: accountId, name: email }, ['claimed']));
+    if (settled(this.store.users.byEmail(email))) return;
+    const owner = newUser(newId('usr'), accountId, email, 'owner', null, now);
+    settled(this.store.users.insert(owner));
+    settled(audit.record({ actor: SYSTEM_ACTOR }, accountId, 'member.create', { kind: 'member', id: owner.id, name: email }, ['email', 'role']));
   }
 
   private find(token: string): { view: ClaimView; accountId: string | null } {

@@ -82,6 +82,9 @@ describe('with SMTP configured', () => {
     assert.equal(claimed.status, 200);
     assert.match(claimed.html, /claimed/i);
     assert.equal(server.app.store.accounts.byEmail(session.email)!.claimed, true);
+    // Whoever claimed it owns it (issue 28): a member with the account's email.
+    const owner = server.app.store.users.byEmail(session.email);
+    assert.equal(owner && !(owner instanceof Promise) ? owner.role : null, 'owner');
 
     const after = await asBearer(server, session.accessToken, 'GET', '/v1/public/account');
     assert.equal(after.status, 200);
