@@ -41,7 +41,7 @@ describe('members in a real browser: password and TOTP, an invitation, a viewer,
   const who = async () => (await page.textContent('header .who'))!.trim();
 
   test('the owner sets a password and turns on TOTP with the QR code, then gets ten recovery codes', async () => {
-    await page.goto(srv.app.services.accounts.sessions.createLoginLink(undefined).url);
+    await page.goto((await srv.app.services.accounts.sessions.createLoginLink(undefined)).url);
     await page.waitForSelector('body[data-list-ready="true"]');
     assert.equal(await who(), 'admin@localhost · owner');
     await page.click('a[href="#/security"]');
