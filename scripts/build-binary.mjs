@@ -98,8 +98,9 @@ const common = {
   format: 'cjs',
   logLevel: 'warning',
   plugins: [nativeAddons, piscinaWorker],
-  // piscina loads it only when asked to renice its threads (Vigil does not).
-  external: ['@napi-rs/nice'],
+  // piscina loads it only when asked to renice its threads (Vigil does not); node-postgres loads
+  // pg-native only for `pg.native` and pg-cloudflare's socket only on Cloudflare Workers.
+  external: ['@napi-rs/nice', 'pg-native', 'cloudflare:sockets'],
   // The bundles are CommonJS; the modules locate their neighbours from import.meta.url, which
   // then names the bundle itself (bundledFile() maps those names to the unpacked bundles).
   define: { 'import.meta.url': 'VIGIL_IMPORT_META_URL' },

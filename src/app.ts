@@ -9,7 +9,8 @@ import { checkRoutes } from './api/checks-routes.js';
 import { historyRoutes } from './api/history-routes.js';
 import { statusRoutes } from './api/status-routes.js';
 import { metaRoutes } from './api/meta-routes.js';
-import type { Services } from './api/services.js';
+import type { PageServices, Services } from './api/services.js';
+import type { LastProbe } from './monitor/live-check.js';
 import { Authenticator } from './front/authenticator.js';
 import type { HttpRequest, Reply, Route } from './api/http-types.js';
 import { Idempotency } from './front/idempotency.js';
@@ -24,6 +25,7 @@ import { RdapBootstrap } from './engine/domains/rdap-bootstrap.js';
 import { RdapClient } from './engine/domains/rdap-client.js';
 import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
+import { notServedYet } from './store/postgres/index.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
@@ -55,6 +57,10 @@ import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
+import { IncidentsService } from './status-pages/incidents-service.js';
+import { incidentRoutes } from './api/incident-routes.js';
+import { subscriptionRoutes } from './api/subscription-routes.js';
+import { SubscriptionsService } from './status-pages/subscriptions-service.js';
 import { keyRoutes } from './api/keys-routes.js';
 import { statusPageRoutes } from './api/status-page-routes.js';
 import { publicStatusRoutes } from './api/public-status-routes.js';
@@ -151,6 +157,7 @@ export class VigilApp {
   constructor(input: ConfigInput, opts: AppOptions = {}) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
+    if (input.store.url !== null) throw notServedYet('vigil serve');
     this.store = openSqliteStore(input.dataDir, {
       checkpointInBackground: true,
       effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),
@@ -275,7 +282,7 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
   new StatusPublisher({ feed: base.statusFeed, applied: () => writer.drained(), recorder, checks, clock });
 
   const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher });
-  const renders = new PublicRenders(clock, base.statusFeed, services.pages.statusPages);
+  const renders = new PublicRenders(clock, base.statusFeed, services.pages);
   const { trends, lastProbe } = services.monitoring;
   const liveFeed = new LiveFeed(base.statusFeed, (id) => checks.find(id), (check) => checkSummary(check, trends, config, clock.now(), lastProbe(check.id)));
   const pipeline = buildPipeline({ base, config, services, renders, live: liveFeed, dispatch });
@@ -313,7 +320,7 @@ function buildServices(parts: {
   const shared = { config, clock };
   const stats = new StatsService({ stateChanges: store.stateChanges, rollups }, checks, clock);
   const lastProbe = (checkId: string) => base.liveChecks.lastProbe(checkId);
-  const { statusPages: pages, operations: ops } = store;
+  const { operations: ops } = store;
   const sessions = new SessionsService(store, clock, config);
   const audit = new AuditLog(store, clock);
   const members = new MembersService(store, config, clock, audit, base.mailer);
@@ -363,16 +370,36 @@ function buildServices(parts: {
       webhooks: alerts.webhooks,
       deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
     },
-    pages: {
-      ...shared,
-      statusPages: new StatusPagesService(store, pages, config, clock),
-      publicPages: new PublicPages({ store, pages, rollups, stats, clock, lastProbe }),
-    },
+    pages: pageServices({ base, config, stats, lastProbe, alerts }),
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
       readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock }),
     },
+  };
+}
+
+function pageServices(parts: {
+  base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null; alerts: AlertsModule;
+}): PageServices {
+  const { base, config, stats, lastProbe } = parts;
+  const { store, clock, rollups, log } = base;
+  const statusPages = new StatusPagesService(store, store.statusPages, config, clock);
+  const incidents = new IncidentsService({
+    store, incidents: store.incidents, pages: store.statusPages, statusPages, clock, feed: base.statusFeed,
+    onError: (err) => log.error({ err }, 'automatic incident not recorded'),
+  });
+  const subscriptions = new SubscriptionsService({
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, config, clock,
+    onError: (err) => log.error({ err }, 'status page notice not queued'),
+  });
+  return {
+    config,
+    clock,
+    statusPages,
+    incidents,
+    subscriptions,
+    publicPages: new PublicPages({ store, pages: store.statusPages, rollups, stats, clock, lastProbe }),
   };
 }
 
@@ -402,6 +429,8 @@ function buildPipeline(parts: {
     ...regionsRoutes(monitoring),
     ...oauthRoutes(accounts),
     ...statusPageRoutes(services.pages),
+    ...incidentRoutes(services.pages),
+    ...subscriptionRoutes(services.pages),
     ...keyRoutes(accounts),
     ...publicStatusRoutes(services.pages, renders),
     ...operationsRoutes(services.operations),

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { VigilApp } from './app.js';
-import { ConfigError, loadConfig, resolveConfig, type Config, type ConfigInput } from './config.js';
+import { assertDatabaseUrl, ConfigError, loadConfig, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-service.js';
 import { systemClock } from './domain/clock.js';
 import { ApiError } from './domain/errors.js';
@@ -10,6 +10,10 @@ import { ClaimService } from './oauth/claim-service.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
 import { StartupError } from './util/startup-error.js';
+import { openDatabase } from './store/db.js';
+import { PgDb, unreachable } from './store/postgres/db.js';
+import { notServedYet } from './store/postgres/index.js';
+import { copySqliteToPostgres } from './store/postgres/copy-sqlite.js';
 import { AlertsModule } from './alerts/alerts-module.js';
 import { Mailer } from './alerts/delivery/mailer.js';
 import type { Principal } from './core/principal.js';
@@ -55,6 +59,8 @@ const USAGE = `Usage: vigil <command> [options]
   user remove USER_ID                                remove a member (their sessions end at once; one owner stays)
   login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
                                                      (default: the admin account)
+  store migrate --to postgres://… [--batch N]       copy the SQLite database into an empty PostgreSQL database
+                                                     (serve stopped; resumable; docs/postgresql.md#moving-from-sqlite)
   node create --region REGION [--name NAME]          register a prober node (its token is printed once)
   node list                                          nodes with connection, load, outbox and clock offset
   node revoke NODE_ID                                disconnect a node at once and for good
@@ -160,10 +166,30 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'backup' || command === 'restore') {
     const { values, positionals } = parse([sub, ...rest].filter((a): a is string => a !== undefined), [], 1);
     if (positionals.length !== 1) throw new UsageError(`${command} needs exactly one FILE`);
-    const { dataDir } = readConfig(values.config);
+    const { dataDir, store } = readConfig(values.config);
+    if (store.url !== null) {
+      throw new StartupError(
+        `${command} copies the SQLite database, and this Vigil keeps its store in PostgreSQL (store.url): ` +
+          (command === 'backup'
+            ? 'back it up with pg_dump --format=custom --file=vigil.dump "$VIGIL_DATABASE_URL" (docs/postgresql.md#backups)'
+            : 'restore a pg_dump file with pg_restore into an empty database (docs/postgresql.md#backups)'),
+      );
+    }
     const report = command === 'backup' ? await backupDatabase(dataDir, positionals[0]!) : restoreDatabase(dataDir, positionals[0]!);
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
+  }
+  if (command === 'store' && sub === 'migrate') {
+    const { values } = parse(rest, ['to', 'batch']);
+    if (!values.to) throw new UsageError('store migrate needs --to postgres://USER@HOST/DATABASE');
+    try {
+      assertDatabaseUrl(values.to);
+    } catch (err) {
+      throw new UsageError((err as Error).message.replace('store.url (VIGIL_DATABASE_URL)', '--to'));
+    }
+    const batch = values.batch === undefined ? undefined : Number(values.batch);
+    if (batch !== undefined && !(Number.isInteger(batch) && batch > 0)) throw new UsageError('--batch must be a positive whole number');
+    return migrateStore(values.config, values.to, batch);
   }
   if (command === 'import' && sub === 'kuma') {
     const { values, positionals, flags } = parse(rest, ['account'], 1, ['dry-run', 'paused', 'with-history']);
@@ -268,6 +294,7 @@ function withAccounts(configFile: string | undefined, run: (accounts: AccountsSe
  * (it must not rebuild or buffer rollups that server holds; see openSqliteStore).
  */
 function openBeside(input: ConfigInput): SqliteStore {
+  if (input.store.url !== null) throw notServedYet(`vigil ${process.argv.slice(2, 4).join(' ')}`);
   return openSqliteStore(input.dataDir, { guest: true });
 }
 
@@ -336,8 +363,33 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
   }
 }
 
+/** `vigil store migrate`: the data directory locked (no server on it), its database copied into PostgreSQL. */
+async function migrateStore(configFile: string | undefined, url: string, batch: number | undefined): Promise<number> {
+  const input = readConfig(configFile);
+  if (input.dataDir === ':memory:') throw new UsageError('store migrate copies the SQLite database in dataDir, and dataDir is :memory:');
+  const lock = lockDataDir(input.dataDir);
+  const source = openDatabase(input.dataDir);
+  const target = new PgDb(url, { max: 2 });
+  try {
+    const report = await copySqliteToPostgres(source, input.dataDir, target, {
+      batch,
+      progress: (line) => process.stderr.write(`vigil: ${line}\n`),
+    }).catch((err: unknown) => {
+      throw err instanceof StartupError ? err : unreachable(url, err);
+    });
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    process.stderr.write(`vigil: set store.url (VIGIL_DATABASE_URL) to this database and start vigil serve: it continues where this data directory stopped\n`);
+    return 0;
+  } finally {
+    await target.close().catch(() => {});
+    source.close();
+    lock.release();
+  }
+}
+
 async function serve(configFile: string | undefined): Promise<number> {
   const input = readConfig(configFile);
+  if (input.store.url !== null) throw notServedYet('vigil serve');
   // One server per data directory. Referenced until the process ends: a collected connection would let the lock go.
   const lock = input.dataDir === ':memory:' ? null : lockDataDir(input.dataDir);
   const app = new VigilApp(input);

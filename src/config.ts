@@ -17,6 +17,11 @@ const ConfigSchema = Type.Object({
   publicUrl: Nullable(Type.String()),
   heartbeatUrl: Nullable(Type.String()),
   dataDir: Type.String(),
+  /**
+   * `url`: a PostgreSQL connection URL (postgres://user@host/db) selects the PostgreSQL store;
+   * null keeps the embedded SQLite database in dataDir (the default).
+   */
+  store: Type.Object({ url: Nullable(Type.String()) }),
   region: Type.String(),
   logLevel: Type.String(),
   smtp: Type.Object({ url: Nullable(Type.String()), from: Type.String() }),
@@ -50,6 +55,8 @@ const ConfigSchema = Type.Object({
     perTargetConcurrency: Type.Number(),
     keepDays: Type.Number(),
   }),
+  /** Status pages (issue 29): at most `maxSubscribers` subscribers per page (email, pending ones included, and webhooks). */
+  statusPages: Type.Object({ maxSubscribers: Type.Number({ minimum: 0 }) }),
   /** Domain expiry lookups: IANA bootstrap refresh (null: shipped copy only); `servers` (tld -> base URL) wins over it. */
   rdap: Type.Object({
     bootstrapUrl: Nullable(Type.String()),
@@ -110,6 +117,7 @@ const ENV_KEYS: Array<[string, string, 'string' | 'number' | 'boolean']> = [
   ['VIGIL_PORT', 'server.port', 'number'],
   ['VIGIL_HOST', 'server.host', 'string'],
   ['VIGIL_DATA_DIR', 'dataDir', 'string'],
+  ['VIGIL_DATABASE_URL', 'store.url', 'string'],
   ['VIGIL_PUBLIC_URL', 'publicUrl', 'string'],
   ['VIGIL_SMTP_URL', 'smtp.url', 'string'],
   ['VIGIL_REGION', 'region', 'string'],
@@ -147,7 +155,9 @@ export function loadConfig(opts: LoadOptions = {}): ConfigInput {
   const cleaned = Value.Clean(ConfigSchema, structuredClone(merged));
   const first = [...Value.Errors(ConfigSchema, cleaned)][0];
   if (first) throw new ConfigError(describe(first.path, first.type, first.schema));
-  return cleaned as ConfigInput;
+  const config = cleaned as ConfigInput;
+  if (config.store.url !== null) assertDatabaseUrl(config.store.url);
+  return config;
 }
 
 /** Fills the public addresses from the port actually bound (which differs when port is 0). */
@@ -160,6 +170,22 @@ export function resolveConfig(input: ConfigInput, port: number = input.server.po
     heartbeatUrl: stripSlash(input.heartbeatUrl ?? publicUrl),
     dashboardUrl: stripSlash(input.dashboardUrl ?? `${publicUrl}/dashboard`),
   };
+}
+
+/** store.url must be a PostgreSQL URL a client can connect with. */
+export function assertDatabaseUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('store.url (VIGIL_DATABASE_URL) must be a URL such as postgres://vigil@db.internal/vigil');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new ConfigError(`store.url (VIGIL_DATABASE_URL) must start with postgres:// or postgresql://, not ${parsed.protocol}//`);
+  }
+  if (!parsed.hostname && !parsed.searchParams.get('host')) {
+    throw new ConfigError('store.url (VIGIL_DATABASE_URL) names no host: postgres://user@host/database');
+  }
 }
 
 const stripSlash = (url: string) => url.replace(/\/+$/, '');

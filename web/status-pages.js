@@ -3,9 +3,12 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { CheckPicker } from './check-picker.js';
 import { confirmDialog, CopyButton, Field, fieldNamed, toast } from './ui.js';
+import { PageIncidents } from './incidents.js';
+import { PageSubscribers, SubscriberCount } from './subscribers.js';
 
-const FIELDS = ['slug', 'title', 'description', 'customDomain', 'checkIds'];
-const empty = { title: '', slug: '', description: '', customDomain: '', checkIds: [] };
+const FIELDS = ['slug', 'title', 'description', 'customDomain', 'checkIds', 'logoUrl', 'accentColor', 'footerText', 'favicon'];
+const LOOK = { logoUrl: '', accentColor: '', footerText: '', favicon: '', hidePoweredBy: false };
+const empty = { title: '', slug: '', description: '', customDomain: '', checkIds: [], autoIncidents: false, ...LOOK };
 
 /** A slug from a title: "Acme API status" → "acme-api-status". */
 const slugOf = (title) => title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
@@ -36,7 +39,7 @@ export function StatusPagesPage({ scopes, restricted }) {
           <div class="card-head"><h2>${p.title}</h2><span class="actions">
             <a class="button" href=${p.url} target="_blank" rel="noopener">Open</a>
             ${canWrite ? html`<a class="button" href=${`#/status-pages/${p.id}`}>Edit</a>` : ''}</span></div>
-          <p class="muted break"><a href=${p.url} target="_blank" rel="noopener">${p.url}</a> · ${p.checkIds.length} check${p.checkIds.length === 1 ? '' : 's'}</p>
+          <p class="muted break"><a href=${p.url} target="_blank" rel="noopener">${p.url}</a> · ${p.checkIds.length} check${p.checkIds.length === 1 ? '' : 's'}<${SubscriberCount} pageId=${p.id} /></p>
           ${p.description ? html`<p>${p.description}</p>` : ''}
         </li>`,
       )}</ul>`}
@@ -56,7 +59,8 @@ export function StatusPageForm({ id, scopes, restricted }) {
     api('GET', `/status-pages/${id}`).then(
       ({ data }) => {
         setSaved(data);
-        setForm({ title: data.title, slug: data.slug, description: data.description ?? '', customDomain: data.customDomain ?? '', checkIds: data.checkIds });
+        setForm({ title: data.title, slug: data.slug, description: data.description ?? '', customDomain: data.customDomain ?? '', checkIds: data.checkIds, autoIncidents: data.autoIncidents,
+          logoUrl: data.logoUrl ?? '', accentColor: data.accentColor ?? '', footerText: data.footerText ?? '', favicon: data.favicon ?? '', hidePoweredBy: data.hidePoweredBy });
       },
       (e) => setErrors({ _: e.message }),
     );
@@ -81,6 +85,12 @@ export function StatusPageForm({ id, scopes, restricted }) {
       description: form.description.trim() || null,
       customDomain: form.customDomain.trim() || null,
       checkIds: form.checkIds,
+      autoIncidents: form.autoIncidents,
+      logoUrl: form.logoUrl.trim() || null,
+      accentColor: form.accentColor.trim() || null,
+      footerText: form.footerText.trim() || null,
+      favicon: form.favicon.trim() || null,
+      hidePoweredBy: form.hidePoweredBy,
     };
     api(id ? 'PATCH' : 'POST', id ? `/status-pages/${id}` : '/status-pages', body).then(
       ({ data }) => {
@@ -121,7 +131,23 @@ export function StatusPageForm({ id, scopes, restricted }) {
       ${errors.checkIds ? html`<p class="field-error" role="alert">${errors.checkIds}</p>` : ''}
       <${CheckPicker} legend="Checks on the page, in this order" ordered=${true} value=${form.checkIds}
         onChange=${(checkIds) => (setForm({ ...form, checkIds }), setErrors({ ...errors, checkIds: undefined }))} />
+      <fieldset class="look"><legend>Look</legend>
+        <div class="grid2">
+          <${Field} label="Logo URL" error=${errors.logoUrl} hint="https only; shown above the title"><input name="logoUrl" type="url" value=${form.logoUrl} onInput=${set('logoUrl')} /><//>
+          <${Field} label="Favicon URL" error=${errors.favicon} hint="https only"><input name="favicon" type="url" value=${form.favicon} onInput=${set('favicon')} /><//>
+        </div>
+        <div class="grid2">
+          <${Field} label="Accent colour" error=${errors.accentColor} hint="A hex colour such as #3b6fd8">
+            <input name="accentColor" value=${form.accentColor} onInput=${set('accentColor')} maxlength="7" placeholder="#3b6fd8" /><//>
+          <${Field} label="Footer text" error=${errors.footerText} hint="Plain text"><textarea name="footerText" rows="2" maxlength="500" value=${form.footerText} onInput=${set('footerText')}></textarea><//>
+        </div>
+        <label class="check"><input type="checkbox" name="hidePoweredBy" checked=${form.hidePoweredBy}
+          onChange=${(e) => setForm({ ...form, hidePoweredBy: e.currentTarget.checked })} /> Hide “Powered by Vigil”</label>
+      </fieldset>
+      <label class="check"><input type="checkbox" name="autoIncidents" checked=${form.autoIncidents}
+        onChange=${(e) => setForm({ ...form, autoIncidents: e.currentTarget.checked })} /> Open an incident when one of its checks goes down (it resolves itself when the check is up again)</label>
       <div class="actions"><button class="primary" type="submit" disabled=${busy}>${id ? 'Save' : 'Create status page'}</button></div>
     </div>
-  </form>`;
+  </form>
+  ${saved && id ? html`<${PageIncidents} page=${saved} canWrite=${true} /><${PageSubscribers} page=${saved} canWrite=${true} />` : ''}`;
 }

@@ -22,6 +22,8 @@ export interface AlertSummary {
   webhookCount: number;
 }
 import { ReminderSweep } from './reminders.js';
+import { SubscriberEmailChannel, SubscriberWebhookChannel } from './page-notices.js';
+import type { NewAlert } from '../store/alert-store.js';
 import { TargetOptionsPolicy } from './target-options.js';
 import type { Job } from '../util/job-runner.js';
 import type { Recorder } from '../monitor/recorder.js';
@@ -52,9 +54,13 @@ export class AlertsModule {
   readonly sender: DeliverySender;
   readonly pipeline: AlertPipeline;
   private readonly client: WebhookThread;
+  private readonly writer: BatchWriter;
+  private readonly clock: Clock;
 
   constructor(deps: AlertsDeps) {
     const { store, writer, mailer, clock, config, log } = deps;
+    this.writer = writer;
+    this.clock = clock;
     this.repos = store.alerts;
     const routing = new AlertRouting(store, this.repos);
     const alerts = config.alerts;
@@ -70,7 +76,12 @@ export class AlertsModule {
     this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, accounts: store.accounts, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,
-      channels: { webhook: new WebhookChannel(routing, this.client), email: new EmailChannel(routing, mailer) },
+      channels: {
+        webhook: new WebhookChannel(routing, this.client),
+        email: new EmailChannel(routing, mailer),
+        subscriber_email: new SubscriberEmailChannel(store.subscribers, mailer, config),
+        subscriber_webhook: new SubscriberWebhookChannel(store.subscribers, this.client),
+      },
       clock,
       log,
       options: alerts,
@@ -111,6 +122,21 @@ export class AlertsModule {
   async idle(): Promise<void> {
     await this.pipeline.settled();
     await this.sender.idle();
+  }
+
+  /**
+   * Queues status page notices (issue 29) in the persisted delivery queue, through the batched
+   * writer like alerts: the caller never waits; the sender takes them once committed.
+   */
+  queueNotices(notices: readonly NewAlert[]): Promise<void> {
+    if (notices.length === 0) return Promise.resolve();
+    if (notices.some((n) => n.deliveries.some((d) => d.channel === 'subscriber_webhook'))) this.client.warm();
+    return this.writer.commit({ kind: 'alerts', alerts: [...notices], at: this.clock.now() }).then(() => this.sender.wake());
+  }
+
+  /** When a notice queued now stops being retried. */
+  retryUntil(now: number): number {
+    return this.sender.retryUntil(now);
   }
 
   handle(check: { id: string; accountId: string }, event: AlertEvent): void {

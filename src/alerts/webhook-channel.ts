@@ -2,7 +2,8 @@ import type { AlertRouting } from './alert-routing.js';
 import type { AlertChannel, AttemptOutcome } from './channel.js';
 import { MisconfiguredWebhook } from './formats/vendor-request.js';
 import { WebhookUnreachable } from './delivery/webhook-client.js';
-import type { WebhookPoster } from './delivery/webhook-poster.js';
+import type { HookTarget, WebhookPoster } from './delivery/webhook-poster.js';
+import type { Delivery } from '../store/alert-store.js';
 
 /** Answers worth another attempt; any other 4xx will not change by itself. */
 export const retryableStatus = (status: number): boolean => status >= 500 || status === 408 || status === 429;
@@ -23,15 +24,20 @@ export class WebhookChannel implements AlertChannel {
     const hook = targets.webhooks.find((w) => w.id === d.target);
     if (!hook) return { kind: 'cancelled', error: 'webhook deleted' };
     if (!hook.enabled) return { kind: 'cancelled', error: 'webhook disabled' };
-    try {
-      const { status, retryAfterMs } = await this.client.send(hook, d.contentJson, d.id, signal);
-      if (status >= 200 && status < 300) return { kind: 'delivered', status };
-      const retryable = retryableStatus(status);
-      return { kind: 'failed', status, error: `receiver answered ${status}`, retryable, ...(retryable && retryAfterMs !== null ? { retryAfterMs } : {}) };
-    } catch (err) {
-      if (err instanceof MisconfiguredWebhook) return { kind: 'failed', status: null, error: err.message, retryable: false };
-      if (err instanceof WebhookUnreachable) return { kind: 'failed', status: null, error: err.message, retryable: true };
-      throw err;
-    }
+    return deliverToWebhook(this.client, hook, d, signal);
+  }
+}
+
+/** One POST of a stored delivery to a webhook, its answer as an attempt's outcome. */
+export async function deliverToWebhook(client: WebhookPoster, hook: HookTarget, d: Delivery, signal: AbortSignal): Promise<AttemptOutcome> {
+  try {
+    const { status, retryAfterMs } = await client.send(hook, d.contentJson, d.id, signal);
+    if (status >= 200 && status < 300) return { kind: 'delivered', status };
+    const retryable = retryableStatus(status);
+    return { kind: 'failed', status, error: `receiver answered ${status}`, retryable, ...(retryable && retryAfterMs !== null ? { retryAfterMs } : {}) };
+  } catch (err) {
+    if (err instanceof MisconfiguredWebhook) return { kind: 'failed', status: null, error: err.message, retryable: false };
+    if (err instanceof WebhookUnreachable) return { kind: 'failed', status: null, error: err.message, retryable: true };
+    throw err;
   }
 }

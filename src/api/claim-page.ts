@@ -28,7 +28,8 @@ export function claimPage(view: ClaimView): Reply {
   }
 }
 
-function page(status: number, title: string, body: string): Reply {
+/** A small self-contained page (claim and status page subscription links): no framing, no caching, no Referer. */
+export function page(status: number, title: string, body: string): Reply {
   const text = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)} · Vigil</title>

@@ -3,7 +3,9 @@ import { errorBody, errors } from '../domain/errors.js';
 import { StringEnum } from '../core/schemas/common.js';
 import { defineRoute, type HttpRequest, type Reply, type Route } from './http-types.js';
 import { BADGE_STYLES, badgeJson, badgeSvg, type BadgeStyle } from '../status-pages/badge-svg.js';
-import { pageAtom, pageJson } from '../status-pages/page-feeds.js';
+import { feedItems, pageAtom, pageJson, pageJsonFeed } from '../status-pages/page-feeds.js';
+import { whenAnswered, type Answer } from '../store/answer.js';
+import type { Incident } from '../store/incidents.js';
 import { renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js';
 import { RESPONSE_WINDOWS, UPTIME_WINDOWS, type BadgeKind } from '../status-pages/public-pages.js';
 import type { StatusPage } from '../store/status-pages.js';
@@ -35,9 +37,10 @@ const BadgeQuery = Type.Object(
   { additionalProperties: true },
 );
 
-type Format = 'html' | 'json' | 'atom';
+type Format = 'html' | 'json' | 'atom' | 'feed';
 
 function splitFormat(name: string): { slug: string; format: Format } {
+  if (name.endsWith('.feed.json')) return { slug: name.slice(0, -10), format: 'feed' };
   if (name.endsWith('.json')) return { slug: name.slice(0, -5), format: 'json' };
   if (name.endsWith('.atom')) return { slug: name.slice(0, -5), format: 'atom' };
   return { slug: name, format: 'html' };
@@ -53,13 +56,25 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   const cache = caches.pages;
   const pages = s.publicPages;
 
-  const renderPage = (page: StatusPage, format: Format): Rendered => {
+  const renderPage = (page: StatusPage, format: Format): Answer<Rendered> =>
+    whenAnswered(s.incidents.shown(page, s.clock.now()), (incidents) => renderWith(page, format, incidents));
+
+  const renderWith = (page: StatusPage, format: Format, incidents: readonly Incident[]): Rendered => {
     const checkIds = page.checkIds;
-    if (format === 'atom') {
-      const text = pageAtom({ slug: page.slug, title: page.title, pageUrl: s.statusPages.url(page) }, pages.changes(page), s.clock.now());
-      return { status: 200, contentType: 'application/atom+xml; charset=utf-8', text, slug: page.slug, checkIds };
+    if (format === 'atom' || format === 'feed') {
+      const pageUrl = s.statusPages.url(page);
+      const feedUrl = `${s.config.publicUrl}/status/${page.slug}${format === 'atom' ? '.atom' : '.feed.json'}`;
+      const items = feedItems(page.slug, pages.changes(page), pages.incidents(page, incidents), pages.maintenance(page));
+      const meta = { slug: page.slug, title: page.title, pageUrl, feedUrl };
+      // A maintenance window running out changes the feed without an event: render again then.
+      const ends = pages.maintenance(page).map((m) => m.until).filter((t): t is number => t !== null);
+      const validUntil = ends.length ? Math.min(...ends) : undefined;
+      if (format === 'atom') {
+        return { status: 200, contentType: 'application/atom+xml; charset=utf-8', text: pageAtom(meta, items, s.clock.now()), slug: page.slug, checkIds, validUntil };
+      }
+      return { status: 200, contentType: 'application/feed+json; charset=utf-8', text: JSON.stringify(pageJsonFeed(meta, items)), slug: page.slug, checkIds, validUntil };
     }
-    const view = pages.view(page);
+    const view = pages.view(page, incidents);
     // Changes that come without an alert event: a maintenance window running out, and a new
     // check's first result (pending to up); render again at the window's end, or soon.
     const ends = view.checks.map((c) => c.maintenanceUntil).filter((t): t is number => t !== null);
@@ -70,7 +85,7 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   };
 
   // Unknown slugs are not kept: made-up addresses must not push real pages out of the cache.
-  const renderSlug = (slug: string, format: Format): Rendered => {
+  const renderSlug = (slug: string, format: Format): Answer<Rendered> => {
     const page = SLUG.test(slug) ? pages.bySlug(slug) : null;
     if (page) return renderPage(page, format);
     const missing = { status: 404, slug, checkIds: [], keep: false };
@@ -79,7 +94,7 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   };
 
   // A badge of a check on no page is a 404, cached like the rest: listing the check purges it.
-  const badge = (req: HttpRequest, checkId: string, kind: BadgeKind, file: string, query: { style?: BadgeStyle; label?: string }): Reply => {
+  const badge = (req: HttpRequest, checkId: string, kind: BadgeKind, file: string, query: { style?: BadgeStyle; label?: string }): Reply | Promise<Reply> => {
     const json = file.endsWith('.json');
     const key = `badge:${checkId}:${kind.kind}:${'window' in kind ? kind.window : ''}:${json ? 'json' : 'svg'}:${query.style ?? ''}:${query.label ?? ''}`;
     return caches.badges.reply(key, req, () => {
@@ -108,7 +123,7 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
       ...publicPage,
       method: 'GET',
       path: '/status/:page',
-      summary: 'A public status page: HTML, or .json, or .atom (status changes)',
+      summary: 'A public status page: HTML, or .json, or a feed of its incidents, maintenance and status changes (.atom, .feed.json)',
       handler: ({ req, params }) => {
         const { slug, format } = splitFormat(params.page!);
         return cache.reply(`${slug}.${format}`, req, () => renderSlug(slug, format));

@@ -6,6 +6,8 @@ import { Lru } from '../util/lru.js';
 import { etagMatches } from './status-routes.js';
 import type { StatusFeed } from '../core/status-feed.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
+import type { IncidentsService } from '../status-pages/incidents-service.js';
+import { whenAnswered, type Answer } from '../store/answer.js';
 
 /** What a public page or badge rendered to, and what makes it stale. */
 export interface Rendered {
@@ -71,13 +73,19 @@ export class RenderCache {
     this.indexLimit = 8 * capacity;
   }
 
-  reply(key: string, req: { headers: Record<string, string> }, render: () => Rendered): Reply {
+  /** A kept render answers at once; a new one may wait for the store (`render` answers with a promise). */
+  reply(key: string, req: { headers: Record<string, string> }, render: () => Answer<Rendered>): Reply | Promise<Reply> {
     const now = this.clock.now();
-    let entry = this.entries.get(key);
-    if (entry === undefined || !this.fresh(entry, now)) {
-      entry = this.made(render(), now);
-      if (entry.keep !== false) this.keep(key, entry);
-    }
+    const entry = this.entries.get(key);
+    if (entry !== undefined && this.fresh(entry, now)) return this.answer(entry, req);
+    return whenAnswered(render(), (rendered) => {
+      const made = this.made(rendered, now);
+      if (made.keep !== false) this.keep(key, made);
+      return this.answer(made, req);
+    });
+  }
+
+  private answer(entry: Entry, req: { headers: Record<string, string> }): Reply {
     const encoding = entry.br ? preferred(req.headers['accept-encoding']) : null;
     // A strong ETag names one representation: each encoding has its own.
     const etag = `"${entry.etag}${encoding ? `-${encoding}` : ''}"`;
@@ -143,13 +151,19 @@ export class PublicRenders {
   readonly pages: RenderCache;
   readonly badges: RenderCache;
 
-  constructor(clock: Clock, feed: StatusFeed, statusPages: Pick<StatusPagesService, 'onChange'>) {
+  constructor(
+    clock: Clock,
+    feed: StatusFeed,
+    sources: { statusPages: Pick<StatusPagesService, 'onChange'>; incidents: Pick<IncidentsService, 'onChange'> },
+  ) {
     this.pages = new RenderCache(clock);
     this.badges = new RenderCache(clock);
     feed.subscribe((change) => {
       if (change.type !== 'ping' && change.type !== 'degraded') this.purgeCheck(change.checkId);
     });
-    statusPages.onChange((...pages) => {
+    // An incident is on its page and in its feeds: those go; badges do not show incidents.
+    sources.incidents.onChange((page) => this.pages.purgeSlug(page.slug));
+    sources.statusPages.onChange((...pages) => {
       for (const page of pages) {
         if (!page) continue;
         this.pages.purgeSlug(page.slug);

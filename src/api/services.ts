@@ -21,6 +21,8 @@ import type { CheckTrends } from '../stats/check-summaries.js';
 import type { SeriesReader } from '../stats/series.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
 import type { PublicPages } from '../status-pages/public-pages.js';
+import type { IncidentsService } from '../status-pages/incidents-service.js';
+import type { SubscriptionsService } from '../status-pages/subscriptions-service.js';
 import type { MetricsService } from '../metrics/metrics-service.js';
 import type { Readiness } from '../metrics/readiness.js';
 import type { RegionView } from '../nodes/assignment.js';
@@ -83,6 +85,10 @@ export interface AlertServices extends Shared {
 /** Status pages of an account (the API) and what anyone may read of them (pages, badges). */
 export interface PageServices extends Shared {
   statusPages: StatusPagesService;
+  /** Incidents of the pages and their timelines (issue 29). */
+  incidents: IncidentsService;
+  /** Who follows the pages, and the notices they are sent (issue 29). */
+  subscriptions: SubscriptionsService;
   publicPages: PublicPages;
 }
 

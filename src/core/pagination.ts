@@ -59,3 +59,10 @@ export function pageOf<T, K>(
       : { page: req.page, limit: req.limit, total, cursor };
   return { data, meta };
 }
+
+/** Plain offset pages (the status pages' incidents and subscribers): 25 a page unless asked, the first page unless asked. */
+export function offsetPage(query: { limit?: number; page?: number }): { limit: number; page: number; offset: number } {
+  const limit = query.limit ?? 25;
+  const page = query.page ?? 1;
+  return { limit, page, offset: (page - 1) * limit };
+}

@@ -26,6 +26,8 @@ const CHECKS = '/v1/public/checks';
 const WEBHOOKS = '/v1/public/alerts/webhooks';
 const PAGES = '/v1/public/status-pages';
 const PAGE_ID = { id: 'Status page id (from list_status_pages or create_status_page)' };
+const INCIDENT_ID = { ...PAGE_ID, incidentId: 'Incident id (from list_incidents or create_incident)' };
+const INCIDENTS = `${PAGES}/:id/incidents`;
 
 export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'list_checks', method: 'GET', path: CHECKS, title: 'List checks', note: 'Paginate with meta.cursor.' },
@@ -86,5 +88,23 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   {
     name: 'delete_status_page', method: 'DELETE', path: `${PAGES}/:id`, title: 'Delete a status page', params: PAGE_ID,
     destructive: true, idempotent: true, note: 'Its public address and badges stop working; the checks stay.',
+  },
+  { name: 'list_incidents', method: 'GET', path: INCIDENTS, title: 'List the incidents of a status page', params: PAGE_ID },
+  {
+    name: 'create_incident', method: 'POST', path: INCIDENTS, title: 'Open an incident on a status page', params: PAGE_ID,
+    note: 'Shown at once on the public page and in its feeds, and sent to its subscribers. message is the first update of the timeline (plain text).',
+  },
+  { name: 'get_incident', method: 'GET', path: `${INCIDENTS}/:incidentId`, title: 'Get an incident with its timeline', params: INCIDENT_ID },
+  {
+    name: 'update_incident', method: 'PATCH', path: `${INCIDENTS}/:incidentId`, title: 'Edit an incident\'s title, impact or checks', params: INCIDENT_ID,
+    idempotent: true, note: 'To change its status, post an update (post_incident_update).',
+  },
+  {
+    name: 'post_incident_update', method: 'POST', path: `${INCIDENTS}/:incidentId/updates`, title: 'Post an update to an incident', params: INCIDENT_ID,
+    note: 'Subscribers are notified. Status resolved closes the incident.',
+  },
+  {
+    name: 'delete_incident', method: 'DELETE', path: `${INCIDENTS}/:incidentId`, title: 'Delete an incident', params: INCIDENT_ID,
+    destructive: true, idempotent: true, note: 'It disappears from the page and its feeds; to close one, post an update with status resolved instead.',
   },
 ];

@@ -54,8 +54,13 @@ export class RawRetention {
     // Rows still needed to rebuild rollups after a crash stay, however old.
     const open = this.store.openBuckets();
     const keep = Math.min(open.minuteFrom ?? Infinity, open.hourFrom ?? Infinity, open.dayFrom ?? Infinity);
-    const checks = this.store.checkTiers();
     const minuteDays = this.options.minuteRollupDays ?? MINUTE_ROLLUP_DAYS;
+    if (this.store.dropExpired) {
+      // Whole partitions past every plan's retention go first, without deleting a row.
+      const longest = Math.max(...Object.values(this.options.rawDays));
+      await this.store.dropExpired(Math.min(now - longest * DAY_MS, keep), Math.min(now - minuteDays * DAY_MS, keep));
+    }
+    const checks = this.store.checkTiers();
     report.rawDeleted = await this.sweep(checks, report, (c) => Math.min(now - this.options.rawDays[c.tier] * DAY_MS, keep), (seq, before, limit) =>
       this.store.pruneRaw(seq, before, limit),
     );

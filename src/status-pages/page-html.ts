@@ -1,5 +1,7 @@
 import { escapeHtml as esc } from '../oauth/html.js';
-import type { DayBar, Incident, OverallState, PublicCheck, PublicPage, PublicStatus } from './page-view.js';
+import type { DayBar, Outage, OverallState, PublicCheck, PublicIncident, PublicPage, PublicStatus } from './page-view.js';
+import type { IncidentImpact } from '../store/incidents.js';
+import { INCIDENT_STATUS_TEXT } from './page-feeds.js';
 
 /**
  * The public status page as one self-contained HTML document: inline CSS (light and dark from
@@ -24,7 +26,7 @@ const STATUS_TEXT: Record<PublicStatus, string> = {
 };
 
 const CSS = `
-:root{--bg:#f6f7f9;--card:#fff;--text:#1b1f24;--muted:#5f6b7a;--line:#e3e7ec;--up:#1f9d55;--down:#d93a3a;--warn:#e0a100;--maint:#3b6fd8;--none:#d5dae0;color-scheme:light dark}
+:root{--accent:#3b6fd8;--bg:#f6f7f9;--card:#fff;--text:#1b1f24;--muted:#5f6b7a;--line:#e3e7ec;--up:#1f9d55;--down:#d93a3a;--warn:#e0a100;--maint:#3b6fd8;--none:#d5dae0;color-scheme:light dark}
 @media (prefers-color-scheme:dark){:root{--bg:#0f1216;--card:#171b21;--text:#e6e9ed;--muted:#9aa5b1;--line:#2a3039;--none:#303741}}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .wrap{max-width:860px;margin:0 auto;padding:32px 16px 48px}
@@ -42,11 +44,22 @@ h1{font-size:1.7rem;margin:0 0 4px}h2{font-size:1.05rem;margin:32px 0 10px}
 .bars{display:block;width:100%;height:34px;margin:8px 0 2px}
 .bars path{stroke-width:3;fill:none}.bars path.u100{stroke:var(--up)}.bars path.none{stroke:var(--none)}.bars .u100{fill:var(--up)}.bars .u99{fill:#7cc36b}.bars .u95{fill:var(--warn)}.bars .ulow{fill:var(--down)}.bars .none{fill:var(--none)}
 .meta{display:flex;justify-content:space-between;gap:12px;color:var(--muted);font-size:.8rem;flex-wrap:wrap}
-.right{display:flex;align-items:center;gap:14px}.spark{display:flex;align-items:center;gap:6px;color:var(--muted);font-size:.8rem}.spark svg{width:96px;height:20px}.spark polyline{fill:none;stroke:var(--maint);stroke-width:1.5}
+.right{display:flex;align-items:center;gap:14px}.spark{display:flex;align-items:center;gap:6px;color:var(--muted);font-size:.8rem}.spark svg{width:96px;height:20px}.spark polyline{fill:none;stroke:var(--accent);stroke-width:1.5}
 ul.list{list-style:none;margin:0;padding:0}ul.list li{padding:10px 18px;border-top:1px solid var(--line)}ul.list li:first-child{border-top:0}
 .when{color:var(--muted);font-size:.85rem}.empty{padding:14px 18px;color:var(--muted)}
 footer{margin-top:32px;color:var(--muted);font-size:.85rem;display:flex;justify-content:space-between;gap:12px;flex-wrap:wrap}
-a{color:var(--maint)}
+a{color:var(--accent)}
+.logo{display:block;max-height:48px;max-width:240px;margin:0 0 12px}.foot{flex-basis:100%;white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
+.incident{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--warn);border-radius:10px;margin-top:16px;padding:14px 18px}
+.incident.none{border-left-color:var(--muted)}.incident.major{border-left-color:#e8590c}.incident.critical{border-left-color:var(--down)}
+.incidents.past .incident{border-left-color:var(--up)}
+.incident h3{margin:0;font-size:1.05rem;overflow-wrap:anywhere}.affected{margin:4px 0 0;color:var(--muted);font-size:.85rem}
+ol.timeline{list-style:none;margin:10px 0 0;padding:0}ol.timeline li{padding:8px 0;border-top:1px solid var(--line)}
+.msg{margin:4px 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
+.sub{padding:14px 18px}.sub label{display:block;font-weight:600;font-size:.9rem;margin:6px 0 4px}.sub .field{display:flex;gap:8px;flex-wrap:wrap}
+.sub input{flex:1;min-width:200px;padding:8px 10px;border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--text);font:inherit}
+.sub button{padding:8px 16px;border:0;border-radius:8px;background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer}
+.hint{color:var(--muted);font-size:.8rem;margin:6px 0 0}.sub details{margin-top:12px}.sub summary{cursor:pointer;color:var(--muted)}
 @media (max-width:520px){.wrap{padding:20px 12px}h1{font-size:1.4rem}.spark svg{width:56px}}
 `;
 
@@ -122,29 +135,81 @@ function maintenanceHtml(checks: readonly PublicCheck[]): string {
   return `<h2>Maintenance</h2><div class="card"><ul class="list">${items.join('')}</ul></div>`;
 }
 
-function incidentsHtml(incidents: readonly Incident[], now: number): string {
-  const items = incidents.map((i) => {
+const IMPACT_TEXT: Record<IncidentImpact, string> = { none: 'No impact', minor: 'Minor', major: 'Major', critical: 'Critical' };
+
+/** One incident with its timeline, newest update first; messages are plain text (line breaks kept by CSS). */
+function incidentHtml(i: PublicIncident): string {
+  const affected = i.checks.length ? `<p class="affected">Affects ${i.checks.map((c) => esc(c.name)).join(', ')}</p>` : '';
+  const timeline = i.updates.map((u) =>
+    `<li data-status="${u.status}"><strong>${INCIDENT_STATUS_TEXT[u.status]}</strong> <span class="when">${time(u.at)}</span><p class="msg">${esc(u.message)}</p></li>`);
+  return `<article class="incident ${i.impact}" id="incident-${esc(i.id)}" data-status="${i.status}"><div class="row"><h3>${esc(i.title)}</h3>` +
+    `<span class="pill impact-${i.impact}">${IMPACT_TEXT[i.impact]}</span></div>${affected}<ol class="timeline">${timeline.join('')}</ol></article>`;
+}
+
+function openIncidentsHtml(incidents: readonly PublicIncident[]): string {
+  const open = incidents.filter((i) => i.resolvedAt === null);
+  if (open.length === 0) return '';
+  return `<section class="incidents open" aria-label="Open incidents">${open.map(incidentHtml).join('')}</section>`;
+}
+
+function historyHtml(incidents: readonly PublicIncident[], outages: readonly Outage[], now: number): string {
+  const resolved = incidents.filter((i) => i.resolvedAt !== null);
+  const items = outages.map((i) => {
     const state = i.to === null ? `ongoing for ${durationText(now - i.from)}` : `resolved after ${durationText(i.to - i.from)}`;
     return `<li><strong>${esc(i.name)}</strong> was down <span class="when">since ${time(i.from)}, ${state}</span></li>`;
   });
-  const body = items.length ? `<ul class="list">${items.join('')}</ul>` : '<p class="empty">No incidents in the last 30 days.</p>';
-  return `<h2>Recent incidents</h2><div class="card">${body}</div>`;
+  const past = resolved.length ? `<section class="incidents past" aria-label="Past incidents">${resolved.map(incidentHtml).join('')}</section>` : '';
+  const down = items.length ? `<div class="card"><ul class="list">${items.join('')}</ul></div>` : '';
+  const body = past || down ? `${past}${down}` : '<div class="card"><p class="empty">No incidents in the last 30 days.</p></div>';
+  return `<h2>Past incidents, last 30 days</h2>${body}`;
 }
 
-function document(title: string, main: string, head = ''): string {
+function document(title: string, main: string, head = '', css = ''): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)}</title>${head}<style>${CSS}</style></head><body><div class="wrap">${main}</div></body></html>`;
+<title>${esc(title)}</title>${head}<style>${CSS}${css}</style></head><body><div class="wrap">${main}</div></body></html>`;
+}
+
+/**
+ * What the page's look adds, each value escaped where it lands: the colour (validated as hex
+ * when saved) only as a custom property's value, the URLs (https, as the URL parser wrote them)
+ * only in attributes, the footer as text.
+ */
+function lookParts(look: PublicPage['look'], title: string): { head: string; css: string; logo: string; footer: string } {
+  const color = look.accentColor !== null && /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(look.accentColor) ? look.accentColor : null;
+  return {
+    head: look.favicon ? `<link rel="icon" href="${esc(look.favicon)}">` : '',
+    css: color ? `:root{--accent:${color}}` : '',
+    logo: look.logoUrl ? `<img class="logo" src="${esc(look.logoUrl)}" alt="${esc(title)}" referrerpolicy="no-referrer">` : '',
+    footer: look.footerText ? `<p class="foot">${esc(look.footerText)}</p>` : '',
+  };
+}
+
+/**
+ * The subscribe forms: plain POST forms (no JavaScript), outside `<main>` so the refresh never
+ * wipes what a visitor is typing.
+ */
+function subscribeHtml(base: string): string {
+  return `<section class="subscribe" id="subscribe"><h2>Get updates</h2><div class="card sub">
+<form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="email"><label for="sub-email">Email updates of incidents</label>
+<div class="field"><input id="sub-email" type="email" name="email" required maxlength="254" placeholder="you@example.com" autocomplete="email"><button type="submit">Subscribe</button></div>
+<p class="hint">We send a confirmation link first; every message has an unsubscribe link.</p></form>
+<details><summary>Webhook or feed</summary><form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="webhook">
+<label for="sub-url">Webhook URL (receives signed JSON)</label><div class="field"><input id="sub-url" type="url" name="url" required maxlength="2048" placeholder="your receiver's URL (https)"></div>
+<label for="sub-secret">Signing secret (optional, 16–128 characters; empty: one is made for you)</label><div class="field"><input id="sub-secret" name="secret" minlength="16" maxlength="128" autocomplete="off"><button type="submit">Subscribe webhook</button></div></form>
+<p class="hint">Feeds: <a href="${base}.atom">Atom</a> · <a href="${base}.feed.json">JSON Feed</a></p></details></div></section>`;
 }
 
 export function renderPageHtml(page: PublicPage): string {
   const base = `/status/${encodeURIComponent(page.slug)}`;
   const checks = page.checks.length ? page.checks.map(checkHtml).join('') : '<p class="empty">No checks on this page yet.</p>';
-  const main = `<main><header><h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
+  const look = lookParts(page.look, page.title);
+  const powered = page.look.hidePoweredBy ? '' : ' · Powered by Vigil';
+  const main = `<main><header>${look.logo}<h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
 <div class="banner ${page.overall}" data-overall="${page.overall}">${OVERALL_TEXT[page.overall]}</div>
-<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${incidentsHtml(page.incidents, page.generatedAt)}
-<footer><span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · Powered by Vigil</span></footer></main>`;
-  const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">`;
-  return document(page.title, `${main}<script>${SCRIPT}</script>`, head);
+${openIncidentsHtml(page.incidents)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${historyHtml(page.incidents, page.outages, page.generatedAt)}
+<footer>${look.footer}<span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · <a href="${base}.feed.json">JSON Feed</a>${powered}</span></footer></main>`;
+  const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">${look.head}`;
+  return document(page.title, `${main}${subscribeHtml(base)}<script>${SCRIPT}</script>`, head, look.css);
 }
 
 export function renderNotFoundHtml(): string {

@@ -7,6 +7,7 @@ import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage } from '../store/status-pages.js';
 import type { LoggedStatus, StateChangeRepo } from '../store/store.js';
 import type { LastProbe } from '../monitor/live-check.js';
+import type { Incident, IncidentUpdate } from '../store/incidents.js';
 
 export const BAR_DAYS = 90;
 const SPARK_HOURS = 24;
@@ -41,7 +42,8 @@ export interface PublicCheck {
   maintenanceUntil: number | null;
 }
 
-export interface Incident {
+/** A stretch of downtime of one check, from its status log. */
+export interface Outage {
   checkId: string;
   name: string;
   from: number;
@@ -63,7 +65,26 @@ export interface PublicPage {
   generatedAt: number;
   overall: OverallState;
   checks: PublicCheck[];
-  incidents: Incident[];
+  /** What the operator said (issue 29): open ones first, then those resolved in the last 30 days. */
+  incidents: PublicIncident[];
+  outages: Outage[];
+  /** The page's own look (issue 29). */
+  look: Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
+}
+
+/** An incident as the page shows it: the affected checks by name, the timeline newest first. */
+export interface PublicIncident extends Omit<Incident, 'pageId' | 'checkIds' | 'updates'> {
+  checks: Array<{ id: string; name: string }>;
+  updates: IncidentUpdate[];
+}
+
+/** A check in maintenance, for the feeds. */
+export interface MaintenanceNotice {
+  checkId: string;
+  name: string;
+  /** When maintenance was switched on (the check's last edit). */
+  since: number;
+  until: number | null;
 }
 
 export interface PageViewDeps {
@@ -92,7 +113,7 @@ export class PageViews {
     return out;
   }
 
-  build(page: StatusPage, now: number): PublicPage {
+  build(page: StatusPage, now: number, incidents: readonly Incident[] = []): PublicPage {
     const listed = this.checksOf(page);
     const checks = listed.map((c) => this.publicCheck(c, now));
     return {
@@ -102,8 +123,17 @@ export class PageViews {
       generatedAt: now,
       overall: overallOf(checks),
       checks,
-      incidents: this.incidents(listed, now),
+      incidents: publicIncidents(incidents, listed),
+      outages: this.outages(listed, now),
+      look: { logoUrl: page.logoUrl, accentColor: page.accentColor, footerText: page.footerText, favicon: page.favicon, hidePoweredBy: page.hidePoweredBy },
     };
+  }
+
+  /** The page's checks in maintenance now (the feeds). */
+  maintenance(page: StatusPage, now: number): MaintenanceNotice[] {
+    return this.checksOf(page)
+      .filter((c) => inMaintenance(c, now))
+      .map((c) => ({ checkId: c.id, name: c.name, since: c.updatedAt, until: c.maintenanceUntil }));
   }
 
   /** Status changes of the page's checks, newest first (the Atom feed). */
@@ -155,9 +185,9 @@ export class PageViews {
     };
   }
 
-  private incidents(checks: Check[], now: number): Incident[] {
+  private outages(checks: Check[], now: number): Outage[] {
     const from = now - INCIDENT_DAYS * DAY_MS;
-    const out: Incident[] = [];
+    const out: Outage[] = [];
     for (const check of checks) {
       let open: number | null = null;
       for (const change of this.deps.stateChanges.between(check.seq, from, now)) {
@@ -171,6 +201,19 @@ export class PageViews {
     }
     return out.sort((a, b) => b.from - a.from).slice(0, MAX_INCIDENTS);
   }
+}
+
+/** Open incidents first (newest first), then resolved ones (latest resolved first); checks by name, only the page's own. */
+export function publicIncidents(incidents: readonly Incident[], listed: readonly Check[]): PublicIncident[] {
+  const names = new Map(listed.map((c) => [c.id, c.name]));
+  const shown = incidents.map(({ pageId: _page, checkIds, updates, ...rest }) => ({
+    ...rest,
+    checks: checkIds.filter((id) => names.has(id)).map((id) => ({ id, name: names.get(id)! })),
+    updates: [...updates].reverse(),
+  }));
+  const open = shown.filter((i) => i.resolvedAt === null).sort((a, b) => b.createdAt - a.createdAt);
+  const closed = shown.filter((i) => i.resolvedAt !== null).sort((a, b) => b.resolvedAt! - a.resolvedAt!);
+  return [...open, ...closed];
 }
 
 /** Day labels repeat on every render: 90 of them a check, so each is formatted once. */

@@ -6,7 +6,8 @@ import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
 import type { Store } from '../store/store.js';
 import { responseTimeColor, uptimeColor, type Badge } from './badge-svg.js';
-import { PageViews, type PageViewDeps, type PublicPage, type PublicStatus, type StatusChange } from './page-view.js';
+import { PageViews, publicIncidents, type MaintenanceNotice, type PublicIncident, type PageViewDeps, type PublicPage, type PublicStatus, type StatusChange } from './page-view.js';
+import type { Incident } from '../store/incidents.js';
 
 export const UPTIME_WINDOWS = ['1d', '7d', '30d', '90d'] as const;
 export const RESPONSE_WINDOWS = ['1d', '7d', '30d'] as const;
@@ -54,8 +55,17 @@ export class PublicPages {
     return host === '' ? null : this.pages.byDomain(host);
   }
 
-  view(page: StatusPage): PublicPage {
-    return this.views.build(page, this.clock.now());
+  view(page: StatusPage, incidents: readonly Incident[] = []): PublicPage {
+    return this.views.build(page, this.clock.now(), incidents);
+  }
+
+  /** The incidents as the page shows them (checks by name, only the page's own). */
+  incidents(page: StatusPage, incidents: readonly Incident[]): PublicIncident[] {
+    return publicIncidents(incidents, this.views.checksOf(page));
+  }
+
+  maintenance(page: StatusPage): MaintenanceNotice[] {
+    return this.views.maintenance(page, this.clock.now());
   }
 
   changes(page: StatusPage): StatusChange[] {

@@ -59,6 +59,8 @@ export class StatusPagesService {
         description: description(input.description),
         customDomain: customDomain(input.customDomain),
         checkIds: this.ownChecks(principal, input.checkIds),
+        autoIncidents: input.autoIncidents ?? false,
+        ...lookOf(input, null),
         createdAt: now,
         updatedAt: now,
       };
@@ -81,6 +83,8 @@ export class StatusPagesService {
         description: input.description === undefined ? current.description : description(input.description),
         customDomain: input.customDomain === undefined ? current.customDomain : customDomain(input.customDomain),
         checkIds: input.checkIds === undefined ? current.checkIds : this.ownChecks(principal, input.checkIds),
+        autoIncidents: input.autoIncidents ?? current.autoIncidents,
+        ...lookOf(input, current),
         updatedAt: this.clock.now(),
       };
       this.ensureFree(next);
@@ -131,6 +135,53 @@ export class StatusPagesService {
       for (const listener of this.listeners) listener(before, after);
     });
   }
+}
+
+type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
+
+/** The look's fields of a create or update: each validated, those left out kept (or empty on create). */
+function lookOf(input: { [K in keyof Look]?: Look[K] }, current: Look | null): Look {
+  const keep = <K extends keyof Look>(key: K, parse: (raw: NonNullable<Look[K]>) => Look[K]): Look[K] => {
+    const raw = input[key];
+    if (raw === undefined) return current ? current[key] : (key === 'hidePoweredBy' ? false : null) as Look[K];
+    return raw === null ? (null as Look[K]) : parse(raw as NonNullable<Look[K]>);
+  };
+  return {
+    logoUrl: keep('logoUrl', (raw) => httpsUrl(raw, 'logoUrl')),
+    accentColor: keep('accentColor', accentColor),
+    footerText: keep('footerText', footerText),
+    favicon: keep('favicon', (raw) => httpsUrl(raw, 'favicon')),
+    hidePoweredBy: keep('hidePoweredBy', (raw) => raw),
+  };
+}
+
+/** An absolute https URL without credentials, as the URL parser writes it (quotes and spaces percent-encoded). */
+function httpsUrl(raw: string, field: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw errors.badRequest(`${field} must be an https URL`);
+  }
+  if (url.protocol !== 'https:' || !url.hostname) throw errors.badRequest(`${field} must be an https URL`);
+  if (url.username || url.password) throw errors.badRequest(`${field} must not carry a user name or password`);
+  return url.href;
+}
+
+const HEX_COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
+
+function accentColor(raw: string): string {
+  const color = raw.trim().toLowerCase();
+  if (!HEX_COLOR.test(color)) throw errors.badRequest('accentColor must be a hex colour such as #3b6fd8 or #36d');
+  return color;
+}
+
+/** Plain text: line breaks kept, other control characters refused; blank is none. */
+function footerText(raw: string): string | null {
+  const text = raw.replace(/\r\n?/g, '\n').trim();
+  if (text === '') return null;
+  if (/[^\P{Cc}\n]/u.test(text)) throw errors.badRequest('footerText must not contain control characters other than line breaks');
+  return text;
 }
 
 function description(raw: string | null | undefined): string | null {

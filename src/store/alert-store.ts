@@ -52,7 +52,13 @@ export interface Webhook extends TargetOptions {
   createdAt: number;
 }
 
-export type DeliveryChannel = 'email' | 'webhook';
+/** `subscriber_*`: notices of a status page to its subscribers (issue 29; target: the subscriber id, checkId: the page id). */
+export type DeliveryChannel = 'email' | 'webhook' | 'subscriber_email' | 'subscriber_webhook';
+/** What a status page's subscribers hear of (issue 29). */
+export type NoticeEventType =
+  | 'incident_opened' | 'incident_updated' | 'incident_resolved' | 'maintenance_started' | 'maintenance_ended'
+  /** The double opt-in's link, to an address not confirmed yet. */
+  | 'subscription_confirmation';
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'cancelled';
 
 /** One alert for one channel target: a webhook id, or an email recipient. */
@@ -60,7 +66,7 @@ export interface Delivery {
   id: string;
   accountId: string;
   checkId: string;
-  event: AlertEventType;
+  event: AlertEventType | NoticeEventType;
   channel: DeliveryChannel;
   target: string;
   /** The AlertContent as stored (JSON): webhooks hand it to the delivery worker unparsed. */
@@ -81,7 +87,7 @@ export interface Delivery {
 export interface NewAlert {
   accountId: string;
   checkId: string;
-  event: AlertEventType;
+  event: AlertEventType | NoticeEventType;
   /** JSON of the AlertContent, made while routing so the group commit only inserts. */
   contentJson: string;
   createdAt: number;

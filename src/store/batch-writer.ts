@@ -25,7 +25,10 @@ export const SUBMIT_DELAY_MS = 250;
  * One failing record is reported and skipped; it never sinks the rest of its batch.
  *
  * Storage-neutral: a store whose applyWrites returns a promise (an asynchronous database) gets
- * one batch at a time; records queue meanwhile and form the next batch.
+ * one batch at a time; records queue meanwhile and form the next batch. With `parallel` > 1
+ * (a database whose commit waits on the disk: PostgreSQL) up to that many batches are in flight
+ * at once, and their commits share the disk's flushes; a record of a check (or prober node)
+ * that a batch in flight holds waits for it, so each check's writes still commit in order.
  */
 export class BatchWriter {
   private records: WriteRecord[] = [];
@@ -34,9 +37,12 @@ export class BatchWriter {
   private scheduled: NodeJS.Immediate | null = null;
   /** The flush of submitted records when no commit comes first. */
   private timer: NodeJS.Timeout | null = null;
-  private flushing = false;
+  /** Batches being applied (at most `parallel`). */
+  private flights = 0;
   private closed = false;
-  private inFlight: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Keys (checks, nodes) of the records in flight, with how many records hold each. */
+  private readonly busy = new Map<string, number>();
   private readonly batchListeners: Array<(writes: number) => void> = [];
 
   constructor(
@@ -44,6 +50,7 @@ export class BatchWriter {
     private readonly log: Logger,
     private readonly maxBatch = 5000,
     private readonly submitDelayMs = SUBMIT_DELAY_MS,
+    private readonly parallel = 1,
   ) {}
 
   submit(record: WriteRecord): void {
@@ -74,14 +81,14 @@ export class BatchWriter {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    while (this.records.length > 0 && !this.flushing) this.flushBatch();
+    while (this.records.length > 0 && this.flights < this.parallel) if (!this.flushBatch()) break;
   }
 
   /** Resolves once nothing is queued or being applied. */
   async drained(): Promise<void> {
     for (;;) {
       this.flush();
-      if (this.inFlight) await this.inFlight;
+      if (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
       else if (this.records.length === 0) return;
     }
   }
@@ -112,41 +119,86 @@ export class BatchWriter {
     }
   }
 
-  private flushBatch(): void {
-    const whole = this.records.length <= this.maxBatch;
-    const batch = whole ? this.records : this.records.splice(0, this.maxBatch);
-    const waiters = whole ? this.waiters : this.waiters.splice(0, this.maxBatch);
-    if (whole) {
-      this.records = [];
-      this.waiters = [];
-    }
+  /** Starts one batch; false when every queued record waits on a batch in flight. */
+  private flushBatch(): boolean {
+    const { batch, waiters } = this.parallel > 1 ? this.takeFree() : this.take();
+    if (batch.length === 0) return false;
+    const keys = this.parallel > 1 ? batch.flatMap(keysOf) : [];
+    for (const k of keys) this.busy.set(k, (this.busy.get(k) ?? 0) + 1);
     let failed: Map<WriteRecord, unknown> | null = null;
     const onFailure = (record: WriteRecord, err: unknown): void => {
       (failed ??= new Map()).set(record, err);
     };
-    this.flushing = true;
+    this.flights++;
+    const landed = () => {
+      this.flights--;
+      for (const k of keys) {
+        const n = this.busy.get(k)! - 1;
+        if (n === 0) this.busy.delete(k);
+        else this.busy.set(k, n);
+      }
+    };
     let applied: void | Promise<void>;
     try {
       applied = this.store.applyWrites(batch, onFailure);
     } catch (err) {
-      this.flushing = false;
+      landed();
       this.lost(batch, waiters, err);
-      return;
+      return true;
     }
     if (applied instanceof Promise) {
-      this.inFlight = applied.then(
+      const flight: Promise<void> = applied.then(
         () => this.settle(batch, waiters, failed),
         (err: unknown) => this.lost(batch, waiters, err),
       ).finally(() => {
-        this.flushing = false;
-        this.inFlight = null;
+        landed();
+        this.inFlight.delete(flight);
         // What queued meanwhile: at once if someone waits on it, else when its timer says.
         if (this.records.length > 0 && !this.scheduled && (!this.timer || this.waiters.some(Boolean))) this.flush();
       });
-      return;
+      this.inFlight.add(flight);
+      return true;
     }
-    this.flushing = false;
+    landed();
     this.settle(batch, waiters, failed);
+    return true;
+  }
+
+  /** The oldest records, up to maxBatch. */
+  private take(): { batch: WriteRecord[]; waiters: (Waiter | null)[] } {
+    if (this.records.length <= this.maxBatch) {
+      const taken = { batch: this.records, waiters: this.waiters };
+      this.records = [];
+      this.waiters = [];
+      return taken;
+    }
+    return { batch: this.records.splice(0, this.maxBatch), waiters: this.waiters.splice(0, this.maxBatch) };
+  }
+
+  /** The oldest records none of whose keys a batch in flight holds, up to maxBatch; the others keep their places. */
+  private takeFree(): { batch: WriteRecord[]; waiters: (Waiter | null)[] } {
+    if (this.busy.size === 0) return this.take();
+    const batch: WriteRecord[] = [];
+    const waiters: (Waiter | null)[] = [];
+    const keptRecords: WriteRecord[] = [];
+    const keptWaiters: (Waiter | null)[] = [];
+    // A key held back once stays held for the rest of this pass, so later records of it wait too.
+    const held = new Set<string>();
+    for (let i = 0; i < this.records.length; i++) {
+      const record = this.records[i]!;
+      const keys = keysOf(record);
+      if (batch.length < this.maxBatch && !keys.some((k) => this.busy.has(k) || held.has(k))) {
+        batch.push(record);
+        waiters.push(this.waiters[i]!);
+      } else {
+        for (const k of keys) held.add(k);
+        keptRecords.push(record);
+        keptWaiters.push(this.waiters[i]!);
+      }
+    }
+    this.records = keptRecords;
+    this.waiters = keptWaiters;
+    return { batch, waiters };
   }
 
   /** The commit itself failed (disk full, I/O error): nothing in the batch is durable. */
@@ -165,5 +217,21 @@ export class BatchWriter {
       }
     }
     for (const listener of this.batchListeners) listener(batch.length);
+  }
+}
+
+/** What a record's order matters for: its check, and the prober node whose cursor it moves. */
+function keysOf(record: WriteRecord): string[] {
+  switch (record.kind) {
+    case 'observation':
+      return record.nodeCursor ? [`c:${record.checkId}`, `n:${record.nodeCursor.nodeId}`] : [`c:${record.checkId}`];
+    case 'domain-info':
+      return [`c:${record.checkId}`];
+    case 'node-cursor':
+      return [`n:${record.nodeId}`];
+    case 'alerts':
+      return record.alerts.map((a) => `c:${a.checkId}`);
+    case 'node-live':
+      return ['node-live'];
   }
 }

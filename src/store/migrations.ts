@@ -7,6 +7,9 @@ import { ALERTS_ROUTING_MIGRATION } from './migrations-alerts-routing.js';
 import { NODES_MIGRATION } from './migrations-nodes.js';
 import { KUMA_IMPORTS_MIGRATION } from './migrations-kuma.js';
 import { BESIDE_MIGRATION } from './migrations-beside.js';
+import { INCIDENTS_MIGRATION } from './migrations-incidents.js';
+import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
+import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
 import { PEOPLE_MIGRATION } from './migrations-people.js';
 import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
 
@@ -158,6 +161,9 @@ export const MIGRATIONS: Migration[] = [
   NODES_MIGRATION,
   KUMA_IMPORTS_MIGRATION,
   BESIDE_MIGRATION,
+  INCIDENTS_MIGRATION,
+  SUBSCRIBERS_MIGRATION,
+  PAGE_LOOK_MIGRATION,
   PEOPLE_MIGRATION,
   PASSKEYS_MIGRATION,
 ];

@@ -24,8 +24,6 @@ export interface UserRepo {
   insertSetupLink(tokenHash: Buffer, userId: string, createdAt: number, expiresAt: number): Answer<void>;
   /** Marks an unused, unexpired set-up link used and returns its user, or null (one statement). */
   redeemSetupLink(tokenHash: Buffer, now: number): Answer<string | null>;
-  /** The user of an unused, unexpired link, without using it (the set-up page shows who). */
-  peekSetupLink(tokenHash: Buffer, now: number): Answer<string | null>;
   /** Replaces the member's recovery codes (their hashes). */
   replaceRecoveryCodes(userId: string, codeHashes: Buffer[], now: number): Answer<void>;
   /** Uses one unused recovery code: true when it was there (one statement). */

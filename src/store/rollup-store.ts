@@ -131,4 +131,10 @@ export interface RetentionStore {
   pruneRaw(checkSeq: number, before: number, limit: number): number;
   /** The same for minute rollups (hour and day rollups are kept for good). */
   pruneMinutes(checkSeq: number, before: number, limit: number): number;
+  /**
+   * A store that partitions by time (PostgreSQL) drops whole partitions of raw history older than
+   * `rawBefore` and of minute rollups older than `minutesBefore`, raising the horizons of the
+   * checks they held; pruning row by row then only meets plans that keep less.
+   */
+  dropExpired?(rawBefore: number, minutesBefore: number): Promise<number>;
 }

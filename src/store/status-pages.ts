@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 /** A public status page (issue 15): which of an account's checks it shows, in this order. */
 export interface StatusPage {
   id: string;
@@ -8,6 +9,14 @@ export interface StatusPage {
   /** A host name whose requests get this page at `/`; null when none. */
   customDomain: string | null;
   checkIds: string[];
+  /** Issue 29: a confirmed outage of one of its checks opens an incident that resolves itself. */
+  autoIncidents: boolean;
+  /** Issue 29, the page's look: all rendered escaped; URLs are https only, the colour a hex one. */
+  logoUrl: string | null;
+  accentColor: string | null;
+  footerText: string | null;
+  favicon: string | null;
+  hidePoweredBy: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -25,6 +34,8 @@ export interface StatusPageRepo {
   listsCheck(checkId: string): boolean;
   /** Slugs of the pages that list the check (what a change of it makes stale). */
   slugsListing(checkId: string): string[];
+  /** Pages with `autoIncidents` on that list the check (issue 29). */
+  autoIncidentPages(checkId: string): Answer<StatusPage[]>;
 }
 
 /** What `/readyz` and `/metrics` ask of the store beyond the repositories. */

@@ -9,6 +9,8 @@ import type { PasskeyRepo } from './passkey-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { KumaImportRepo } from './kuma-imports.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
+import type { IncidentRepo } from './incidents.js';
+import type { SubscriberRepo } from './subscribers.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
 
 export { whenAnswered, type Answer } from './answer.js';
@@ -38,6 +40,10 @@ export interface Store {
   retention: RetentionStore;
   /** Public status pages and the checks they list. */
   statusPages: StatusPageRepo;
+  /** Incidents of status pages and their timelines (issue 29). */
+  incidents: IncidentRepo;
+  /** Who follows each status page (issue 29). */
+  subscribers: SubscriberRepo;
   /** What readiness probes write to prove the store takes a commit. */
   operations: OperationsRepo;
   /** Dashboard sessions and one-time login links. */

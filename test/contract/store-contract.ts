@@ -17,6 +17,11 @@ export interface StoreFactory {
   /** A fresh, empty store; `close` ends it and removes what it kept. */
   open(): Store | Promise<Store>;
   close(store: Store): void | Promise<void>;
+  /**
+   * Units of work take an async fn and answer with a promise (the PostgreSQL store, and every
+   * store once issue 24's asynchronous seam lands); otherwise they run a synchronous fn.
+   */
+  asyncUnits?: boolean;
 }
 
 const T = Date.UTC(2026, 6, 1, 9);
@@ -246,9 +251,12 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status pages and the alert settings', async (store) => {
       const { acc, c } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], autoIncidents: false,
+        logoUrl: 'https://acme.example/logo.png', accentColor: '#123456', footerText: 'Acme\nInc.', favicon: null, hidePoweredBy: true, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual(await store.statusPages.bySlug('contract'), page);
+      await store.statusPages.update({ ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false });
+      assert.deepEqual(await store.statusPages.bySlug('contract'), { ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false });
       assert.deepEqual(await store.statusPages.slugsListing(c.id), ['contract']);
       await store.statusPages.delete(page.id);
       assert.equal(await store.statusPages.listsCheck(c.id), false);
@@ -258,6 +266,74 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(await store.alerts.emailSettings.get(acc.id), email);
       await store.alerts.domainWatch.put({ checkId: c.id, expiresAt: null, alerted: 'ok', checkedAt: T, lastError: null });
       assert.equal((await store.alerts.domainWatch.get(c.id))!.checkedAt, T);
+    });
+
+    withStore('status page incidents: timeline, checks, what the page shows, automatic ones', async (store) => {
+      const { acc, c } = await seeded(store);
+      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
+      await store.statusPages.insert(page);
+      assert.deepEqual((await store.statusPages.autoIncidentPages(c.id)).map((p) => p.id), [page.id]);
+      const first = { id: id('inu'), status: 'investigating' as const, message: 'Looking\ninto it', at: T };
+      const incident = {
+        id: id('inc'), pageId: page.id, title: 'Checkout errors', impact: 'major' as const, status: 'investigating' as const, checkIds: [c.id],
+        updates: [first], autoCheckId: c.id, createdAt: T, updatedAt: T, resolvedAt: null,
+      };
+      await store.incidents.insert(incident);
+      assert.deepEqual(await store.incidents.byId(incident.id), incident);
+      assert.deepEqual(await store.incidents.openAuto(page.id, c.id), incident);
+      const old = { ...incident, id: id('inc'), title: 'Old', autoCheckId: null, status: 'resolved' as const, updates: [{ ...first, id: id('inu'), at: T - 40 }], createdAt: T - 40, updatedAt: T - 40, resolvedAt: T - 40 };
+      await store.incidents.insert(old);
+      assert.equal(await store.incidents.count(page.id), 2);
+      assert.deepEqual((await store.incidents.list(page.id, { limit: 1, offset: 0 })).map((i) => i.id), [incident.id], 'newest first');
+      assert.deepEqual((await store.incidents.list(page.id, { limit: 5, offset: 1 })).map((i) => i.id), [old.id]);
+      assert.deepEqual((await store.incidents.shown(page.id, T - 10)).map((i) => i.id), [incident.id], 'resolved before the cut-off: not shown');
+
+      const resolve = { id: id('inu'), status: 'resolved' as const, message: 'Fixed', at: T + 5 };
+      const resolved = { ...incident, status: 'resolved' as const, impact: 'minor' as const, updates: [first, resolve], updatedAt: T + 5, resolvedAt: T + 5 };
+      await store.incidents.save(resolved, resolve);
+      assert.deepEqual(await store.incidents.byId(incident.id), resolved);
+      assert.equal(await store.incidents.openAuto(page.id, c.id), null, 'a resolved incident is no longer open');
+      assert.deepEqual((await store.incidents.shown(page.id, T)).map((i) => i.id), [incident.id]);
+
+      await store.checks.delete(c.id);
+      assert.deepEqual((await store.incidents.byId(incident.id))!.checkIds, [], 'a deleted check leaves its incidents');
+      await store.incidents.delete(old.id);
+      assert.equal(await store.incidents.byId(old.id), null);
+      await store.statusPages.delete(page.id);
+      assert.equal(await store.incidents.byId(incident.id), null, 'a deleted page takes its incidents');
+    });
+
+    withStore('status page subscribers: the cap, duplicates, confirmation, counts, expiry', async (store) => {
+      const { acc } = await seeded(store);
+      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
+      await store.statusPages.insert(page);
+      const sub = (kind: 'email' | 'webhook', address: string, at = T) => ({
+        id: id('sub'), pageId: page.id, kind, address, secret: kind === 'webhook' ? 's3cret' : null, token: id('tok').padEnd(64, '0'),
+        confirmedAt: kind === 'webhook' ? at : null, createdAt: at,
+      });
+      const ann = sub('email', 'ann@example.com');
+      assert.deepEqual(await store.subscribers.add(ann, 3, T - 100), { kind: 'added', subscriber: ann });
+      const again = await store.subscribers.add(sub('email', 'ann@example.com'), 3, T - 100);
+      assert.equal(again.kind, 'exists');
+      assert.equal(again.kind === 'exists' && again.subscriber.id, ann.id, 'the same address twice is one subscriber');
+      const hook = sub('webhook', 'https://hooks.example.com/x');
+      assert.equal((await store.subscribers.add(hook, 3, T - 100)).kind, 'added');
+      assert.deepEqual(await store.subscribers.byToken(ann.token), ann);
+      assert.deepEqual(await store.subscribers.counts(page.id), { email: 0, webhook: 1, pending: 1 });
+      assert.deepEqual((await store.subscribers.confirmed(page.id)).map((x) => x.id), [hook.id], 'pending addresses hear nothing');
+      await store.subscribers.confirm(ann.id, T + 1);
+      assert.equal((await store.subscribers.byId(ann.id))!.confirmedAt, T + 1);
+      assert.deepEqual((await store.subscribers.confirmed(page.id)).map((x) => x.id), [ann.id, hook.id]);
+      const bob = sub('email', 'bob@example.com', T + 2);
+      assert.equal((await store.subscribers.add(bob, 3, T - 100)).kind, 'added');
+      assert.deepEqual(await store.subscribers.add(sub('email', 'cy@example.com'), 3, T - 100), { kind: 'full' });
+      assert.equal((await store.subscribers.add(sub('email', 'cy@example.com', T + 10), 3, T + 5)).kind, 'added', 'a pending address past its time makes room');
+      assert.equal(await store.subscribers.byId(bob.id), null);
+      assert.deepEqual((await store.subscribers.list(page.id, { limit: 2, offset: 0 })).map((x) => x.id), [ann.id, hook.id], 'oldest first');
+      await store.subscribers.delete(ann.id);
+      assert.equal(await store.subscribers.byToken(ann.token), null);
+      await store.statusPages.delete(page.id);
+      assert.equal(await store.subscribers.byId(hook.id), null, 'a deleted page takes its subscribers');
     });
 
     withStore('agent signups, OAuth grants and tokens', async (store) => {
@@ -325,7 +401,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.checks.countForAccount(acc.id), 2);
     });
 
-    withStore('a nested unit that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
+    if (!factory.asyncUnits) withStore('a nested unit that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
       const { acc } = await seeded(store);
       const kept = check(acc.id, 'https://kept.example.com/');
       const undone = check(acc.id, 'https://undone.example.com/');
@@ -350,6 +426,41 @@ export function storeContract(factory: StoreFactory): void {
       ran.length = 0;
       assert.throws(() =>
         store.transaction(() => {
+          store.afterCommit(() => ran.push('never'));
+          throw new Error('outer');
+        }),
+      );
+      store.afterCommit(() => ran.push('at once'));
+      assert.deepEqual(ran, ['at once'], 'outside a unit an effect runs at once');
+    });
+
+    if (factory.asyncUnits) withStore('a nested unit that throws undoes only its own writes; effects run after the outermost commit', async (store) => {
+      const { acc } = await seeded(store);
+      const kept = check(acc.id, 'https://kept.example.com/');
+      const undone = check(acc.id, 'https://undone.example.com/');
+      const ran: string[] = [];
+      type AsyncUnits = <T>(fn: () => Promise<T>) => Promise<T>;
+      const unit = store.transaction.bind(store) as unknown as AsyncUnits;
+      await unit(async () => {
+        await store.checks.insert(kept, kept.url, null);
+        store.afterCommit(() => ran.push('outer'));
+        await assert.rejects(() =>
+          unit(async () => {
+            await store.checks.insert(undone, undone.url, null);
+            store.afterCommit(() => ran.push('undone'));
+            throw new Error('inner');
+          }),
+        );
+        await unit(async () => store.afterCommit(() => ran.push('inner')));
+        assert.deepEqual(ran, [], 'nothing runs before the commit');
+      });
+      assert.deepEqual(ran, ['outer', 'inner'], 'the rolled-back unit has no effects');
+      assert.notEqual(await store.checks.byId(kept.id), null);
+      assert.equal(await store.checks.byId(undone.id), null);
+
+      ran.length = 0;
+      await assert.rejects(() =>
+        unit(async () => {
           store.afterCommit(() => ran.push('never'));
           throw new Error('outer');
         }),

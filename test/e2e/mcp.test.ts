@@ -22,6 +22,7 @@ const TOOL_NAMES = [
   'test_email_alerts', 'list_webhooks', 'create_webhook', 'update_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
   'retry_alert_delivery', 'regenerate_heartbeat_token',
   'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page',
+  'list_incidents', 'create_incident', 'get_incident', 'update_incident', 'post_incident_update', 'delete_incident',
 ];
 
 let server: TestServer;
@@ -95,7 +96,7 @@ describe('discovery of tools, resources and prompts', () => {
       const readOnly = tool.name.startsWith('get_') || tool.name.startsWith('list_');
       assert.equal(tool.annotations?.readOnlyHint, readOnly, `${tool.name} readOnlyHint`);
       if (!readOnly) {
-        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page'].includes(tool.name);
+        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page', 'delete_incident'].includes(tool.name);
         assert.equal(tool.annotations?.destructiveHint, destructive, `${tool.name} destructiveHint`);
       }
     }
@@ -277,6 +278,15 @@ describe('every tool, through the same routes as REST', () => {
     assert.equal((await ok(client, 'update_status_page', { id: created.id, description: 'Hi' })).data.description, 'Hi');
     assert.deepEqual((await ok(client, 'list_status_pages')).data.map((p: { id: string }) => p.id), [created.id]);
     assert.match(await fails(client, 'create_status_page', { slug: 'Bad slug', title: 't', checkIds: [] }, 400), /slug must be/);
+    const incident = (await ok(client, 'create_incident', { id: created.id, title: 'Slow checkout', message: 'Looking into it', checkIds: [checkId] })).data;
+    assert.equal(incident.status, 'investigating');
+    const update = { id: created.id, incidentId: incident.id, status: 'resolved', message: 'Fixed' };
+    assert.equal((await ok(client, 'post_incident_update', update)).data.updates.length, 2);
+    assert.equal((await ok(client, 'update_incident', { id: created.id, incidentId: incident.id, impact: 'major' })).data.impact, 'major');
+    assert.equal((await ok(client, 'get_incident', { id: created.id, incidentId: incident.id })).data.status, 'resolved');
+    assert.deepEqual((await ok(client, 'list_incidents', { id: created.id })).data.map((i: { id: string }) => i.id), [incident.id]);
+    assert.match(await fails(client, 'post_incident_update', { ...update, status: 'monitoring' }, 409), /resolved/);
+    assert.deepEqual((await ok(client, 'delete_incident', { id: created.id, incidentId: incident.id })).data, { success: true });
     assert.deepEqual((await ok(client, 'delete_status_page', { id: created.id })).data, { success: true });
   });
 

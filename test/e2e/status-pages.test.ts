@@ -132,7 +132,7 @@ describe('the public page', () => {
     assert.match(html, new RegExp(`id="check-${blog}"[^]*?data-status="down"`));
     const bars = [...html.matchAll(/<svg class="bars"[^]*?<\/svg>/g)].map((m) => (m[0].match(/v34|<rect /g) ?? []).length);
     assert.deepEqual(bars, [90, 90], '90 day bars per check');
-    assert.match(html, /Recent incidents/);
+    assert.match(html, /Past incidents, last 30 days/);
     assert.match(html, /prefers-color-scheme:dark/);
     assert.match(html, /name="viewport"/);
     assert.doesNotMatch(html, /Internal admin/);

@@ -163,6 +163,60 @@ describe('dashboard pages in a real browser', { skip: missing ?? false, timeout:
     await pub.close();
   });
 
+  test('open an incident on a page, post updates until it is resolved, and see the timeline', async () => {
+    const pageId = (await srv.request('GET', '/v1/public/status-pages')).body.data.find((p: { slug: string }) => p.slug === 'acme-status').id;
+    await page.goto(`${srv.url}/dashboard#/status-pages/${pageId}`);
+    await page.waitForSelector('#incidents');
+    await page.click('.new-incident summary');
+    await page.fill('input[name=incidentTitle]', 'Billing is slow');
+    await page.selectOption('select[name=impact]', 'major');
+    await page.fill('textarea[name=message]', 'We are looking into it.');
+    await page.click(`.incident-form label.check:has-text("Billing API") input`);
+    await page.click('.incident-form button[type=submit]');
+    const card = page.locator('article.incident[data-status="investigating"]');
+    await card.waitFor();
+    const made = (await srv.request('GET', `/v1/public/status-pages/${pageId}/incidents`)).body.data[0];
+    assert.equal(made.title, 'Billing is slow');
+    assert.equal(made.impact, 'major');
+    assert.deepEqual(made.checkIds, [ids['Billing API']]);
+
+    await card.locator('select[name=updateStatus]').selectOption('resolved');
+    await card.locator('textarea[name=updateMessage]').fill('Back to normal.');
+    await card.locator('button[type=submit]').click();
+    await page.waitForSelector(`article.incident[data-incident="${made.id}"][data-status="resolved"]`);
+    const timeline = await page.locator(`article.incident[data-incident="${made.id}"] .timeline li`).allTextContents();
+    assert.equal(timeline.length, 2);
+    assert.match(timeline[0]!, /Resolved[^]*Back to normal\./, 'the newest update first');
+    const after = (await srv.request('GET', `/v1/public/status-pages/${pageId}/incidents/${made.id}`)).body.data;
+    assert.equal(after.status, 'resolved');
+
+    // A visitor subscribes through the public form; the editor counts and removes the address.
+    const sub = await fetch(`${srv.url}/status/acme-status/subscribe`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'kind=email&email=fan%40example.com',
+    });
+    assert.equal(sub.status, 200);
+    await page.reload();
+    await page.waitForSelector('#subscriber-counts:has-text("1 waiting for confirmation")');
+    await page.click('#subscribers li:has-text("fan@example.com") button:has-text("Remove")');
+    await page.click('dialog.confirm button[value=ok]');
+    await page.waitForSelector('#subscriber-counts:has-text("0 email · 0 webhook")');
+    assert.equal((await srv.request('GET', `/v1/public/status-pages/${pageId}/subscribers`)).body.data.length, 0);
+
+    // The page's look: a bad colour is refused under its field, a good one saved.
+    await page.fill('input[name=accentColor]', 'red');
+    await page.click('form.status-page-form button[type=submit]');
+    await page.waitForSelector('label.field.invalid:has(input[name=accentColor]) .field-error');
+    await page.fill('input[name=accentColor]', '#e8590c');
+    await page.fill('input[name=logoUrl]', 'https://cdn.example.com/logo.png');
+    await page.check('input[name=hidePoweredBy]');
+    await page.click('form.status-page-form button[type=submit]');
+    await waitFor(async () => (await srv.request('GET', `/v1/public/status-pages/${pageId}`)).body.data.accentColor === '#e8590c', 'the look to be saved');
+    const looked = (await srv.request('GET', `/v1/public/status-pages/${pageId}`)).body.data;
+    assert.equal(looked.logoUrl, 'https://cdn.example.com/logo.png');
+    assert.equal(looked.hidePoweredBy, true);
+    assert.deepEqual(errors, []);
+  });
+
   test('create a key with scopes and a restriction, see its secret once, revoke it and see the API refuse it', async () => {
     await page.goto(`${srv.url}/dashboard#/keys`);
     await page.waitForSelector('table.keys tbody tr');

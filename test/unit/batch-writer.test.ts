@@ -64,6 +64,30 @@ describe('batched writer over an asynchronous store', () => {
     assert.equal(writer.pending, 0);
   });
 
+  test('parallel batches: up to that many in flight, and a check held by one waits for it (each check in order)', async () => {
+    const store = new AsyncStore();
+    const writer = new BatchWriter(store, log, 5000, 250, 2);
+    const firsts = [writer.commit(record('a')), writer.commit(record('b'))];
+    await waitFor(() => store.batches.length === 1, 'the first batch');
+    const later = [writer.commit(record('a')), writer.commit(record('c')), writer.commit(record('a')), writer.commit(record('d'))];
+    await waitFor(() => store.batches.length === 2, 'a second batch beside the first');
+    assert.deepEqual(store.batches, [['a', 'b'], ['c', 'd']], "a's next records wait for the batch holding a");
+    assert.equal(store.maxInFlight, 2);
+    const third = writer.commit(record('e'));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(store.batches.length, 2, 'no third batch while two are in flight');
+    await store.commitNext();
+    await Promise.all(firsts);
+    await waitFor(() => store.batches.length === 3, 'the held records');
+    assert.deepEqual(store.batches[2], ['a', 'a', 'e'], 'in their order');
+    await store.commitNext();
+    await store.commitNext();
+    await Promise.all([...later, third]);
+    await writer.drained();
+    assert.equal(writer.pending, 0);
+    assert.ok(store.maxInFlight <= 2);
+  });
+
   test('a record failing on its own rejects its commit only; a failed commit rejects the whole batch', async () => {
     const store = new AsyncStore();
     const writer = new BatchWriter(store, log);

@@ -62,3 +62,12 @@ test('an unknown key that looks like a known one says which', () => {
   assert.deepEqual(warningsFor({ plans: { pro: { maxCheck: 5 } } }), ['unknown config key plans.pro.maxCheck (ignored); did you mean plans.pro.maxChecks?']);
   assert.deepEqual(warningsFor({ rdap: { servers: { dev: 'https://rdap.example/' } } }), [], 'rdap.servers takes any TLD');
 });
+
+test('store.url (VIGIL_DATABASE_URL) selects PostgreSQL and must be a postgres:// URL', () => {
+  assert.equal(loadConfig({ env: {} }).store.url, null, 'SQLite stays the default');
+  assert.equal(loadConfig({ env: { VIGIL_DATABASE_URL: 'postgres://vigil@db.internal/vigil' } }).store.url, 'postgres://vigil@db.internal/vigil');
+  assert.equal(loadConfig({ env: {}, overrides: { store: { url: 'postgresql://db.internal:5433/vigil?sslmode=require' } } }).store.url, 'postgresql://db.internal:5433/vigil?sslmode=require');
+  assert.throws(() => loadConfig({ env: { VIGIL_DATABASE_URL: 'mysql://db/vigil' } }), /must start with postgres:\/\/ or postgresql:\/\/, not mysql:/);
+  assert.throws(() => loadConfig({ env: { VIGIL_DATABASE_URL: 'db.internal/vigil' } }), /must be a URL/);
+  assert.throws(() => loadConfig({ env: {}, overrides: { store: { url: 5 } } }), /store\.url must be a string or null/);
+});

@@ -72,7 +72,7 @@ test('public renders drop what shows a check when it changes (not on a ping) and
   const clock = new ManualClock(1_000);
   const feed = new StatusFeed();
   let pageChanged: PageChanged = () => {};
-  const renders = new PublicRenders(clock, feed, { onChange: (l) => void (pageChanged = l) });
+  const renders = new PublicRenders(clock, feed, { statusPages: { onChange: (l) => void (pageChanged = l) }, incidents: { onChange: () => {} } });
   const keep = (cache: RenderCache, key: string, slug: string | null, checkIds: string[]) =>
     cache.reply(key, { headers: {} }, () => ({ status: 200, contentType: 'text/plain', text: key, slug, checkIds }));
   let renderedAgain = 0;

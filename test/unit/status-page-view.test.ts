@@ -34,7 +34,7 @@ function world() {
     },
     lastProbe: () => null,
   });
-  const page: StatusPage = { id: 'spg_1', accountId: 'acc_1', slug: 's', title: 'S', description: null, customDomain: null, checkIds: ['chk_b', 'chk_a', 'chk_gone'], createdAt: 0, updatedAt: 0 };
+  const page: StatusPage = { id: 'spg_1', accountId: 'acc_1', slug: 's', title: 'S', description: null, customDomain: null, checkIds: ['chk_b', 'chk_a', 'chk_gone'], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: 0, updatedAt: 0 };
   return { views, page };
 }
 
@@ -53,10 +53,10 @@ test('a page shows only its own account’s existing checks, with 90 day bars an
   assert.deepEqual(c!.spark.slice(-3), [150, null, 90]);
 });
 
-test('incidents: down periods, the open one last to end', () => {
+test('outages: down periods, the open one last to end', () => {
   const { views, page } = world();
-  const { incidents } = views.build(page, NOW);
-  assert.deepEqual(incidents.map((i) => [i.from, i.to]), [[NOW - 60_000, null], [NOW - 5 * DAY_MS, NOW - 5 * DAY_MS + 600_000]]);
+  const { outages } = views.build(page, NOW);
+  assert.deepEqual(outages.map((i) => [i.from, i.to]), [[NOW - 60_000, null], [NOW - 5 * DAY_MS, NOW - 5 * DAY_MS + 600_000]]);
 });
 
 test('overall state from the checks’ states; paused checks do not count', () => {

@@ -7,6 +7,8 @@ export interface Mail {
   subject: string;
   text: string;
   html?: string;
+  /** Extra headers (List-Unsubscribe); names and values are fixed by Vigil, never taken from input. */
+  headers?: Record<string, string>;
 }
 
 /**

@@ -27,7 +27,8 @@ export interface SenderOptions {
 
 export interface SenderDeps {
   queue: DeliveryQueue;
-  channels: Record<DeliveryChannel, AlertChannel>;
+  /** Alert channels always; the subscriber channels where status page notices are sent (the server). */
+  channels: Record<'email' | 'webhook', AlertChannel> & Partial<Record<DeliveryChannel, AlertChannel>>;
   clock: Clock;
   log: Logger;
   options: SenderOptions;
@@ -220,7 +221,8 @@ export class DeliverySender {
   private async attempt(d: Delivery): Promise<void> {
     let outcome: AttemptOutcome;
     try {
-      outcome = await this.deps.channels[d.channel].attempt(d, this.abort.signal);
+      const channel = this.deps.channels[d.channel];
+      outcome = channel ? await channel.attempt(d, this.abort.signal) : { kind: 'failed', status: null, error: `no ${d.channel} channel here`, retryable: true };
     } catch (err) {
       this.deps.log.error({ err, deliveryId: d.id }, 'alert delivery attempt threw');
       outcome = { kind: 'failed', status: null, error: 'internal error', retryable: true };

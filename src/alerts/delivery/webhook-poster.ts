@@ -2,7 +2,10 @@ import type { Webhook } from '../../store/alert-store.js';
 import type { ReceiverAnswer } from './webhook-client.js';
 
 /** What the delivery worker needs of a webhook to render, sign and send to it. */
-export type HookTarget = Pick<Webhook, 'url' | 'webhookType' | 'secret'>;
+export type HookTarget = Pick<Webhook, 'url' | 'secret'> & {
+  /** `subscriber`: a status page's webhook subscriber, sent the stored notice as it is (issue 29). */
+  webhookType: Webhook['webhookType'] | 'subscriber';
+};
 
 /**
  * Sends one alert to one webhook: renders the vendor format, signs it and POSTs it. Resolves

@@ -1,6 +1,6 @@
 import { VERSION } from '../../version.js';
 import type { AlertContent } from '../alert-content.js';
-import type { Webhook } from '../../store/alert-store.js';
+import type { HookTarget } from './webhook-poster.js';
 import { vendorRequest } from '../formats/index.js';
 import { SIGNATURE_HEADER, signBody } from '../signing.js';
 
@@ -12,8 +12,21 @@ export interface SignedRequest {
   body: string;
 }
 
+/** A status page's notice to a webhook subscriber: the stored JSON itself, signed. */
+export function noticeRequest(hook: HookTarget, contentJson: string, deliveryId: string): SignedRequest {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': `Vigil/${VERSION}`,
+    'X-Vigil-Event': (JSON.parse(contentJson) as { event: string }).event,
+    'X-Vigil-Delivery': deliveryId,
+  };
+  if (hook.secret) headers[SIGNATURE_HEADER] = signBody(hook.secret, contentJson);
+  return { url: hook.url, method: 'POST', headers, body: contentJson };
+}
+
 /** One delivery as it goes on the wire: the vendor's body, the Vigil headers, the signature. */
-export function webhookRequest(hook: Pick<Webhook, 'url' | 'webhookType' | 'secret'>, content: AlertContent, deliveryId: string): SignedRequest {
+export function webhookRequest(hook: HookTarget, content: AlertContent, deliveryId: string): SignedRequest {
+  if (hook.webhookType === 'subscriber') return noticeRequest(hook, JSON.stringify(content), deliveryId);
   const v = vendorRequest(hook.webhookType, hook.url, content, deliveryId);
   // A string body is plain text (ntfy); anything else goes as JSON.
   const text = typeof v.body === 'string';

@@ -3,7 +3,7 @@ import type { AlertContent } from '../alert-content.js';
 import { MisconfiguredWebhook } from '../formats/vendor-request.js';
 import { WebhookClient, WebhookUnreachable, type ReceiverAnswer, type WebhookClientOptions } from './webhook-client.js';
 import type { HookTarget } from './webhook-poster.js';
-import { webhookRequest } from './webhook-request.js';
+import { noticeRequest, webhookRequest } from './webhook-request.js';
 
 /**
  * The delivery worker thread: rendering, signing and every webhook POST (TLS, HTTP parsing,
@@ -34,7 +34,9 @@ function reply(r: WorkerReply): void {
 
 async function send(m: SendRequest, signal: AbortSignal): Promise<WorkerReply> {
   try {
-    const req = webhookRequest(m.hook, JSON.parse(m.contentJson) as AlertContent, m.deliveryId);
+    const req = m.hook.webhookType === 'subscriber'
+      ? noticeRequest(m.hook, m.contentJson, m.deliveryId)
+      : webhookRequest(m.hook, JSON.parse(m.contentJson) as AlertContent, m.deliveryId);
     return { id: m.id, answer: await client.post(req, signal) };
   } catch (err) {
     if (err instanceof MisconfiguredWebhook) return { id: m.id, error: err.message, misconfigured: true };

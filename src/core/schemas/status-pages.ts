@@ -15,6 +15,21 @@ const CheckIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: 500,
   description: 'Checks of your account shown on the page, in this order (duplicates dropped)',
 });
+const AutoIncidents = Type.Boolean({
+  description: 'A confirmed outage of one of its checks opens an incident ("<name> is not responding") that resolves itself when the check is up again',
+});
+const LogoUrl = Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'An https URL of an image shown above the title' });
+const AccentColor = Type.Union([Type.String({ minLength: 1, maxLength: 7 }), Type.Null()], { description: 'A hex colour (#rgb or #rrggbb) for links, buttons and charts' });
+const FooterText = Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: 'Plain text in the footer (line breaks kept)' });
+const Favicon = Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'An https URL of the icon browsers show for the page' });
+const HidePoweredBy = Type.Boolean({ description: 'Leaves out "Powered by Vigil"' });
+const Look = {
+  logoUrl: Type.Optional(LogoUrl),
+  accentColor: Type.Optional(AccentColor),
+  footerText: Type.Optional(FooterText),
+  favicon: Type.Optional(Favicon),
+  hidePoweredBy: Type.Optional(HidePoweredBy),
+};
 const CustomDomain = Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Null()], {
   description: 'A host name such as status.example.com: requests with this Host get the page at /',
 });
@@ -26,6 +41,8 @@ export const CreateStatusPageBody = Type.Object(
     description: Type.Optional(Description),
     checkIds: CheckIds,
     customDomain: Type.Optional(CustomDomain),
+    autoIncidents: Type.Optional(AutoIncidents),
+    ...Look,
   },
   { additionalProperties: false, $id: 'CreateStatusPage' },
 );
@@ -37,6 +54,8 @@ export const UpdateStatusPageBody = Type.Object(
     description: Type.Optional(Description),
     checkIds: Type.Optional(CheckIds),
     customDomain: Type.Optional(CustomDomain),
+    autoIncidents: Type.Optional(AutoIncidents),
+    ...Look,
   },
   { additionalProperties: false, $id: 'UpdateStatusPage' },
 );
@@ -49,6 +68,12 @@ export const StatusPageObject = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     checkIds: Type.Array(Type.String()),
     customDomain: Type.Union([Type.String(), Type.Null()]),
+    autoIncidents: Type.Boolean(),
+    logoUrl: Type.Union([Type.String(), Type.Null()]),
+    accentColor: Type.Union([Type.String(), Type.Null()]),
+    footerText: Type.Union([Type.String(), Type.Null()]),
+    favicon: Type.Union([Type.String(), Type.Null()]),
+    hidePoweredBy: Type.Boolean(),
     url: Type.String({ description: 'The public page' }),
     createdAt: IsoDate,
     updatedAt: IsoDate,

@@ -1,6 +1,6 @@
 import type { AlertStore } from '../alert-store.js';
 import type { RollupStore } from '../rollup-store.js';
-import type { CheckRepo, HistoryRepo, StateChangeRepo } from '../store.js';
+import type { CheckRepo, HistoryEventInput, HistoryRepo, StateChangeRepo } from '../store.js';
 import type { NodeRepo } from '../node-repo.js';
 import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
 import type { Db } from '../db.js';
@@ -58,10 +58,15 @@ function endLapsedMaintenance(r: Pick<Repos, 'checks' | 'history'>, checkId: str
   const current = r.checks.byId(checkId);
   if (!current || !current.maintenance || current.maintenanceUntil !== until) return;
   r.checks.setMaintenance(checkId, false, null, until);
-  r.history.insertEvent({
+  r.history.insertEvent(maintenanceEndEvent(checkSeq, until));
+}
+
+/** The `maintenance_end` event of a window that ran out, dated when it ran out. */
+export function maintenanceEndEvent(checkSeq: number, until: number): HistoryEventInput {
+  return {
     checkSeq, at: until, status: 'maintenance_end', region: null,
     meta: { event: 'maintenance_off', until: new Date(until).toISOString() },
-  });
+  };
 }
 
 /** A record of the batch failed on its own (the batch is then applied again, record by record). */

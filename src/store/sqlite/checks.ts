@@ -114,7 +114,7 @@ export function rowToCheck(r: CheckRowDb): Check {
 }
 
 /** Column values of the settings a user can change, in SETTINGS_COLUMNS order. */
-function settingsValues(s: CheckSettings): unknown[] {
+export function settingsValues(s: CheckSettings): unknown[] {
   return [
     s.name, s.url, s.type, s.folder, s.method, s.intervalMinutes, s.regionOverride,
     JSON.stringify(s.expectedStatusCodes), JSON.stringify(s.headers), s.body, toJson(s.responseValidation),
@@ -122,7 +122,7 @@ function settingsValues(s: CheckSettings): unknown[] {
     s.downConfirmationAttempts, s.pingPackets, s.timezone, s.schedule, s.gracePeriodSeconds,
   ];
 }
-const SETTINGS_COLUMNS = [
+export const SETTINGS_COLUMNS = [
   'name', 'url', 'type', 'folder', 'method', 'interval_minutes', 'region_override',
   'expected_status_codes', 'headers', 'body', 'response_validation',
   'cache_control_no_cache', 'immediate_recheck', 'response_time_limit',

@@ -21,6 +21,8 @@ import { sqlitePasskeys } from './passkeys.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
+import { sqliteIncidents } from './incidents.js';
+import { sqliteSubscribers } from './subscribers.js';
 
 export interface SqliteStore extends Store {
   /** The raw handle: for tests only (nothing outside store/sqlite/ touches it). */
@@ -98,6 +100,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     rollups,
     retention: sqliteRetention(db),
     statusPages: sqliteStatusPages(db),
+    incidents: sqliteIncidents(db),
+    subscribers: sqliteSubscribers(db),
     operations: sqliteOperations(db),
     sessions: sqliteSessions(db),
     users: sqliteUsers(db, credentialsChanged),

@@ -8,18 +8,27 @@ interface PageRowDb {
   title: string;
   description: string | null;
   custom_domain: string | null;
+  auto_incidents: number;
+  logo_url: string | null;
+  accent_color: string | null;
+  footer_text: string | null;
+  favicon: string | null;
+  hide_powered_by: number;
   created_at: number;
   updated_at: number;
 }
 
 export function sqliteStatusPages(db: Db): StatusPageRepo {
   const insertPage = db.prepare(
-    `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, created_at, updated_at)
-     VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @createdAt, @updatedAt)`,
+    `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, auto_incidents,
+       logo_url, accent_color, footer_text, favicon, hide_powered_by, created_at, updated_at)
+     VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @autoIncidents,
+       @logoUrl, @accentColor, @footerText, @favicon, @hidePoweredBy, @createdAt, @updatedAt)`,
   );
   const updatePage = db.prepare(
     `UPDATE status_pages SET slug = @slug, title = @title, description = @description, custom_domain = @customDomain,
-     updated_at = @updatedAt WHERE id = @id`,
+     auto_incidents = @autoIncidents, logo_url = @logoUrl, accent_color = @accentColor, footer_text = @footerText,
+     favicon = @favicon, hide_powered_by = @hidePoweredBy, updated_at = @updatedAt WHERE id = @id`,
   );
   const deletePage = db.prepare('DELETE FROM status_pages WHERE id = ?');
   const byId = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE id = ?');
@@ -33,6 +42,9 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
   const slugsListing = db
     .prepare<[string], string>('SELECT p.slug FROM status_page_checks c JOIN status_pages p ON p.id = c.page_id WHERE c.check_id = ?')
     .pluck();
+  const autoPages = db.prepare<[string], PageRowDb>(
+    'SELECT p.* FROM status_page_checks c JOIN status_pages p ON p.id = c.page_id WHERE c.check_id = ? AND p.auto_incidents = 1',
+  );
 
   const toPage = (r: PageRowDb): StatusPage => ({
     id: r.id,
@@ -42,9 +54,16 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
     description: r.description,
     customDomain: r.custom_domain,
     checkIds: checksOf.all(r.id),
+    autoIncidents: r.auto_incidents === 1,
+    logoUrl: r.logo_url,
+    accentColor: r.accent_color,
+    footerText: r.footer_text,
+    favicon: r.favicon,
+    hidePoweredBy: r.hide_powered_by === 1,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
+  const row = (page: StatusPage) => ({ ...page, autoIncidents: page.autoIncidents ? 1 : 0, hidePoweredBy: page.hidePoweredBy ? 1 : 0 });
   const one = (row: PageRowDb | undefined) => (row === undefined ? null : toPage(row));
   const setChecks = (page: StatusPage) => {
     clearChecks.run(page.id);
@@ -53,11 +72,11 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
 
   return {
     insert: db.transaction((page: StatusPage) => {
-      insertPage.run(page);
+      insertPage.run(row(page));
       setChecks(page);
     }),
     update: db.transaction((page: StatusPage) => {
-      updatePage.run(page);
+      updatePage.run(row(page));
       setChecks(page);
     }),
     delete: (id) => void deletePage.run(id),
@@ -67,6 +86,7 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
     listForAccount: (accountId) => forAccount.all(accountId).map(toPage),
     listsCheck: (checkId) => listed.get(checkId) !== undefined,
     slugsListing: (checkId) => slugsListing.all(checkId),
+    autoIncidentPages: (checkId) => autoPages.all(checkId).map(toPage),
   };
 }
 

@@ -54,7 +54,6 @@ export function sqliteUsers(db: Db, changed: () => void): Synchronous<UserRepo> 
   const redeem = db
     .prepare('UPDATE user_setup_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING user_id')
     .pluck();
-  const peek = db.prepare('SELECT user_id FROM user_setup_links WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?').pluck();
   const clearCodes = db.prepare('DELETE FROM user_recovery_codes WHERE user_id = ?');
   const insertCode = db.prepare('INSERT OR IGNORE INTO user_recovery_codes (user_id, code_hash, created_at) VALUES (?, ?, ?)');
   const useCode = db.prepare('UPDATE user_recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL');
@@ -81,7 +80,6 @@ export function sqliteUsers(db: Db, changed: () => void): Synchronous<UserRepo> 
     delete: touched((id: string) => remove.run(id)),
     insertSetupLink: (hash, userId, createdAt, expiresAt) => void insertLink.run(hash, userId, createdAt, expiresAt),
     redeemSetupLink: (hash, now) => (redeem.get(now, hash, now) as string | undefined) ?? null,
-    peekSetupLink: (hash, now) => (peek.get(hash, now) as string | undefined) ?? null,
     replaceRecoveryCodes: (userId, hashes, now) => replaceCodes(userId, hashes, now),
     useRecoveryCode: (userId, hash, now) => useCode.run(now, userId, hash).changes === 1,
     unusedRecoveryCodes: (userId) => unusedCodes.get(userId) as number,

@@ -219,7 +219,8 @@ export function sqliteDeliveryQueue(db: Db): DeliveryQueue {
   };
 }
 
-const STATUSES: Record<NonNullable<DeliveryFilter['status']>, readonly DeliveryStatus[]> = {
+/** The delivery log's status filter: `pending` covers rows being sent. */
+export const STATUSES: Record<NonNullable<DeliveryFilter['status']>, readonly DeliveryStatus[]> = {
   pending: ['pending', 'sending'],
   delivered: ['delivered'],
   failed: ['failed'],
@@ -228,7 +229,8 @@ const STATUSES: Record<NonNullable<DeliveryFilter['status']>, readonly DeliveryS
 
 /** The delivery log's WHERE clause (statements vary with the filters, so they are prepared per call). */
 function logWhere(f: DeliveryFilter, beforeSeq: number | null): { sql: string; params: unknown[] } {
-  const parts = ['a.account_id = ?'];
+  // Status page notices to subscribers (issue 29) travel the same queue but are not alerts.
+  const parts = ['a.account_id = ?', "d.channel IN ('email', 'webhook')"];
   const params: unknown[] = [f.accountId];
   if (f.status) {
     parts.push('d.status IN (SELECT value FROM json_each(?))');

@@ -1,0 +1,218 @@
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import { errors } from '../domain/errors.js';
+import { privateTargetRefusal } from '../domain/private-target.js';
+import { newId } from '../domain/secrets.js';
+import type { Principal } from '../core/principal.js';
+import { offsetPage } from '../core/pagination.js';
+import { assertPublicHost, cutUrl, parseWebhookUrl } from '../alerts/webhook-url.js';
+import { subscriptionLink, type PageNotice } from '../alerts/page-notices.js';
+import type { NewAlert, NoticeEventType } from '../store/alert-store.js';
+import type { Incident, IncidentUpdate } from '../store/incidents.js';
+import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
+import type { Subscriber, SubscriberCounts, SubscriberRepo } from '../store/subscribers.js';
+import type { Store } from '../store/store.js';
+import { parseSignupEmail } from '../oauth/email-address.js';
+import { RateLimiter } from '../util/rate-limiter.js';
+import type { IncidentChange, IncidentsService } from './incidents-service.js';
+import type { StatusPagesService } from './status-pages-service.js';
+
+const MINUTE = 60_000;
+/** An address not confirmed within this long is dropped (and may subscribe again). */
+export const PENDING_FOR_MS = 48 * 60 * MINUTE;
+/** Subscribe attempts per client address (IP) per 10 minutes, over all pages. */
+export const PER_CLIENT = { limit: 10, windowMs: 10 * MINUTE };
+/** Subscribe attempts per email address or webhook URL per hour, over all pages. */
+export const PER_ADDRESS = { limit: 3, windowMs: 60 * MINUTE };
+const TOKEN = /^[0-9a-f]{64}$/;
+const SECRET = /^[\x21-\x7e]{16,128}$/;
+
+/** What the subscribe form sends (application/x-www-form-urlencoded). */
+export interface SubscribeForm {
+  kind?: string;
+  email?: string;
+  url?: string;
+  secret?: string;
+}
+
+export type Subscribed =
+  /** A confirmation link is on its way (or the address already follows the page: the same answer, so nobody learns who does). */
+  | { kind: 'email'; page: StatusPage }
+  /** The secret is shown once, when Vigil chose it; so is the link that ends the subscription. */
+  | { kind: 'webhook'; page: StatusPage; secret: string | null; unsubscribeUrl: string };
+
+/** Where notices are queued: the alerts layer's persisted, retried delivery queue. */
+export interface NoticeQueue {
+  queueNotices(notices: readonly NewAlert[]): Promise<void>;
+  retryUntil(now: number): number;
+}
+
+const NOTICE_OF: Partial<Record<IncidentChange, NoticeEventType>> = {
+  opened: 'incident_opened',
+  updated: 'incident_updated',
+  resolved: 'incident_resolved',
+};
+
+/**
+ * Who follows a status page (issue 29): email addresses after double opt-in, and webhooks. The
+ * subscribe form is rate-limited per client and per address; a page holds at most
+ * `statusPages.maxSubscribers`. An incident opened, updated or resolved becomes one notice,
+ * queued for every confirmed subscriber after the change has committed; nothing here waits on
+ * SMTP or HTTP.
+ */
+export class SubscriptionsService {
+  private readonly perClient: RateLimiter;
+  private readonly perAddress: RateLimiter;
+
+  constructor(
+    private readonly deps: {
+      store: Pick<Store, 'accounts' | 'checks'>;
+      subscribers: SubscriberRepo;
+      pages: Pick<StatusPageRepo, 'byId' | 'bySlug'>;
+      statusPages: Pick<StatusPagesService, 'get' | 'url'>;
+      incidents: Pick<IncidentsService, 'onChange'>;
+      notices: NoticeQueue;
+      config: Config;
+      clock: Clock;
+      onError?: (err: unknown) => void;
+    },
+  ) {
+    this.perClient = new RateLimiter(deps.clock, PER_CLIENT.windowMs);
+    this.perAddress = new RateLimiter(deps.clock, PER_ADDRESS.windowMs);
+    deps.incidents.onChange((page, incident, change, update) => {
+      const event = NOTICE_OF[change];
+      if (event && update) this.notifyIncident(page, incident, event, update).catch((err: unknown) => deps.onError?.(err));
+    });
+  }
+
+  /** The public form: an email address (confirmed by a link before anything else is sent) or a webhook URL. */
+  async subscribe(slug: string, form: SubscribeForm, client: string): Promise<Subscribed> {
+    const page = await this.deps.pages.bySlug(slug);
+    if (!page) throw errors.notFound(`No status page ${slug}`);
+    this.perClient.take(`client:${client}`, PER_CLIENT.limit);
+    if (form.kind === 'webhook') return this.subscribeWebhook(page, form);
+    if (form.kind !== undefined && form.kind !== 'email') throw errors.badRequest('kind must be email or webhook');
+    return this.subscribeEmail(page, form.email ?? '');
+  }
+
+  /** The subscription a link's token names, with its page; null for a token that names none. */
+  async byToken(token: string): Promise<{ subscriber: Subscriber; page: StatusPage } | null> {
+    if (!TOKEN.test(token)) return null;
+    const subscriber = await this.deps.subscribers.byToken(token);
+    const page = subscriber ? await this.deps.pages.byId(subscriber.pageId) : null;
+    return subscriber && page ? { subscriber, page } : null;
+  }
+
+  async confirm(token: string): Promise<StatusPage | null> {
+    const found = await this.byToken(token);
+    if (!found) return null;
+    if (found.subscriber.confirmedAt === null) await this.deps.subscribers.confirm(found.subscriber.id, this.deps.clock.now());
+    return found.page;
+  }
+
+  /** One POST ends it (RFC 8058 one-click included); an unknown token is answered the same way. */
+  async unsubscribe(token: string): Promise<StatusPage | null> {
+    const found = await this.byToken(token);
+    if (!found) return null;
+    await this.deps.subscribers.delete(found.subscriber.id);
+    return found.page;
+  }
+
+  /** The owner's view: subscribers oldest first (webhook URLs cut to scheme and host), and the counts. */
+  async list(principal: Principal, pageId: string, query: { limit?: number; page?: number }): Promise<{ data: Subscriber[]; counts: SubscriberCounts; page: number; limit: number }> {
+    const page = await this.deps.statusPages.get(principal, pageId);
+    const { limit, page: number, offset } = offsetPage(query);
+    const data = await this.deps.subscribers.list(page.id, { limit, offset });
+    return { data, counts: await this.deps.subscribers.counts(page.id), page: number, limit };
+  }
+
+  async remove(principal: Principal, pageId: string, subscriberId: string): Promise<void> {
+    const page = await this.deps.statusPages.get(principal, pageId);
+    const subscriber = await this.deps.subscribers.byId(subscriberId);
+    if (!subscriber || subscriber.pageId !== page.id) throw errors.notFound(`Subscriber ${subscriberId} not found on status page ${page.id}`);
+    await this.deps.subscribers.delete(subscriber.id);
+  }
+
+  private async subscribeEmail(page: StatusPage, raw: string): Promise<Subscribed> {
+    // parseSignupEmail refuses whitespace, line breaks and anything else a header could be forged with.
+    const email = raw.length <= 254 ? parseSignupEmail(raw) : null;
+    if (!email) throw errors.badRequest('email must be an email address such as you@example.com');
+    this.perAddress.take(`email:${email.address}`, PER_ADDRESS.limit);
+    const outcome = await this.add(page, { kind: 'email', address: email.address, secret: null, confirmedAt: null });
+    // A pending address gets its link (again); a confirmed one gets nothing, and the same answer.
+    if (outcome.subscriber.confirmedAt === null) this.queueConfirmation(page, outcome.subscriber);
+    return { kind: 'email', page };
+  }
+
+  private async subscribeWebhook(page: StatusPage, form: SubscribeForm): Promise<Subscribed> {
+    const url = parseWebhookUrl(form.url ?? '', this.deps.config.alerts.allowHttpWebhooks);
+    const chosen = form.secret?.trim() || null;
+    if (chosen !== null && !SECRET.test(chosen)) throw errors.badRequest('secret must be 16 to 128 printable characters without spaces, or empty for one chosen for you');
+    this.perAddress.take(`url:${url.href}`, PER_ADDRESS.limit);
+    const bySignup = await this.deps.store.accounts.createdBySignup(page.accountId);
+    const refusal = privateTargetRefusal(this.deps.config, () => bySignup);
+    if (refusal !== null) await assertPublicHost(url, refusal);
+    const secret = chosen ?? randomBytes(32).toString('hex');
+    const outcome = await this.add(page, { kind: 'webhook', address: url.href, secret, confirmedAt: this.deps.clock.now() });
+    if (outcome.kind === 'exists') throw errors.conflict(`${cutUrl(url.href)}… already follows this status page`);
+    const unsubscribeUrl = subscriptionLink(this.deps.config.publicUrl, outcome.subscriber.token, 'unsubscribe');
+    return { kind: 'webhook', page, secret: chosen === null ? secret : null, unsubscribeUrl };
+  }
+
+  private async add(page: StatusPage, draft: Pick<Subscriber, 'kind' | 'address' | 'secret' | 'confirmedAt'>): Promise<{ kind: 'added' | 'exists'; subscriber: Subscriber }> {
+    const now = this.deps.clock.now();
+    const subscriber: Subscriber = { id: newId('sub'), pageId: page.id, token: randomBytes(32).toString('hex'), createdAt: now, ...draft };
+    const outcome = await this.deps.subscribers.add(subscriber, this.deps.config.statusPages.maxSubscribers, now - PENDING_FOR_MS);
+    if (outcome.kind === 'full') throw errors.conflict('This status page has as many subscribers as it may have (statusPages.maxSubscribers)');
+    return outcome;
+  }
+
+  private queueConfirmation(page: StatusPage, subscriber: Subscriber): void {
+    const now = this.deps.clock.now();
+    const notice: PageNotice = { event: 'subscription_confirmation', timestamp: new Date(now).toISOString(), page: this.pageOf(page) };
+    this.queue(page, notice, [subscriber], now).catch((err: unknown) => this.deps.onError?.(err));
+  }
+
+  private async notifyIncident(page: StatusPage, incident: Incident, event: NoticeEventType, update: IncidentUpdate): Promise<void> {
+    const subscribers = await this.deps.subscribers.confirmed(page.id);
+    if (subscribers.length === 0) return;
+    const names = new Map<string, string>();
+    for (const id of incident.checkIds) names.set(id, (await this.checkName(id)) ?? id);
+    const now = this.deps.clock.now();
+    const notice: PageNotice = {
+      event,
+      timestamp: new Date(now).toISOString(),
+      page: this.pageOf(page),
+      incident: {
+        id: incident.id,
+        title: incident.title,
+        impact: incident.impact,
+        status: incident.status,
+        checks: incident.checkIds.map((id) => ({ id, name: names.get(id)! })),
+        update: { status: update.status, message: update.message, at: new Date(update.at).toISOString() },
+      },
+    };
+    await this.queue(page, notice, subscribers, now);
+  }
+
+  private async checkName(id: string): Promise<string | null> {
+    return (await this.deps.store.checks.byId(id))?.name ?? null;
+  }
+
+  private queue(page: StatusPage, notice: PageNotice, to: readonly Subscriber[], now: number): Promise<void> {
+    return this.deps.notices.queueNotices([{
+      accountId: page.accountId,
+      checkId: page.id,
+      event: notice.event,
+      contentJson: JSON.stringify(notice),
+      createdAt: now,
+      retryUntil: this.deps.notices.retryUntil(now),
+      deliveries: to.map((s) => ({ id: newId('dlv'), channel: s.kind === 'email' ? 'subscriber_email' : 'subscriber_webhook', target: s.id })),
+    }]);
+  }
+
+  private pageOf(page: StatusPage): PageNotice['page'] {
+    return { id: page.id, title: page.title, url: this.deps.statusPages.url(page) };
+  }
+}

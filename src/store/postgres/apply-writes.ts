@@ -1,0 +1,218 @@
+import type { RollupSample } from '../../domain/rollup.js';
+import type { RuntimeWrite } from '../store.js';
+import type { NodeCursor } from '../node-repo.js';
+import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
+import { BrokenUnit, type PgDb } from './db.js';
+import { maintenanceEndEvent } from '../sqlite/apply-writes.js';
+import { columnsOf, eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
+import { runtimeParams, type PgCheckRepo } from './checks.js';
+import type { PgAlertStore } from './alerts.js';
+import { insertRows, lateOf, minuteBuckets, ROLLUP_COLUMNS, rowValues, type PgRollupStore } from './rollups.js';
+import type { Async } from './types.js';
+import type { HistoryRepo, StateChangeRepo } from '../store.js';
+import type { NodeRepo } from '../node-repo.js';
+
+export interface PgRepos {
+  checks: PgCheckRepo;
+  history: Async<HistoryRepo>;
+  stateChanges: Async<StateChangeRepo>;
+  alerts: PgAlertStore;
+  rollups: PgRollupStore;
+  nodes: Async<NodeRepo>;
+}
+
+/** A record whose rows could not even be built (a value JSON cannot hold): it fails alone. */
+class RecordFailed extends Error {
+  constructor(readonly record: WriteRecord, readonly error: unknown) {
+    super('a record of the batch failed');
+  }
+}
+
+const RUNTIME_UPDATE = `UPDATE checks c SET status = u.status, consecutive_failures = u.cf, degraded = u.degraded, last_error = u.last_error,
+    last_status_change = u.lsc, probes_total = u.pt, probes_up = u.pu, ssl = u.ssl, regions = u.regions, error_alerted = u.ea, ssl_alerts = u.sa,
+    last_checked = CASE WHEN u.sync THEN u.lc ELSE c.last_checked END,
+    last_response_time = CASE WHEN u.sync THEN u.lrt ELSE c.last_response_time END,
+    last_status_code = CASE WHEN u.sync THEN u.lsco ELSE c.last_status_code END,
+    last_synced_at = CASE WHEN u.sync THEN u.lc ELSE c.last_synced_at END
+  FROM unnest($1::text[], $2::int[], $3::bool[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::bool[], $11::text[],
+    $12::bool[], $13::bigint[], $14::float8[], $15::int[], $16::text[])
+    AS u(status, cf, degraded, last_error, lsc, pt, pu, ssl, regions, ea, sa, sync, lc, lrt, lsco, id)
+  WHERE c.id = u.id`;
+const STATE_INSERT = 'INSERT INTO state_changes (check_seq, at, status) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[])';
+const CURSOR_UPDATE = `UPDATE nodes n SET epoch = u.epoch, last_seq = u.seq FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, epoch, seq) WHERE n.id = u.id`;
+
+/**
+ * Store.applyWrites over PostgreSQL: one transaction per batch (group commit) and one statement
+ * per table per batch: history rows, check runtimes, state changes, node cursors and the
+ * rollups' partial minute rows each go in as arrays (unnest). The rare parts that must read
+ * first (a maintenance window that ran out, a status to verify after a fresh start) and alerts
+ * run record by record inside the same transaction. Should the batch fail, it is applied again
+ * with each record in a savepoint of its own, so a record that fails alone is reported and the
+ * rest commits; a failure of the commit itself (the database gone) rejects.
+ */
+export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteRecord[], failed: WriteFailure) => Promise<void> {
+  const one = async (record: WriteRecord, now: number) => {
+    const samples: Array<[number, number, RollupSample]> = [];
+    await applyOne(r, record, samples);
+    await r.rollups.write(samples, now);
+  };
+  return async (batch, failed) => {
+    if (batch.length === 0) return;
+    const now = Date.now();
+    let rest = batch;
+    try {
+      await applyGrouped(db, r, rest, now);
+      return;
+    } catch (err) {
+      if (err instanceof RecordFailed) {
+        // Built before any statement ran: only that record is left out.
+        failed(err.record, err.error);
+        rest = batch.filter((x) => x !== err.record);
+        try {
+          await applyGrouped(db, r, rest, now);
+          return;
+        } catch (again) {
+          if (again instanceof RecordFailed) failed(again.record, again.error);
+          rest = rest.filter((x) => !(again instanceof RecordFailed && x === again.record));
+        }
+      }
+    }
+    await db.transaction(async () => {
+      for (const record of rest) {
+        try {
+          await db.transaction(() => one(record, now));
+        } catch (err) {
+          if (err instanceof BrokenUnit) throw err.reason;
+          failed(record, err);
+        }
+      }
+    });
+  };
+}
+
+/** Everything a batch writes, gathered per table; building a record's rows may throw (RecordFailed). */
+async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[], now: number): Promise<void> {
+  const history: unknown[][] = [];
+  const runtimes = new Map<string, RuntimeWrite>();
+  const states: unknown[][] = [];
+  const cursors = new Map<string, NodeCursor>();
+  const samples: Array<[number, number, RollupSample]> = [];
+  const sequential: WriteRecord[] = [];
+  const verifying = batch.some((x) => x.kind === 'observation' && x.verifyStatus !== null && x.statusChange === null);
+  for (const record of batch) {
+    try {
+      if (record.kind !== 'observation') {
+        if (record.kind === 'node-cursor') cursors.set(record.nodeId, record.cursor);
+        else sequential.push(record);
+        continue;
+      }
+      const w = record;
+      // The parts that read before they write, and the rare ones, go record by record.
+      // While a batch verifies a status (after a fresh start), its state changes stay in record order.
+      const ordered = verifying && (w.statusChange !== null || w.verifyStatus !== null);
+      if (w.endMaintenance !== null || w.domain !== null || w.domainMemory !== null || ordered) {
+        sequential.push({
+          ...w, result: null, peerResult: null, event: null, runtime: null, sample: null, nodeCursor: null,
+          statusChange: ordered ? w.statusChange : null, verifyStatus: ordered ? w.verifyStatus : null,
+        });
+      }
+      if (w.result) history.push(resultValues(w.result));
+      if (w.peerResult) history.push(resultValues(w.peerResult));
+      if (w.event) history.push(eventValues(w.event));
+      if (w.nodeCursor) cursors.set(w.nodeCursor.nodeId, w.nodeCursor.cursor);
+      if (w.runtime) runtimes.set(w.checkId, mergeRuntime(runtimes.get(w.checkId), w.runtime));
+      if (!verifying && w.statusChange !== null) states.push([w.checkSeq, w.at, w.statusChange]);
+      if (w.sample) samples.push([w.checkSeq, w.sampleAt, w.sample]);
+    } catch (err) {
+      throw new RecordFailed(record, err);
+    }
+  }
+  const buckets = minuteBuckets(samples);
+  const late = lateOf(buckets, now);
+  const statement = new OneStatement();
+  if (history.length > 0) statement.add('h', INSERT_HISTORY, columnsOf(history, HISTORY_COLUMNS.length));
+  if (runtimes.size > 0) statement.add('r', RUNTIME_UPDATE, columnsOf([...runtimes].map(([id, runtime]) => runtimeParams(id, runtime)), 16));
+  if (states.length > 0) statement.add('s', STATE_INSERT, columnsOf(states, 3));
+  if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, columnsOf([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
+  if (buckets.length > 0) statement.add('m', insertRows('minute'), columnsOf(buckets.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
+  if (sequential.length === 0 && late.length === 0 && !db.inUnit() && !db.commitFailureArmed) {
+    // The common batch (results, pings): one statement, atomic by itself, one round trip.
+    await statement.run(db);
+  } else {
+    await db.transaction(async () => {
+      // Ended maintenance windows first, as record by record would (they only touch maintenance).
+      for (const record of sequential) await applyOne(r, record, samples);
+      await statement.run(db);
+      await r.rollups.mergeLate(late, now);
+    });
+  }
+  if (runtimes.size > 0 || sequential.length > 0) r.checks.touched();
+}
+
+/**
+ * Data-modifying statements joined as the parts of one (WITH … SELECT): each part's `$n` are
+ * renumbered after the parts before it. Named by its shape, so each shape is prepared once.
+ */
+class OneStatement {
+  private readonly parts: string[] = [];
+  private readonly params: unknown[] = [];
+  private shape = '';
+
+  add(name: string, sql: string, params: unknown[]): void {
+    const base = this.params.length;
+    this.parts.push(`${name} AS (${sql.replace(/\$(\d+)/g, (_, n: string) => `$${base + Number(n)}`)})`);
+    this.params.push(...params);
+    this.shape += name;
+  }
+
+  async run(db: PgDb): Promise<void> {
+    if (this.parts.length > 0) await db.run(`WITH ${this.parts.join(', ')} SELECT 1`, this.params, `vigil_batch_${this.shape}`);
+  }
+}
+
+/** A later runtime of the same check wins; its timing fields only if it writes them. */
+function mergeRuntime(earlier: RuntimeWrite | undefined, later: RuntimeWrite): RuntimeWrite {
+  if (!earlier || later.sync !== null) return later;
+  return { ...later, sync: earlier.sync, statusChanged: later.statusChanged || earlier.statusChanged };
+}
+
+/** One record with the repositories, in order (the slow path, and the parts that read first). */
+async function applyOne(r: PgRepos, record: WriteRecord, samples: Array<[number, number, RollupSample]>): Promise<void> {
+  switch (record.kind) {
+    case 'observation':
+      return observation(r, record, samples);
+    case 'domain-info':
+      return r.checks.saveDomain(record.checkId, record.domain);
+    case 'alerts':
+      return r.alerts.deliveries.enqueue(record.alerts, record.at);
+    case 'node-cursor':
+      return r.nodes.setCursor(record.nodeId, record.cursor);
+    case 'node-live':
+      for (const n of record.nodes) await r.nodes.saveLive(n.id, n.live);
+      return;
+  }
+}
+
+async function observation(r: PgRepos, w: ObservationWrite, samples: Array<[number, number, RollupSample]>): Promise<void> {
+  if (w.endMaintenance !== null) await endLapsedMaintenance(r, w.checkId, w.checkSeq, w.endMaintenance);
+  if (w.result) await r.history.insertResult(w.result);
+  if (w.peerResult) await r.history.insertResult(w.peerResult);
+  if (w.nodeCursor) await r.nodes.setCursor(w.nodeCursor.nodeId, w.nodeCursor.cursor);
+  if (w.event) await r.history.insertEvent(w.event);
+  if (w.runtime) await r.checks.saveRuntime(w.checkId, w.runtime);
+  if (w.domain) await r.checks.saveDomain(w.checkId, w.domain);
+  if (w.domainMemory) await r.alerts.domainWatch.put(w.domainMemory);
+  if (w.statusChange !== null) await r.stateChanges.append(w.checkSeq, w.at, w.statusChange);
+  else if (w.verifyStatus !== null && (await r.stateChanges.between(w.checkSeq, w.at, w.at))[0]?.status !== w.verifyStatus) {
+    await r.stateChanges.append(w.checkSeq, w.at, w.verifyStatus);
+  }
+  if (w.sample) samples.push([w.checkSeq, w.sampleAt, w.sample]);
+}
+
+/** A maintenance window that ran out ends as if switched off then (see store/sqlite/apply-writes.ts). */
+async function endLapsedMaintenance(r: PgRepos, checkId: string, checkSeq: number, until: number): Promise<void> {
+  const current = await r.checks.byId(checkId);
+  if (!current || !current.maintenance || current.maintenanceUntil !== until) return;
+  await r.checks.setMaintenance(checkId, false, null, until);
+  await r.history.insertEvent(maintenanceEndEvent(checkSeq, until));
+}

@@ -1,0 +1,245 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { StartupError } from '../../util/startup-error.js';
+import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './schema.js';
+
+/**
+ * The connection pool and units of work of the PostgreSQL store. A unit of work holds one pooled
+ * client from BEGIN to COMMIT, bound to the async context (AsyncLocalStorage): every query made
+ * in the unit's async chain runs on that client, without a handle passed around. A nested unit
+ * is a savepoint. Effects (afterCommit) wait for the outermost commit.
+ */
+
+/** int8 and numeric as JavaScript numbers: epoch milliseconds, counts and sums all fit in 2^53. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+    if (oid === 1016) {
+      const strings = (pg.types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format) as (v: string) => Array<string | null>;
+      return (v: string) => strings(v).map((x) => (x === null ? null : Number(x)));
+    }
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export type Row = Record<string, unknown>;
+
+interface Unit {
+  client: pg.PoolClient;
+  /** One list of effects per nesting level; the outermost runs after COMMIT. */
+  levels: Array<Array<() => void>>;
+  /** Set once the unit has committed or rolled back: a callback that outlived it uses the pool. */
+  closed: boolean;
+  savepoints: number;
+}
+
+/** A savepoint could not be rolled back: the whole unit of work is lost (the connection, most likely). */
+export class BrokenUnit extends Error {
+  constructor(readonly reason: unknown) {
+    super(`the unit of work is broken: ${(reason as Error).message}`);
+  }
+}
+
+/** A well-known key for pg_advisory_lock: one schema migration at a time across processes. */
+const MIGRATE_LOCK = '7320537162440011776';
+
+export class PgDb {
+  readonly pool: pg.Pool;
+  private readonly units = new AsyncLocalStorage<Unit>();
+
+  constructor(url: string, options: { max?: number; effectFailed?: (err: unknown) => void } = {}) {
+    this.pool = new pg.Pool({ connectionString: url, max: options.max ?? 20, types, application_name: 'vigil' });
+    // An idle client whose server went away must not take the process down with it.
+    this.pool.on('error', () => undefined);
+    this.effectFailed = options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; }));
+  }
+
+  private readonly effectFailed: (err: unknown) => void;
+
+  private commitFails = false;
+
+  /** Tests: the next outermost COMMIT fails (the unit rolls back), as a database that cannot write would. */
+  failNextCommit(): void {
+    this.commitFails = true;
+  }
+
+  /** Whether the next commit is set to fail: a batch then takes the transaction path, where it does. */
+  get commitFailureArmed(): boolean {
+    return this.commitFails;
+  }
+
+  /** Whether a unit of work is open in the calling async context. */
+  inUnit(): boolean {
+    const unit = this.units.getStore();
+    return unit !== undefined && !unit.closed;
+  }
+
+  /** Runs one statement: on the unit's client inside a unit of work, else on any pooled client. */
+  async query<T extends Row = Row>(text: string, params: readonly unknown[] = [], name?: string): Promise<T[]> {
+    return (await this.send<T>(text, params, name)).rows;
+  }
+
+  /**
+   * Statements with parameters are prepared once per connection (named by a hash of their text,
+   * when not named by the caller): the hot ones are parsed and planned once.
+   */
+  private send<T extends Row>(text: string, params: readonly unknown[], name: string | undefined): Promise<pg.QueryResult<T>> {
+    const unit = this.units.getStore();
+    const on = unit && !unit.closed ? unit.client : this.pool;
+    const config: pg.QueryConfig = { text, values: params as unknown[] };
+    if (name) config.name = name;
+    else if (params.length > 0) config.name = this.nameOf(text);
+    return on.query<T>(config);
+  }
+
+  private readonly names = new Map<string, string>();
+  private nameOf(text: string): string {
+    let name = this.names.get(text);
+    if (!name) {
+      name = `v_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+      if (this.names.size < 2000) this.names.set(text, name);
+    }
+    return name;
+  }
+
+  async one<T extends Row = Row>(text: string, params: readonly unknown[] = [], name?: string): Promise<T | null> {
+    return (await this.query<T>(text, params, name))[0] ?? null;
+  }
+
+  /** A statement's affected row count. */
+  async run(text: string, params: readonly unknown[] = [], name?: string): Promise<number> {
+    return (await this.send(text, params, name)).rowCount ?? 0;
+  }
+
+  /** fn in one transaction; nested calls run in a savepoint of the outer one. */
+  async transaction<T>(fn: () => T | Promise<T>): Promise<T> {
+    const outer = this.units.getStore();
+    if (outer && !outer.closed) return this.savepoint(outer, fn);
+    const client = await this.pool.connect();
+    const unit: Unit = { client, levels: [[]], closed: false, savepoints: 0 };
+    let broken: unknown = undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await this.units.run(unit, fn);
+      if (this.commitFails) {
+        this.commitFails = false;
+        throw new Error('COMMIT failed (failNextCommit)');
+      }
+      await client.query('COMMIT');
+      unit.closed = true;
+      this.runAll(unit.levels[0]!);
+      return result;
+    } catch (err) {
+      if (!unit.closed) {
+        unit.closed = true;
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackFailed) {
+          broken = rollbackFailed;
+        }
+      }
+      throw err;
+    } finally {
+      unit.closed = true;
+      // A client whose ROLLBACK failed is in an unknown state: it is closed, not reused.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  private async savepoint<T>(unit: Unit, fn: () => T | Promise<T>): Promise<T> {
+    const name = `vigil_${++unit.savepoints}`;
+    await unit.client.query(`SAVEPOINT ${name}`);
+    const level: Array<() => void> = [];
+    unit.levels.push(level);
+    try {
+      const result = await fn();
+      await unit.client.query(`RELEASE SAVEPOINT ${name}`);
+      unit.levels.pop();
+      unit.levels.at(-1)!.push(...level);
+      return result;
+    } catch (err) {
+      unit.levels.pop();
+      try {
+        await unit.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      } catch (rollbackFailed) {
+        throw new BrokenUnit(rollbackFailed);
+      }
+      throw err;
+    }
+  }
+
+  /** Runs effect once the unit open in this context commits; at once outside any. */
+  afterCommit(effect: () => void): void {
+    const unit = this.units.getStore();
+    if (unit && !unit.closed) unit.levels.at(-1)!.push(effect);
+    else this.runAll([effect]);
+  }
+
+  private runAll(effects: Array<() => void>): void {
+    for (const effect of effects) {
+      try {
+        effect();
+      } catch (err) {
+        this.effectFailed(err);
+      }
+    }
+  }
+
+  /**
+   * Brings the schema up to date. Under a session advisory lock: when several centrals start at
+   * once, one migrates and the others wait for it, then find nothing left to do.
+   */
+  async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query(`SELECT pg_advisory_lock(${MIGRATE_LOCK})`);
+      try {
+        await client.query(
+          'CREATE TABLE IF NOT EXISTS vigil_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+        );
+        const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM vigil_schema');
+        const current = rows[0]?.v ?? 0;
+        if (current > PG_SCHEMA_VERSION) {
+          throw new StartupError(
+            `the PostgreSQL database has schema version ${current}, newer than this Vigil knows (${PG_SCHEMA_VERSION}): ` +
+              'it was written by a newer Vigil; run that version',
+          );
+        }
+        for (const m of [...PG_MIGRATIONS].sort((a, b) => a.version - b.version)) {
+          if (m.version <= current) continue;
+          await client.query('BEGIN');
+          try {
+            await client.query(m.sql);
+            await client.query('INSERT INTO vigil_schema (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+            await client.query('COMMIT');
+          } catch (err) {
+            await client.query('ROLLBACK');
+            throw err;
+          }
+        }
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(${MIGRATE_LOCK})`);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** Says what to do when the database cannot be reached at start. */
+export function unreachable(url: string, err: unknown): StartupError {
+  let where = url;
+  try {
+    const u = new URL(url);
+    u.password = u.password ? '***' : '';
+    where = u.toString();
+  } catch {
+    // Config validated it; keep it as written.
+  }
+  return new StartupError(`cannot open the PostgreSQL store at ${where}: ${(err as Error).message}`);
+}

@@ -1,0 +1,161 @@
+import type { Store } from '../store.js';
+import type { WriteFailure, WriteRecord } from '../writes.js';
+import { pgAudit, pgUsers } from './people.js';
+import { pgPasskeys } from './passkeys.js';
+import { PgDb, unreachable } from './db.js';
+import { Credentials, pgAccounts, pgKeys, pgOAuth } from './credentials.js';
+import { pgChecks, type PgCheckRepo } from './checks.js';
+import { pgHistory, pgStateChanges } from './history.js';
+import { pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
+import { pgAlertStore, type PgAlertStore } from './alerts.js';
+import { pgIncidents } from './incidents.js';
+import { pgSubscribers } from './subscribers.js';
+import { pgRollups, type PgRollupStore } from './rollups.js';
+import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionStore } from './partitions.js';
+import { pgBatchApplier } from './apply-writes.js';
+import type { Async } from './types.js';
+import { StartupError } from '../../util/startup-error.js';
+
+/**
+ * The PostgreSQL store (issue 26): the Store interface over a connection pool, every repository
+ * method answering with a promise. Selected by `store.url`; the SQLite store stays the default.
+ */
+type Repos = Omit<Store, 'checks' | 'alerts' | 'rollups' | 'retention' | 'transaction' | 'applyWrites' | 'close' | 'credentialsVersion' | 'afterCommit'>;
+
+export type PgStore = { [K in keyof Repos]: Async<Repos[K]> } & {
+  kind: 'postgres';
+  /**
+   * Batches of monitoring writes worth having in flight at once (BatchWriter's `parallel`): a
+   * commit waits on the database's disk flush, and concurrent commits share one.
+   */
+  parallelBatches: number;
+  checks: PgCheckRepo;
+  alerts: PgAlertStore;
+  rollups: PgRollupStore;
+  retention: PgRetentionStore;
+  credentialsVersion(): string;
+  transaction<T>(fn: () => T | Promise<T>): Promise<T>;
+  afterCommit(effect: () => void): void;
+  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): Promise<void>;
+  /**
+   * Drops history and minute-rollup partitions wholly older than the cutoffs (retention), and
+   * creates the partitions of the days ahead. Returns the partitions dropped.
+   */
+  maintainPartitions(now: number, rawBefore: number, minutesBefore: number): Promise<number>;
+  /** Reads what other processes changed: the credentials counter, and checks (with `watchChecks`). */
+  refresh(): Promise<void>;
+  /** The pool, for tests and the migration tool. */
+  db: PgDb;
+  close(): Promise<void>;
+};
+
+export interface PgStoreOptions {
+  /** Pool size (default 20: 8 batches of writes in flight leave room for requests). */
+  maxConnections?: number;
+  /**
+   * How often other processes' changes are read (credentials counter, checks with watchChecks);
+   * 0: never by itself (a short-lived process: the CLI). Default 500 ms.
+   */
+  pollMs?: number;
+  /** Polls for checks another process created or changed (CheckRepo.writtenElsewhere): a server. */
+  watchChecks?: boolean;
+  /** An effect that threw after its unit of work committed (by default an uncaught error). */
+  effectFailed?: (err: unknown) => void;
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * Until the services are asynchronous (issue 24), `vigil serve` and the CLI's data commands run
+ * on the SQLite store only: with store.url set they stop with this rather than ignore it.
+ */
+export function notServedYet(what: string): StartupError {
+  return new StartupError(
+    `${what} does not run on the PostgreSQL store (store.url) in this build: it needs the asynchronous services of issue 24. ` +
+      'This build can copy a SQLite data directory into PostgreSQL (vigil store migrate --to URL); unset store.url (VIGIL_DATABASE_URL) to run on SQLite',
+  );
+}
+
+export async function openPgStore(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
+  const db = new PgDb(url, { max: options.maxConnections, effectFailed: options.effectFailed });
+  const failed = options.effectFailed ?? ((err: unknown) => queueMicrotask(() => { throw err; }));
+  try {
+    await db.migrate();
+    await ensurePartitions(db, Date.now());
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err instanceof StartupError ? err : unreachable(url, err);
+  }
+  const cred = new Credentials(db);
+  let remote = await cred.counter();
+  const checks = pgChecks(db);
+  const history = pgHistory(db);
+  const stateChanges = pgStateChanges(db);
+  const alerts = pgAlertStore(db);
+  const nodes = pgNodes(db);
+  const rollups = pgRollups(db, failed);
+  const retention = pgRetention(db, rollups.openBuckets);
+  const applyWrites = pgBatchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes });
+
+  const refresh = async () => {
+    remote = await cred.counter();
+    if (options.watchChecks) await checks.poll();
+  };
+  if (options.watchChecks) await checks.poll();
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, job: () => Promise<unknown>) => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      job().catch(() => undefined).finally(() => (running = false));
+    }, ms);
+    timer.unref();
+    timers.push(timer);
+  };
+  const pollMs = options.pollMs ?? 500;
+  if (pollMs > 0) {
+    every(pollMs, refresh);
+    every(HOUR, () => ensurePartitions(db, Date.now()));
+  }
+
+  return {
+    kind: 'postgres',
+    parallelBatches: 8,
+    db,
+    accounts: pgAccounts(db, cred),
+    keys: pgKeys(db, cred),
+    checks,
+    history,
+    stateChanges,
+    idempotency: pgIdempotency(db),
+    nodes,
+    alerts,
+    oauth: pgOAuth(db, cred),
+    rollups,
+    retention,
+    statusPages: pgStatusPages(db),
+    incidents: pgIncidents(db),
+    subscribers: pgSubscribers(db),
+    operations: pgOperations(db),
+    sessions: pgSessions(db),
+    users: pgUsers(db),
+    passkeys: pgPasskeys(db),
+    audit: pgAudit(db),
+    served: pgServedAddresses(db),
+    kumaImports: pgKumaImports(db),
+    credentialsVersion: () => `${remote}:${cred.local}`,
+    transaction: (fn) => db.transaction(fn),
+    afterCommit: (effect) => db.afterCommit(effect),
+    applyWrites,
+    async maintainPartitions(now, rawBefore, minutesBefore) {
+      await ensurePartitions(db, now);
+      return dropExpiredPartitions(db, rawBefore, minutesBefore);
+    },
+    refresh,
+    async close() {
+      for (const t of timers) clearInterval(t);
+      await db.close();
+    },
+  };
+}

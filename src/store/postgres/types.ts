@@ -1,0 +1,10 @@
+/**
+ * A repository whose every method answers with a promise: the PostgreSQL store's shape of the
+ * store interfaces (src/store/store.ts), whose methods answer `Answer<T>` (a value or its promise).
+ */
+export type Async<R> = {
+  [K in keyof R]: R[K] extends (...args: infer A) => infer T ? (...args: A) => Promise<Awaited<T>> : R[K];
+};
+
+/** `$from, $from+1, …` placeholders for `count` parameters. */
+export const placeholders = (count: number, from = 1): string => Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');

@@ -1,0 +1,222 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { verifySignature } from '../../src/alerts/signing.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/fixtures/alerts-smtp.js';
+import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
+import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
+import { waitFor } from '../helpers/fixtures/probe-task.js';
+import { assertError, assertStatus, createCheck, newAccount, newKey, NO_PROBES, rawRequest, type Actor } from './util.js';
+
+/**
+ * Subscriptions to a status page (issue 29) against a real SMTP sink (smtp-server) and a local
+ * HTTPS receiver: email double opt-in (nothing before the link is used, one message per update
+ * after it, unsubscribe in one POST), webhook subscribers receiving signed notices, and the form's
+ * abuse refused. Clients are told apart by X-Forwarded-For (server.trustProxy), so each test has
+ * its own per-client budget.
+ */
+let server: TestServer;
+let sink: SmtpSink;
+let receiver: Receiver;
+let owner: Actor;
+let pageId: string;
+let checkId: string;
+let clients = 0;
+const SLUG = 'followed';
+const MAX = 6;
+
+before(async () => {
+  assertCaTrusted();
+  sink = await startSmtpSink();
+  receiver = await startReceiver();
+  server = await startServer(
+    { smtp: { url: sink.url, from: 'Vigil <vigil@test.local>' }, server: { trustProxy: true }, statusPages: { maxSubscribers: MAX }, alerts: { retryBaseMs: 50 } },
+    undefined,
+    NO_PROBES,
+  );
+  owner = newAccount(server, { tier: 'pro' });
+  checkId = await createCheck(server, { url: 'https://api.example.com', name: 'API' }, owner.key);
+  const page = await server.request('POST', '/v1/public/status-pages', { key: owner.key, body: { slug: SLUG, title: 'Followed', checkIds: [checkId] } });
+  assertStatus(page, 201);
+  pageId = page.body.data.id;
+});
+
+after(async () => {
+  await server.stop();
+  await sink.close();
+  await receiver.close();
+});
+
+const newClient = () => `203.0.113.${++clients}`;
+const form = (fields: Record<string, string>, client: string, slug = SLUG) =>
+  rawRequest(server, 'POST', `/status/${slug}/subscribe`, { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': client }, new URLSearchParams(fields).toString());
+const openIncident = async (title: string) => {
+  const res = await server.request('POST', `/v1/public/status-pages/${pageId}/incidents`, { key: owner.key, body: { title, message: `${title} started`, checkIds: [checkId] } });
+  assertStatus(res, 201);
+  return res.body.data.id as string;
+};
+const postUpdate = async (id: string, status: string, message: string) =>
+  assertStatus(await server.request('POST', `/v1/public/status-pages/${pageId}/incidents/${id}/updates`, { key: owner.key, body: { status, message } }), 201);
+/** Every notice queued so far settled (delivered, cancelled or failed): what a negative check waits on. */
+const settled = async (count: number) => {
+  const deliveries = () => server.app.store.alerts.deliveries.forCheck(pageId);
+  await waitFor(() => deliveries().length >= count && deliveries().every((d) => d.status !== 'pending' && d.status !== 'sending'), `${count} notice deliveries settled`, 15_000);
+};
+const linkIn = (text: string, action: string) => new RegExp(`${server.app.config.publicUrl}/status-subscription/[0-9a-f]{64}/${action}`).exec(text)?.[0];
+const subscribers = async () => (await server.request('GET', `/v1/public/status-pages/${pageId}/subscribers?limit=100`, { key: owner.key })).body;
+
+describe('email subscribers', () => {
+  test('double opt-in: nothing before the link is used, one message per update after it, unsubscribe in one POST', async () => {
+    const res = await form({ kind: 'email', email: 'Reader@Example.com' }, newClient());
+    assertStatus(res, 200);
+    assert.match(res.text, /Check your inbox/);
+    await sink.waitFor(1);
+    const confirmation = sink.mails[0]!;
+    assert.deepEqual(confirmation.to, ['reader@example.com']);
+    assert.match(confirmation.subject, /Confirm your subscription to Followed/);
+    const confirmUrl = linkIn(confirmation.text!, 'confirm')!;
+    assert.ok(confirmUrl, confirmation.text!);
+    assert.deepEqual((await subscribers()).meta, { page: 1, limit: 100, email: 0, webhook: 0, pending: 1 });
+
+    const first = await openIncident('Database slow');
+    await settled(1);
+    const local = (url: string) => url.replace(server.app.config.publicUrl, '');
+    const shown = await rawRequest(server, 'GET', local(confirmUrl), {});
+    assert.match(shown.text, /<form method="post"><button type="submit">Confirm<\/button>/, 'opening the link shows a button; mail scanners confirm nothing');
+    assert.equal((await subscribers()).meta.pending, 1);
+    const confirmed = await rawRequest(server, 'POST', local(confirmUrl), { 'content-type': 'application/x-www-form-urlencoded' }, '');
+    assertStatus(confirmed, 200);
+    assert.match(confirmed.text, /You will receive an email/);
+    assert.deepEqual((await subscribers()).meta, { page: 1, limit: 100, email: 1, webhook: 0, pending: 0 });
+
+    await postUpdate(first, 'identified', 'An index was missing.\nWe are adding it.');
+    await sink.waitFor(2);
+    await settled(2);
+    assert.equal(sink.mails.length, 2, 'the incident opened before the confirmation was not sent');
+    const update = sink.mails[1]!;
+    assert.equal(update.subject, '[Followed] Database slow: Identified');
+    assert.match(update.text!, /An index was missing\.\nWe are adding it\./);
+    const unsubscribeUrl = linkIn(update.text!, 'unsubscribe')!;
+    assert.ok(unsubscribeUrl, 'every message has an unsubscribe link');
+    const head = update.raw.slice(0, update.raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
+    assert.match(head, new RegExp(`^List-Unsubscribe: <${unsubscribeUrl}>$`, 'm'));
+    assert.match(head, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
+
+    await postUpdate(first, 'resolved', 'Fixed.');
+    await sink.waitFor(3);
+    assert.equal(sink.mails[2]!.subject, '[Followed] Database slow: Resolved', 'one message per update');
+
+    // What a mail client's one-click button sends (RFC 8058).
+    const gone = await rawRequest(server, 'POST', local(unsubscribeUrl), { 'content-type': 'application/x-www-form-urlencoded' }, 'List-Unsubscribe=One-Click');
+    assertStatus(gone, 200);
+    assert.match(gone.text, /no longer receive updates of <b>Followed<\/b>/);
+    assert.equal((await subscribers()).meta.email, 0);
+    await openIncident('After unsubscribing');
+    await settled(3);
+    assert.equal(sink.mails.length, 3, 'nothing after unsubscribing');
+  });
+});
+
+describe('webhook subscribers', () => {
+  test('a webhook receives signed JSON notices; the generated secret and the way out are shown once', async () => {
+    const client = newClient();
+    const res = await form({ kind: 'webhook', url: receiver.url('/status-hook') }, client);
+    assertStatus(res, 201);
+    const secret = /<code id="secret">([0-9a-f]{64})<\/code>/.exec(res.text)?.[1];
+    assert.ok(secret, 'the generated secret is shown');
+    const unsubscribe = /<code id="unsubscribe">([^<]+)<\/code>/.exec(res.text)![1]!;
+    const chosen = await form({ kind: 'webhook', url: receiver.url('/chosen-hook'), secret: 'my-own-secret-of-24-chars' }, client);
+    assertStatus(chosen, 201);
+    assert.doesNotMatch(chosen.text, /id="secret"/, 'a chosen secret is not echoed');
+    assertStatus(await form({ kind: 'webhook', url: receiver.url('/status-hook') }, client), 409);
+
+    const id = await openIncident('Webhooks hear this');
+    await receiver.waitFor(() => receiver.received.filter((r) => r.path.endsWith('-hook')).length >= 2);
+    const got = receiver.received.find((r) => r.path === '/status-hook')!;
+    assert.ok(verifySignature(secret!, got.raw, got.headers['x-vigil-signature'] as string), 'signed with the generated secret');
+    const mine = receiver.received.find((r) => r.path === '/chosen-hook')!;
+    assert.ok(verifySignature('my-own-secret-of-24-chars', mine.raw, mine.headers['x-vigil-signature'] as string), 'signed with the chosen secret');
+    assert.equal(got.headers['x-vigil-event'], 'incident_opened');
+    assert.equal(got.json.event, 'incident_opened');
+    assert.equal(got.json.page.id, pageId);
+    assert.equal(got.json.incident.id, id);
+    assert.equal(got.json.incident.update.message, 'Webhooks hear this started');
+    assert.deepEqual(got.json.incident.checks, [{ id: checkId, name: 'API' }]);
+
+    const ended = await rawRequest(server, 'POST', unsubscribe.replace(server.app.config.publicUrl, ''), {}, '');
+    assertStatus(ended, 200);
+    await postUpdate(id, 'resolved', 'Done.');
+    await receiver.waitFor(() => receiver.received.filter((r) => r.path === '/chosen-hook').length === 2);
+    const resolved = receiver.received.filter((r) => r.path === '/chosen-hook')[1]!;
+    assert.equal(resolved.json.event, 'incident_resolved');
+    await settled(1);
+    assert.equal(receiver.received.filter((r) => r.path === '/status-hook').length, 1, 'the unsubscribed webhook hears nothing more');
+  });
+});
+
+describe('the form refuses abuse', () => {
+  test('bad addresses and header injection are a 400 page', async () => {
+    const client = newClient();
+    for (const email of ['', 'not-an-address', 'a@b', 'reader@example.com\r\nBcc: victim@example.com', 'reader@example.com\nSubject: spam', '"quoted"@example.com', 'two@@example.com']) {
+      const res = await form({ kind: 'email', email }, client);
+      assert.equal(res.status, 400, email);
+      assert.match(res.text, /email must be an email address/);
+    }
+    assert.equal((await form({ kind: 'pigeon' }, newClient())).status, 400);
+    assert.equal((await form({ kind: 'webhook', url: 'ftp://example.com/' }, newClient())).status, 400);
+    assert.equal((await form({ kind: 'webhook', url: receiver.url('/x'), secret: 'short' }, newClient())).status, 400);
+    assert.equal((await form({ kind: 'webhook', url: receiver.url('/x'), secret: `${'s'.repeat(20)}\r\nX: y` }, newClient())).status, 400);
+    assert.equal((await form({ kind: 'email', email: 'x@example.com' }, newClient(), 'no-such-page')).status, 404);
+  });
+
+  test('per-client and per-address rate limits answer 429 with Retry-After', async () => {
+    for (const slug of ['flood', 'again']) {
+      assertStatus(await server.request('POST', '/v1/public/status-pages', { key: owner.key, body: { slug, title: slug, checkIds: [] } }), 201);
+    }
+    const client = newClient();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await form({ kind: 'email', email: `flood${i}@example.com` }, client, 'flood')).status);
+    assert.deepEqual(statuses.slice(0, 10).every((s) => s !== 429), true);
+    assert.equal(statuses[10], 429, 'the 11th attempt from one client in 10 minutes');
+    const limited = await form({ kind: 'email', email: 'other@example.com' }, client, 'flood');
+    assert.equal(limited.status, 429);
+    assert.ok(Number(limited.headers.get('retry-after')) > 0);
+
+    const same: number[] = [];
+    for (let i = 0; i < 4; i++) same.push((await form({ kind: 'email', email: 'again@example.com' }, newClient(), 'again')).status);
+    assert.deepEqual(same, [200, 200, 200, 429], 'three attempts per address per hour, from any client');
+  });
+
+  test('a page holds at most statusPages.maxSubscribers', async () => {
+    const page = await server.request('POST', '/v1/public/status-pages', { key: owner.key, body: { slug: 'small', title: 'Small', checkIds: [] } });
+    const statuses: number[] = [];
+    for (let i = 0; i <= MAX; i++) statuses.push((await form({ kind: 'email', email: `fan${i}@example.com` }, newClient(), 'small')).status);
+    assert.deepEqual(statuses, [...Array(MAX).fill(200), 409]);
+    const full = await form({ kind: 'email', email: 'late@example.com' }, newClient(), 'small');
+    assert.match(full.text, /as many subscribers as it may have/);
+    const list = await server.request('GET', `/v1/public/status-pages/${page.body.data.id}/subscribers`, { key: owner.key });
+    assert.equal(list.body.meta.pending, MAX);
+  });
+});
+
+describe('owners list and remove subscribers', () => {
+  test('the list with counts; removing one; scopes and restricted keys', async () => {
+    const res = await form({ kind: 'webhook', url: receiver.url('/owner-hook?token=secret-in-url') }, newClient());
+    assertStatus(res, 201);
+    const list = await subscribers();
+    const hook = list.data.find((s: { address: string; kind: string }) => s.kind === 'webhook' && s.address === receiver.origin);
+    assert.ok(hook, 'webhook URLs are cut to scheme and host');
+    assert.ok(!JSON.stringify(list).includes('secret-in-url'));
+    assert.equal(hook.confirmed, true);
+    const reader = newKey(server, owner.accountId, { scopes: ['checks:read'] });
+    assertStatus(await server.request('GET', `/v1/public/status-pages/${pageId}/subscribers`, { key: reader.key }), 200);
+    assertError(await server.request('DELETE', `/v1/public/status-pages/${pageId}/subscribers/${hook.id}`, { key: reader.key }), 403);
+    const restricted = newKey(server, owner.accountId, { scopes: ['checks:read', 'checks:write'], checkIds: [checkId] });
+    assertError(await server.request('GET', `/v1/public/status-pages/${pageId}/subscribers`, { key: restricted.key }), 403);
+    const stranger = newAccount(server);
+    assertError(await server.request('GET', `/v1/public/status-pages/${pageId}/subscribers`, { key: stranger.key }), 403);
+    assertStatus(await server.request('DELETE', `/v1/public/status-pages/${pageId}/subscribers/${hook.id}`, { key: owner.key }), 200);
+    assertError(await server.request('DELETE', `/v1/public/status-pages/${pageId}/subscribers/${hook.id}`, { key: owner.key }), 404);
+    assert.ok(!(await subscribers()).data.some((s: { id: string }) => s.id === hook.id));
+  });
+});
