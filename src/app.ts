@@ -78,6 +78,9 @@ import { PeerRechecks } from './nodes/peer-rechecks.js';
 import { ResultIntake } from './nodes/result-intake.js';
 import { nodeSweeps } from './nodes/node-sweeps.js';
 import { JobRunner } from './util/job-runner.js';
+import { MaintenanceWindowsService } from './core/maintenance-windows-service.js';
+import { WindowScheduler } from './core/window-scheduler.js';
+import { maintenanceWindowRoutes } from './api/maintenance-windows-routes.js';
 import { AuditLog } from './core/audit-log.js';
 import { MembersService } from './core/members-service.js';
 import { SignInService } from './core/sign-in-service.js';
@@ -113,6 +116,7 @@ interface Running {
   renders: PublicRenders;
   live: LiveFeed;
   pipeline: RequestPipeline;
+  windows: WindowScheduler;
 }
 
 /** What exists from construction: the store and what only needs it. */
@@ -203,6 +207,7 @@ export class VigilApp {
     await this.server?.close();
     this.server = null;
     running?.nodes.stop();
+    running?.windows.stop();
     // The engine first: probes still in flight finish and their events reach a running alert
     // pipeline, which then drains into its queue before the writers and the store close.
     await running?.engine.stop();
@@ -244,6 +249,11 @@ export class VigilApp {
     return this.started.alerts;
   }
 
+  /** Puts checks in and out of maintenance as scheduled windows start and end. */
+  get windows(): WindowScheduler {
+    return this.started.windows;
+  }
+
   /** Every observation of a check becomes state, one write and events here. */
   get recorder(): Recorder {
     return this.started.recorder;
@@ -281,7 +291,10 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
   });
   new StatusPublisher({ feed: base.statusFeed, applied: () => writer.drained(), recorder, checks, clock });
 
-  const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher });
+  const windows = new WindowScheduler({ store, checks, clock, log });
+  checks.observe(windows);
+  const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher, windows });
+  services.monitoring.maintenanceWindows.onChange(() => windows.poke());
   const renders = new PublicRenders(clock, base.statusFeed, services.pages);
   const { trends, lastProbe } = services.monitoring;
   const liveFeed = new LiveFeed(base.statusFeed, (id) => checks.find(id), (check) => checkSummary(check, trends, config, clock.now(), lastProbe(check.id)));
@@ -303,17 +316,19 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
     { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
     { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
     { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signInWays.passkeys.pruneChallenges() },
+    // Windows start and end on their own timer; this also catches windows and checks another process wrote.
+    { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
   ]) jobs.add(job);
   jobs.start();
-  return { config, recorder, engine, heartbeats, domains, alerts, nodes, services, renders, live: liveFeed, pipeline };
+  return { config, recorder, engine, heartbeats, domains, alerts, nodes, services, renders, live: liveFeed, pipeline, windows };
 }
 
 function buildServices(parts: {
   base: Base; config: Config; checks: ChecksService; engine: Engine; heartbeats: HeartbeatMonitor; alerts: AlertsModule;
-  assignment: Assignment; dispatcher: ProbeDispatcher;
+  assignment: Assignment; dispatcher: ProbeDispatcher; windows: WindowScheduler;
 }): Services {
   const { base, config, checks, engine, alerts, dispatcher } = parts;
   const { store, clock, rollups, writer, log } = base;
@@ -347,6 +362,7 @@ function buildServices(parts: {
       regions: () => parts.assignment.regions(),
       trends: new CheckTrends(rollups, checks),
       series: new SeriesReader(rollups, store.stateChanges, store.history),
+      maintenanceWindows: new MaintenanceWindowsService(store, clock),
     },
     accounts: {
       ...shared,
@@ -370,7 +386,7 @@ function buildServices(parts: {
       webhooks: alerts.webhooks,
       deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
     },
-    pages: pageServices({ base, config, stats, lastProbe, alerts }),
+    pages: pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows }),
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
@@ -380,9 +396,9 @@ function buildServices(parts: {
 }
 
 function pageServices(parts: {
-  base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null; alerts: AlertsModule;
+  base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null; alerts: AlertsModule; windows: WindowScheduler;
 }): PageServices {
-  const { base, config, stats, lastProbe } = parts;
+  const { base, config, stats, lastProbe, windows } = parts;
   const { store, clock, rollups, log } = base;
   const statusPages = new StatusPagesService(store, store.statusPages, config, clock);
   const incidents = new IncidentsService({
@@ -399,7 +415,7 @@ function pageServices(parts: {
     statusPages,
     incidents,
     subscriptions,
-    publicPages: new PublicPages({ store, pages: store.statusPages, rollups, stats, clock, lastProbe }),
+    publicPages: new PublicPages({ store, pages: store.statusPages, rollups, stats, clock, lastProbe, windows: (accountId) => windows.windowsOf(accountId) }),
   };
 }
 
@@ -421,6 +437,7 @@ function buildPipeline(parts: {
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),
+    ...maintenanceWindowRoutes(monitoring),
     ...historyRoutes(monitoring),
     ...statsRoutes(monitoring),
     ...heartbeatRoutes(monitoring),

@@ -24,6 +24,7 @@ import { createLogger } from './log.js';
 import { NotKumaDatabase } from './store/kuma-source.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { readKumaDatabase } from './store/sqlite/kuma-reader.js';
+import { MaintenanceWindowsService } from './core/maintenance-windows-service.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { SessionsService } from './core/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
@@ -348,6 +349,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
       webhooks: alerts.webhooks,
       email: alerts.email,
       statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
+      windows: new MaintenanceWindowsService(store, systemClock),
       imports: store.kumaImports,
       recorder: new Recorder({ writer }),
       config,

@@ -13,12 +13,12 @@ const URL_HINT = {
   websocket: 'wss://example.com/socket', smtp: 'smtp://mail.example.com:25', pop3: 'pop3://mail.example.com:110',
   imap: 'imap://mail.example.com:143', domain: 'example.com',
 };
-const FIELDS = ['name', 'type', 'url', 'checkFrequency', 'folder', 'httpMethod', 'expectedStatusCodes', 'requestHeaders', 'requestBody',
+const FIELDS = ['name', 'type', 'url', 'checkFrequency', 'folder', 'tags', 'httpMethod', 'expectedStatusCodes', 'requestHeaders', 'requestBody',
   'responseValidation', 'containsText', 'jsonPath', 'expectedValue', 'responseTimeLimit', 'downConfirmationAttempts', 'pingPackets',
   'schedule', 'timezone', 'gracePeriod', 'cacheControlNoCache', 'immediateRecheckEnabled'];
 
 const empty = {
-  name: '', type: 'website', url: '', checkFrequency: '5', folder: '', httpMethod: 'GET', expectedStatusCodes: '200', requestHeaders: '',
+  name: '', type: 'website', url: '', checkFrequency: '5', folder: '', tags: '', httpMethod: 'GET', expectedStatusCodes: '200', requestHeaders: '',
   requestBody: '', containsText: '', jsonPath: '', expectedValue: '', responseTimeLimit: '', downConfirmationAttempts: '',
   pingPackets: '', schedule: '', timezone: '', gracePeriod: '', cacheControlNoCache: false, immediateRecheckEnabled: true,
 };
@@ -28,6 +28,7 @@ function fromCheck(c) {
   const v = c.responseValidation ?? {};
   return {
     ...empty, name: c.name, type: c.type, url: c.type === 'heartbeat' ? '' : c.url, checkFrequency: String(c.interval), folder: c.folder ?? '',
+    tags: (c.tags ?? []).join(', '),
     httpMethod: c.method ?? 'GET', expectedStatusCodes: (c.expectedStatusCodes ?? [c.expectedStatus]).join(', '),
     requestHeaders: Object.entries(c.headers ?? {}).map(([k, val]) => `${k}: ${val}`).join('\n'), requestBody: c.body ?? '',
     containsText: (v.containsText ?? []).join('\n'), jsonPath: v.jsonPath ?? '', expectedValue: v.expectedValue ?? '',
@@ -45,7 +46,8 @@ const lines = (s) => s.split('\n').map((l) => l.trim()).filter(Boolean);
 /** The request body for the API: only what applies to the type; on edit, cleared optional fields become null. */
 function toBody(f, editing) {
   const clear = editing ? null : undefined;
-  const b = { name: f.name.trim() || undefined, checkFrequency: num(f.checkFrequency), folder: f.folder.trim() || clear };
+  const tags = f.tags.split(',').map((t) => t.trim()).filter(Boolean);
+  const b = { name: f.name.trim() || undefined, checkFrequency: num(f.checkFrequency), folder: f.folder.trim() || clear, tags: tags.length || editing ? tags : undefined };
   if (!editing || PATCH_TYPES.includes(f.type)) b.type = f.type;
   if (f.type !== 'heartbeat') b.url = f.url.trim();
   if (f.type !== 'heartbeat' && f.type !== 'domain') b.downConfirmationAttempts = num(f.downConfirmationAttempts);
@@ -136,6 +138,7 @@ export function CheckForm({ id }) {
     <div class="grid3">
       <${Field} label=${t === 'heartbeat' ? 'Expected every (minutes)' : 'Check every (minutes)'} error=${errors.checkFrequency}>${text('checkFrequency', { inputmode: 'decimal' })}<//>
       <${Field} label="Folder" error=${errors.folder}>${text('folder')}<//>
+      <${Field} label="Tags" error=${errors.tags} hint="Comma-separated: env:production, team:web">${text('tags', { autocomplete: 'off' })}<//>
       ${t !== 'heartbeat' && t !== 'domain' ? html`<${Field} label="Failures before down" error=${errors.downConfirmationAttempts}>${text('downConfirmationAttempts', { inputmode: 'numeric', placeholder: 'default' })}<//>` : ''}
     </div>
     ${HTTP.includes(t) ? html`<fieldset><legend>HTTP</legend>

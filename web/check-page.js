@@ -105,6 +105,7 @@ export function CheckPage({ id, scopes, who }) {
         <a href="#/" class="muted">← Checks</a>
         <h1><span class=${`dot ${label}`}></span>${check.name}</h1>
         <p class="muted break">${check.type} · every ${check.interval} min${check.responseTimeLimit ? ` · slow above ${check.responseTimeLimit} ms` : ''} · ${url}</p>
+        ${check.tags?.length ? html`<p class="tags">${check.tags.map((t) => html`<span class="tag">${t}</span>`)}</p>` : ''}
       </div>
       <div class="actions">
         ${can('checks:write') ? html`<a class="button" href=${`#/checks/${id}/edit`}>Edit</a>

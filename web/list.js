@@ -13,8 +13,27 @@ function distinct(rows, field) {
   return [...new Set(rows.map((r) => r[field]).filter((v) => v !== null && v !== undefined))].sort();
 }
 
+/** Every tag of the check: `key` and `key:value`, lower-cased, so a filter by key finds any value. */
+function tagKeys(rows) {
+  const all = new Set();
+  for (const r of rows) for (const t of r.tags ?? []) {
+    const lower = t.toLowerCase();
+    all.add(lower);
+    if (lower.includes(':')) all.add(lower.slice(0, lower.indexOf(':')));
+  }
+  return [...all].sort();
+}
+
+function hasTag(row, filter) {
+  return (row.tags ?? []).some((t) => {
+    const lower = t.toLowerCase();
+    return lower === filter || (!filter.includes(':') && lower.startsWith(`${filter}:`));
+  });
+}
+
 function matches(row, f) {
   if (f.status && statusLabel(row) !== f.status) return false;
+  if (f.tag && !hasTag(row, f.tag)) return false;
   if (f.type && row.type !== f.type) return false;
   if (f.folder && row.folder !== f.folder) return false;
   if (f.q) {
@@ -36,7 +55,7 @@ function Row({ row, top }) {
     <span class=${`dot ${label}`} title=${label}></span>
     <span class="name" role="cell"><strong>${row.name}</strong><small>${row.url}</small></span>
     <span class="badge" role="cell" title=${label === 'degraded' ? 'Up, but slower than its “Slow above (ms)”' : null}>${label}</span>
-    <span class="type" role="cell">${row.type}${row.folder ? html`<small>${row.folder}</small>` : ''}</span>
+    <span class="type" role="cell">${row.type}${row.folder ? html`<small>${row.folder}</small>` : ''}${row.tags?.length ? html`<small class="tags">${row.tags.map((t) => html`<span class="tag">${t}</span>`)}</small>` : ''}</span>
     <span class="num" role="cell" title="Last response time">${ms(row.lastResponseTime)}</span>
     <span class="num" role="cell" title="Uptime, last 24 hours">${pct(row.uptime24h)}</span>
     <span class="beatcell" role="cell"><${BeatBar} id=${row.id} /></span>
@@ -47,12 +66,13 @@ function Row({ row, top }) {
 /** The checks list: filters, search and a virtualised body (only the rows in view are in the DOM). */
 export function CheckList() {
   const checks = useChecks();
-  const [filter, setFilter] = useState({ status: '', type: '', folder: '', q: '' });
+  const [filter, setFilter] = useState({ status: '', type: '', folder: '', tag: '', q: '' });
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(600);
   const box = useRef(null);
   const types = useMemo(() => distinct(checks, 'type'), [checks.length]);
   const folders = useMemo(() => distinct(checks, 'folder'), [checks.length]);
+  const tags = useMemo(() => tagKeys(checks), [checks]);
   // The header counts what the filters show; the status menu what the other filters show.
   const others = checks.filter((r) => matches(r, { ...filter, status: '' }));
   const shown = filter.status ? others.filter((r) => statusLabel(r) === filter.status) : others;
@@ -111,6 +131,10 @@ export function CheckList() {
         <option value="">All folders</option>
         ${folders.map((f) => html`<option value=${f}>${f}</option>`)}
       </select>
+      ${tags.length ? html`<select aria-label="Tag" value=${filter.tag} onChange=${set('tag')}>
+        <option value="">All tags</option>
+        ${tags.map((t) => html`<option value=${t}>${t}</option>`)}
+      </select>` : ''}
       <a class="button primary" href="#/new">New check</a>
     </div>
     <p class="counts" aria-live="polite">

@@ -18,6 +18,7 @@ function route() {
   if (parts[0] === 'alerts') return { page: 'alerts' };
   if (parts[0] === 'status-pages') return parts[1] ? { page: 'status-page', id: parts[1] === 'new' ? null : decodeURIComponent(parts[1]) } : { page: 'status-pages' };
   if (parts[0] === 'keys') return { page: 'keys' };
+  if (parts[0] === 'maintenance') return { page: 'maintenance' };
   if (parts[0] === 'members') return { page: 'members' };
   if (parts[0] === 'audit-log') return { page: 'audit-log' };
   if (parts[0] === 'security') return { page: 'security' };
@@ -36,7 +37,7 @@ function useRoute() {
 
 /** Pages most visits never open are loaded on first use, keeping the list's bundle small. */
 const loaders = {
-  keys: () => import('./keys.js'), statusPages: () => import('./status-pages.js'),
+  keys: () => import('./keys.js'), statusPages: () => import('./status-pages.js'), maintenance: () => import('./maintenance.js'),
   members: () => import('./members.js'), auditLog: () => import('./audit-log.js'), security: () => import('./security.js'),
 };
 
@@ -71,7 +72,7 @@ function Shell({ session, onSignOut, children }) {
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">
       <a class="brand" href="#/"><span class="logo" aria-hidden="true">◉</span> Vigil</a>
-      <nav><a href="#/">Checks</a><a href="#/status-pages">Status pages</a><a href="#/alerts">Alerts</a><a href="#/keys">API keys</a>${managesPeople(session) ? html`<a href="#/members">Members</a><a href="#/audit-log">Audit log</a>` : ''}${session.user ? html`<a href="#/security">Security</a>` : ''}</nav>
+      <nav><a href="#/">Checks</a><a href="#/maintenance">Maintenance</a><a href="#/status-pages">Status pages</a><a href="#/alerts">Alerts</a><a href="#/keys">API keys</a>${managesPeople(session) ? html`<a href="#/members">Members</a><a href="#/audit-log">Audit log</a>` : ''}${session.user ? html`<a href="#/security">Security</a>` : ''}</nav>
       <span class="who" title=${session.scopes.join(' ')}>${session.user ? `${session.user.email} · ${session.user.role}` : session.account.email}${session.access ? ' · restricted key' : ''}</span>
       <button type="button" class="ghost" onClick=${cycle} aria-label=${`Theme: ${theme}`}>${theme === 'dark' ? '☾' : theme === 'light' ? '☀' : '◐'}</button>
       <button type="button" class="ghost" onClick=${onSignOut}>Sign out</button>
@@ -143,6 +144,7 @@ function App() {
     : r.page === 'alerts' ? html`<${AlertsPage} scopes=${session.scopes} restricted=${session.access !== null} />`
     : r.page === 'status-pages' ? html`<${Lazy} key="pages" from="statusPages" name="StatusPagesPage" scopes=${session.scopes} restricted=${session.access !== null} />`
     : r.page === 'status-page' ? html`<${Lazy} key=${r.id ?? 'new'} from="statusPages" name="StatusPageForm" id=${r.id} scopes=${session.scopes} restricted=${session.access !== null} />`
+    : r.page === 'maintenance' ? html`<${Lazy} key="maintenance" from="maintenance" name="MaintenancePage" scopes=${session.scopes} />`
     : r.page === 'keys' ? html`<${Lazy} key="keys" from="keys" name="KeysPage" scopes=${session.scopes} restricted=${session.access !== null} />`
     : r.page === 'members' ? html`<${Lazy} key="members" from="members" name="MembersPage" myRole=${session.user?.role ?? null} myId=${session.user?.id ?? null} />`
     : r.page === 'audit-log' ? html`<${Lazy} key="audit" from="auditLog" name="AuditLogPage" />`

@@ -4,7 +4,7 @@ import { cutUrl } from './webhook-url.js';
 /** Output shapes of spec 2.8 and 2.9. A webhook's URL only ever leaves cut to scheme and host. */
 
 /** Issue 17's fields, after the spec's. */
-const targetOptionsView = (t: TargetOptions) => ({ checkIds: t.checkIds, folders: t.folders, remindEveryMinutes: t.remindEveryMinutes });
+const targetOptionsView = (t: TargetOptions) => ({ checkIds: t.checkIds, folders: t.folders, tags: t.tags, remindEveryMinutes: t.remindEveryMinutes });
 
 export function emailSettingsView(s: EmailSettings) {
   return { ...emailSettingsUpdateView(s), updatedAt: s.updatedAt };

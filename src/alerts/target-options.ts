@@ -1,4 +1,5 @@
 import { errors } from '../domain/errors.js';
+import { hasAnyTag, tagProblem, uniqueTags } from '../domain/tags.js';
 import type { KeyAccess } from '../domain/records.js';
 import type { Store } from '../store/store.js';
 import type { AlertRoute, TargetOptions } from '../store/alert-store.js';
@@ -11,6 +12,7 @@ import type { AlertRoute, TargetOptions } from '../store/alert-store.js';
 export interface TargetOptionsInput {
   checkIds?: string[];
   folders?: string[];
+  tags?: string[];
   remindEveryMinutes?: number | null;
 }
 
@@ -19,9 +21,9 @@ const MAX_REMIND_MINUTES = 7 * 24 * 60;
 const MAX_FOLDER_LENGTH = 100;
 
 /** True when an alert of the check goes to a target with this route. */
-export function routeMatches(route: AlertRoute, check: { id: string; folder: string | null }): boolean {
-  if (route.checkIds.length === 0 && route.folders.length === 0) return true;
-  return route.checkIds.includes(check.id) || (check.folder !== null && route.folders.includes(check.folder));
+export function routeMatches(route: AlertRoute, check: { id: string; folder: string | null; tags: readonly string[] }): boolean {
+  if (route.checkIds.length === 0 && route.folders.length === 0 && route.tags.length === 0) return true;
+  return route.checkIds.includes(check.id) || (check.folder !== null && route.folders.includes(check.folder)) || hasAnyTag(check.tags, route.tags);
 }
 
 export class TargetOptionsPolicy {
@@ -34,11 +36,12 @@ export class TargetOptionsPolicy {
   resolve(accountId: string, access: KeyAccess | null, input: TargetOptionsInput, current: TargetOptions | null): TargetOptions {
     const checkIds = input.checkIds !== undefined ? this.checkIds(accountId, access, input.checkIds) : (current?.checkIds ?? []);
     const folders = input.folders !== undefined ? folderList(access, input.folders) : (current?.folders ?? []);
+    const tags = input.tags !== undefined ? tagList(access, input.tags) : (current?.tags ?? []);
     if (access && checkIds.length === 0 && folders.length === 0) {
       throw errors.forbidden('This key is restricted to some checks or folders: give checkIds or folders within its reach');
     }
     const remind = input.remindEveryMinutes !== undefined ? remindEvery(input.remindEveryMinutes) : (current?.remindEveryMinutes ?? null);
-    return { checkIds, folders, remindEveryMinutes: remind };
+    return { checkIds, folders, tags, remindEveryMinutes: remind };
   }
 
   private checkIds(accountId: string, access: KeyAccess | null, ids: readonly string[]): string[] {
@@ -63,6 +66,16 @@ function folderList(access: KeyAccess | null, values: readonly string[]): string
     if (access && !access.folders.includes(folder)) throw errors.forbidden(`This key is not allowed to route alerts of folder ${JSON.stringify(folder)}`);
   }
   return out;
+}
+
+/** A tag can reach any check of the account, so a key restricted to some checks or folders routes by none. */
+function tagList(access: KeyAccess | null, values: readonly string[]): string[] {
+  if (access && values.length > 0) throw errors.forbidden('This key is restricted to some checks or folders: it cannot route alerts by tag');
+  for (const tag of values) {
+    const problem = tagProblem(tag);
+    if (problem !== null) throw errors.badRequest(`tags: ${problem}`);
+  }
+  return uniqueTags(values);
 }
 
 function remindEvery(value: number | null): number | null {

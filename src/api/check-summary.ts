@@ -20,6 +20,7 @@ export function checkSummary(check: Check, trends: CheckTrends, config: Config, 
     url: checkUrl(check, config),
     type: check.type,
     folder: check.folder,
+    tags: check.tags,
     status,
     maintenance: inMaintenance(check, now),
     // What the status endpoint calls `degraded`: up, but slower than responseTimeLimit.

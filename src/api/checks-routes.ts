@@ -28,8 +28,9 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       handler: ({ principal, query }) => {
         const request = { limit: query.limit ?? 25, page: query.page ?? 1, cursor: query.cursor, includeTotal: query.includeTotal ?? false };
         const access = principal.access ? JSON.stringify(principal.access) : '';
-        const key = `${principal.account.id} ${access} ${query.status ?? ''} ${request.limit} ${request.page} ${request.cursor ?? ''} ${request.includeTotal}`;
-        return listPages.reply(key, s.checks.version(), () => s.checks.list(principal, query.status, request));
+        const tags = query.tag ?? [];
+        const key = `${principal.account.id} ${access} ${query.status ?? ''} ${request.limit} ${request.page} ${request.cursor ?? ''} ${request.includeTotal} ${tags.length ? JSON.stringify(tags) : ''}`;
+        return listPages.reply(key, s.checks.version(), () => s.checks.list(principal, { status: query.status, tags }, request));
       },
     }),
     defineRoute({

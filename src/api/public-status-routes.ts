@@ -56,8 +56,10 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   const cache = caches.pages;
   const pages = s.publicPages;
 
-  const renderPage = (page: StatusPage, format: Format): Answer<Rendered> =>
-    whenAnswered(s.incidents.shown(page, s.clock.now()), (incidents) => renderWith(page, format, incidents));
+  const renderPage = (listed: StatusPage, format: Format): Answer<Rendered> => {
+    const page = pages.members(listed);
+    return whenAnswered(s.incidents.shown(page, s.clock.now()), (incidents) => renderWith(page, format, incidents));
+  };
 
   const renderWith = (page: StatusPage, format: Format, incidents: readonly Incident[]): Rendered => {
     const checkIds = page.checkIds;

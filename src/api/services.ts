@@ -27,6 +27,7 @@ import type { MetricsService } from '../metrics/metrics-service.js';
 import type { Readiness } from '../metrics/readiness.js';
 import type { RegionView } from '../nodes/assignment.js';
 import type { LastProbe } from '../monitor/live-check.js';
+import type { MaintenanceWindowsService } from '../core/maintenance-windows-service.js';
 
 /** What every group carries: the resolved configuration (public URLs, limits) and the clock. */
 interface Shared {
@@ -49,6 +50,8 @@ export interface MonitoringServices extends Shared {
   trends: CheckTrends;
   /** Chart series and incidents of the check page. */
   series: SeriesReader;
+  /** Scheduled maintenance windows (issue 27). */
+  maintenanceWindows: MaintenanceWindowsService;
 }
 
 /** Accounts, their keys and sessions, agent sign-up (OAuth), and what an account shows of itself. */

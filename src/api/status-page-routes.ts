@@ -21,6 +21,7 @@ export function statusPageRoutes(s: PageServices): Route[] {
     title: page.title,
     description: page.description,
     checkIds: page.checkIds,
+    tags: page.tags,
     customDomain: page.customDomain,
     autoIncidents: page.autoIncidents,
     logoUrl: page.logoUrl,

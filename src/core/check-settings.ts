@@ -8,6 +8,7 @@ import { parseTarget } from './check-target.js';
 import { cronProblem } from '../domain/cron.js';
 import { displayName } from '../domain/display-name.js';
 import { jsonPathProblem } from './json-path.js';
+import { tagProblem, uniqueTags } from '../domain/tags.js';
 
 /** Domain checks look at registration data, which changes slowly: once a day. */
 export const DOMAIN_INTERVAL_MINUTES = 1440;
@@ -28,6 +29,7 @@ export const DEFAULT_SETTINGS: Omit<CheckSettings, 'name' | 'url' | 'type'> = {
   timezone: null,
   schedule: null,
   gracePeriodSeconds: 0,
+  tags: [],
 };
 
 type Input = CreateCheckInput | UpdateCheckInput;
@@ -54,6 +56,7 @@ export function applyInput(base: CheckSettings, input: Input): CheckSettings {
   if (input.timezone !== undefined) s.timezone = input.timezone;
   if (input.schedule !== undefined) s.schedule = input.schedule;
   if (input.gracePeriod !== undefined) s.gracePeriodSeconds = input.gracePeriod;
+  if (input.tags !== undefined) s.tags = uniqueTags(input.tags);
   if (s.type === 'domain') s.intervalMinutes = DOMAIN_INTERVAL_MINUTES;
   return s;
 }
@@ -97,6 +100,12 @@ export function validateSettings(
   if (jsonPath) {
     const problem = jsonPathProblem(jsonPath);
     if (problem !== null) throw errors.badRequest(`responseValidation.jsonPath is not a valid JSONPath: ${problem}`);
+  }
+  if (changed.has('tags')) {
+    for (const tag of s.tags) {
+      const problem = tagProblem(tag);
+      if (problem !== null) throw errors.badRequest(`tags: ${problem}`);
+    }
   }
   if (changed.has('timezone') && s.timezone !== null && !isTimeZone(s.timezone)) {
     throw errors.badRequest(`timezone is not a known IANA time zone: ${s.timezone}`);

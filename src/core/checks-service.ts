@@ -14,6 +14,7 @@ import type { Check, CheckSettings } from '../domain/records.js';
 import type { CreateCheckInput, UpdateCheckBody } from './schemas/checks.js';
 import { settingsOfPatch } from './check-patch.js';
 import { checkDetail } from './views.js';
+import { inMaintenance } from '../monitor/maintenance.js';
 import { parseIsoInstant } from './iso-date.js';
 import { hashSecret, newHeartbeatToken, newId } from '../domain/secrets.js';
 import { parseTarget } from './check-target.js';
@@ -25,6 +26,15 @@ const BEHAVIOUR_FIELDS = new Set([
   'responseValidation', 'cacheControlNoCache', 'responseTimeLimit', 'downConfirmationAttempts',
   'pingPackets', 'timezone', 'checkRegionOverride', 'immediateRecheckEnabled',
 ]);
+
+/** A scheduled window starting (`on`) or ending for a check, at the occurrence's start or end. */
+export interface WindowChange {
+  check: Check;
+  on: boolean;
+  at: number;
+  /** The window; null for an end whose window this process did not see start (a restart). */
+  window: { id: string; title: string } | null;
+}
 
 const isSeq = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
 
@@ -122,6 +132,7 @@ export class ChecksService {
         disabledReason: null,
         maintenance: false,
         maintenanceUntil: null,
+        windowMaintenance: false,
         heartbeatToken: token,
         status: 'pending',
         consecutiveFailures: 0,
@@ -173,9 +184,9 @@ export class ChecksService {
     return check;
   }
 
-  list(principal: Principal, status: ListStatus | undefined, page: PageRequest): { data: Check[]; meta: PageMeta } {
+  list(principal: Principal, filter: { status?: ListStatus; tags?: readonly string[] }, page: PageRequest): { data: Check[]; meta: PageMeta } {
     this.catchUp();
-    const query: CheckQuery = { accountId: principal.account.id, access: principal.access, status };
+    const query: CheckQuery = { accountId: principal.account.id, access: principal.access, status: filter.status, tags: filter.tags };
     const fromCursor = page.cursor === undefined ? null : decodeCursor(page.cursor, isSeq);
     const pageNumber = fromCursor?.page ?? page.page;
     const rows = this.store.checks.list(query, {
@@ -319,7 +330,34 @@ export class ChecksService {
       return { ...current, maintenance: enabled, maintenanceUntil: until };
     });
     this.saved(check, false);
-    return { maintenanceMode: enabled, until: until === null ? null : new Date(until).toISOString() };
+    // A scheduled window in force keeps the check in maintenance when the manual one ends.
+    return { maintenanceMode: inMaintenance(check, now), until: until === null ? null : new Date(until).toISOString() };
+  }
+
+  /** Every check of an account, in dashboard order (the maintenance window scheduler). */
+  ofAccount(accountId: string): Check[] {
+    return this.store.checks.list({ accountId, access: null }, { limit: -1, offset: 0, afterSeq: null });
+  }
+
+  /**
+   * Scheduled windows starting and ending (issue 27): the flag, a history event dated at the
+   * occurrence's start or end, and the observers told, as a manual maintenance switch does.
+   */
+  applyWindowMaintenance(changes: readonly WindowChange[], now: number): void {
+    const saved = this.store.transaction(() =>
+      changes.map(({ check, on, at, window }) => {
+        this.store.checks.setWindowMaintenance(check.id, on, now);
+        this.store.history.insertEvent({
+          checkSeq: check.seq,
+          at,
+          status: on ? 'maintenance' : 'maintenance_end',
+          region: null,
+          meta: { event: on ? 'window_start' : 'window_end', windowId: window?.id ?? null, title: window?.title ?? null },
+        });
+        return { ...check, windowMaintenance: on, updatedAt: now };
+      }),
+    );
+    for (const check of saved) this.saved(check, false);
   }
 
   /** Pauses every running check of an account, as a toggle would (an unclaimed account after 7 days). Returns how many. */

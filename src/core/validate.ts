@@ -132,6 +132,16 @@ function describeFirstError(all: ValueError[]): string {
  * before the same compiled check runs, so a query is declared once like a body. Conversion is
  * strict: "2.5" stays 2.5 (and fails an integer), "yes" stays a string (and fails a boolean).
  */
+/** A query string as an object: a repeated parameter (`tag=a&tag=b`) becomes an array of its values. */
+export function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of params) {
+    const seen = out[name];
+    out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}
+
 export function compileQuery<T extends TSchema>(schema: T): Validator<T> {
   const validator = compile(schema);
   const properties = (schema as unknown as { properties: Record<string, { type?: string }> }).properties;
@@ -141,6 +151,7 @@ export function compileQuery<T extends TSchema>(schema: T): Validator<T> {
       const converted: Record<string, unknown> = { ...(value as Record<string, unknown>) };
       for (const [name, text] of Object.entries(converted)) {
         const type = properties[name]?.type;
+        if (type === 'array' && typeof text === 'string') converted[name] = [text];
         if (typeof text !== 'string') continue;
         if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) converted[name] = Number(text);
         else if (type === 'boolean' && (text === 'true' || text === 'false')) converted[name] = text === 'true';

@@ -31,6 +31,7 @@ function listFields(check: Check, config: Config) {
     uptime: check.probesTotal === 0 ? 100 : (check.probesUp / check.probesTotal) * 100,
     createdAt: new Date(check.createdAt).toISOString(),
     folder: check.folder,
+    tags: check.tags,
   };
 }
 

@@ -60,6 +60,8 @@ export interface CheckSettings {
   schedule: string | null;
   /** Heartbeats: seconds a late ping is forgiven before the check counts as down. */
   gracePeriodSeconds: number;
+  /** `key` or `key:value`, as given (domain/tags.ts matches them case-insensitively). */
+  tags: string[];
 }
 
 /** What monitoring has learned; written by the engine, read by the API. */
@@ -91,6 +93,8 @@ export interface Check extends CheckSettings, CheckRuntime {
   disabledReason: string | null;
   maintenance: boolean;
   maintenanceUntil: number | null;
+  /** A scheduled maintenance window is in force for the check (issue 27); apart from the manual flag. */
+  windowMaintenance: boolean;
   heartbeatToken: string | null;
   createdAt: number;
   updatedAt: number;

@@ -5,7 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import { ApiError, errorBody, errors, type ErrorShape } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
 import { requireScope, requireUnrestricted } from '../core/principal.js';
-import { compile, compileQuery, type Validator } from '../core/validate.js';
+import { compile, compileQuery, queryObject, type Validator } from '../core/validate.js';
 import type { Store } from '../store/store.js';
 import type { Authenticator } from './authenticator.js';
 import { MAX_BODY_BYTES, type HandlerContext, type HttpRequest, type Reply, type Route } from '../api/http-types.js';
@@ -100,7 +100,7 @@ export class RequestPipeline {
     }
     const idemKey = principal && route.idempotency !== 'none' ? Idempotency.readKey(req.headers, route.idempotency === 'required') : null;
     const body = p.body ? validated(p.body, parseBody(req, route)) : undefined;
-    const query = p.query ? validated(p.query, Object.fromEntries(req.query)) : undefined;
+    const query = p.query ? validated(p.query, queryObject(req.query)) : undefined;
     const ctx: HandlerContext<unknown, unknown> = { req, params, body, query, principal: principal!, now: this.deps.clock.now() };
 
     if (idemKey === null || principal === null) {

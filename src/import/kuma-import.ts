@@ -18,6 +18,8 @@ import { pageNotImported } from './kuma-pages.js';
 import { hashSecret } from '../domain/secrets.js';
 import { kumaEmailRoute } from './kuma-email.js';
 import type { Recorder } from '../monitor/recorder.js';
+import type { MaintenanceWindowsService } from '../core/maintenance-windows-service.js';
+import { mapMaintenance, type MaintenanceMapping } from './kuma-maintenance.js';
 
 export interface MonitorReport {
   kumaId: number;
@@ -63,6 +65,23 @@ export interface PageReport {
   notImported: string[];
 }
 
+export interface MaintenanceReport {
+  kumaId: number;
+  title: string;
+  result: 'created' | 'already_imported' | 'skipped';
+  maintenanceWindowId?: string;
+  /** The Vigil checks in the window (the Kuma monitors it named that are checks). */
+  checkIds?: string[];
+  /** Recurring: the Vigil cron schedule, its time zone and minutes each time. */
+  schedule?: string;
+  timezone?: string;
+  durationMinutes?: number;
+  startsAt?: string;
+  endsAt?: string;
+  reason?: string;
+  notImported: string[];
+}
+
 export interface ImportReport {
   dryRun: boolean;
   kuma: { version: string; sourceId: string };
@@ -70,9 +89,11 @@ export interface ImportReport {
   summary: Record<string, number>;
   monitors: MonitorReport[];
   notifications: NotificationReport[];
-  maintenance: { kumaId: number; title: string; result: 'skipped'; reason: string }[];
+  maintenance: MaintenanceReport[];
   statusPages: PageReport[];
   notImported: string[];
+  /** How things were carried over that a reader of an earlier import's report would expect otherwise. */
+  notes: string[];
 }
 
 export interface ImportOptions {
@@ -88,6 +109,7 @@ export interface KumaImportDeps {
   webhooks: WebhookService;
   email: EmailAlertsService;
   statusPages: StatusPagesService;
+  windows: MaintenanceWindowsService;
   imports: KumaImportRepo;
   /** The live results' recorder, for `--with-history`. */
   recorder: Recorder | null;
@@ -129,17 +151,41 @@ export class KumaImporter {
       });
     }
     let report: ImportReport | null = null;
+    const windows: PlannedWindow[] = [];
     try {
       this.deps.store.transaction(() => {
-        report = this.apply(principal, kuma, options, { folders, mapped, notifications, addressProblems });
+        report = this.apply(principal, kuma, options, { folders, mapped, notifications, addressProblems, windows });
         if (options.dryRun) throw new DryRun();
       });
     } catch (err) {
       if (!(err instanceof DryRun)) throw err;
     }
     if (options.dryRun) return withoutIds(report!);
+    await this.createWindows(principal, kuma.sourceId, windows);
+    report!.summary.maintenanceWindowsCreated = report!.maintenance.filter((m) => m.result === 'created').length;
     if (options.withHistory) await this.replay(principal, kuma, report!);
     return report!;
+  }
+
+  /**
+   * After the commit, through the windows service (whose writes are asynchronous-ready): each
+   * planned window is created, or its row says why not.
+   */
+  private async createWindows(principal: Principal, sourceId: string, planned: PlannedWindow[]): Promise<void> {
+    for (const { row, mapping, checkIds } of planned) {
+      if (!mapping.ok) continue;
+      try {
+        const created = await this.deps.windows.create(principal, { ...mapping.input, checkIds });
+        row.maintenanceWindowId = created.id;
+        this.deps.store.transaction(() => this.deps.imports.remember(
+          { accountId: principal.account.id, sourceId, kind: 'maintenance', kumaId: row.kumaId }, created.id, this.deps.clock.now(),
+        ));
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status >= 500) throw err;
+        Object.assign(row, { result: 'skipped', reason: err.message });
+        delete row.checkIds;
+      }
+    }
   }
 
   /** After the commit: history goes through the recorder's batched writer, as live results do. */
@@ -163,6 +209,7 @@ export class KumaImporter {
     mapped: Map<number, ReturnType<typeof mapMonitor>>;
     notifications: { n: KumaSnapshot['notifications'][number]; mapping: ReturnType<typeof mapNotification> }[];
     addressProblems: Map<number, string>;
+    windows: PlannedWindow[];
   }): ImportReport {
     const { checks, imports, clock, config } = this.deps;
     const account = principal.account;
@@ -230,12 +277,21 @@ export class KumaImporter {
       return { ...base, result: 'created', statusPageId: created.value.id, checkIds };
     });
 
-    const maintenance = kuma.maintenance.map((w) => ({
-      kumaId: w.id, title: w.title, result: 'skipped' as const,
-      reason: w.strategy === 'single'
-        ? `one-off window ${w.startDate ?? '?'} to ${w.endDate ?? '?'} (${w.timezone ?? 'UTC'}): Vigil has no scheduled windows; put the checks in maintenance when it starts (POST /v1/public/checks/{id}/maintenance with until)`
-        : `${w.strategy} window: Vigil has no recurring maintenance windows`,
-    }));
+    const maintenance = kuma.maintenance.map((w): MaintenanceReport => {
+      const base = { kumaId: w.id, title: w.title, notImported: [] as string[] };
+      const existing = remembered('maintenance', w.id);
+      if (existing !== null) return { ...base, result: 'already_imported', maintenanceWindowId: existing };
+      const mapping = mapMaintenance(w);
+      if (!mapping.ok) return { ...base, result: 'skipped', reason: mapping.reason };
+      base.notImported.push(...mapping.notes);
+      const checkIds = w.monitorIds.map((id) => checkOf.get(id)).filter((id): id is string => id !== undefined);
+      const missing = w.monitorIds.filter((id) => !checkOf.has(id));
+      if (missing.length > 0) base.notImported.push(`monitors ${missing.join(', ')} are not Vigil checks (see monitors)`);
+      if (checkIds.length === 0) return { ...base, result: 'skipped', reason: 'none of its monitors is a Vigil check' };
+      const row: MaintenanceReport = { ...base, result: 'created', checkIds, ...timingOf(mapping) };
+      plan.windows.push({ row, mapping, checkIds });
+      return row;
+    });
 
     const count = (list: { result: string }[], result: string) => list.filter((x) => x.result === result).length;
     return {
@@ -258,6 +314,9 @@ export class KumaImporter {
       maintenance,
       statusPages,
       notImported: options.withHistory ? [] : ['history: the Kuma heartbeats (run again with --with-history on a fresh account to import them)'],
+      notes: kuma.monitorTags.size > 0
+        ? ['Kuma tags are carried as check tags (name:value) and names are kept as they are; checks an earlier import created with the tags in their names are not renamed']
+        : [],
     };
   }
 
@@ -306,6 +365,22 @@ export class KumaImporter {
   }
 }
 
+interface PlannedWindow {
+  row: MaintenanceReport;
+  mapping: MaintenanceMapping;
+  checkIds: string[];
+}
+
+function timingOf(mapping: MaintenanceMapping): Pick<MaintenanceReport, 'schedule' | 'timezone' | 'durationMinutes' | 'startsAt' | 'endsAt'> {
+  if (!mapping.ok) return {};
+  const i = mapping.input;
+  return {
+    ...(i.schedule ? { schedule: i.schedule, timezone: i.timezone ?? 'UTC', durationMinutes: i.durationMinutes ?? undefined } : {}),
+    ...(i.startsAt ? { startsAt: i.startsAt } : {}),
+    ...(i.endsAt ? { endsAt: i.endsAt } : {}),
+  };
+}
+
 type Attempt<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /** Runs one creation in a savepoint (a nested transaction): a refusal (400, 409) becomes the item's skip reason. */
@@ -320,12 +395,15 @@ function attemptIn(store: Pick<Store, 'transaction'>) {
   };
 }
 
-const ID_FIELDS = new Set(['checkId', 'webhookId', 'statusPageId', 'pingUrl', 'checkIds']);
+const ID_FIELDS = new Set(['checkId', 'webhookId', 'statusPageId', 'pingUrl', 'checkIds', 'maintenanceWindowId']);
 
 /** A dry run's ids were rolled back with everything else: the plan shows none. */
 function withoutIds(report: ImportReport): ImportReport {
   const strip = <T extends object>(item: T): T => Object.fromEntries(Object.entries(item).filter(([k]) => !ID_FIELDS.has(k))) as T;
-  return { ...report, monitors: report.monitors.map(strip), notifications: report.notifications.map(strip), statusPages: report.statusPages.map(strip) };
+  return {
+    ...report, monitors: report.monitors.map(strip), notifications: report.notifications.map(strip), statusPages: report.statusPages.map(strip),
+    maintenance: report.maintenance.map(strip),
+  };
 }
 
 /** Folder of each monitor: its chain of Kuma groups, outermost first ("Prod / Web"). */

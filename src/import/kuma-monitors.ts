@@ -1,3 +1,4 @@
+import { MAX_TAG_PART, MAX_TAGS, tagProblem, uniqueTags } from '../domain/tags.js';
 import { STATUS_CODES } from 'node:http';
 import type { CreateCheckInput } from '../core/schemas/checks.js';
 import type { PlanLimits } from '../domain/plans.js';
@@ -124,11 +125,24 @@ export function jsonPathOf(path: string): string {
   return `$.${path.replace(/^\./, '')}`;
 }
 
-/** The name, with the Kuma tags kept in it (Vigil has no tags; the folder holds the group). */
-export function nameWithTags(name: string, tags: { name: string; value: string }[]): string {
-  if (tags.length === 0) return name;
-  const label = tags.map((t) => (t.value ? `${t.name}=${t.value}` : t.name)).join(' ');
-  return `${name} [${label}]`.slice(0, 200);
+/**
+ * Kuma's tags as Vigil tags: `name` or `name:value`. Commas become spaces, ends are trimmed and
+ * sides cut to 64 characters; a tag still unusable, or past the 20th, is named in the notes.
+ */
+export function kumaTags(tags: { name: string; value: string }[], notes: string[]): string[] {
+  const clean = (part: string) => [...part.replace(/,/g, ' ').trim()].slice(0, MAX_TAG_PART).join('').trim();
+  const out: string[] = [];
+  for (const t of tags) {
+    const name = clean(t.name);
+    const value = clean(t.value ?? '');
+    const tag = value ? `${name}:${value}` : name;
+    const shown = t.value ? `${t.name}=${t.value}` : t.name;
+    if (tagProblem(tag) !== null) notes.push(`tag ${shown}: not a usable Vigil tag`);
+    else out.push(tag);
+  }
+  const unique = uniqueTags(out);
+  if (unique.length > MAX_TAGS) notes.push(`tags ${unique.slice(MAX_TAGS).join(', ')}: a Vigil check has at most ${MAX_TAGS} tags`);
+  return unique.slice(0, MAX_TAGS);
 }
 
 /** Maps one Kuma monitor (not a group: groups become folders) to a Vigil check, or says why not. */
@@ -137,7 +151,9 @@ export function mapMonitor(m: KumaMonitorRow, ctx: MonitorContext): MonitorMappi
   if (flag(m.upside_down)) {
     return { ok: false, reason: 'upside-down mode: Vigil has no inverted check (it would report the opposite status)' };
   }
-  const input: CreateCheckInput = { name: nameWithTags(m.name, ctx.tags), folder: ctx.folder };
+  const input: CreateCheckInput = { name: m.name.slice(0, 200), folder: ctx.folder };
+  const tags = kumaTags(ctx.tags, notes);
+  if (tags.length > 0) input.tags = tags;
   const interval = num(m.interval) ?? 60;
   const retries = num(m.maxretries) ?? 0;
   input.downConfirmationAttempts = Math.min(99, Math.max(1, retries + 1));

@@ -13,7 +13,7 @@ export function pageNotImported(page: KumaStatusPage): string[] {
   const notes: string[] = [];
   const footer = text(s.footer_text);
   if (footer) notes.push(`footer text ${JSON.stringify(footer.slice(0, 80))}: a Vigil status page has no footer text`);
-  if (on(s.show_tags)) notes.push('show tags: Vigil has no tags (the imported checks carry theirs in their names)');
+  if (on(s.show_tags)) notes.push('show tags: Vigil status pages do not show tags (the imported checks carry them)');
   if (text(s.custom_css)) notes.push('custom CSS: a Vigil status page has its own style');
   const icon = text(s.icon);
   if (icon && icon !== '/icon.svg') notes.push(`icon ${icon}: a Vigil status page has no logo`);

@@ -108,7 +108,8 @@ function queryOf(args: Record<string, unknown>): URLSearchParams {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined || value === null) continue;
-    query.set(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+    if (Array.isArray(value)) for (const item of value) query.append(name, typeof item === 'object' ? JSON.stringify(item) : String(item));
+    else query.set(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
   }
   return query;
 }

@@ -26,6 +26,8 @@ const CHECKS = '/v1/public/checks';
 const WEBHOOKS = '/v1/public/alerts/webhooks';
 const PAGES = '/v1/public/status-pages';
 const PAGE_ID = { id: 'Status page id (from list_status_pages or create_status_page)' };
+const WINDOWS = '/v1/public/maintenance-windows';
+const WINDOW_ID = { id: 'Maintenance window id (from list_maintenance_windows or create_maintenance_window)' };
 const INCIDENT_ID = { ...PAGE_ID, incidentId: 'Incident id (from list_incidents or create_incident)' };
 const INCIDENTS = `${PAGES}/:id/incidents`;
 
@@ -85,6 +87,20 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
   { name: 'get_status_page', method: 'GET', path: `${PAGES}/:id`, title: 'Get a status page', params: PAGE_ID },
   { name: 'update_status_page', method: 'PATCH', path: `${PAGES}/:id`, title: 'Update a status page', params: PAGE_ID, idempotent: true },
+  { name: 'list_maintenance_windows', method: 'GET', path: WINDOWS, title: 'List maintenance windows', note: 'active says whether one is in force now.' },
+  {
+    name: 'create_maintenance_window', method: 'POST', path: WINDOWS, title: 'Schedule a maintenance window',
+    note: 'One-off: startsAt and endsAt. Recurring: schedule (5-field cron), durationMinutes and timezone (IANA). Which checks: checkIds, folders, tags or allChecks. Alerts of its checks are suppressed while it is active.',
+  },
+  { name: 'get_maintenance_window', method: 'GET', path: `${WINDOWS}/:id`, title: 'Get a maintenance window', params: WINDOW_ID },
+  {
+    name: 'update_maintenance_window', method: 'PATCH', path: `${WINDOWS}/:id`, title: 'Change or end a maintenance window', params: WINDOW_ID, idempotent: true,
+    note: 'Send only the fields to change; endsAt set to now ends it (a recurring one for good).',
+  },
+  {
+    name: 'delete_maintenance_window', method: 'DELETE', path: `${WINDOWS}/:id`, title: 'Delete a maintenance window', params: WINDOW_ID,
+    destructive: true, idempotent: true,
+  },
   {
     name: 'delete_status_page', method: 'DELETE', path: `${PAGES}/:id`, title: 'Delete a status page', params: PAGE_ID,
     destructive: true, idempotent: true, note: 'Its public address and badges stop working; the checks stay.',

@@ -43,6 +43,14 @@ export function checkRegistry(readings: readonly CheckReading[]): Registry {
     labelNames: LABELS,
     registers,
   });
+  // Tags and folder on one series per check, joined in PromQL (`* on (check_id) group_left(tags)`),
+  // so no other series gains a label per tag.
+  const info = new Gauge({
+    name: 'vigil_check_info',
+    help: 'Always 1: the check\'s folder and tags (comma-separated, as given)',
+    labelNames: [...LABELS, 'folder', 'tags'],
+    registers,
+  });
   const probes = new Counter({
     name: 'vigil_probes_total',
     help: 'Results (probes; pings for heartbeats) recorded for the check since this server began watching it',
@@ -51,6 +59,7 @@ export function checkRegistry(readings: readonly CheckReading[]): Registry {
   });
   for (const { check, uptime: windows, live } of readings) {
     const labels = { check_id: check.id, name: check.name, type: check.type };
+    info.set({ ...labels, folder: check.folder ?? '', tags: check.tags.join(',') }, 1);
     const status = publicStatus(check);
     if (status === 'up' || status === 'down') up.set(labels, status === 'up' ? 1 : 0);
     const responseTime = live?.lastProbe?.responseTime ?? null;

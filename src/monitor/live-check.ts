@@ -62,6 +62,7 @@ export class LiveCheck {
   readonly policy: Omit<MonitorPolicy, 'maintenance'>;
   maintenance: boolean;
   maintenanceUntil: number | null;
+  windowMaintenance: boolean;
   state: MonitorState;
   /** Uptime counters (spec 2.1 `uptime`): every result counts. */
   probesTotal: number;
@@ -88,6 +89,7 @@ export class LiveCheck {
     this.policy = policy;
     this.maintenance = check.maintenance;
     this.maintenanceUntil = check.maintenanceUntil;
+    this.windowMaintenance = check.windowMaintenance;
     this.state = previous?.state ?? monitorState(check);
     this.probesTotal = previous?.probesTotal ?? check.probesTotal;
     this.probesUp = previous?.probesUp ?? check.probesUp;

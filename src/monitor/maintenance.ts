@@ -1,9 +1,12 @@
 import type { Check } from '../domain/records.js';
 import type { Store } from '../store/store.js';
 
-/** Maintenance with an `until` in the past has ended, whether or not anything wrote that down. */
-export function inMaintenance(check: Pick<Check, 'maintenance' | 'maintenanceUntil'>, now: number): boolean {
-  return check.maintenance && (check.maintenanceUntil === null || check.maintenanceUntil > now);
+/**
+ * In maintenance: a scheduled window is in force for the check, or manual maintenance is on
+ * (one with an `until` in the past has ended, whether or not anything wrote that down).
+ */
+export function inMaintenance(check: Pick<Check, 'maintenance' | 'maintenanceUntil' | 'windowMaintenance'>, now: number): boolean {
+  return check.windowMaintenance || (check.maintenance && (check.maintenanceUntil === null || check.maintenanceUntil > now));
 }
 
 /**

@@ -40,6 +40,9 @@ export function pageJson(page: PublicPage): unknown {
     })),
     incidents: page.incidents.map(incidentJson),
     outages: page.outages.map((i) => ({ checkId: i.checkId, name: i.name, from: iso(i.from), to: iso(i.to) })),
+    maintenanceWindows: page.maintenanceWindows.map((w) => ({
+      title: w.title, description: w.description, active: w.active, startsAt: iso(w.startsAt), endsAt: iso(w.endsAt), checkIds: w.checkIds,
+    })),
   };
 }
 

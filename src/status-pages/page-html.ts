@@ -135,6 +135,18 @@ function maintenanceHtml(checks: readonly PublicCheck[]): string {
   return `<h2>Maintenance</h2><div class="card"><ul class="list">${items.join('')}</ul></div>`;
 }
 
+function windowsHtml(page: PublicPage): string {
+  if (page.maintenanceWindows.length === 0) return '';
+  const names = new Map(page.checks.map((c) => [c.id, c.name]));
+  const items = page.maintenanceWindows.map((w) => {
+    const when = w.active ? `in progress until ${time(w.endsAt)}` : `${time(w.startsAt)} to ${time(w.endsAt)}`;
+    const checks = w.checkIds.map((id) => esc(names.get(id) ?? id)).join(', ');
+    const about = w.description ? `<br><span class="when">${esc(w.description)}</span>` : '';
+    return `<li data-window-active="${w.active}"><strong>${esc(w.title)}</strong> <span class="when">${when}</span><br><span class="when">${checks}</span>${about}</li>`;
+  });
+  return `<h2>Scheduled maintenance</h2><div class="card"><ul class="list">${items.join('')}</ul></div>`;
+}
+
 const IMPACT_TEXT: Record<IncidentImpact, string> = { none: 'No impact', minor: 'Minor', major: 'Major', critical: 'Critical' };
 
 /** One incident with its timeline, newest update first; messages are plain text (line breaks kept by CSS). */
@@ -206,7 +218,7 @@ export function renderPageHtml(page: PublicPage): string {
   const powered = page.look.hidePoweredBy ? '' : ' · Powered by Vigil';
   const main = `<main><header>${look.logo}<h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
 <div class="banner ${page.overall}" data-overall="${page.overall}">${OVERALL_TEXT[page.overall]}</div>
-${openIncidentsHtml(page.incidents)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${historyHtml(page.incidents, page.outages, page.generatedAt)}
+${openIncidentsHtml(page.incidents)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${windowsHtml(page)}${historyHtml(page.incidents, page.outages, page.generatedAt)}
 <footer>${look.footer}<span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · <a href="${base}.feed.json">JSON Feed</a>${powered}</span></footer></main>`;
   const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">${look.head}`;
   return document(page.title, `${main}${subscribeHtml(base)}<script>${SCRIPT}</script>`, head, look.css);

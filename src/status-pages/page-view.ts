@@ -7,6 +7,7 @@ import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage } from '../store/status-pages.js';
 import type { LoggedStatus, StateChangeRepo } from '../store/store.js';
 import type { LastProbe } from '../monitor/live-check.js';
+import { currentOrNext, windowCovers, type MaintenanceWindow } from '../domain/maintenance-windows.js';
 import type { Incident, IncidentUpdate } from '../store/incidents.js';
 
 export const BAR_DAYS = 90;
@@ -14,6 +15,8 @@ const SPARK_HOURS = 24;
 const INCIDENT_DAYS = 30;
 const MAX_INCIDENTS = 10;
 const MAX_FEED_ENTRIES = 50;
+/** How far ahead a page announces scheduled maintenance. */
+const WINDOW_DAYS = 7;
 
 export type PublicStatus = 'up' | 'down' | 'paused' | 'pending' | 'maintenance';
 export type OverallState = 'operational' | 'partial_outage' | 'major_outage' | 'maintenance' | 'unknown';
@@ -58,6 +61,18 @@ export interface StatusChange {
   status: LoggedStatus;
 }
 
+/** A scheduled maintenance window of some of the page's checks: in force now or starting within 7 days. */
+export interface PublicWindow {
+  title: string;
+  description: string | null;
+  active: boolean;
+  /** The occurrence in force, or the next one. */
+  startsAt: number;
+  endsAt: number;
+  /** The page's checks it covers, in page order. */
+  checkIds: string[];
+}
+
 export interface PublicPage {
   slug: string;
   title: string;
@@ -68,6 +83,7 @@ export interface PublicPage {
   /** What the operator said (issue 29): open ones first, then those resolved in the last 30 days. */
   incidents: PublicIncident[];
   outages: Outage[];
+  maintenanceWindows: PublicWindow[];
   /** The page's own look (issue 29). */
   look: Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
 }
@@ -93,6 +109,8 @@ export interface PageViewDeps {
   stateChanges: Pick<StateChangeRepo, 'between'>;
   /** The check's latest result, live from memory; null before the first since start. */
   lastProbe: (checkId: string) => LastProbe | null;
+  /** The account's scheduled maintenance windows. */
+  windows?: (accountId: string) => readonly MaintenanceWindow[];
 }
 
 /**
@@ -125,8 +143,22 @@ export class PageViews {
       checks,
       incidents: publicIncidents(incidents, listed),
       outages: this.outages(listed, now),
+      maintenanceWindows: this.windows(page.accountId, listed, now),
       look: { logoUrl: page.logoUrl, accentColor: page.accentColor, footerText: page.footerText, favicon: page.favicon, hidePoweredBy: page.hidePoweredBy },
     };
+  }
+
+  /** Windows covering some of the checks, in force now or starting within WINDOW_DAYS, soonest first. */
+  private windows(accountId: string, checks: readonly Check[], now: number): PublicWindow[] {
+    const out: PublicWindow[] = [];
+    for (const w of this.deps.windows?.(accountId) ?? []) {
+      const covered = checks.filter((c) => windowCovers(w, c)).map((c) => c.id);
+      if (covered.length === 0) continue;
+      const o = currentOrNext(w, now);
+      if (o === null || o.start > now + WINDOW_DAYS * DAY_MS) continue;
+      out.push({ title: w.title, description: w.description, active: o.start <= now, startsAt: o.start, endsAt: o.end, checkIds: covered });
+    }
+    return out.sort((a, b) => a.startsAt - b.startsAt);
   }
 
   /** The page's checks in maintenance now (the feeds). */

@@ -5,6 +5,7 @@ import type { StatsService } from '../core/stats-service.js';
 import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
 import type { Store } from '../store/store.js';
+import { hasAnyTag } from '../domain/tags.js';
 import { responseTimeColor, uptimeColor, type Badge } from './badge-svg.js';
 import { PageViews, publicIncidents, type MaintenanceNotice, type PublicIncident, type PageViewDeps, type PublicPage, type PublicStatus, type StatusChange } from './page-view.js';
 import type { Incident } from '../store/incidents.js';
@@ -40,9 +41,10 @@ export class PublicPages {
   constructor(deps: {
     store: Store; pages: StatusPageRepo; rollups: Pick<RollupReads, 'bucketTotals'>; stats: Pick<StatsService, 'multiRange'>; clock: Clock;
     lastProbe: PageViewDeps['lastProbe'];
+    windows?: PageViewDeps['windows'];
   }) {
     ({ store: this.store, pages: this.pages, stats: this.stats, clock: this.clock } = deps);
-    this.views = new PageViews({ checks: deps.store.checks, rollups: deps.rollups, stateChanges: deps.store.stateChanges, lastProbe: deps.lastProbe });
+    this.views = new PageViews({ checks: deps.store.checks, rollups: deps.rollups, stateChanges: deps.store.stateChanges, lastProbe: deps.lastProbe, windows: deps.windows });
   }
 
   bySlug(slug: string): StatusPage | null {
@@ -53,6 +55,20 @@ export class PublicPages {
     if (!hostHeader) return null;
     const host = hostHeader.trim().toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     return host === '' ? null : this.pages.byDomain(host);
+  }
+
+  /**
+   * The page with the checks its tags add after those it lists, in dashboard order. Renders are
+   * purged when a shown check changes; a check that gains a tag appears within the cache's max age.
+   */
+  members(page: StatusPage): StatusPage {
+    if (page.tags.length === 0) return page;
+    const listed = new Set(page.checkIds);
+    const tagged = this.store.checks
+      .list({ accountId: page.accountId, access: null }, { limit: -1, offset: 0, afterSeq: null })
+      .filter((c) => !listed.has(c.id) && hasAnyTag(c.tags, page.tags))
+      .map((c) => c.id);
+    return tagged.length === 0 ? page : { ...page, checkIds: [...page.checkIds, ...tagged] };
   }
 
   view(page: StatusPage, incidents: readonly Incident[] = []): PublicPage {
@@ -75,7 +91,7 @@ export class PublicPages {
   /** The badge's facts, or null when the check is on no status page (or does not exist). */
   badge(checkId: string, kind: BadgeKind): Badge | null {
     const check = this.store.checks.byId(checkId);
-    if (!check || !this.pages.listsCheck(checkId)) return null;
+    if (!check || !this.onSomePage(check)) return null;
     const now = this.clock.now();
     if (kind.kind === 'status') return { label: 'status', ...STATUS_BADGE[this.views.publicCheck(check, now).status] };
     const stats = this.stats.multiRange(this.ownerView(check), check.id, kind.window)[kind.window];
@@ -87,6 +103,11 @@ export class PublicPages {
     const avg = stats?.avgResponseTime ?? null;
     if (avg === null) return { label: `response time ${kind.window}`, message: 'no data', color: 'lightgrey' };
     return { label: `response time ${kind.window}`, message: `${Math.round(avg)} ms`, color: responseTimeColor(avg) };
+  }
+
+  private onSomePage(check: Check): boolean {
+    if (this.pages.listsCheck(check.id)) return true;
+    return check.tags.length > 0 && this.pages.listForAccount(check.accountId).some((p) => hasAnyTag(check.tags, p.tags));
   }
 
   /** Statistics read as the check's own account would (the check is public through a page). */

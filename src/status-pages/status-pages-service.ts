@@ -7,6 +7,7 @@ import { AuditLog } from '../core/audit-log.js';
 import { settled } from '../core/settled.js';
 import type { CreateStatusPageInput, UpdateStatusPageInput } from '../core/schemas/status-pages.js';
 import { newId } from '../domain/secrets.js';
+import { tagProblem, uniqueTags } from '../domain/tags.js';
 import type { Store } from '../store/store.js';
 import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
 
@@ -58,7 +59,8 @@ export class StatusPagesService {
         title: displayName(input.title, 'title'),
         description: description(input.description),
         customDomain: customDomain(input.customDomain),
-        checkIds: this.ownChecks(principal, input.checkIds),
+        checkIds: this.ownChecks(principal, input.checkIds ?? []),
+        tags: pageTags(input.tags ?? []),
         autoIncidents: input.autoIncidents ?? false,
         ...lookOf(input, null),
         createdAt: now,
@@ -83,6 +85,7 @@ export class StatusPagesService {
         description: input.description === undefined ? current.description : description(input.description),
         customDomain: input.customDomain === undefined ? current.customDomain : customDomain(input.customDomain),
         checkIds: input.checkIds === undefined ? current.checkIds : this.ownChecks(principal, input.checkIds),
+        tags: input.tags === undefined ? current.tags : pageTags(input.tags),
         autoIncidents: input.autoIncidents ?? current.autoIncidents,
         ...lookOf(input, current),
         updatedAt: this.clock.now(),
@@ -135,6 +138,14 @@ export class StatusPagesService {
       for (const listener of this.listeners) listener(before, after);
     });
   }
+}
+
+function pageTags(tags: readonly string[]): string[] {
+  for (const tag of tags) {
+    const problem = tagProblem(tag);
+    if (problem !== null) throw errors.badRequest(`tags: ${problem}`);
+  }
+  return uniqueTags(tags);
 }
 
 type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;

@@ -6,12 +6,14 @@ export type EmailFormat = 'html' | 'text';
 export const EMAIL_FORMATS: readonly EmailFormat[] = ['html', 'text'];
 
 /**
- * Which checks a target hears about (issue 17): a check listed by id or in a listed folder;
- * both lists empty means every check of the account (the spec's account-wide default).
+ * Which checks a target hears about (issue 17): a check listed by id, in a listed folder or
+ * with a listed tag; all three lists empty means every check of the account (the spec's account-wide default).
  */
 export interface AlertRoute {
   checkIds: string[];
   folders: string[];
+  /** Issue 27: checks with one of these tags (`key` or `key:value`, case-insensitive). */
+  tags: string[];
 }
 
 /** What email settings and webhooks add to the spec's fields: routing and reminders. */

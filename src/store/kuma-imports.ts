@@ -1,5 +1,5 @@
 /** What a Kuma object became: the kinds of `kuma_imports` rows. */
-export type KumaKind = 'monitor' | 'notification' | 'status_page';
+export type KumaKind = 'monitor' | 'notification' | 'status_page' | 'maintenance';
 
 export interface KumaImportKey {
   accountId: string;

@@ -15,8 +15,21 @@ export interface KumaMaintenance {
   title: string;
   strategy: string;
   active: boolean;
+  description: string | null;
+  /** Local date-times in `timezone` ('2026-12-12T22:00' or '2026-12-12 22:00:00'). */
   startDate: string | null;
   endDate: string | null;
+  /** Recurring strategies: local 'HH:mm'. */
+  startTime: string | null;
+  endTime: string | null;
+  /** 0 = Sunday. */
+  weekdays: number[];
+  /** Numbers, or Kuma's 'lastDay1'… */
+  daysOfMonth: Array<number | string>;
+  intervalDay: number | null;
+  cron: string | null;
+  /** Seconds (Kuma's cron strategy). */
+  duration: number | null;
   timezone: string | null;
   monitorIds: number[];
 }

@@ -10,6 +10,8 @@ import { BESIDE_MIGRATION } from './migrations-beside.js';
 import { INCIDENTS_MIGRATION } from './migrations-incidents.js';
 import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
 import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
+import { TAGS_MIGRATION } from './migrations-tags.js';
+import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.js';
 import { PEOPLE_MIGRATION } from './migrations-people.js';
 import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
 
@@ -164,6 +166,8 @@ export const MIGRATIONS: Migration[] = [
   INCIDENTS_MIGRATION,
   SUBSCRIBERS_MIGRATION,
   PAGE_LOOK_MIGRATION,
+  TAGS_MIGRATION,
+  MAINTENANCE_WINDOWS_MIGRATION,
   PEOPLE_MIGRATION,
   PASSKEYS_MIGRATION,
 ];

@@ -9,6 +9,8 @@ export interface StatusPage {
   /** A host name whose requests get this page at `/`; null when none. */
   customDomain: string | null;
   checkIds: string[];
+  /** The page also shows every check of the account with one of these tags (after checkIds, in dashboard order). */
+  tags: string[];
   /** Issue 29: a confirmed outage of one of its checks opens an incident that resolves itself. */
   autoIncidents: boolean;
   /** Issue 29, the page's look: all rendered escaped; URLs are https only, the colour a hex one. */

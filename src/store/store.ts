@@ -8,6 +8,8 @@ import type { AuditRepo, UserRepo } from './people-store.js';
 import type { PasskeyRepo } from './passkey-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { KumaImportRepo } from './kuma-imports.js';
+import type { MaintenanceWindowRepo } from './maintenance-windows.js';
+import type { Answer } from './answer.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
 import type { SubscriberRepo } from './subscribers.js';
@@ -58,6 +60,8 @@ export interface Store {
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */
   kumaImports: KumaImportRepo;
+  /** Scheduled maintenance windows (issue 27). */
+  maintenanceWindows: MaintenanceWindowRepo;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.
@@ -122,6 +126,8 @@ export interface CheckQuery {
   accountId: string;
   access: KeyAccess | null;
   status?: ListStatus;
+  /** Every one must match (domain/tags.ts `hasEveryTag`). */
+  tags?: readonly string[];
 }
 
 export interface CheckRepo {
@@ -137,6 +143,10 @@ export interface CheckRepo {
   updateSettings(id: string, settings: CheckSettings, urlKey: string | null, now: number): void;
   setDisabled(id: string, disabled: boolean, reason: string | null, now: number): void;
   setMaintenance(id: string, on: boolean, until: number | null, now: number): void;
+  /** Whether a scheduled maintenance window is in force for the check (issue 27). */
+  setWindowMaintenance(id: string, on: boolean, now: number): Answer<void>;
+  /** Ids of the checks a window holds in maintenance now. */
+  inWindowMaintenance(): Answer<string[]>;
   delete(id: string): void;
   setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): void;
   /** Moves on every write to any check: a validator for caches of rendered checks. */

@@ -40,7 +40,7 @@ function apiKey(accountId: string): ApiKey {
 function check(accountId: string, url: string): Omit<Check, 'seq'> {
   return {
     ...DEFAULT_SETTINGS, name: url, url, type: 'website',
-    id: id('chk'), accountId, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: id('chk'), accountId, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'pending', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
@@ -133,6 +133,50 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(enabled, []);
       await store.checks.delete(c.id);
       assert.equal(await store.checks.byId(c.id), null);
+    });
+
+    withStore('checks: tags stored as given; the list filter needs every tag, case-insensitively, a key matching any value', async (store) => {
+      const { acc, c } = await seeded(store);
+      const second = { ...check(acc.id, `https://${id('site')}.example.com/`), tags: ['Env:Production', 'team:web'] };
+      await store.checks.insert(second, second.url, null);
+      const third = { ...check(acc.id, `https://${id('site')}.example.com/`), tags: ['env:staging', 'environment'] };
+      await store.checks.insert(third, third.url, null);
+      assert.deepEqual((await store.checks.byId(second.id))!.tags, ['Env:Production', 'team:web']);
+      const q = { accountId: acc.id, access: null };
+      const ids = async (tags: string[]) => (await store.checks.list({ ...q, tags }, { limit: -1, offset: 0, afterSeq: null })).map((x) => x.id);
+      assert.deepEqual(await ids(['env:production']), [second.id]);
+      assert.deepEqual(await ids(['ENV']), [second.id, third.id]);
+      assert.deepEqual(await ids(['env', 'team:WEB']), [second.id]);
+      assert.deepEqual(await ids(['env:production', 'team:db']), []);
+      assert.deepEqual(await ids([]), [c.id, second.id, third.id]);
+      assert.equal(await store.checks.count({ ...q, tags: ['env'] }), 2);
+      await store.checks.updateSettings(second.id, { ...second, tags: [] }, second.url, T + 1);
+      assert.deepEqual(await ids(['env']), [third.id], 'a settings write moves the check out of a tag list');
+    });
+
+    withStore('maintenance windows: insert, read, list, update, delete; a check\'s window flag', async (store) => {
+      const { acc, c } = await seeded(store);
+      const w = {
+        id: id('mtw'), accountId: acc.id, title: 'Upgrade', description: null, checkIds: [c.id], folders: ['db'], tags: ['env:Prod'], allChecks: false,
+        startsAt: T, endsAt: T + 3_600_000, schedule: null, durationMinutes: null, timezone: null, createdAt: T, updatedAt: T,
+      };
+      const recurring = { ...w, id: id('mtw'), title: 'Weekly', startsAt: null, endsAt: null, schedule: '0 2 * * 0', durationMinutes: 60, timezone: 'Europe/Berlin', allChecks: true, createdAt: T + 1 };
+      await store.maintenanceWindows.insert(w);
+      await store.maintenanceWindows.insert(recurring);
+      assert.deepEqual(await store.maintenanceWindows.byId(w.id), w);
+      assert.deepEqual((await store.maintenanceWindows.listForAccount(acc.id)).map((x) => x.id), [w.id, recurring.id]);
+      assert.deepEqual((await store.maintenanceWindows.all()).map((x) => x.id), [w.id, recurring.id]);
+      await store.maintenanceWindows.update({ ...w, title: 'Renamed', endsAt: null, updatedAt: T + 2 });
+      assert.deepEqual(await store.maintenanceWindows.byId(w.id), { ...w, title: 'Renamed', endsAt: null, updatedAt: T + 2 });
+      await store.maintenanceWindows.delete(w.id);
+      assert.equal(await store.maintenanceWindows.byId(w.id), null);
+
+      assert.equal((await store.checks.byId(c.id))!.windowMaintenance, false);
+      await store.checks.setWindowMaintenance(c.id, true, T + 3);
+      assert.equal((await store.checks.byId(c.id))!.windowMaintenance, true);
+      assert.deepEqual(await store.checks.inWindowMaintenance(), [c.id]);
+      await store.checks.setWindowMaintenance(c.id, false, T + 4);
+      assert.deepEqual(await store.checks.inWindowMaintenance(), []);
     });
 
     withStore('history and the state-change log', async (store) => {
@@ -251,7 +295,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status pages and the alert settings', async (store) => {
       const { acc, c } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], autoIncidents: false,
+      const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], tags: ['env:Prod'], autoIncidents: false,
         logoUrl: 'https://acme.example/logo.png', accentColor: '#123456', footerText: 'Acme\nInc.', favicon: null, hidePoweredBy: true, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual(await store.statusPages.bySlug('contract'), page);
@@ -261,7 +305,7 @@ export function storeContract(factory: StoreFactory): void {
       await store.statusPages.delete(page.id);
       assert.equal(await store.statusPages.listsCheck(c.id), false);
 
-      const email = { accountId: acc.id, enabled: true, recipients: ['ops@example.com'], events: ['website_down' as const], emailFormat: 'text' as const, updatedAt: T, checkIds: [], folders: [], remindEveryMinutes: null };
+      const email = { accountId: acc.id, enabled: true, recipients: ['ops@example.com'], events: ['website_down' as const], emailFormat: 'text' as const, updatedAt: T, checkIds: [], folders: [], tags: ['team:Web'], remindEveryMinutes: null };
       await store.alerts.emailSettings.put(email);
       assert.deepEqual(await store.alerts.emailSettings.get(acc.id), email);
       await store.alerts.domainWatch.put({ checkId: c.id, expiresAt: null, alerted: 'ok', checkedAt: T, lastError: null });
@@ -270,7 +314,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page incidents: timeline, checks, what the page shows, automatic ones', async (store) => {
       const { acc, c } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], tags: [], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual((await store.statusPages.autoIncidentPages(c.id)).map((p) => p.id), [page.id]);
       const first = { id: id('inu'), status: 'investigating' as const, message: 'Looking\ninto it', at: T };
@@ -305,7 +349,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page subscribers: the cap, duplicates, confirmation, counts, expiry', async (store) => {
       const { acc } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], tags: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       const sub = (kind: 'email' | 'webhook', address: string, at = T) => ({
         id: id('sub'), pageId: page.id, kind, address, secret: kind === 'webhook' ? 's3cret' : null, token: id('tok').padEnd(64, '0'),
@@ -360,7 +404,7 @@ export function storeContract(factory: StoreFactory): void {
       const { acc, c } = await seeded(store);
       const hook = {
         id: id('whk'), accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/x', urlKey: 'hooks.example.com/x', webhookType: 'generic' as const,
-        events: ['website_down' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], remindEveryMinutes: null,
+        events: ['website_down' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], tags: ['env'], remindEveryMinutes: null,
       };
       await store.alerts.webhooks.insert(hook);
       assert.deepEqual(await store.alerts.webhooks.byId(hook.id), hook);

@@ -41,7 +41,7 @@ describe('settings', () => {
       // The spec's four fields, then issue 17's routing and reminders (every check, none).
       data: {
         enabled: true, recipients: ['Ops@Example.com', 'dev@example.com'], events: ['website_down', 'website_up'], emailFormat: 'html',
-        checkIds: [], folders: [], remindEveryMinutes: null,
+        checkIds: [], folders: [], tags: [], remindEveryMinutes: null,
       },
     });
     const got = await server.request('GET', EMAIL, { key: a.key });
@@ -55,7 +55,7 @@ describe('settings', () => {
     const res = await patch(a, { events: ['ssl_error', 'made_up', 'domain_expiring'], emailFormat: 'text' });
     assertStatus(res, 200);
     assert.deepEqual(res.body.data, {
-      enabled: true, recipients: ['a@example.com'], events: ['ssl_error', 'domain_expiring'], emailFormat: 'text', checkIds: [], folders: [], remindEveryMinutes: null,
+      enabled: true, recipients: ['a@example.com'], events: ['ssl_error', 'domain_expiring'], emailFormat: 'text', checkIds: [], folders: [], tags: [], remindEveryMinutes: null,
     });
     assert.deepEqual((await patch(a, { enabled: false })).body.data.enabled, false);
     assert.deepEqual((await patch(a, {})).body.data.recipients, ['a@example.com']);

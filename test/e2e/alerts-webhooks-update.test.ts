@@ -57,7 +57,7 @@ describe('PATCH changes only the fields sent', () => {
     const c1 = await createFastCheck(srv, a.key, 'http://127.0.0.1:1/p1');
     const id = await createWebhook(srv, a.key, { url: receiver.url('/upd/one/t0ps3cret'), name: 'One', secret: 'first-secret' });
     const createdAt = (await listed(a, id)).createdAt;
-    const view = { id, name: 'One', url: receiver.origin, webhookType: 'generic', events: ['website_down', 'website_up'], enabled: true, checkIds: [], folders: [], remindEveryMinutes: null };
+    const view = { id, name: 'One', url: receiver.origin, webhookType: 'generic', events: ['website_down', 'website_up'], enabled: true, checkIds: [], folders: [], tags: [], remindEveryMinutes: null };
     const step = async (body: Record<string, unknown>, changes: Record<string, unknown>) => {
       const res = await patch(a, id, body);
       assertStatus(res, 200);

@@ -47,12 +47,12 @@ describe('create and list', () => {
     assert.match(res.body.data.id, /^whk_[0-9a-f]{20}$/);
     assert.deepEqual(res.body.data, {
       id: res.body.data.id, name: 'Receiver', url: receiver.origin, webhookType: 'generic',
-      events: ['website_down', 'website_up'], enabled: true, checkIds: [], folders: [], remindEveryMinutes: null,
+      events: ['website_down', 'website_up'], enabled: true, checkIds: [], folders: [], tags: [], remindEveryMinutes: null,
     });
     const list = await server.request('GET', HOOKS, { key: a.key });
     assertStatus(list, 200);
     assert.equal(list.body.data.length, 1);
-    assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['checkIds', 'createdAt', 'enabled', 'events', 'folders', 'id', 'name', 'remindEveryMinutes', 'url', 'webhookType']);
+    assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['checkIds', 'createdAt', 'enabled', 'events', 'folders', 'id', 'name', 'remindEveryMinutes', 'tags', 'url', 'webhookType']);
     assert.equal(typeof list.body.data[0].createdAt, 'number');
     assert.ok(!list.text.includes('t0ps3cret') && !res.text.includes('t0ps3cret'), 'no response carries the path');
     assert.ok(!list.text.includes('shh'), 'nor the secret');

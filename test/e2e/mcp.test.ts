@@ -21,7 +21,9 @@ const TOOL_NAMES = [
   'get_history', 'get_stats', 'get_status_overview', 'get_account', 'list_regions', 'get_email_alerts', 'update_email_alerts',
   'test_email_alerts', 'list_webhooks', 'create_webhook', 'update_webhook', 'test_webhook', 'delete_webhook', 'list_alert_deliveries',
   'retry_alert_delivery', 'regenerate_heartbeat_token',
-  'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page', 'delete_status_page',
+  'list_status_pages', 'create_status_page', 'get_status_page', 'update_status_page',
+  'list_maintenance_windows', 'create_maintenance_window', 'get_maintenance_window', 'update_maintenance_window', 'delete_maintenance_window',
+  'delete_status_page',
   'list_incidents', 'create_incident', 'get_incident', 'update_incident', 'post_incident_update', 'delete_incident',
 ];
 
@@ -96,7 +98,7 @@ describe('discovery of tools, resources and prompts', () => {
       const readOnly = tool.name.startsWith('get_') || tool.name.startsWith('list_');
       assert.equal(tool.annotations?.readOnlyHint, readOnly, `${tool.name} readOnlyHint`);
       if (!readOnly) {
-        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page', 'delete_incident'].includes(tool.name);
+        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page', 'delete_incident', 'delete_maintenance_window'].includes(tool.name);
         assert.equal(tool.annotations?.destructiveHint, destructive, `${tool.name} destructiveHint`);
       }
     }
@@ -256,7 +258,7 @@ describe('every tool, through the same routes as REST', () => {
     const updated = await ok(client, 'update_webhook', { id, name: 'After', enabled: false, checkIds: [checkId], folders: ['prod'], remindEveryMinutes: 15, events: ['website_down'] });
     assert.deepEqual(updated.data, {
       id, name: 'After', url: receiver.origin, webhookType: 'generic', events: ['website_down'], enabled: false,
-      checkIds: [checkId], folders: ['prod'], remindEveryMinutes: 15,
+      checkIds: [checkId], folders: ['prod'], tags: [], remindEveryMinutes: 15,
     });
     assert.deepEqual((await ok(client, 'list_webhooks')).data[0].name, 'After');
     const tool = (await client.listTools()).tools.find((t) => t.name === 'update_webhook')!;

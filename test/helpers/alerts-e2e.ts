@@ -1,4 +1,6 @@
 import { after, before } from 'node:test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import type { ManualClock } from '../../src/domain/clock.js';
 import type { AppOptions } from '../../src/app.js';
@@ -59,4 +61,26 @@ export function receiverWorld(): ReceiverWorld {
     await world.receiver.close();
   });
   return world;
+}
+
+/** A local HTTP target whose paths answer 200 until marked unhealthy (then 500): what real probes of a check see. */
+export interface SwitchableTarget {
+  origin: string;
+  /** Paths answering 500. */
+  broken: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function startSwitchableTarget(): Promise<SwitchableTarget> {
+  const broken = new Set<string>();
+  const server = createServer((req, res) => {
+    const ok = !broken.has(req.url ?? '');
+    res.writeHead(ok ? 200 : 500).end(ok ? 'ok' : 'broken');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    broken,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

@@ -252,6 +252,36 @@ describe('dashboard pages in a real browser', { skip: missing ?? false, timeout:
     await page.waitForSelector(`tr[data-id="${made.id}"][data-status="revoked"]`);
   });
 
+  test('maintenance windows: schedule one for every check, see it active, end it; tags show in the list and filter it', async () => {
+    await page.goto(`${srv.url}/dashboard#/maintenance`);
+    await page.click('button:has-text("Schedule maintenance")');
+    await page.fill('.window-form input[name=title]', 'Network change');
+    const local = (ms: number) => {
+      const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+      return d.toISOString().slice(0, 16);
+    };
+    await page.fill('.window-form input[name=startsAt]', local(clock.now() - 60_000));
+    await page.fill('.window-form input[name=endsAt]', local(clock.now() + 3_600_000));
+    await page.check('.window-form input[name=scope][value=all]');
+    await page.click('.window-form button[type=submit]');
+    await page.waitForSelector('li[data-active="true"]:has-text("Network change")');
+    await srv.app.windows.reconcile();
+    const status = await srv.request('GET', `/v1/public/checks/${ids.Website}`);
+    assert.equal(status.body.data.maintenanceMode, true, 'the window holds the checks in maintenance');
+    await page.click('li:has-text("Network change") button:has-text("End")');
+    await page.click('dialog.confirm button[value=ok]');
+    await page.waitForSelector('li[data-active="false"]:has-text("Network change")');
+    await srv.app.windows.reconcile();
+    assert.equal((await srv.request('GET', `/v1/public/checks/${ids.Website}`)).body.data.maintenanceMode, false);
+
+    assert.equal((await srv.request('PATCH', `/v1/public/checks/${ids.Search}`, { body: { tags: ['team:search'] } })).status, 200);
+    await page.goto(`${srv.url}/dashboard#/`);
+    await page.waitForSelector(`.row[data-id="${ids.Search}"] .tag:has-text("team:search")`);
+    await page.selectOption('select[aria-label=Tag]', 'team');
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('.rows .row').length === 1);
+    await page.selectOption('select[aria-label=Tag]', '');
+  });
+
   test('no page error or console error on any of these pages', () => {
     assert.deepEqual(errors, []);
   });

@@ -35,7 +35,10 @@ interface ManifestMonitor {
 interface Manifest {
   notifications: { id: number; name: string; type: string; config: Record<string, unknown> }[];
   monitors: ManifestMonitor[];
-  maintenance: { id: number; title: string }[];
+  maintenance: {
+    id: number; title: string; description: string; strategy: string; timezone: string; weekdays?: number[]; start_time?: string; end_time?: string;
+    start?: string; end?: string; monitors: { id: number }[];
+  }[];
   status_pages: { id: number; slug: string; title: string; footer_text?: string; show_tags?: boolean; groups: { monitors: { id: number }[] }[] }[];
   push: { monitor_id: number; token: string };
 }
@@ -143,8 +146,8 @@ for (const version of VERSIONS) {
         assert.equal(check.type, expectedType(km), km.name);
         const url = expectedUrl(km);
         if (url !== null) assert.equal(check.url, url, km.name);
-        assert.ok(check.name.startsWith(km.name), `${check.name} keeps ${km.name}`);
-        for (const tag of km.tags) assert.ok(check.name.includes(tag.value ? `${tag.name}=${tag.value}` : tag.name), `tag ${tag.name} in ${check.name}`);
+        assert.equal(check.name, km.name, 'the name is kept as it is');
+        assert.deepEqual(check.tags, km.tags.map((tag) => (tag.value ? `${tag.name}:${tag.value}` : tag.name)), `${km.name}: tags carried as tags`);
         assert.equal(check.folder, km.parent_name ?? null);
         assert.equal(check.disabled, !km.active, `${km.name} paused as in Kuma`);
         assert.equal(check.downConfirmationAttempts, Number(s.maxretries) + 1);
@@ -166,6 +169,25 @@ for (const version of VERSIONS) {
           assert.equal(row.pushToken, m.push.token);
           assert.match(row.pingUrl!, /\/heartbeat\/[0-9a-f]{64}$/);
         }
+      }
+    });
+
+    test('tags survive the import: the list filters by them (every tag must match; a key matches any value)', async () => {
+      const tagged = m.monitors.filter((km) => km.tags.length > 0 && report.monitors.find((r) => r.kumaId === km.id)?.result === 'created');
+      assert.ok(tagged.length > 0, 'the fixture has tagged monitors');
+      const listed = async (query: string) =>
+        ((await get(`/v1/public/checks?limit=100&${query}`)) as { id: string }[]).map((c) => c.id).sort();
+      const checkOf = (km: ManifestMonitor) => report.monitors.find((r) => r.kumaId === km.id)!.checkId!;
+      const has = (km: ManifestMonitor, name: string, value?: string) =>
+        km.tags.some((t) => t.name.toLowerCase() === name && (value === undefined || t.value.toLowerCase() === value));
+      const first = tagged[0]!.tags[0]!;
+      assert.deepEqual(await listed(`tag=${encodeURIComponent(first.name.toUpperCase())}`), tagged.filter((km) => has(km, first.name.toLowerCase())).map(checkOf).sort());
+      const both = tagged.find((km) => km.tags.length > 1);
+      if (both) {
+        const [a, b] = both.tags as [ManifestMonitor['tags'][number], ManifestMonitor['tags'][number]];
+        const q = (t: typeof a) => encodeURIComponent(t.value ? `${t.name}:${t.value}` : t.name);
+        const expected = tagged.filter((km) => has(km, a.name.toLowerCase(), a.value ? a.value.toLowerCase() : undefined) && has(km, b.name.toLowerCase(), b.value ? b.value.toLowerCase() : undefined));
+        assert.deepEqual(await listed(`tag=${q(a)}&tag=${q(b)}`), expected.map(checkOf).sort());
       }
     });
 
@@ -199,10 +221,21 @@ for (const version of VERSIONS) {
       }
     });
 
-    test('maintenance windows are reported (Vigil has no scheduled windows); status pages keep slug, title and monitors', async () => {
+    test('maintenance windows become Vigil windows (one-off, weekly in their zone) of the imported checks; status pages keep slug, title and monitors', async () => {
       for (const w of m.maintenance) {
         const row = report.maintenance.find((r) => r.kumaId === w.id);
-        assert.ok(row && row.result === 'skipped' && /Vigil has no/.test(row.reason), `maintenance ${w.title} reported`);
+        assert.equal(row?.result, 'created', `${w.title}: ${row?.reason}`);
+        const window = await get(`/v1/public/maintenance-windows/${row.maintenanceWindowId}`);
+        const checks = w.monitors.map((mon) => report.monitors.find((r) => r.kumaId === mon.id)!.checkId).filter(Boolean);
+        assert.deepEqual([window.title, window.description, [...window.checkIds].sort()], [w.title, w.description, [...checks].sort()]);
+        if (w.strategy === 'recurring-weekday') {
+          const [h, min] = w.start_time!.split(':').map(Number) as [number, number];
+          const [eh, emin] = w.end_time!.split(':').map(Number) as [number, number];
+          assert.deepEqual([window.schedule, window.timezone, window.durationMinutes], [`${min} ${h} * * ${w.weekdays!.join(',')}`, w.timezone, eh * 60 + emin - (h * 60 + min)]);
+        } else {
+          assert.equal(w.strategy, 'single');
+          assert.deepEqual([window.startsAt, window.endsAt, window.schedule], [new Date(`${w.start}:00Z`).toISOString(), new Date(`${w.end}:00Z`).toISOString(), null], 'the fixture\'s one-off window is in UTC');
+        }
       }
       const pages = (await get('/v1/public/status-pages')) as { id: string; slug: string; title: string; checkIds: string[] }[];
       for (const p of m.status_pages) {
@@ -234,7 +267,10 @@ describe('runs that must write nothing', () => {
     assert.equal(first.summary.checksCreated, dry.summary.checksCreated);
     assert.equal(count(), first.summary.checksCreated);
     const second = importKuma('2.5.3', dataDir, email);
-    assert.deepEqual([second.summary.checksCreated, second.summary.webhooksCreated, second.summary.statusPagesCreated], [0, 0, 0]);
+    assert.deepEqual([second.summary.checksCreated, second.summary.webhooksCreated, second.summary.statusPagesCreated, second.summary.maintenanceWindowsCreated], [0, 0, 0, 0]);
+    assert.ok(first.summary.maintenanceWindowsCreated! > 0);
+    assert.ok(second.maintenance.every((r) => r.result === 'already_imported'), 'windows are not imported twice');
+    assert.ok(dry.maintenance.every((r) => r.maintenanceWindowId === undefined && r.result === 'created'), 'a dry run plans the windows');
     assert.equal(second.summary.checksAlreadyImported, first.summary.checksCreated);
     assert.equal(count(), first.summary.checksCreated);
     const push = second.monitors.find((r) => r.kumaType === 'push')!;

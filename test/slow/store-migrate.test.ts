@@ -57,18 +57,18 @@ async function sqliteWithData(results: number): Promise<{ dir: string; check: Ch
   store.keys.insert({ id: 'key_migrate', accountId: acc.id, name: 'admin', scopes: ['checks:read'], access: null, expiresAt: null, disabled: false, revokedAt: null, createdAt: T }, keyHash);
   const draft: Omit<Check, 'seq'> = {
     ...DEFAULT_SETTINGS, name: 'site', url: 'https://site.example.com/', type: 'website',
-    id: 'chk_migrate', accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: 'chk_migrate', accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'up', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
   };
   const check = { ...draft, seq: store.checks.insert(draft, draft.url, null) };
-  store.statusPages.insert({ id: 'spg_migrate', accountId: acc.id, slug: 'status', title: 'Status', description: null, customDomain: 'Status.Example.com', checkIds: [check.id], autoIncidents: true, logoUrl: null, accentColor: '#123456', footerText: null, favicon: null, hidePoweredBy: true, createdAt: T, updatedAt: T });
+  store.statusPages.insert({ id: 'spg_migrate', accountId: acc.id, slug: 'status', title: 'Status', description: null, customDomain: 'Status.Example.com', checkIds: [check.id], tags: ['env:prod'], autoIncidents: true, logoUrl: null, accentColor: '#123456', footerText: null, favicon: null, hidePoweredBy: true, createdAt: T, updatedAt: T });
   store.sessions.insert({ id: 'ses_migrate', accountId: acc.id, keyId: 'key_migrate', userId: null, method: 'api_key', address: '127.0.0.1', userAgent: null, createdAt: T, expiresAt: T + 1 }, Buffer.alloc(32, 9));
   store.nodes.insert({ id: 'nod_migrate', name: 'edge', region: 'eu-2', createdAt: T, revokedAt: null }, Buffer.alloc(32, 3));
   store.alerts.webhooks.insert({
     id: 'whk_migrate', accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/x', urlKey: 'hooks.example.com/x', webhookType: 'generic',
-    events: ['website_down'], enabled: true, secret: 's', createdAt: T, checkIds: [], folders: [], remindEveryMinutes: null,
+    events: ['website_down'], enabled: true, secret: 's', createdAt: T, checkIds: [], folders: [], tags: ['team:ops'], remindEveryMinutes: null,
   });
   store.alerts.deliveries.enqueue([{ accountId: acc.id, checkId: check.id, event: 'website_down', contentJson: '{}', createdAt: T, retryUntil: T + 1, deliveries: [{ id: 'dlv_migrate', channel: 'webhook', target: 'whk_migrate' }] }], T);
   for (let i = 0; i < results; i += 100) {
@@ -190,7 +190,7 @@ test('a SQLite server that did not stop cleanly: its unwritten minutes are rebui
   store.accounts.insert({ id: 'acc_crash', email: 'crash@example.com', tier: 'pro', maxChecksOverride: null, claimed: true, createdAt: T });
   const draft: Omit<Check, 'seq'> = {
     ...DEFAULT_SETTINGS, name: 'site', url: 'https://crash.example.com/', type: 'website',
-    id: 'chk_crash', accountId: 'acc_crash', disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: 'chk_crash', accountId: 'acc_crash', disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'up', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,

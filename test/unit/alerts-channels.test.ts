@@ -105,12 +105,16 @@ describe('Retry-After and routing', () => {
     assert.equal(retryAfterMs(undefined, now), null);
   });
 
-  test('a route matches a listed check or a check in a listed folder; an empty route matches all', () => {
-    const check = { id: 'chk_1', folder: 'prod' };
-    assert.equal(routeMatches({ checkIds: [], folders: [] }, check), true);
-    assert.equal(routeMatches({ checkIds: ['chk_1'], folders: [] }, check), true);
-    assert.equal(routeMatches({ checkIds: [], folders: ['prod'] }, check), true);
-    assert.equal(routeMatches({ checkIds: ['chk_2'], folders: ['staging'] }, check), false);
-    assert.equal(routeMatches({ checkIds: [], folders: ['prod'] }, { id: 'chk_3', folder: null }), false);
+  test('a route matches a listed check, a check in a listed folder or with a listed tag; an empty route matches all', () => {
+    const check = { id: 'chk_1', folder: 'prod', tags: ['Env:Production', 'team:web'] };
+    assert.equal(routeMatches({ checkIds: [], folders: [], tags: [] }, check), true);
+    assert.equal(routeMatches({ checkIds: ['chk_1'], folders: [], tags: [] }, check), true);
+    assert.equal(routeMatches({ checkIds: [], folders: ['prod'], tags: [] }, check), true);
+    assert.equal(routeMatches({ checkIds: ['chk_2'], folders: ['staging'], tags: [] }, check), false);
+    assert.equal(routeMatches({ checkIds: [], folders: ['prod'], tags: [] }, { id: 'chk_3', folder: null, tags: [] }), false);
+    assert.equal(routeMatches({ checkIds: [], folders: [], tags: ['env:production'] }, check), true, 'case-insensitive');
+    assert.equal(routeMatches({ checkIds: [], folders: [], tags: ['env'] }, check), true, 'a key matches any value');
+    assert.equal(routeMatches({ checkIds: [], folders: [], tags: ['env:staging', 'team:db'] }, check), false);
+    assert.equal(routeMatches({ checkIds: [], folders: [], tags: ['en'] }, check), false, 'a key matches whole keys only');
   });
 });

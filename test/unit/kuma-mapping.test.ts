@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonPathOf, mapMonitor, nameWithTags, statusCodesOf, type MonitorContext } from '../../src/import/kuma-monitors.js';
+import { localInstant, mapMaintenance } from '../../src/import/kuma-maintenance.js';
+import { jsonPathOf, mapMonitor, kumaTags, statusCodesOf, type MonitorContext } from '../../src/import/kuma-monitors.js';
 import { mapNotification, recipientsOf } from '../../src/import/kuma-notifications.js';
 import { folderNames } from '../../src/import/kuma-import.js';
 import { observationOf } from '../../src/import/kuma-history.js';
@@ -36,12 +37,19 @@ test('accepted status codes: single codes kept, ranges become the registered cod
   assert.deepEqual(statusCodesOf(['nonsense']).codes, [200]);
 });
 
-test('json-query paths become JSONPath; tags are kept in the name', () => {
+test('json-query paths become JSONPath; Kuma tags become Vigil tags', () => {
   assert.equal(jsonPathOf('status'), '$.status');
   assert.equal(jsonPathOf('data.items[0].ok'), '$.data.items[0].ok');
   assert.equal(jsonPathOf('$.already'), '$.already');
-  assert.equal(nameWithTags('Shop', [{ name: 'env', value: 'prod' }, { name: 'critical', value: '' }]), 'Shop [env=prod critical]');
-  assert.equal(nameWithTags('Shop', []), 'Shop');
+  const notes: string[] = [];
+  assert.deepEqual(kumaTags([{ name: 'env', value: 'prod' }, { name: 'critical', value: '' }, { name: 'ENV', value: 'Prod' }], notes), ['env:prod', 'critical']);
+  assert.deepEqual(kumaTags([{ name: 'a,b ', value: ' x' }], notes), ['a b:x'], 'commas become spaces, ends trimmed');
+  assert.deepEqual(notes, []);
+  const many = Array.from({ length: 22 }, (_, i) => ({ name: `t${i}`, value: '' }));
+  assert.equal(kumaTags(many, notes).length, 20);
+  assert.match(notes[0]!, /t20, t21: a Vigil check has at most 20 tags/);
+  assert.deepEqual(kumaTags([{ name: ' ', value: 'x' }], notes), []);
+  assert.match(notes[1]!, /not a usable Vigil tag/);
 });
 
 test('http: website, or redirect/rest_endpoint when redirects are off; method, headers, body, basic auth; retries + 1', () => {
@@ -95,7 +103,7 @@ test('upside-down and unknown types are skipped with a reason; paused stays paus
   const docker = mapMonitor(monitor({ type: 'docker' }), ctx());
   assert.ok(!docker.ok && /docker/.test(docker.reason));
   const c = mapped(monitor({ url: 'https://a.example.com/', active: 0 }), ctx({ folder: 'Prod', tags: [{ name: 'env', value: 'x' }] }));
-  assert.deepEqual([c.paused, c.input.folder, c.input.name], [true, 'Prod', 'M [env=x]']);
+  assert.deepEqual([c.paused, c.input.folder, c.input.name, c.input.tags], [true, 'Prod', 'M', ['env:x']]);
 });
 
 test('groups become folders, nested groups joined outermost first', () => {
@@ -178,4 +186,39 @@ test('status pages: every setting away from Kuma\'s defaults without a Vigil equ
   for (const expected of [/footer text "Operated by SRE"/, /show tags/, /unpublished/, /Powered by/, /analytics/, /auto refresh every 300 s/, /custom domain status\.example\.com/, /pinned incident "DB upgrade"/]) {
     assert.ok(notes.some((n) => expected.test(n)), `${expected} in ${JSON.stringify(notes)}`);
   }
+});
+
+test('Kuma maintenance: one-off in its zone, weekdays, days of month, cron and daily intervals become windows; the rest say why not', () => {
+  const base = {
+    id: 1, title: 'W', description: null, active: true, strategy: 'single', startDate: null, endDate: null, startTime: null, endTime: null,
+    weekdays: [], daysOfMonth: [], intervalDay: 1, cron: null, duration: null, timezone: 'Europe/Berlin', monitorIds: [1],
+  } as Parameters<typeof mapMaintenance>[0];
+  const once = mapMaintenance({ ...base, startDate: '2026-07-01T22:00', endDate: '2026-07-02 01:30:00' });
+  assert.ok(once.ok);
+  assert.deepEqual([once.input.startsAt, once.input.endsAt], ['2026-07-01T20:00:00.000Z', '2026-07-01T23:30:00.000Z'], 'local to Berlin (UTC+2 in July)');
+  const weekly = mapMaintenance({ ...base, strategy: 'recurring-weekday', weekdays: [1, 3], startTime: '23:30', endTime: '01:00' });
+  assert.ok(weekly.ok);
+  assert.deepEqual([weekly.input.schedule, weekly.input.durationMinutes, weekly.input.timezone], ['30 23 * * 1,3', 90, 'Europe/Berlin'], 'an end before the start is the next day');
+  const monthly = mapMaintenance({ ...base, strategy: 'recurring-day-of-month', daysOfMonth: [1, 15, 'lastDay1'], startTime: '03:00', endTime: '04:00' });
+  assert.ok(monthly.ok);
+  assert.equal(monthly.input.schedule, '0 3 1,15 * *');
+  assert.match(monthly.notes[0]!, /lastDay1/);
+  const cron = mapMaintenance({ ...base, strategy: 'cron', cron: '0 4 * * 6', duration: 1800, startDate: '2026-01-01 00:00:00' });
+  assert.ok(cron.ok);
+  assert.deepEqual([cron.input.schedule, cron.input.durationMinutes, cron.input.startsAt], ['0 4 * * 6', 30, '2025-12-31T23:00:00.000Z']);
+  const daily = mapMaintenance({ ...base, strategy: 'recurring-interval', intervalDay: 1, startTime: '01:00', endTime: '02:00' });
+  assert.ok(daily.ok && daily.input.schedule === '0 1 * * *');
+  for (const [over, reason] of [
+    [{ strategy: 'recurring-interval', intervalDay: 3, startTime: '01:00', endTime: '02:00' }, /every 3 days/],
+    [{ strategy: 'manual' }, /manual/],
+    [{ active: false }, /paused in Kuma/],
+    [{ strategy: 'cron', cron: '0 0 4 * * 6', duration: 60 }, /5-field/],
+    [{ strategy: 'single', startDate: '2026-07-01T22:00' }, /start and end/],
+  ] as const) {
+    const m = mapMaintenance({ ...base, ...over } as Parameters<typeof mapMaintenance>[0]);
+    assert.ok(!m.ok && reason.test(m.reason), JSON.stringify(over));
+  }
+  const server = mapMaintenance({ ...base, timezone: 'SAME_AS_SERVER', startDate: '2026-07-01T22:00', endDate: '2026-07-01T23:00' });
+  assert.ok(server.ok && server.input.startsAt === '2026-07-01T22:00:00.000Z' && /UTC is used/.test(server.notes[0]!));
+  assert.equal(localInstant('2026-10-25T02:30', 'Europe/Berlin'), Date.parse('2026-10-25T00:30:00Z'), 'a repeated hour: the first');
 });

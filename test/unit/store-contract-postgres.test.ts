@@ -14,9 +14,14 @@ after(async () => {
   await cluster.stop();
 });
 
-storeContract({
+// Not an object literal at the call: the factory carries what every version of the contract may ask.
+const factory = {
   name: 'PostgreSQL',
   asyncUnits: true,
-  open: async () => (await openPgStore(await cluster.createDatabase(), { pollMs: 0 })) as unknown as Store,
-  close: (store) => (store as unknown as PgStore).close(),
-});
+  open: async (options?: { effectFailed?: (err: unknown) => void }) =>
+    (await openPgStore(await cluster.createDatabase(), { pollMs: 0, effectFailed: options?.effectFailed })) as unknown as Store,
+  close: (store: Store) => (store as unknown as PgStore).close(),
+  /** The next outermost COMMIT (a unit's or a batch's) fails. */
+  failNextCommit: (store: Store) => (store as unknown as PgStore).db.failNextCommit(),
+};
+storeContract(factory);

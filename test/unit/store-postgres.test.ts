@@ -1,10 +1,10 @@
-import { PG_MIGRATIONS } from '../../src/store/postgres/schema.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { Account, Check } from '../../src/domain/records.js';
 import { openPgStore, type PgStore } from '../../src/store/postgres/index.js';
 import { ensurePartitions } from '../../src/store/postgres/partitions.js';
+import { PG_MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { WriteRecord } from '../../src/store/writes.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 
@@ -28,7 +28,7 @@ async function seeded(store: PgStore, createdAt = Date.now()): Promise<{ acc: Ac
   await store.accounts.insert(acc);
   const draft: Omit<Check, 'seq'> = {
     ...DEFAULT_SETTINGS, name: 'x', url: `https://${id('s')}.example.com/`, type: 'website',
-    id: id('chk'), accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, heartbeatToken: null,
+    id: id('chk'), accountId: acc.id, disabled: false, disabledReason: null, maintenance: false, maintenanceUntil: null, windowMaintenance: false, heartbeatToken: null,
     status: 'pending', consecutiveFailures: 0, degraded: false, lastChecked: null, lastResponseTime: null, lastStatusCode: null,
     lastError: null, lastStatusChange: null, probesTotal: 0, probesUp: 0, ssl: null, domain: null, regions: null,
     errorAlerted: false, sslAlerts: null, createdAt, updatedAt: createdAt,
@@ -147,6 +147,32 @@ test('partitions are made ahead, rows outside them move in later, and retention 
     assert.ok(!(await partitions()).includes(`history_p${day(old)}`));
     assert.deepEqual((await store.history.forCheck(c.seq, 10)).map((r) => r.at), [today + 1000, old + DAY + 1000]);
     assert.deepEqual(await store.rollups.horizons(c.seq), { rawFrom: old + DAY, minutesFrom: old + DAY });
+  } finally {
+    await store.close();
+  }
+});
+
+test('a commit that fails rolls the unit back whole: a transaction rejects, and so does a batch, writing nothing', async () => {
+  const store = await openPgStore(await cluster.createDatabase(), { pollMs: 0 });
+  try {
+    const { acc, c } = await seeded(store);
+    const ran: string[] = [];
+    store.db.failNextCommit();
+    await assert.rejects(
+      store.transaction(async () => {
+        await store.accounts.setClaimed(acc.id);
+        await store.history.insertEvent({ checkSeq: c.seq, at: 1, status: 'note', region: null, meta: {} });
+        store.afterCommit(() => ran.push('effect'));
+      }),
+      /COMMIT failed/,
+    );
+    assert.deepEqual(ran, [], 'no effect of a unit that did not commit');
+    assert.deepEqual(await store.history.forCheck(c.seq, 10), []);
+    store.db.failNextCommit();
+    await assert.rejects(store.applyWrites([result(c, Date.now(), true)], noFailure), /COMMIT failed/);
+    assert.deepEqual(await store.history.forCheck(c.seq, 10), [], 'the batch left nothing');
+    await store.applyWrites([result(c, Date.now(), true)], noFailure);
+    assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'the next one commits');
   } finally {
     await store.close();
   }

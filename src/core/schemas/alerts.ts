@@ -18,11 +18,13 @@ const EventList = Type.Array(Type.String({ maxLength: 64 }), {
 const TargetOptionsInput = {
   checkIds: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000, description: 'Only these checks (and those in `folders`) alert here; both empty or absent: every check. A restricted key may only name checks in its reach' })),
   folders: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100, description: 'Checks in these folders alert here' })),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 129 }), { maxItems: 20, description: 'Checks with one of these tags alert here (key matches any value of the key; case-insensitive). Not for restricted keys' })),
   remindEveryMinutes: Type.Optional(Type.Union([Type.Integer({ minimum: 5, maximum: 10080 }), Type.Null()], { description: 'While a check stays down, repeat website_down (marked as a reminder) this often; null: no reminders' })),
 };
 const TargetOptionsFields = {
   checkIds: Type.Array(Type.String()),
   folders: Type.Array(Type.String()),
+  tags: Type.Array(Type.String()),
   remindEveryMinutes: Type.Union([Type.Integer(), Type.Null()]),
 };
 

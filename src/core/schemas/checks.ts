@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CHECK_TYPES, HTTP_METHODS } from '../../domain/check-types.js';
 import { IsoDate, ListMeta, Pagination, StringEnum } from './common.js';
+import { MAX_TAGS } from '../../domain/tags.js';
 
 export const CREATE_TYPES = CHECK_TYPES;
 /** The spec's PATCH type list (4.4): heartbeat, domain, redirect and websocket are fixed at creation. */
@@ -37,6 +38,10 @@ const settingsFields = {
   folder: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
   schedule: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100, description: 'Heartbeats: cron expression (5 or 6 fields) evaluated in timezone; pings are due at each run' }), Type.Null()])),
   gracePeriod: Type.Optional(Type.Number({ minimum: 0, maximum: 604800, description: 'Heartbeats: seconds a late ping is forgiven' })),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 129, description: 'key or key:value, each side 1 to 64 characters' }), {
+    maxItems: MAX_TAGS,
+    description: 'Labels such as env:production or team:web: stored as given, matched case-insensitively; replaces the list',
+  })),
 };
 
 export const CreateCheckBody = Type.Object(
@@ -78,6 +83,10 @@ export const MaintenanceBody = Type.Object(
 export const ListChecksQuery = Type.Object({
   ...Pagination,
   status: Type.Optional(StringEnum(['up', 'down', 'paused'] as const)),
+  tag: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 129 }), {
+    maxItems: MAX_TAGS,
+    description: 'Repeat to narrow: every tag must match; key:value matches that value, key any value of the key (case-insensitive)',
+  })),
 });
 
 const SslSummary = Type.Object({
@@ -103,6 +112,7 @@ const listFields = {
   uptime: Type.Number({ description: 'Percentage of successful probes since creation' }),
   createdAt: IsoDate,
   folder: Nullable(Type.String()),
+  tags: Type.Array(Type.String()),
 };
 
 export const CheckListItem = Type.Object({ ...listFields, ssl: SslSummary }, { $id: 'CheckListItem' });

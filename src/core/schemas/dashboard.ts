@@ -37,6 +37,7 @@ export const CheckSummary = Type.Object({
   url: Type.String(),
   type: Type.String(),
   folder: Type.Union([Type.String(), Type.Null()]),
+  tags: Type.Array(Type.String()),
   status: StringEnum(['pending', 'up', 'down', 'paused'] as const),
   maintenance: Type.Boolean(),
   degraded: Type.Boolean({ description: 'Up but slower than responseTimeLimit: what GET /checks/status calls `degraded`' }),

@@ -15,6 +15,10 @@ const CheckIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: 500,
   description: 'Checks of your account shown on the page, in this order (duplicates dropped)',
 });
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 129 }), {
+  maxItems: 20,
+  description: 'The page also shows every check with one of these tags (key or key:value, case-insensitive), after checkIds in dashboard order',
+});
 const AutoIncidents = Type.Boolean({
   description: 'A confirmed outage of one of its checks opens an incident ("<name> is not responding") that resolves itself when the check is up again',
 });
@@ -39,7 +43,8 @@ export const CreateStatusPageBody = Type.Object(
     slug: Slug,
     title: Title,
     description: Type.Optional(Description),
-    checkIds: CheckIds,
+    checkIds: Type.Optional(CheckIds),
+    tags: Type.Optional(Tags),
     customDomain: Type.Optional(CustomDomain),
     autoIncidents: Type.Optional(AutoIncidents),
     ...Look,
@@ -53,6 +58,7 @@ export const UpdateStatusPageBody = Type.Object(
     title: Type.Optional(Title),
     description: Type.Optional(Description),
     checkIds: Type.Optional(CheckIds),
+    tags: Type.Optional(Tags),
     customDomain: Type.Optional(CustomDomain),
     autoIncidents: Type.Optional(AutoIncidents),
     ...Look,
@@ -67,6 +73,7 @@ export const StatusPageObject = Type.Object(
     title: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
     checkIds: Type.Array(Type.String()),
+    tags: Type.Array(Type.String()),
     customDomain: Type.Union([Type.String(), Type.Null()]),
     autoIncidents: Type.Boolean(),
     logoUrl: Type.Union([Type.String(), Type.Null()]),

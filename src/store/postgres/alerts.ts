@@ -28,18 +28,19 @@ function pgEmailSettings(db: PgDb): Async<EmailSettingsRepo> {
         updatedAt: r.updated_at as number,
         checkIds: JSON.parse(r.check_ids as string) as string[],
         folders: JSON.parse(r.folders as string) as string[],
+        tags: JSON.parse(r.tags as string) as string[],
         remindEveryMinutes: r.remind_every_minutes as number | null,
       };
     },
     put: async (s) =>
       void (await db.run(
-        `INSERT INTO email_settings (account_id, enabled, recipients, events, email_format, updated_at, check_ids, folders, remind_every_minutes)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+        `INSERT INTO email_settings (account_id, enabled, recipients, events, email_format, updated_at, check_ids, folders, remind_every_minutes, tags)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          ON CONFLICT (account_id) DO UPDATE SET enabled = excluded.enabled, recipients = excluded.recipients,
            events = excluded.events, email_format = excluded.email_format, updated_at = excluded.updated_at,
-           check_ids = excluded.check_ids, folders = excluded.folders, remind_every_minutes = excluded.remind_every_minutes`,
+           check_ids = excluded.check_ids, folders = excluded.folders, remind_every_minutes = excluded.remind_every_minutes, tags = excluded.tags`,
         [s.accountId, s.enabled, JSON.stringify(s.recipients), JSON.stringify(s.events), s.emailFormat, s.updatedAt,
-          JSON.stringify(s.checkIds), JSON.stringify(s.folders), s.remindEveryMinutes],
+          JSON.stringify(s.checkIds), JSON.stringify(s.folders), s.remindEveryMinutes, JSON.stringify(s.tags)],
       )),
     remindingAccounts: async () =>
       (await db.query<{ account_id: string }>('SELECT account_id FROM email_settings WHERE remind_every_minutes IS NOT NULL AND enabled')).map((r) => r.account_id),
@@ -59,6 +60,7 @@ const toWebhook = (r: Row): Webhook => ({
   createdAt: r.created_at as number,
   checkIds: JSON.parse(r.check_ids as string) as string[],
   folders: JSON.parse(r.folders as string) as string[],
+  tags: JSON.parse(r.tags as string) as string[],
   remindEveryMinutes: r.remind_every_minutes as number | null,
 });
 
@@ -74,17 +76,17 @@ function pgWebhooks(db: PgDb): Async<WebhookRepo> {
     urlTaken: async (accountId, urlKey) => (await db.one('SELECT 1 FROM webhooks WHERE account_id = $1 AND url_key = $2', [accountId, urlKey])) !== null,
     insert: async (w) =>
       void (await db.run(
-        `INSERT INTO webhooks (id, account_id, name, url, url_key, webhook_type, events, enabled, secret, created_at, check_ids, folders, remind_every_minutes)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        `INSERT INTO webhooks (id, account_id, name, url, url_key, webhook_type, events, enabled, secret, created_at, check_ids, folders, remind_every_minutes, tags)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
         [w.id, w.accountId, w.name, w.url, w.urlKey, w.webhookType, JSON.stringify(w.events), w.enabled, w.secret, w.createdAt,
-          JSON.stringify(w.checkIds), JSON.stringify(w.folders), w.remindEveryMinutes],
+          JSON.stringify(w.checkIds), JSON.stringify(w.folders), w.remindEveryMinutes, JSON.stringify(w.tags)],
       )),
     update: async (w) =>
       void (await db.run(
         `UPDATE webhooks SET name = $1, url = $2, url_key = $3, webhook_type = $4, events = $5, enabled = $6, secret = $7, check_ids = $8,
-           folders = $9, remind_every_minutes = $10 WHERE id = $11`,
+           folders = $9, remind_every_minutes = $10, tags = $12 WHERE id = $11`,
         [w.name, w.url, w.urlKey, w.webhookType, JSON.stringify(w.events), w.enabled, w.secret, JSON.stringify(w.checkIds),
-          JSON.stringify(w.folders), w.remindEveryMinutes, w.id],
+          JSON.stringify(w.folders), w.remindEveryMinutes, w.id, JSON.stringify(w.tags)],
       )),
     delete: async (id) => void (await db.run('DELETE FROM webhooks WHERE id = $1', [id])),
     remindingAccounts: async () =>

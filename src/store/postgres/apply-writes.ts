@@ -2,7 +2,7 @@ import type { RollupSample } from '../../domain/rollup.js';
 import type { RuntimeWrite } from '../store.js';
 import type { NodeCursor } from '../node-repo.js';
 import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
-import { BrokenUnit, type PgDb } from './db.js';
+import { BrokenUnit, CommitFailed, type PgDb } from './db.js';
 import { maintenanceEndEvent } from '../sqlite/apply-writes.js';
 import { columnsOf, eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
 import { runtimeParams, type PgCheckRepo } from './checks.js';
@@ -64,6 +64,8 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
       await applyGrouped(db, r, rest, now);
       return;
     } catch (err) {
+      // The database failed, not a record: the whole batch is lost, and its waiters are told.
+      if (err instanceof CommitFailed) throw err.reason;
       if (err instanceof RecordFailed) {
         // Built before any statement ran: only that record is left out.
         failed(err.record, err.error);
@@ -72,6 +74,7 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
           await applyGrouped(db, r, rest, now);
           return;
         } catch (again) {
+          if (again instanceof CommitFailed) throw again.reason;
           if (again instanceof RecordFailed) failed(again.record, again.error);
           rest = rest.filter((x) => !(again instanceof RecordFailed && x === again.record));
         }

@@ -39,6 +39,18 @@ function where(q: CheckQuery): { sql: string; params: unknown[] } {
     }
     parts.push(alternatives.length ? `(${alternatives.join(' OR ')})` : 'false');
   }
+  // Every tag must match: `key:value` itself, or `key` itself or with any value (domain/tags.ts).
+  for (const tag of q.tags ?? []) {
+    const wanted = tag.toLowerCase();
+    params.push(wanted);
+    const exact = `lower(t) = $${params.length}`;
+    let test = exact;
+    if (!wanted.includes(':')) {
+      params.push(`${wanted}:`);
+      test = `(${exact} OR starts_with(lower(t), $${params.length}))`;
+    }
+    parts.push(`EXISTS (SELECT 1 FROM json_array_elements_text(tags::json) AS e(t) WHERE ${test})`);
+  }
   return { sql: parts.join(' AND '), params };
 }
 
@@ -116,6 +128,11 @@ export function pgChecks(db: PgDb): PgCheckRepo {
       await db.run('UPDATE checks SET maintenance = $1, maintenance_until = $2, updated_at = $3 WHERE id = $4', [on, until, now, id]);
       changed(id, now);
     },
+    async setWindowMaintenance(id, on, now) {
+      await db.run('UPDATE checks SET window_maintenance = $1, updated_at = $2 WHERE id = $3', [on, now, id]);
+      changed(id, now);
+    },
+    inWindowMaintenance: async () => (await db.query<{ id: string }>('SELECT id FROM checks WHERE window_maintenance')).map((r) => r.id),
     async delete(id) {
       // The check's rollups and horizons go with it (SQLite: a trigger); its history and state
       // changes are deleted by ChecksService through their repositories.

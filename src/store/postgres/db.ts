@@ -34,6 +34,13 @@ interface Unit {
   savepoints: number;
 }
 
+/** The COMMIT of a unit of work failed: nothing of it is durable (the database, not a record, failed). */
+export class CommitFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super((reason as Error).message);
+  }
+}
+
 /** A savepoint could not be rolled back: the whole unit of work is lost (the connection, most likely). */
 export class BrokenUnit extends Error {
   constructor(readonly reason: unknown) {
@@ -124,9 +131,13 @@ export class PgDb {
       const result = await this.units.run(unit, fn);
       if (this.commitFails) {
         this.commitFails = false;
-        throw new Error('COMMIT failed (failNextCommit)');
+        throw new CommitFailed(new Error('COMMIT failed (failNextCommit)'));
       }
-      await client.query('COMMIT');
+      try {
+        await client.query('COMMIT');
+      } catch (err) {
+        throw new CommitFailed(err);
+      }
       unit.closed = true;
       this.runAll(unit.levels[0]!);
       return result;

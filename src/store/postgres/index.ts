@@ -9,6 +9,7 @@ import { pgHistory, pgStateChanges } from './history.js';
 import { pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
 import { pgAlertStore, type PgAlertStore } from './alerts.js';
 import { pgIncidents } from './incidents.js';
+import { pgMaintenanceWindows } from './maintenance-windows.js';
 import { pgSubscribers } from './subscribers.js';
 import { pgRollups, type PgRollupStore } from './rollups.js';
 import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionStore } from './partitions.js';
@@ -144,6 +145,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     audit: pgAudit(db),
     served: pgServedAddresses(db),
     kumaImports: pgKumaImports(db),
+    maintenanceWindows: pgMaintenanceWindows(db),
     credentialsVersion: () => `${remote}:${cred.local}`,
     transaction: (fn) => db.transaction(fn),
     afterCommit: (effect) => db.afterCommit(effect),

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL schema: the same logical schema as SQLite's migrations (src/store/migrations*.ts,
- * version 14; PG version 2 adds the members and audit tables of issue 28), with PostgreSQL types (BOOLEAN, BYTEA, BIGINT epoch milliseconds, DOUBLE
- * PRECISION) and the same table and column names, so `vigil store migrate` copies by name.
+ * version 16: PG versions 2 and 3 follow SQLite's 14-15 and 16), with PostgreSQL types (BOOLEAN,
+ * BYTEA, BIGINT epoch milliseconds, DOUBLE PRECISION) and the same table and column names, so `vigil store migrate` copies by name.
  * History and the rollups are partitioned by range of `at` (partitions.ts creates them ahead and
  * drops expired ones whole); what falls outside every partition lands in a DEFAULT partition.
  * Versions are recorded in `vigil_schema`; migrate.ts applies them under an advisory lock.
@@ -434,7 +434,38 @@ export const PG_MIGRATIONS: PgMigration[] = [
   },
   {
     version: 2,
-    name: 'members, sign-in secrets, sessions per member, audit log (SQLite version 14, issue 28)',
+    name: 'issue 27: check tags and routing by tag (SQLite 14); maintenance windows (SQLite 15)',
+    sql: `
+      ALTER TABLE checks ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE email_settings ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE webhooks ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE status_pages ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+
+      CREATE TABLE maintenance_windows (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        title TEXT NOT NULL,
+        description TEXT,
+        check_ids TEXT NOT NULL,
+        folders TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        all_checks BOOLEAN NOT NULL,
+        starts_at BIGINT,
+        ends_at BIGINT,
+        schedule TEXT,
+        duration_minutes INTEGER,
+        timezone TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX maintenance_windows_account ON maintenance_windows (account_id, created_at);
+      ALTER TABLE checks ADD COLUMN window_maintenance BOOLEAN NOT NULL DEFAULT false;
+      CREATE INDEX checks_window_maintenance ON checks (id) WHERE window_maintenance;
+    `,
+  },
+  {
+    version: 3,
+    name: 'members, sign-in secrets, sessions per member, audit log (SQLite version 16, issue 28)',
     sql: `
       CREATE TABLE users (
         id TEXT PRIMARY KEY,
@@ -498,8 +529,8 @@ export const PG_MIGRATIONS: PgMigration[] = [
     `,
   },
   {
-    version: 3,
-    name: 'passkeys and sign-in challenges (SQLite version 15, issue 28)',
+    version: 5,
+    name: 'passkeys and sign-in challenges (SQLite version 18, issue 28)',
     sql: `
       CREATE TABLE passkeys (
         id TEXT PRIMARY KEY,

@@ -2,6 +2,7 @@ import type { Db } from '../db.js';
 import type { CheckQuery } from '../store.js';
 import { Lru } from '../../util/lru.js';
 import { StatementCache } from './statements.js';
+import { hasEveryTag } from '../../domain/tags.js';
 
 /** The checks a query matches, in dashboard order: ids with their sequence numbers (the cursor key). */
 export interface OrderedChecks {
@@ -27,7 +28,14 @@ export function checkLists(db: Db): { ordered(q: CheckQuery): OrderedChecks; cha
       const hit = lists.get(key);
       if (hit && hit.version === version) return hit.list;
       const w = where(q);
-      const rows = statements.get(`SELECT id, seq FROM checks WHERE ${w.sql} ORDER BY seq`).raw().all(...w.params) as Array<[string, number]>;
+      const tags = q.tags ?? [];
+      let rows: Array<[string, number]>;
+      if (tags.length === 0) rows = statements.get(`SELECT id, seq FROM checks WHERE ${w.sql} ORDER BY seq`).raw().all(...w.params) as Array<[string, number]>;
+      else {
+        // Matched here rather than in SQL, so case folding is JavaScript's everywhere (SQLite's lower() folds ASCII only).
+        const tagged = statements.get(`SELECT id, seq, tags FROM checks WHERE ${w.sql} AND tags != '[]' ORDER BY seq`).raw().all(...w.params) as Array<[string, number, string]>;
+        rows = tagged.filter((r) => hasEveryTag(JSON.parse(r[2]) as string[], tags)).map((r) => [r[0], r[1]]);
+      }
       const list: OrderedChecks = { ids: rows.map((r) => r[0]), seqs: rows.map((r) => r[1]) };
       lists.set(key, { version, list });
       return list;
@@ -57,7 +65,7 @@ function firstAfter(seqs: number[], seq: number): number {
 
 function keyOf(q: CheckQuery): string {
   const access = q.access ? JSON.stringify([q.access.checkIds, q.access.folders]) : '*';
-  return `${q.accountId}\n${q.status ?? ''}\n${access}`;
+  return `${q.accountId}\n${q.status ?? ''}\n${access}\n${q.tags?.length ? JSON.stringify(q.tags.map((t) => t.toLowerCase())) : ''}`;
 }
 
 /** WHERE clause and parameters for an account's checks as one credential may see them. */

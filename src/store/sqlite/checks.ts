@@ -40,10 +40,12 @@ export interface CheckRowDb {
   timezone: string | null;
   schedule: string | null;
   grace_seconds: number | null;
+  tags: string;
   disabled: number;
   disabled_reason: string | null;
   maintenance: number;
   maintenance_until: number | null;
+  window_maintenance: number;
   heartbeat_token: string | null;
   status: string;
   consecutive_failures: number;
@@ -88,10 +90,12 @@ export function rowToCheck(r: CheckRowDb): Check {
     timezone: r.timezone,
     schedule: r.schedule,
     gracePeriodSeconds: r.grace_seconds ?? 0,
+    tags: JSON.parse(r.tags) as string[],
     disabled: toBool(r.disabled),
     disabledReason: r.disabled_reason,
     maintenance: toBool(r.maintenance),
     maintenanceUntil: r.maintenance_until,
+    windowMaintenance: toBool(r.window_maintenance),
     heartbeatToken: r.heartbeat_token,
     status: r.status as MonitorStatus,
     consecutiveFailures: r.consecutive_failures,
@@ -119,14 +123,14 @@ export function settingsValues(s: CheckSettings): unknown[] {
     s.name, s.url, s.type, s.folder, s.method, s.intervalMinutes, s.regionOverride,
     JSON.stringify(s.expectedStatusCodes), JSON.stringify(s.headers), s.body, toJson(s.responseValidation),
     fromBool(s.cacheControlNoCache), fromBool(s.immediateRecheckEnabled), s.responseTimeLimit,
-    s.downConfirmationAttempts, s.pingPackets, s.timezone, s.schedule, s.gracePeriodSeconds,
+    s.downConfirmationAttempts, s.pingPackets, s.timezone, s.schedule, s.gracePeriodSeconds, JSON.stringify(s.tags),
   ];
 }
 export const SETTINGS_COLUMNS = [
   'name', 'url', 'type', 'folder', 'method', 'interval_minutes', 'region_override',
   'expected_status_codes', 'headers', 'body', 'response_validation',
   'cache_control_no_cache', 'immediate_recheck', 'response_time_limit',
-  'down_confirmation_attempts', 'ping_packets', 'timezone', 'schedule', 'grace_seconds',
+  'down_confirmation_attempts', 'ping_packets', 'timezone', 'schedule', 'grace_seconds', 'tags',
 ];
 
 export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
@@ -148,6 +152,8 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
   // A pause shows as `unknown` on the status endpoint and a resume brings the status back: both change it.
   const setDisabled = db.prepare('UPDATE checks SET disabled = ?, disabled_reason = ?, updated_at = ?, last_status_change = ? WHERE id = ?');
   const setMaintenance = db.prepare('UPDATE checks SET maintenance = ?, maintenance_until = ?, updated_at = ? WHERE id = ?');
+  const setWindow = db.prepare('UPDATE checks SET window_maintenance = ?, updated_at = ? WHERE id = ?');
+  const inWindow = db.prepare<[], string>('SELECT id FROM checks WHERE window_maintenance = 1').pluck();
   const del = db.prepare('DELETE FROM checks WHERE id = ?');
   const setToken = db.prepare('UPDATE checks SET heartbeat_token = ?, heartbeat_token_hash = ?, updated_at = ? WHERE id = ?');
   const allHeartbeats = db.prepare("SELECT * FROM checks WHERE type = 'heartbeat' ORDER BY seq");
@@ -184,6 +190,8 @@ export function sqliteChecks(db: Db): CheckRepo & { clearCache(): void } {
     updateSettings: (id, s, urlKey, now) => membersChanged(id, updateSettings.run(...settingsValues(s), urlKey, now, id), now),
     setDisabled: (id, disabled, reason, now) => membersChanged(id, setDisabled.run(fromBool(disabled), reason, now, now, id), now),
     setMaintenance: (id, on, until, now) => changed(id, setMaintenance.run(fromBool(on), until, now, id), now),
+    setWindowMaintenance: (id, on, now) => changed(id, setWindow.run(fromBool(on), now, id), now),
+    inWindowMaintenance: () => inWindow.all(),
     delete: (id) => membersChanged(id, del.run(id)),
     setHeartbeatToken: (id, token, hash, now) => changed(id, setToken.run(token, hash, now, id), now),
     forEachEnabled(visit) {

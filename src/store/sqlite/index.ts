@@ -20,6 +20,7 @@ import { sqliteAudit } from './audit.js';
 import { sqlitePasskeys } from './passkeys.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
+import { sqliteMaintenanceWindows } from './maintenance-windows.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
 import { sqliteSubscribers } from './subscribers.js';
@@ -109,6 +110,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     passkeys: sqlitePasskeys(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
+    maintenanceWindows: sqliteMaintenanceWindows(db),
     credentialsVersion,
     transaction,
     afterCommit: (effect) => effects.add(effect),

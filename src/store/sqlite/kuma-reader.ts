@@ -52,8 +52,9 @@ function snapshot(db: Database.Database, tables: Set<string>, withBeats: boolean
     : [];
 
   const maintenance = tables.has('maintenance')
-    ? all<{ id: number; title: string; strategy: string; active: number; start_date: string | null; end_date: string | null; timezone: string | null }>(
-        'SELECT id, title, strategy, active, start_date, end_date, timezone FROM maintenance ORDER BY id',
+    ? all<{ id: number; title: string; strategy: string; active: number; start_date: string | null; end_date: string | null } & Record<string, unknown>>(
+        // Every column: the recurring ones (times, weekdays, cron, duration, timezone) came in later Kuma versions.
+        'SELECT * FROM maintenance ORDER BY id',
       )
     : [];
   const maintenanceMonitors = tables.has('monitor_maintenance')
@@ -91,7 +92,15 @@ function snapshot(db: Database.Database, tables: Set<string>, withBeats: boolean
     monitorTags: grouped(tagRows.map((t) => ({ key: t.key, value: { name: t.name, value: t.value ?? '' } }))),
     maintenance: maintenance.map((m) => ({
       id: m.id, title: m.title, strategy: m.strategy, active: m.active === 1,
-      startDate: m.start_date, endDate: m.end_date, timezone: m.timezone,
+      description: text(m.description),
+      startDate: m.start_date, endDate: m.end_date,
+      startTime: text(m.start_time), endTime: text(m.end_time),
+      weekdays: jsonList(m.weekdays).map(Number).filter(Number.isInteger),
+      daysOfMonth: jsonList(m.days_of_month).map((d) => (typeof d === 'number' ? d : String(d))),
+      intervalDay: typeof m.interval_day === 'number' ? m.interval_day : null,
+      cron: text(m.cron),
+      duration: typeof m.duration === 'number' ? m.duration : null,
+      timezone: text(m.timezone),
       monitorIds: maintenanceMonitors.get(m.id) ?? [],
     })),
     statusPages: pages.map((p) => {
@@ -112,5 +121,18 @@ function parseObject(text: string | null): Record<string, unknown> {
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
   } catch {
     return {};
+  }
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+
+/** A JSON array column ('[0, 6]'), or [] when it is absent or not one. */
+function jsonList(v: unknown): unknown[] {
+  if (typeof v !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(v);
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
   }
 }

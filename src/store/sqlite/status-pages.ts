@@ -8,6 +8,7 @@ interface PageRowDb {
   title: string;
   description: string | null;
   custom_domain: string | null;
+  tags: string;
   auto_incidents: number;
   logo_url: string | null;
   accent_color: string | null;
@@ -21,14 +22,14 @@ interface PageRowDb {
 export function sqliteStatusPages(db: Db): StatusPageRepo {
   const insertPage = db.prepare(
     `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, auto_incidents,
-       logo_url, accent_color, footer_text, favicon, hide_powered_by, created_at, updated_at)
+       logo_url, accent_color, footer_text, favicon, hide_powered_by, tags, created_at, updated_at)
      VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @autoIncidents,
-       @logoUrl, @accentColor, @footerText, @favicon, @hidePoweredBy, @createdAt, @updatedAt)`,
+       @logoUrl, @accentColor, @footerText, @favicon, @hidePoweredBy, @tagsJson, @createdAt, @updatedAt)`,
   );
   const updatePage = db.prepare(
     `UPDATE status_pages SET slug = @slug, title = @title, description = @description, custom_domain = @customDomain,
      auto_incidents = @autoIncidents, logo_url = @logoUrl, accent_color = @accentColor, footer_text = @footerText,
-     favicon = @favicon, hide_powered_by = @hidePoweredBy, updated_at = @updatedAt WHERE id = @id`,
+     favicon = @favicon, hide_powered_by = @hidePoweredBy, tags = @tagsJson, updated_at = @updatedAt WHERE id = @id`,
   );
   const deletePage = db.prepare('DELETE FROM status_pages WHERE id = ?');
   const byId = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE id = ?');
@@ -54,6 +55,7 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
     description: r.description,
     customDomain: r.custom_domain,
     checkIds: checksOf.all(r.id),
+    tags: JSON.parse(r.tags) as string[],
     autoIncidents: r.auto_incidents === 1,
     logoUrl: r.logo_url,
     accentColor: r.accent_color,
@@ -63,7 +65,7 @@ export function sqliteStatusPages(db: Db): StatusPageRepo {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
-  const row = (page: StatusPage) => ({ ...page, autoIncidents: page.autoIncidents ? 1 : 0, hidePoweredBy: page.hidePoweredBy ? 1 : 0 });
+  const row = (page: StatusPage) => ({ ...page, autoIncidents: page.autoIncidents ? 1 : 0, hidePoweredBy: page.hidePoweredBy ? 1 : 0, tagsJson: JSON.stringify(page.tags) });
   const one = (row: PageRowDb | undefined) => (row === undefined ? null : toPage(row));
   const setChecks = (page: StatusPage) => {
     clearChecks.run(page.id);

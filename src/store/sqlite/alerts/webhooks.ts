@@ -16,6 +16,7 @@ interface Row {
   created_at: number;
   check_ids: string;
   folders: string;
+  tags: string;
   remind_every_minutes: number | null;
 }
 
@@ -32,6 +33,7 @@ const toWebhook = (r: Row): Webhook => ({
   createdAt: r.created_at,
   checkIds: JSON.parse(r.check_ids) as string[],
   folders: JSON.parse(r.folders) as string[],
+  tags: JSON.parse(r.tags) as string[],
   remindEveryMinutes: r.remind_every_minutes,
 });
 
@@ -42,11 +44,11 @@ export function sqliteWebhooks(db: Db): WebhookRepo {
   const any = db.prepare('SELECT 1 FROM webhooks LIMIT 1').pluck();
   const urlTaken = db.prepare('SELECT 1 FROM webhooks WHERE account_id = ? AND url_key = ?').pluck();
   const insert = db.prepare(
-    `INSERT INTO webhooks (id, account_id, name, url, url_key, webhook_type, events, enabled, secret, created_at, check_ids, folders, remind_every_minutes)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO webhooks (id, account_id, name, url, url_key, webhook_type, events, enabled, secret, created_at, check_ids, folders, tags, remind_every_minutes)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const update = db.prepare(
-    `UPDATE webhooks SET name = ?, url = ?, url_key = ?, webhook_type = ?, events = ?, enabled = ?, secret = ?, check_ids = ?, folders = ?, remind_every_minutes = ?
+    `UPDATE webhooks SET name = ?, url = ?, url_key = ?, webhook_type = ?, events = ?, enabled = ?, secret = ?, check_ids = ?, folders = ?, tags = ?, remind_every_minutes = ?
      WHERE id = ?`,
   );
   const reminding = db.prepare('SELECT DISTINCT account_id FROM webhooks WHERE remind_every_minutes IS NOT NULL AND enabled = 1').pluck();
@@ -62,11 +64,11 @@ export function sqliteWebhooks(db: Db): WebhookRepo {
     urlTaken: (accountId, urlKey) => urlTaken.get(accountId, urlKey) !== undefined,
     insert(w) {
       insert.run(w.id, w.accountId, w.name, w.url, w.urlKey, w.webhookType, JSON.stringify(w.events), fromBool(w.enabled), w.secret, w.createdAt,
-        JSON.stringify(w.checkIds), JSON.stringify(w.folders), w.remindEveryMinutes);
+        JSON.stringify(w.checkIds), JSON.stringify(w.folders), JSON.stringify(w.tags), w.remindEveryMinutes);
     },
     update(w) {
       update.run(w.name, w.url, w.urlKey, w.webhookType, JSON.stringify(w.events), fromBool(w.enabled), w.secret,
-        JSON.stringify(w.checkIds), JSON.stringify(w.folders), w.remindEveryMinutes, w.id);
+        JSON.stringify(w.checkIds), JSON.stringify(w.folders), JSON.stringify(w.tags), w.remindEveryMinutes, w.id);
     },
     delete: (id) => void del.run(id),
     remindingAccounts: () => reminding.all() as string[],
