@@ -6,7 +6,7 @@ import type { Migration } from './migrations.js';
  * holds (issue 28).
  */
 export const PASSKEYS_MIGRATION: Migration = {
-  version: 18,
+  version: 19,
   name: 'passkeys and sign-in challenges',
   sql: `
     CREATE TABLE passkeys (

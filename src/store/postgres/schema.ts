@@ -529,8 +529,8 @@ export const PG_MIGRATIONS: PgMigration[] = [
     `,
   },
   {
-    version: 5,
-    name: 'passkeys and sign-in challenges (SQLite version 18, issue 28)',
+    version: 6,
+    name: 'passkeys and sign-in challenges (SQLite version 19, issue 28)',
     sql: `
       CREATE TABLE passkeys (
         id TEXT PRIMARY KEY,
