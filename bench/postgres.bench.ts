@@ -93,7 +93,7 @@ export async function runPostgresBench(): Promise<{ sqlite: Figures; postgres: F
   const cluster = await startPostgres({ durable: true, cpu: PG_CORE });
   const dir = tempDir('postgres');
   try {
-    const { ids } = seedChecks(dir.path, CHECKS, () => ({ type: 'heartbeat', checkFrequency: 60 }));
+    const { ids } = await seedChecks(dir.path, CHECKS, () => ({ type: 'heartbeat', checkFrequency: 60 }));
     const url = await cluster.createDatabase();
     const source = openDatabase(dir.path);
     const copier = new PgDb(url, { max: 2 });
@@ -104,7 +104,8 @@ export async function runPostgresBench(): Promise<{ sqlite: Figures; postgres: F
     const sqlite = openSqliteStore(dir.path, { checkpointInBackground: true });
     const pg: PgStore = await openPgStore(url, { pollMs: 0, maxConnections: 16 });
     try {
-      const checks = ids.map((id) => sqlite.checks.byId(id)!);
+      const checks: Check[] = [];
+      for (const id of ids) checks.push((await sqlite.checks.byId(id))!);
       const accountId = checks[0]!.accountId;
       const query = { accountId, access: null };
       const page = (i: number) => ({ limit: 100, offset: (i * 100) % Math.max(1, CHECKS - 100), afterSeq: null });

@@ -1,4 +1,4 @@
-import { resolveConfig, type Config, type ConfigInput } from './config.js';
+import { instanceName, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, type CreatedKey } from './core/accounts-service.js';
 import { ChecksService } from './core/checks-service.js';
 import { HistoryService } from './core/history-service.js';
@@ -55,6 +55,8 @@ import { signInRoutes } from './api/sign-in-routes.js';
 import { buildSignIn } from './core/sign-in-services.js';
 import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
+import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
+import { configRoutes } from './api/config-routes.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
 import { IncidentsService } from './status-pages/incidents-service.js';
@@ -78,6 +80,13 @@ import { PeerRechecks } from './nodes/peer-rechecks.js';
 import { ResultIntake } from './nodes/result-intake.js';
 import { nodeSweeps } from './nodes/node-sweeps.js';
 import { JobRunner } from './util/job-runner.js';
+import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
+import { takeOver } from './cluster/takeover.js';
+import { relayChanges } from './cluster/relay.js';
+import { RateShare } from './cluster/rate-share.js';
+import { LeaseCluster } from './cluster/lease-cluster.js';
+import { VERSION } from './version.js';
+import type { NewInboxPing } from './store/ping-inbox.js';
 import { MaintenanceWindowsService } from './core/maintenance-windows-service.js';
 import { WindowScheduler } from './core/window-scheduler.js';
 import { maintenanceWindowRoutes } from './api/maintenance-windows-routes.js';
@@ -97,6 +106,11 @@ export interface AppOptions {
   autoTick?: boolean;
   /** Answers the signup's "can this domain receive mail" lookups (tests); the system resolver otherwise. */
   mailDomainResolver?: MailDomainResolver;
+  /**
+   * An open store instead of the data directory's (tests: several centrals in one process over
+   * one store that carries a change bus). Closing the app closes it.
+   */
+  store?: SqliteStore;
 }
 
 const MINUTE = 60_000;
@@ -112,6 +126,7 @@ interface Running {
   domains: DomainMonitor;
   alerts: AlertsModule;
   nodes: NodeHub;
+  cluster: Cluster;
   services: Services;
   renders: PublicRenders;
   live: LiveFeed;
@@ -162,7 +177,7 @@ export class VigilApp {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
     if (input.store.url !== null) throw notServedYet('vigil serve');
-    this.store = openSqliteStore(input.dataDir, {
+    this.store = opts.store ?? openSqliteStore(input.dataDir, {
       checkpointInBackground: true,
       effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),
     });
@@ -187,11 +202,36 @@ export class VigilApp {
       trustProxy,
       configure: (app) => attachNodeSocket(app, () => this.running?.nodes ?? null),
     });
-    this.running = wire(this.base, resolveConfig(this.base.input, this.server.port), (req) => this.handle(req));
+    const cluster = this.clusterFor(instanceName(this.base.input, this.server.port));
+    await cluster.start();
+    this.running = wire(this.base, resolveConfig(this.base.input, this.server.port), cluster, (req) => this.handle(req));
     if (!hasRawSocketCapability()) {
       this.log.warn('ping checks will fail: ICMP needs raw sockets, and this process lacks CAP_NET_RAW (contrib/vigil.service grants it; or run setcap cap_net_raw+ep on the executable)');
     }
     return { url: `http://${host}:${this.server.port}`, port: this.server.port };
+  }
+
+  /**
+   * This central among the others on the store. The embedded SQLite store has one server, which
+   * owns every check (a store several centrals share brings its own leases).
+   */
+  private clusterFor(name: string): Cluster {
+    const { store, clock, log, liveChecks: live, input, jobs } = this.base;
+    const common = { repo: store.cluster, name, version: VERSION, leaseMs: input.cluster.leaseMs, clock, log };
+    if (!store.changes) return new SingleNodeCluster({ ...common, countOwned: () => live.size });
+    const cluster: LeaseCluster = new LeaseCluster({
+      ...common,
+      bus: store.changes,
+      countOwned: () => {
+        let owned = 0;
+        for (const id of live.ids()) if (cluster.owns(id)) owned++;
+        return owned;
+      },
+      renewSoon: () => jobs.runNow('cluster-lease'),
+    });
+    // The database refuses this central's monitoring writes once it no longer holds its lease.
+    this.base.writer.fenceWith(() => cluster.fence());
+    return cluster;
   }
 
   handle(req: HttpRequest): Reply | Promise<Reply> {
@@ -203,6 +243,8 @@ export class VigilApp {
   async stop(): Promise<void> {
     this.jobs.stop();
     const running = this.running;
+    // First: the other centrals take this one's checks over while it shuts down.
+    await running?.cluster.stop().catch((err: unknown) => this.log.error({ err }, 'leaving the cluster failed'));
     running?.live.close();
     await this.server?.close();
     this.server = null;
@@ -249,6 +291,11 @@ export class VigilApp {
     return this.started.alerts;
   }
 
+  /** This central among the others on the store (a single server owns every check). */
+  get cluster(): Cluster {
+    return this.started.cluster;
+  }
+
   /** Puts checks in and out of maintenance as scheduled windows start and end. */
   get windows(): WindowScheduler {
     return this.started.windows;
@@ -266,23 +313,33 @@ export class VigilApp {
 }
 
 /** Builds everything below the front, in dependency order; each module subscribes itself to what it follows. */
-function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply | Promise<Reply>): Running {
+function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req: HttpRequest) => Reply | Promise<Reply>): Running {
   const { store, clock, log, writer, rollups, mailer, jobs, liveChecks: live } = base;
-  const recorder = new Recorder({ writer });
+  const recorder = new Recorder({ writer, central: cluster.shared ? cluster.name : undefined });
   const checks = new ChecksService(store, config, clock);
   const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads });
 
   const sessions = new NodeSessions({ clock, log });
   const assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock });
   const peers = new PeerRechecks({ sessions, dispatcher, region: config.region, clock });
+  // A single server owns every check: nothing on the probe path asks.
+  const ownership = cluster.shared ? cluster : undefined;
   const engine = new Engine({
-    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, autoStart: base.opts.autoTick !== false,
+    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, autoStart: base.opts.autoTick !== false,
   });
-  const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log });
+  const bus = store.changes;
+  // A ping for a check another central owns waits in the store's inbox for that central.
+  const forward = bus && ownership
+    ? (ping: Omit<NewInboxPing, 'receivedBy'>) => {
+      const kept = { ...ping, details: { ...ping.details, central: cluster.name }, receivedBy: cluster.name };
+      return writer.commit({ kind: 'ping-inbox', ping: kept }).then(() => bus.publish('pings', cluster.name));
+    }
+    : undefined;
+  const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log, ownership, forward });
   const rdap = config.rdap;
   const rdapBootstrap = new RdapBootstrap({ overrides: rdap.servers, url: rdap.bootstrapUrl, timeoutMs: rdap.timeoutMs, clock, log });
   const domains = new DomainMonitor({
-    store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log,
+    store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log, ownership,
   });
   const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log });
   const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, clock, log });
@@ -293,13 +350,18 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
 
   const windows = new WindowScheduler({ store, checks, clock, log });
   checks.observe(windows);
-  const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher, windows });
+  const services = buildServices({ base, config, checks, engine, heartbeats, alerts, assignment, dispatcher, windows, cluster });
   services.monitoring.maintenanceWindows.onChange(() => windows.poke());
   const renders = new PublicRenders(clock, base.statusFeed, services.pages);
   const { trends, lastProbe } = services.monitoring;
   const liveFeed = new LiveFeed(base.statusFeed, (id) => checks.find(id), (check) => checkSummary(check, trends, config, clock.now(), lastProbe(check.id)));
-  const pipeline = buildPipeline({ base, config, services, renders, live: liveFeed, dispatch });
+  const pipeline = buildPipeline({ base, config, services, renders, live: liveFeed, cluster, dispatch });
 
+  cluster.onGained((owns) => {
+    takeOver({ live, checks: store.checks, announce: (check) => checks.announce(check), heartbeats, log }, owns).catch(
+      (err: unknown) => log.error({ err }, 'taking checks over failed'),
+    );
+  });
   nodes.start();
   engine.start();
   heartbeats.start();
@@ -321,14 +383,20 @@ function wire(base: Base, config: Config, dispatch: (req: HttpRequest) => Reply 
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
+    cluster.job(),
   ]) jobs.add(job);
+  if (bus && ownership) {
+    relayChanges({ bus, name: cluster.name, checks, repo: store.checks, feed: base.statusFeed, log });
+    jobs.add({ name: 'ping-inbox', everyMs: 1_000, run: async () => heartbeats.applyForwarded(await store.pingInbox.take(cluster.heldSlots(), 500)) });
+    bus.subscribe('pings', () => jobs.runNow('ping-inbox'));
+  }
   jobs.start();
-  return { config, recorder, engine, heartbeats, domains, alerts, nodes, services, renders, live: liveFeed, pipeline, windows };
+  return { config, recorder, engine, heartbeats, domains, alerts, nodes, cluster, services, renders, live: liveFeed, pipeline, windows };
 }
 
 function buildServices(parts: {
   base: Base; config: Config; checks: ChecksService; engine: Engine; heartbeats: HeartbeatMonitor; alerts: AlertsModule;
-  assignment: Assignment; dispatcher: ProbeDispatcher; windows: WindowScheduler;
+  assignment: Assignment; dispatcher: ProbeDispatcher; windows: WindowScheduler; cluster: Cluster;
 }): Services {
   const { base, config, checks, engine, alerts, dispatcher } = parts;
   const { store, clock, rollups, writer, log } = base;
@@ -348,8 +416,10 @@ function buildServices(parts: {
     writerQueueLength: () => writer.pending,
     pendingDeliveries: () => ops.pendingDeliveries(),
     jobs: () => base.jobs.readings(),
+    cluster: () => parts.cluster.reading(),
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
+  const pages = pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks });
   const signInWays = buildSignIn({ store, clock, config, sessions, people: new MemberPeople({ store, sessions, members, audit }), mailer: base.mailer, log });
   return {
     monitoring: {
@@ -386,17 +456,22 @@ function buildServices(parts: {
       webhooks: alerts.webhooks,
       deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
     },
-    pages: pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows }),
+    pages,
+    asCode: {
+      ...shared,
+      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages: pages.statusPages, config }),
+    },
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
-      readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock }),
+      readiness: new Readiness({ ops, lastTickAt: () => engine.metrics.lastTickAt, clock, holding: parts.cluster.shared ? () => parts.cluster.holding() : undefined }),
     },
   };
 }
 
 function pageServices(parts: {
   base: Base; config: Config; stats: StatsService; lastProbe: (checkId: string) => LastProbe | null; alerts: AlertsModule; windows: WindowScheduler;
+  checks: ChecksService;
 }): PageServices {
   const { base, config, stats, lastProbe, windows } = parts;
   const { store, clock, rollups, log } = base;
@@ -406,7 +481,7 @@ function pageServices(parts: {
     onError: (err) => log.error({ err }, 'automatic incident not recorded'),
   });
   const subscriptions = new SubscriptionsService({
-    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, config, clock,
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, windows: parts.checks, config, clock,
     onError: (err) => log.error({ err }, 'status page notice not queued'),
   });
   return {
@@ -420,7 +495,8 @@ function pageServices(parts: {
 }
 
 function buildPipeline(parts: {
-  base: Base; config: Config; services: Services; renders: PublicRenders; live: LiveFeed; dispatch: (req: HttpRequest) => Reply | Promise<Reply>;
+  base: Base; config: Config; services: Services; renders: PublicRenders; live: LiveFeed; cluster: Cluster;
+  dispatch: (req: HttpRequest) => Reply | Promise<Reply>;
 }): RequestPipeline {
   const { base, config, services, renders } = parts;
   const { store, clock, log } = base;
@@ -448,13 +524,22 @@ function buildPipeline(parts: {
     ...statusPageRoutes(services.pages),
     ...incidentRoutes(services.pages),
     ...subscriptionRoutes(services.pages),
+    ...configRoutes(services.asCode),
     ...keyRoutes(accounts),
     ...publicStatusRoutes(services.pages, renders),
     ...operationsRoutes(services.operations),
     ...metaRoutes(() => routes, config.publicUrl),
     ...mcpRoutes({ routes: () => routes, dispatch: async (req) => parts.dispatch(req), publicUrl: config.publicUrl }),
   );
+  const rateLimiter = new RateLimiter(clock);
+  if (parts.cluster.shared && store.changes) {
+    // Several centrals: one budget per key across them all.
+    const share = new RateShare({ bus: store.changes, name: parts.cluster.name, changed: () => rateLimiter.changed() });
+    rateLimiter.shareWith(share);
+    base.jobs.add(share.job());
+  }
   return new RequestPipeline({
-    routes, auth, rateLimiter: new RateLimiter(clock), idempotency: base.idempotency, store, config, clock, log,
+    routes, auth, rateLimiter, idempotency: base.idempotency, store, config, clock, log,
+    available: parts.cluster.shared ? () => parts.cluster.holding() : undefined,
   });
 }

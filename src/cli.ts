@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { VigilApp } from './app.js';
 import { assertDatabaseUrl, ConfigError, loadConfig, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-service.js';
@@ -7,7 +8,7 @@ import { ApiError } from './domain/errors.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
-import { lockDataDir } from './store/sqlite/data-dir-lock.js';
+import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
 import { StartupError } from './util/startup-error.js';
 import { openDatabase } from './store/db.js';
@@ -29,8 +30,11 @@ import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { SessionsService } from './core/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
+import { listInstances } from './cluster/instances.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
 import { VERSION } from './version.js';
+import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
+import { planText } from './as-code/plan-text.js';
 import { MembersService, parseRole } from './core/members-service.js';
 import { AuditLog } from './core/audit-log.js';
 import { ROLES, type Actor } from './domain/people.js';
@@ -54,6 +58,9 @@ const USAGE = `Usage: vigil <command> [options]
   restore FILE                                       replace the database with a backup (serve must be stopped)
   import kuma FILE --account ID_OR_EMAIL [--dry-run] [--paused] [--with-history]
                                                      import an Uptime Kuma database (docs/kuma-import.md)
+  export --account ID_OR_EMAIL [--format yaml|json]  print the account's monitoring as a file (docs/config-as-code.md)
+  apply FILE --account ID_OR_EMAIL [--dry-run] [--prune] [--detailed-exitcode] [--json]
+                                                     apply a monitoring file (FILE - reads stdin): plan, then all or nothing
   user create --account ID_OR_EMAIL --email EMAIL --role owner|admin|editor|viewer [--name NAME]
                                                      add a member; prints a one-time set-up link (24 h) for their password
   user list [--account ID_OR_EMAIL]                  members with their roles, of one account or all
@@ -65,7 +72,10 @@ const USAGE = `Usage: vigil <command> [options]
   node create --region REGION [--name NAME]          register a prober node (its token is printed once)
   node list                                          nodes with connection, load, outbox and clock offset
   node revoke NODE_ID                                disconnect a node at once and for good
-  prober --server URL --token TOKEN                  run a regional prober node (or VIGIL_SERVER, VIGIL_NODE_TOKEN)
+  prober --server URL[,URL…] --token TOKEN           run a regional prober node (or VIGIL_SERVER, VIGIL_NODE_TOKEN);
+                                                     --server repeated or comma-separated: any of several centrals
+  instances                                          the centrals sharing this store: name, startedAt, lastSeenAt,
+                                                     live, checks, version (JSON)
   version | --version                                print the version
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
@@ -75,16 +85,22 @@ class UsageError extends Error {}
 
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
 
-/** Every option here takes a string value; `--config` is accepted by all commands. */
-function parse(argv: string[], names: string[], maxPositionals = 0, flags: string[] = []): { values: Record<string, string | undefined>; positionals: string[]; flags: Set<string> } {
+/**
+ * Every option here takes a string value; `--config` is accepted by all commands. An option of
+ * `repeated` may be given several times; its values are joined with commas.
+ */
+function parse(
+  argv: string[], names: string[], maxPositionals = 0, flags: string[] = [], repeated: string[] = [],
+): { values: Record<string, string | undefined>; positionals: string[]; flags: Set<string> } {
   const options = Object.fromEntries([
-    ...['config', ...names].map((n) => [n, { type: 'string' as const }]),
+    ...['config', ...names].map((n) => [n, { type: 'string' as const, multiple: repeated.includes(n) }]),
     ...flags.map((n) => [n, { type: 'boolean' as const }]),
   ]);
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument: ${positionals[maxPositionals]}`);
-    const all = values as Record<string, string | boolean | undefined>;
+    const all = values as Record<string, string | string[] | boolean | undefined>;
+    for (const r of repeated) if (Array.isArray(all[r])) all[r] = (all[r] as string[]).join(',');
     const set = new Set(flags.filter((f) => all[f] === true));
     for (const f of flags) delete all[f];
     return { values: all as Record<string, string | undefined>, positionals, flags: set };
@@ -199,6 +215,47 @@ async function main(argv: string[]): Promise<number> {
     const options = { account: values.account, dryRun: flags.has('dry-run'), paused: flags.has('paused'), withHistory: flags.has('with-history') };
     return importKuma(readConfig(values.config), positionals[0]!, options);
   }
+  if (command === 'export') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account', 'format']);
+    if (!values.account) throw new UsageError('export needs --account ID_OR_EMAIL');
+    const format = values.format ?? 'yaml';
+    if (format !== 'yaml' && format !== 'json') throw new UsageError(`--format must be yaml or json (got ${format})`);
+    const account = values.account;
+    return withAsCode(readConfig(values.config), async (asCode, principalOf) => {
+      const { text, variables } = await asCode.export(principalOf(account), format);
+      process.stdout.write(text);
+      if (variables.length > 0) {
+        process.stderr.write(`vigil: the file refers to ${variables.length} secret${variables.length === 1 ? '' : 's'} by environment variable; set them before applying it:\n`);
+        for (const v of variables) process.stderr.write(`  ${v.name}  (${v.path})\n`);
+      }
+      return 0;
+    });
+  }
+  if (command === 'apply') {
+    const { values, positionals, flags } = parse(rest, ['account'], 0, ['dry-run', 'prune', 'detailed-exitcode', 'json']);
+    if (sub === undefined || sub.startsWith('--')) throw new UsageError('apply needs a FILE (or - for stdin)');
+    if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+    if (!values.account) throw new UsageError('apply needs --account ID_OR_EMAIL');
+    const account = values.account;
+    const text = readFileArgument(sub);
+    const dryRun = flags.has('dry-run');
+    const prune = flags.has('prune');
+    const input = readConfig(values.config);
+    return withAsCode(input, async (asCode, principalOf) => {
+      const principal = principalOf(account);
+      const options = { prune, env: process.env };
+      // The plan first, from the same run of the unit (rolled back); then the apply itself.
+      const planned = await asCode.plan(principal, text, options);
+      const changed = planned.plan.changes.length > 0;
+      const json = flags.has('json');
+      if (!json) process.stdout.write(planText(planned.plan, { prune }));
+      if (!dryRun && planned.plan.changes.some((c) => c.section === 'checks' && c.action === 'delete')) refuseBesideServer(input);
+      const result = dryRun || !changed ? planned : await asCode.apply(principal, text, options);
+      if (json) process.stdout.write(`${JSON.stringify({ ...result, dryRun }, null, 2)}\n`);
+      else if (result.applied) process.stdout.write('Applied.\n');
+      return dryRun && changed && flags.has('detailed-exitcode') ? 3 : 0;
+    });
+  }
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
@@ -207,25 +264,31 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'node') return nodeCommand(sub, rest);
   if (command === 'user') return userCommand(sub, rest);
+  if (command === 'instances') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), []);
+    return withStore(values.config, (store) => listInstances(store.cluster, systemClock.now()));
+  }
   if (command === 'prober') {
-    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['server', 'token']);
-    const server = values.server ?? process.env.VIGIL_SERVER;
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['server', 'token'], 0, [], ['server']);
+    const servers = list(values.server ?? process.env.VIGIL_SERVER) ?? [];
     const token = values.token ?? process.env.VIGIL_NODE_TOKEN;
-    if (!server) throw new UsageError('prober needs --server URL (or VIGIL_SERVER)');
+    if (servers.length === 0) throw new UsageError('prober needs --server URL (or VIGIL_SERVER)');
     if (!token) throw new UsageError('prober needs --token TOKEN (or VIGIL_NODE_TOKEN)');
-    try {
-      new URL(server);
-    } catch {
-      throw new UsageError(`--server must be a URL such as https://vigil.example.com (got ${server})`);
+    for (const server of servers) {
+      try {
+        new URL(server);
+      } catch {
+        throw new UsageError(`--server must be a URL such as https://vigil.example.com (got ${server})`);
+      }
     }
-    return runProber({ server, token, config: readConfig(values.config) });
+    return runProber({ servers, token, config: readConfig(values.config) });
   }
   // A known command with an unknown subcommand names both; anything else names what was typed.
   const words = [command, sub].filter((w) => w !== undefined && (w === command || !w.startsWith('-')));
   throw new UsageError(`unknown command: ${words.join(' ')} (see vigil help)`);
 }
 
-function nodeCommand(sub: string | undefined, rest: string[]): Promise<number> {
+function nodeCommand(sub: string | undefined, rest: string[]): number | Promise<number> {
   if (sub === 'create') {
     const { values } = parse(rest, ['region', 'name']);
     const region = values.region;
@@ -245,7 +308,7 @@ function nodeCommand(sub: string | undefined, rest: string[]): Promise<number> {
 }
 
 /** `vigil user create|list|remove` (issue 28): members of accounts, as their operator. */
-function userCommand(sub: string | undefined, rest: string[]): Promise<number> {
+function userCommand(sub: string | undefined, rest: string[]): number | Promise<number> {
   if (sub === 'create') {
     const { values } = parse(rest, ['account', 'email', 'role', 'name']);
     const { account, email, role } = values;
@@ -274,11 +337,11 @@ function userCommand(sub: string | undefined, rest: string[]): Promise<number> {
   throw new UsageError(`unknown command: user${sub ? ` ${sub}` : ''} (see vigil help)`);
 }
 
-function withMembers(configFile: string | undefined, run: (members: MembersService) => unknown): Promise<number> {
+function withMembers(configFile: string | undefined, run: (members: MembersService) => unknown): number | Promise<number> {
   return withStore(configFile, (store, config) => run(new MembersService(store, config, systemClock, new AuditLog(store, systemClock), NO_MAIL)));
 }
 
-function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): Promise<number> {
+function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): number | Promise<number> {
   return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock)));
 }
 
@@ -286,7 +349,7 @@ function readConfig(file: string | undefined): ConfigInput {
   return loadConfig({ file });
 }
 
-function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): Promise<number> {
+function withAccounts(configFile: string | undefined, run: (accounts: AccountsService) => unknown): number | Promise<number> {
   return withStore(configFile, (store, config) => run(new AccountsService(store, config, systemClock)));
 }
 
@@ -314,15 +377,84 @@ function cliConfig(input: ConfigInput, store: SqliteStore): Config {
   });
 }
 
-async function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): Promise<number> {
+function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): number | Promise<number> {
   const input = readConfig(configFile);
   const store = openBeside(input);
-  try {
-    const result = await run(store, cliConfig(input, store));
+  const print = (result: unknown) => {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
+  };
+  // A guest store has no background connection: it closes at once.
+  const close = () => void store.close();
+  let result: unknown;
+  try {
+    result = run(store, cliConfig(input, store));
+  } catch (err) {
+    close();
+    throw err;
+  }
+  if (!(result instanceof Promise)) {
+    close();
+    return print(result);
+  }
+  return result.then(print).finally(close);
+}
+
+/**
+ * A server on the same data directory learns of checks the CLI creates or changes, not of checks
+ * it deletes (CheckRepo.writtenElsewhere): it would keep probing them. So an apply that deletes
+ * checks (--prune) goes through the server's API while one runs.
+ */
+function refuseBesideServer(input: ConfigInput): void {
+  if (input.dataDir === ':memory:') return;
+  try {
+    lockDataDir(input.dataDir).release();
+  } catch (err) {
+    if (!(err instanceof DataDirInUse)) throw err;
+    throw new UsageError(
+      'this apply deletes checks (--prune) and a server is running on this data directory: send the file to its API instead ' +
+        '(POST /v1/public/config/apply?prune=true, docs/config-as-code.md), or stop the server first',
+    );
+  }
+}
+
+/** A monitoring file's text: a path, or - for standard input. */
+function readFileArgument(path: string): string {
+  try {
+    return readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/**
+ * `vigil export` and `vigil apply`: the services wired over the CLI's store as the server wires
+ * them (a change made here reaches a running server on its next read, as with the Kuma import).
+ */
+async function withAsCode(input: ConfigInput, run: (asCode: MonitoringAsCode, principalOf: (account: string) => Principal) => Promise<number>): Promise<number> {
+  const store = openBeside(input);
+  const config = cliConfig(input, store);
+  const log = createLogger('silent');
+  const writer = new BatchWriter(store, log);
+  const alerts = new AlertsModule({ store, writer, mailer: new Mailer(input), clock: systemClock, config, log });
+  const accounts = new AccountsService(store, config, systemClock);
+  try {
+    const asCode = new MonitoringAsCode({
+      store,
+      checks: new ChecksService(store, config, systemClock),
+      webhooks: alerts.webhooks,
+      email: alerts.email,
+      statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
+      config,
+    });
+    const principalOf = (account: string): Principal => ({
+      kind: 'api_key', credentialId: 'cli', account: accounts.findAccount(account), scopes: SCOPES, access: null, key: null,
+    });
+    return await run(asCode, principalOf);
   } finally {
-    void store.close(); // a guest store has no background connection: it closes at once
+    await alerts.stop();
+    writer.close();
+    await store.close();
   }
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -92,6 +93,14 @@ const ConfigSchema = Type.Object({
   }),
   /** Days the audit log keeps its entries. */
   audit: Type.Object({ keepDays: Type.Number() }),
+  /**
+   * Several centrals on one PostgreSQL store (docs/high-availability.md): `leaseMs` is how long a
+   * central's hold on its share of the checks lasts without a renewal (renewed every third of it,
+   * at most every 4 s); a central that died has its checks taken over within `leaseMs` + 5 s.
+   */
+  cluster: Type.Object({ leaseMs: Type.Number({ minimum: 3_000, maximum: 600_000 }) }),
+  /** This central's name among several (`<hostname>:<port>` when null). */
+  instance: Type.Object({ name: Nullable(Type.String()) }),
   /** Days of raw history kept per plan; rollups and state changes outlive it. */
   retention: Type.Object({
     rawDays: Type.Object({ free: Type.Number(), indie: Type.Number(), nano: Type.Number(), pro: Type.Number() }),
@@ -113,6 +122,11 @@ export interface Config extends ConfigInput {
 
 export class ConfigError extends Error {}
 
+/** This central's name among several: `instance.name`, else `<hostname>:<port>` (the port bound). */
+export function instanceName(input: ConfigInput, port: number, host: string = hostname()): string {
+  return input.instance.name ?? `${host}:${port}`;
+}
+
 const ENV_KEYS: Array<[string, string, 'string' | 'number' | 'boolean']> = [
   ['VIGIL_PORT', 'server.port', 'number'],
   ['VIGIL_HOST', 'server.host', 'string'],
@@ -124,6 +138,7 @@ const ENV_KEYS: Array<[string, string, 'string' | 'number' | 'boolean']> = [
   ['VIGIL_OIDC_ISSUER', 'auth.oidc.issuer', 'string'],
   ['VIGIL_OIDC_CLIENT_ID', 'auth.oidc.clientId', 'string'],
   ['VIGIL_OIDC_CLIENT_SECRET', 'auth.oidc.clientSecret', 'string'],
+  ['VIGIL_INSTANCE', 'instance.name', 'string'],
   ['VIGIL_SIGNUP_VERIFY_EMAIL_DOMAIN', 'signup.verifyEmailDomain', 'boolean'],
 ];
 
@@ -157,6 +172,8 @@ export function loadConfig(opts: LoadOptions = {}): ConfigInput {
   if (first) throw new ConfigError(describe(first.path, first.type, first.schema));
   const config = cleaned as ConfigInput;
   if (config.store.url !== null) assertDatabaseUrl(config.store.url);
+  const name = config.instance.name;
+  if (name !== null && (name.trim() === '' || name.length > 200)) throw new ConfigError('instance.name must not be empty or longer than 200 characters');
   return config;
 }
 
@@ -193,7 +210,8 @@ const stripSlash = (url: string) => url.replace(/\/+$/, '');
 function describe(path: string, type: ValueErrorType, schema: unknown): string {
   const key = path.replace(/^\//, '').replace(/\//g, '.') || '(root)';
   if (type === ValueErrorType.ObjectRequiredProperty) return `${key} is missing`;
-  const s = schema as { type?: string; anyOf?: Array<{ type?: string }> };
+  const s = schema as { type?: string; anyOf?: Array<{ type?: string }>; minimum?: number; maximum?: number };
+  if (type === ValueErrorType.NumberMinimum || type === ValueErrorType.NumberMaximum) return `${key} must be between ${s.minimum} and ${s.maximum}`;
   const kind = s.type ?? s.anyOf?.map((o) => o.type).join(' or ') ?? 'valid';
   return `${key} must be ${kind === 'object' ? 'an object' : `a ${kind}`}`;
 }

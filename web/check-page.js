@@ -34,7 +34,7 @@ function History({ entries, heartbeat }) {
     <tbody>${entries.map(
       (e) => html`<tr data-kind=${e.type}>
         <td title=${e.createdAt}>${ago(e.createdAt)}</td>
-        <td>${e.type}</td>
+        <td>${e.type}${e.details?.central ? html`<span class="muted" title="the central that recorded it"> · ${e.details.central}</span>` : ''}</td>
         <td><span class=${`dot ${e.status}`}></span>${e.status}</td>
         <td>${e.statusCode ?? ''}</td>
         <td class="num">${e.responseTime === null ? '' : ms(e.responseTime)}</td>

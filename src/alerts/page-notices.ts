@@ -24,7 +24,8 @@ export interface PageNotice {
     checks: Array<{ id: string; name: string }>;
     update: { status: string; message: string; at: string };
   };
-  maintenance?: { checks: Array<{ id: string; name: string }>; title: string; startsAt: string; endsAt: string | null };
+  /** A scheduled maintenance window (issue 27) of the page's checks: `startsAt` on a start, `endsAt` when known. */
+  maintenance?: { id: string; title: string; checks: Array<{ id: string; name: string }>; startsAt: string | null; endsAt: string | null };
 }
 
 const STATUS_TEXT: Record<string, string> = { investigating: 'Investigating', identified: 'Identified', monitoring: 'Monitoring', resolved: 'Resolved' };
@@ -52,7 +53,7 @@ export function noticeMail(to: string, notice: PageNotice, unsubscribeUrl: strin
     const m = notice.maintenance!;
     const started = notice.event === 'maintenance_started';
     subject = `[${notice.page.title}] ${m.title}: maintenance ${started ? 'started' : 'ended'}`;
-    lines.push(`${m.title}: maintenance ${started ? `started at ${m.startsAt}${m.endsAt ? `, until ${m.endsAt}` : ''}` : `ended at ${m.endsAt ?? notice.timestamp}`}.`);
+    lines.push(`${m.title}: maintenance ${started ? `started at ${m.startsAt ?? notice.timestamp}${m.endsAt ? `, until ${m.endsAt}` : ''}` : `ended at ${m.endsAt ?? notice.timestamp}`}.`);
     if (m.checks.length) lines.push(`Affects ${m.checks.map((c) => c.name).join(', ')}`);
   }
   lines.push('', `${notice.page.title}: ${notice.page.url}`, '', `You subscribed to updates of this status page. Unsubscribe: ${unsubscribeUrl}`);

@@ -123,6 +123,11 @@ export class WebhookService {
     this.get(account, id);
     if (input.url !== undefined) await this.checkAddress(input.url, account.id);
     // Read again after the address check: it may have waited on DNS.
+    return this.updateChecked(account, id, input, access, source);
+  }
+
+  /** `update` once `checkAddress` has passed on a new url: synchronous, so it can join a caller's transaction. */
+  updateChecked(account: Account, id: string, input: UpdateWebhookInput, access: KeyAccess | null = null, source: ChangeSource = SYSTEM): Webhook {
     const current = this.get(account, id);
     const url = input.url !== undefined ? parseWebhookUrl(input.url, this.deps.config.alerts.allowHttpWebhooks) : null;
     const next: Webhook = {

@@ -6,7 +6,10 @@ import type { OperationServices } from './services.js';
 
 const open = { tag: 'operations', auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard' } as const;
 const Check = Type.String({ description: '"ok", or what is wrong' });
-const ReadyBody = Type.Object({ status: Type.String(), checks: Type.Object({ store: Check, engine: Check }) });
+const ReadyBody = Type.Object({
+  status: Type.String(),
+  checks: Type.Object({ store: Check, engine: Check, lease: Type.Optional(Type.String({ description: 'Several centrals only: whether this central holds its lease' })) }),
+});
 
 /** What scrapers, load balancers and supervisors ask: `/metrics`, `/healthz`, `/readyz`. */
 export function operationsRoutes(s: OperationServices): Route[] {
@@ -39,7 +42,7 @@ export function operationsRoutes(s: OperationServices): Route[] {
       ...open,
       method: 'GET',
       path: '/readyz',
-      summary: 'The store takes writes and the engine is ticking (503 otherwise; no sign-in)',
+      summary: 'The store takes writes, the engine is ticking and, with several centrals, this one holds its lease (503 otherwise; no sign-in)',
       responses: { 200: ReadyBody, 503: ReadyBody },
       handler: () => {
         const report = s.readiness.check();

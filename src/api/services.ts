@@ -26,6 +26,7 @@ import type { SubscriptionsService } from '../status-pages/subscriptions-service
 import type { MetricsService } from '../metrics/metrics-service.js';
 import type { Readiness } from '../metrics/readiness.js';
 import type { RegionView } from '../nodes/assignment.js';
+import type { MonitoringAsCode } from '../as-code/monitoring-as-code.js';
 import type { LastProbe } from '../monitor/live-check.js';
 import type { MaintenanceWindowsService } from '../core/maintenance-windows-service.js';
 
@@ -95,6 +96,11 @@ export interface PageServices extends Shared {
   publicPages: PublicPages;
 }
 
+/** Monitoring as code: the account's monitoring as one file, exported, planned and applied (issue 30). */
+export interface AsCodeServices extends Shared {
+  asCode: MonitoringAsCode;
+}
+
 /** `/metrics` and `/readyz`. */
 export interface OperationServices extends Shared {
   metrics: MetricsService;
@@ -108,5 +114,6 @@ export interface Services {
   people: PeopleServices;
   alerts: AlertServices;
   pages: PageServices;
+  asCode: AsCodeServices;
   operations: OperationServices;
 }

@@ -33,7 +33,7 @@ export interface WindowChange {
   on: boolean;
   at: number;
   /** The window; null for an end whose window this process did not see start (a restart). */
-  window: { id: string; title: string } | null;
+  window: { id: string; title: string; end?: number } | null;
 }
 
 const isSeq = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
@@ -48,11 +48,17 @@ export class ChecksService {
   }
 
   private readonly observers: CheckObserver[] = [];
+  private readonly windowListeners: Array<(changes: readonly WindowChange[]) => void> = [];
   /** Who changed which check (issue 28): written in each change's own transaction. */
   private readonly audit: AuditLog;
 
   observe(observer: CheckObserver): void {
     this.observers.push(observer);
+  }
+
+  /** Hears of scheduled windows starting and ending once committed (status page subscribers, issue 29). */
+  onWindowChange(listener: (changes: readonly WindowChange[]) => void): void {
+    this.windowListeners.push(listener);
   }
 
   /** Regions a check may be pinned to: the central's and every region with a registered node. */
@@ -75,6 +81,20 @@ export class ChecksService {
     this.store.afterCommit(() => {
       for (const o of this.observers) o.checkSaved(check, runNow);
     });
+  }
+
+  /**
+   * Hands a check to the observers again as it is stored: this central has just taken it over
+   * from another (several centrals), whose state it reads anew, or another central changed it.
+   */
+  announce(check: Check, runNow = false): void {
+    for (const o of this.observers) o.checkSaved(check, runNow);
+  }
+
+  /** A check deleted on another central (several centrals): the observers drop it here too. */
+  announceDeleted(check: Pick<Check, 'id' | 'accountId' | 'folder'>): void {
+    // Observers read only these fields of a deleted check (its id; the feed its account and folder).
+    for (const o of this.observers) o.checkDeleted(check as Check);
   }
 
   private edited(check: Check): void {
@@ -358,6 +378,9 @@ export class ChecksService {
       }),
     );
     for (const check of saved) this.saved(check, false);
+    this.store.afterCommit(() => {
+      for (const listener of this.windowListeners) listener(changes);
+    });
   }
 
   /** Pauses every running check of an account, as a toggle would (an unclaimed account after 7 days). Returns how many. */

@@ -108,7 +108,7 @@ export class WindowScheduler implements CheckObserver {
         const hit = ofAccount.find((x) => windowCovers(x.w, check));
         if (!hit) continue;
         this.holding.set(check.id, { id: hit.w.id, title: hit.w.title, end: hit.o.end });
-        if (!check.windowMaintenance) wanted.set(check.id, { check, on: true, at: hit.o.start, window: { id: hit.w.id, title: hit.w.title } });
+        if (!check.windowMaintenance) wanted.set(check.id, { check, on: true, at: hit.o.start, window: { id: hit.w.id, title: hit.w.title, end: hit.o.end } });
       }
     }
     const changes = [...wanted.values()];

@@ -53,6 +53,15 @@ export interface Placement {
   runNow(checkId: string): void;
 }
 
+/**
+ * Which checks this central probes and records when several centrals share the store: its
+ * leased share, answered from memory (the lease job keeps it current). Absent on a single
+ * server, which owns every check.
+ */
+export interface Ownership {
+  owns(checkId: string): boolean;
+}
+
 /** Called as a node's result is recorded: the node's outbox cursor to write with it. */
 export type CursorFor = () => NodeCursorWrite;
 
@@ -69,6 +78,8 @@ export interface EngineDeps {
   peer?: PeerRechecker;
   /** Which regions' checks run here (all of them without prober nodes). */
   placement?: Placement;
+  /** Several centrals: the checks this one owns (a single server owns all and passes none). */
+  ownership?: Ownership;
   /** The checks service: the engine follows its mutations (none in benchmarks that schedule by hand). */
   checks?: CheckEvents;
   /** Tests drive the wheel themselves; production ticks on real time. */
@@ -228,6 +239,8 @@ export class Engine implements CheckObserver {
     this.wheel.schedule('probe', checkId, followingDue(entry.id, entry.intervalMs, dueAt, now));
     // Probed by a node of its region: kept on the wheel for the moment the region goes dark.
     if (this.deps.placement && !this.deps.placement.probesHere(entry.region)) return;
+    // Another central's: kept on the wheel for the moment this one takes it over.
+    if (this.deps.ownership && !this.deps.ownership.owns(checkId)) return;
     this.metrics.fired++;
     this.metrics.lag.record(Math.max(0, now - dueAt));
     this.load.due(now, entry.inFlight);
@@ -275,7 +288,9 @@ export class Engine implements CheckObserver {
     this.metrics.completed++;
     if (dueAt !== null) this.load.completed(dueAt, result.startedAt, this.deps.clock.now());
     // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
-    if (this.closing || this.deps.live.get(entry.id) !== entry) {
+    // A check this central no longer owns (its lease ran out, or it was handed over): the
+    // result is not this central's to record.
+    if (this.closing || this.deps.live.get(entry.id) !== entry || (this.deps.ownership && !this.deps.ownership.owns(entry.id))) {
       if (cursor) this.deps.recorder.write(cursor());
       return;
     }

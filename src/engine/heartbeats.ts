@@ -12,8 +12,11 @@ import { missedPingError } from '../monitor/state-machine.js';
 import type { Store } from '../store/store.js';
 import { intervalMs } from './check-task.js';
 import type { CheckWheel } from './check-wheel.js';
+import type { Ownership } from './engine.js';
 import { HeartbeatTokens } from './heartbeat-tokens.js';
 import { hashSecret } from '../domain/secrets.js';
+import { slotOf } from '../domain/leases.js';
+import type { InboxPing, NewInboxPing } from '../store/ping-inbox.js';
 
 /** What a ping said: a plain ping is success; `/start`, `/fail` and `/<exit code>` say more. */
 export type PingSignal = { kind: 'success' } | { kind: 'start' } | { kind: 'fail' } | { kind: 'exit'; code: number };
@@ -78,7 +81,14 @@ export interface HeartbeatDeps {
   clock: Clock;
   config: Config;
   log: Logger;
+  /** Several centrals: only the check's owner evaluates a missed deadline (it is armed again when this central takes the check over). */
+  ownership?: Ownership;
+  /** Several centrals: puts a ping for a check another central owns in the store's inbox, resolving once it is durable. */
+  forward?: (ping: Omit<NewInboxPing, 'receivedBy'>) => Promise<void>;
 }
+
+/** How much later a deadline is evaluated with several centrals, for pings still on their way through the inbox. */
+const INBOX_GRACE_MS = 2_000;
 
 /**
  * Heartbeat checks: pings come in, the absence of one by the deadline marks the check down
@@ -109,6 +119,14 @@ export class HeartbeatMonitor implements CheckObserver {
     this.watch(check, this.watched(check.id)?.lastPingAt ?? null);
   }
 
+  /** This central has just taken the check over (several centrals): its deadline runs from the last ping stored. */
+  async adopt(check: Check): Promise<void> {
+    if (check.type !== 'heartbeat') return;
+    const lastPingAt = await this.deps.store.history.lastAt(check.seq, 'ping');
+    this.deps.live.delete(check.id);
+    this.watch(check, lastPingAt);
+  }
+
   checkDeleted(check: Pick<Check, 'id'>): void {
     this.tokens.delete(check.id);
     if (this.watched(check.id)) this.deps.live.delete(check.id);
@@ -126,7 +144,11 @@ export class HeartbeatMonitor implements CheckObserver {
     await this.deps.recorder.idle();
   }
 
-  /** Records a ping; resolves false for an unknown token (404), true once committed. */
+  /**
+   * Records a ping; resolves false for an unknown token (404), true once committed. A ping for a
+   * check another central owns (several centrals) goes to the store's inbox for its owner, and
+   * is acknowledged once it is there.
+   */
   ping(token: string, signal: PingSignal, meta: PingMetadata): Promise<boolean> {
     const checkId = this.tokens.lookup(token);
     const w = checkId === null ? undefined : this.watched(checkId);
@@ -135,17 +157,41 @@ export class HeartbeatMonitor implements CheckObserver {
     const failed = signal.kind === 'fail' || (signal.kind === 'exit' && signal.code !== 0);
     const details = pingDetails(meta, signal);
     const region = this.deps.config.region;
+    const kind = signal.kind === 'start' ? 'start' : failed ? 'fail' : 'ping';
+    const error = kind !== 'fail' ? null : (meta.message ?? (signal.kind === 'exit' ? `Job exited with code ${signal.code}` : 'Job reported failure'));
+    if (this.deps.forward && this.deps.ownership && !this.deps.ownership.owns(w.id)) {
+      return this.deps.forward({ checkId: w.id, slot: slotOf(w.id), at: now, signal: kind, error, details, region }).then(() => true);
+    }
+    return this.apply(w, kind, error, details, region, now, null);
+  }
 
-    if (signal.kind === 'start') {
+  /**
+   * Pings other centrals received for checks this one owns (several centrals): recorded as if
+   * received here at their time, each leaving the inbox in its own write.
+   */
+  async applyForwarded(pings: readonly InboxPing[]): Promise<void> {
+    const done: Array<Promise<boolean>> = [];
+    for (const p of pings) {
+      const w = this.watched(p.checkId);
+      if (!w || (this.deps.ownership && !this.deps.ownership.owns(p.checkId))) continue;
+      done.push(this.apply(w, p.signal, p.error, { ...p.details }, p.region, p.at, p.seq));
+    }
+    await Promise.all(done);
+  }
+
+  private apply(
+    w: WatchedHeartbeat, kind: InboxPing['signal'], error: string | null, details: Record<string, unknown>, region: string | null, now: number,
+    inboxSeq: number | null,
+  ): Promise<boolean> {
+    if (kind === 'start') {
       if (!w.disabled) w.startedAt = now;
-      return this.recorded(w, { kind: 'ping', signal: 'start', error: null, details, region, paused: w.disabled }, now);
+      return this.recorded(w, { kind: 'ping', signal: 'start', error: null, details, region, paused: w.disabled, inboxSeq }, now);
     }
     if (w.startedAt !== null && details.duration === undefined) details.duration = now - w.startedAt;
     w.startedAt = null;
-    const error = failed ? (meta.message ?? (signal.kind === 'exit' ? `Job exited with code ${signal.code}` : 'Job reported failure')) : null;
-    const done = this.recorded(w, { kind: 'ping', signal: failed ? 'fail' : 'ping', error, details, region, paused: w.disabled }, now);
+    const done = this.recorded(w, { kind: 'ping', signal: kind, error, details, region, paused: w.disabled, inboxSeq }, now);
     if (!w.disabled) {
-      w.lastPingAt = now;
+      w.lastPingAt = Math.max(w.lastPingAt ?? now, now);
       this.arm(w, now);
     }
     return done;
@@ -192,6 +238,7 @@ export class HeartbeatMonitor implements CheckObserver {
     if (!w) return;
     w.armedFor = null;
     if (w.disabled) return;
+    if (this.deps.ownership && !this.deps.ownership.owns(checkId)) return;
     const now = this.deps.clock.now();
     const deadline = this.deadline(w);
     if (deadline !== null && deadline > now) {
@@ -224,6 +271,7 @@ export class HeartbeatMonitor implements CheckObserver {
   private deadline(w: WatchedHeartbeat): number | null {
     if (w.lastPingAt === null) return null;
     const expected = w.cron ? nextRunAfter(w.cron, w.lastPingAt) : w.lastPingAt + w.intervalMs;
-    return expected === null ? null : expected + w.graceMs;
+    // With several centrals, a ping another central received just before reaches this one's inbox job within a second.
+    return expected === null ? null : expected + w.graceMs + (this.deps.forward ? INBOX_GRACE_MS : 0);
   }
 }

@@ -28,7 +28,16 @@ export interface RequestPipelineDeps {
   config: Config;
   clock: Clock;
   log: Logger;
+  /**
+   * Several centrals: false while this central's lease has lapsed (its database unreachable):
+   * requests then answer 503 at once rather than hang, except the probes of its health. A
+   * single server passes none.
+   */
+  available?: () => boolean;
 }
+
+/** Answered even by a central cut off from its database: a load balancer reads its state there. */
+const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz']);
 
 /**
  * Applies the route table (DESIGN 2) to a transport-free request: route match, auth, rate
@@ -57,6 +66,9 @@ export class RequestPipeline {
     if (!match) return render(errors.routeNotFound(req.method, req.path), 'standard');
     const route = match.route;
     if (req.oversized) return render(errors.payloadTooLarge(MAX_BODY_BYTES), route.errorShape);
+    if (this.deps.available && !this.deps.available() && !ALWAYS_ANSWERED.has(route.path)) {
+      return render(errors.unavailable('This central cannot reach its database; another central answers'), route.errorShape);
+    }
     let rate: RateState | null = null;
     try {
       const principal = route.auth === 'credential' ? this.deps.auth.authenticate(req.headers, route.challenge, req.method) : null;
@@ -115,7 +127,8 @@ export class RequestPipeline {
   ): Promise<Reply> {
     const { idempotency, store } = this.deps;
     const accountId = principal.account.id;
-    const hash = Idempotency.fingerprint(body ?? null);
+    // A route that reads its body as text (rawBody) is told apart by that text.
+    const hash = Idempotency.fingerprint(body ?? (route.rawBody ? req.body.toString('utf8') : null));
     const replay = idempotency.replay(accountId, idemKey, req.method, req.path, hash);
     if (replay) {
       // The record belongs to the account; this caller gets the answer only if it may ask.

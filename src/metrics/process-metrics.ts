@@ -86,6 +86,8 @@ export interface ProcessReadings {
   pendingDeliveries(): number;
   /** The periodic jobs' runs. */
   jobs(): JobReading[];
+  /** This central: its name, the checks it owns, its slots and lease renewals. */
+  cluster(): { name: string; checks: number; slots: number; renewals: number; renewalFailures: number };
 }
 
 /**
@@ -123,6 +125,7 @@ export class ProcessMetrics {
     gauge('vigil_writer_queue_length', 'Writes waiting for the next group commit', readings.writerQueueLength);
     gauge('vigil_alert_deliveries_pending', 'Alert deliveries waiting to be sent or being sent', readings.pendingDeliveries);
     jobGauges(registers, readings.jobs);
+    clusterMetrics(registers, readings.cluster);
     this.batchSize = new PromHistogram({
       name: 'vigil_writer_batch_size',
       help: 'Writes committed together in one transaction (group commit)',
@@ -135,6 +138,27 @@ export class ProcessMetrics {
   batchCommitted(writes: number): void {
     this.batchSize.observe(writes);
   }
+}
+
+/** This central among several (a single server reports itself, owning every check). */
+function clusterMetrics(registers: Registry[], read: ProcessReadings['cluster']): void {
+  const labelNames = ['instance'];
+  new Gauge({
+    name: 'vigil_cluster_owned_checks', help: 'Checks this central owns and probes now', labelNames, registers,
+    collect() { const c = read(); this.set({ instance: c.name }, c.checks); },
+  });
+  new Gauge({
+    name: 'vigil_cluster_slots', help: 'Check slots this central holds a lease on (0 on a single server, which leases none)', labelNames, registers,
+    collect() { const c = read(); this.set({ instance: c.name }, c.slots); },
+  });
+  new Counter({
+    name: 'vigil_cluster_lease_renewals_total', help: 'Lease renewals this central made since start', labelNames, registers,
+    collect() { const c = read(); this.reset(); this.inc({ instance: c.name }, c.renewals); },
+  });
+  new Counter({
+    name: 'vigil_cluster_lease_renewal_failures_total', help: 'Lease renewals that failed (the database did not answer) since start', labelNames, registers,
+    collect() { const c = read(); this.reset(); this.inc({ instance: c.name }, c.renewalFailures); },
+  });
 }
 
 /** Each periodic job's latest run: when it started, how long it took, and counts since start. */

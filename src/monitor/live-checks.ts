@@ -29,6 +29,11 @@ export class LiveChecks {
     return this.entries.get(checkId)?.lastProbe ?? null;
   }
 
+  /** The ids of every watched check. */
+  ids(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -35,6 +35,8 @@ export interface PingObservation {
   region: string | null;
   /** Pings to a paused check are kept in history and counted, but change no state. */
   paused: boolean;
+  /** A ping another central received (several centrals): it leaves the inbox with this write. */
+  inboxSeq?: number | null;
 }
 
 /** A heartbeat's deadline passed with no ping. */
@@ -87,7 +89,20 @@ export class Recorder {
   private readonly eventSinks: EventSink[] = [];
   private readonly changeSinks: ChangeSink[] = [];
 
-  constructor(private readonly deps: { writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'> }) {}
+  constructor(
+    private readonly deps: {
+      writer: Pick<BatchWriter, 'submit' | 'commit' | 'drained'>;
+      /** Several centrals: this central's name, kept in each result's details (`central`) to show who probed it. */
+      central?: string;
+    },
+  ) {}
+
+  /** A result's row with the central that made it (several centrals only; a forwarded ping keeps its receiver's). */
+  private stamp(row: HistoryResultInput): HistoryResultInput {
+    const central = this.deps.central;
+    if (central === undefined || (row.meta !== null && 'central' in row.meta)) return row;
+    return { ...row, meta: { ...row.meta, central } };
+  }
 
   /** Subscribes to every event the state machine or the domain rules raise. */
   onEvent(sink: EventSink): void {
@@ -194,13 +209,13 @@ export class Recorder {
       statusCode = r.statusCode;
       sslChanged = r.ssl !== null && (r.ssl.fingerprint !== live.ssl?.fingerprint || r.ssl.valid !== live.ssl?.valid);
       if (r.ssl) live.ssl = r.ssl;
-      result = probeRow(live.seq, r, obs.region);
+      result = this.stamp(probeRow(live.seq, r, obs.region));
     } else if (obs.kind === 'ping') {
       ok = obs.signal === 'ping';
-      result = {
+      result = this.stamp({
         checkSeq: live.seq, at: now, kind: 'ping' as const, status: ok ? 'up' as const : 'down' as const, statusCode: null,
         responseTime: null, timing: null, error: obs.error, region: obs.region, snippet: null, meta: obs.details,
-      };
+      });
     }
     const statusChanged = before.status !== t.state.status;
     // The probe's start, as its history entry's createdAt, so the two can be matched.
@@ -226,6 +241,7 @@ export class Recorder {
       domainMemory: null,
       peerResult: obs.kind === 'probe' && obs.peer ? probeRow(live.seq, obs.peer.result, obs.peer.region) : null,
       nodeCursor: obs.kind === 'probe' ? obs.nodeCursor ?? null : null,
+      inboxSeq: obs.kind === 'ping' ? obs.inboxSeq ?? null : null,
     };
     return { write, events: t.events, recheck: t.recheck };
   }
@@ -236,7 +252,7 @@ export class Recorder {
     if (obs.result.ok) live.probesUp++;
     const write: ObservationWrite = {
       kind: 'observation', checkId: live.id, checkSeq: live.seq, at: now,
-      result: probeRow(live.seq, obs.result, obs.region), event: null, sample: obs.result, sampleAt: obs.result.startedAt,
+      result: this.stamp(probeRow(live.seq, obs.result, obs.region)), event: null, sample: obs.result, sampleAt: obs.result.startedAt,
       runtime: null, statusChange: null, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null,
       peerResult: null, nodeCursor: obs.nodeCursor ?? null,
     };
@@ -250,10 +266,10 @@ export class Recorder {
     if (!start) this.counted(live, ok, now, null, obs.region);
     const write: ObservationWrite = {
       kind: 'observation', checkId: live.id, checkSeq: live.seq, at: now,
-      result: {
+      result: this.stamp({
         checkSeq: live.seq, at: now, kind: 'ping', status: start ? 'start' : ok ? 'up' : 'down', statusCode: null,
         responseTime: null, timing: null, error: obs.error, region: obs.region, snippet: null, meta: obs.details,
-      },
+      }),
       event: null,
       sample: start ? null : { ok, responseTime: null, timing: null },
       sampleAt: now,
@@ -263,6 +279,7 @@ export class Recorder {
       endMaintenance: null,
       domain: null,
       domainMemory: null,
+      inboxSeq: obs.inboxSeq ?? null,
     };
     return { write, events: NOTHING.events, recheck: 'none' };
   }

@@ -2,8 +2,8 @@ import WebSocket from 'ws';
 import { MAX_FRAME_BYTES, NODE_PATH, type CentralMessage } from '../nodes/protocol.js';
 
 export interface LinkOptions {
-  /** The central's base URL, http(s):// or ws(s)://. */
-  server: string;
+  /** The centrals' base URLs, http(s):// or ws(s)://: any of them serves the node (several centrals on one store). */
+  servers: readonly string[];
   token: string;
   onOpen(): void;
   onMessage(message: CentralMessage): void;
@@ -18,10 +18,12 @@ export interface LinkOptions {
 const SILENCE_MS = 35_000;
 
 /**
- * The node's one connection to the central, dialled out (no inbound port on the node) and
+ * The node's one connection to a central, dialled out (no inbound port on the node) and
  * redialled after any loss with exponential backoff and full jitter, so a fleet of nodes
- * does not reconnect in step after a central restart. `wss://` verifies the certificate
- * like any TLS client (NODE_EXTRA_CA_CERTS adds a private CA).
+ * does not reconnect in step after a central restart. With several centrals, a loss moves the
+ * node to the next one in the list (it stays there while that one serves it), and the backoff
+ * grows only once every central has been tried. `wss://` verifies the certificate like any TLS
+ * client (NODE_EXTRA_CA_CERTS adds a private CA).
  */
 export class NodeLink {
   private ws: WebSocket | null = null;
@@ -29,10 +31,25 @@ export class NodeLink {
   private timer: NodeJS.Timeout | null = null;
   private silence: NodeJS.Timeout | null = null;
   private stopped = false;
-  readonly url: string;
+  private readonly urls: string[];
+  /** The central dialled now (an index into `urls`). */
+  private current = 0;
+  /** Centrals tried since the last one that answered. */
+  private failedInRound = 0;
 
   constructor(private readonly opts: LinkOptions) {
-    this.url = socketUrl(opts.server);
+    if (opts.servers.length === 0) throw new Error('--server needs at least one URL');
+    this.urls = opts.servers.map(socketUrl);
+  }
+
+  /** The central's WebSocket URL dialled now. */
+  get url(): string {
+    return this.urls[this.current]!;
+  }
+
+  /** Every central's WebSocket URL, in the order tried. */
+  get allUrls(): readonly string[] {
+    return this.urls;
   }
 
   get open(): boolean {
@@ -57,6 +74,7 @@ export class NodeLink {
   /** The central answered the hello: the next loss starts the backoff afresh. */
   established(): void {
     this.attempt = 0;
+    this.failedInRound = 0;
   }
 
   stop(): void {
@@ -85,6 +103,8 @@ export class NodeLink {
       if (this.ws === ws) this.ws = null;
       if (refused) this.stopped = true;
       this.opts.onClose(reason, refused);
+      // The next central in the list, if any: a dead central's nodes move to a live one.
+      if (this.urls.length > 1) this.current = (this.current + 1) % this.urls.length;
       this.redial();
     };
     ws.on('open', () => {
@@ -119,7 +139,12 @@ export class NodeLink {
     if (this.stopped || this.timer) return;
     const min = this.opts.minDelayMs ?? 500;
     const max = this.opts.maxDelayMs ?? 30_000;
-    const ceiling = Math.min(max, min * 2 ** this.attempt++);
+    // The backoff grows once a whole round of centrals has failed; within a round, the next is tried soon.
+    if (++this.failedInRound >= this.urls.length) {
+      this.failedInRound = 0;
+      this.attempt++;
+    }
+    const ceiling = Math.min(max, min * 2 ** this.attempt);
     const delay = min / 2 + Math.random() * (ceiling - min / 2);
     this.timer = setTimeout(() => {
       this.timer = null;

@@ -12,7 +12,8 @@ import { NodeLink } from './link.js';
 import { Outbox } from './outbox.js';
 
 export interface ProberOptions {
-  server: string;
+  /** The centrals it may connect to (several on one store): the first, then the next after a loss. */
+  servers: readonly string[];
   token: string;
   config: ConfigInput;
   log: Logger;
@@ -55,7 +56,7 @@ export class Prober {
     this.dispatcher = opts.dispatcher ?? new ThreadDispatcher({ threads: opts.config.probes.threads });
     this.outbox = new Outbox({ dir: join(opts.config.dataDir, 'outbox'), max: opts.config.nodes.outboxMax });
     this.link = new NodeLink({
-      server: opts.server,
+      servers: opts.servers,
       token: opts.token,
       onOpen: () => this.link.send({ type: 'hello', version: VERSION, epoch: this.outbox.epoch }),
       onMessage: (m) => this.receive(m),
@@ -74,7 +75,7 @@ export class Prober {
       onTick: () => this.pump(),
     });
     this.link.start();
-    this.log.info({ server: this.link.url, epoch: this.outbox.epoch, backlog: this.outbox.depth }, 'prober started');
+    this.log.info({ servers: this.link.allUrls, epoch: this.outbox.epoch, backlog: this.outbox.depth }, 'prober started');
   }
 
   async stop(): Promise<void> {
@@ -93,7 +94,7 @@ export class Prober {
         this.outbox.ack(m.epoch ?? '', m.seq);
         this.outbox.rewind();
         if (this.outbox.depth > 0) this.replay = { results: this.outbox.depth, since: Date.now() };
-        this.log.info({ nodeId: m.nodeId, region: m.region, backlog: this.outbox.depth }, 'connected to the central');
+        this.log.info({ server: this.link.url, nodeId: m.nodeId, region: m.region, backlog: this.outbox.depth }, 'connected to the central');
         this.pump();
         return;
       case 'assign':

@@ -3,7 +3,7 @@ import { createLogger } from '../log.js';
 import { Prober } from './prober.js';
 
 /** `vigil prober`: runs until SIGTERM/SIGINT, or exits 1 when the central refuses the token. */
-export function runProber(opts: { server: string; token: string; config: ConfigInput }): Promise<number> {
+export function runProber(opts: { servers: string[]; token: string; config: ConfigInput }): Promise<number> {
   const log = createLogger(opts.config.logLevel);
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -56,13 +56,8 @@ export class StatusPagesService {
         id: newId('spg'),
         accountId: principal.account.id,
         slug: input.slug,
-        title: displayName(input.title, 'title'),
-        description: description(input.description),
-        customDomain: customDomain(input.customDomain),
+        ...pageSettingsOf(input),
         checkIds: this.ownChecks(principal, input.checkIds ?? []),
-        tags: pageTags(input.tags ?? []),
-        autoIncidents: input.autoIncidents ?? false,
-        ...lookOf(input, null),
         createdAt: now,
         updatedAt: now,
       };
@@ -149,6 +144,21 @@ function pageTags(tags: readonly string[]): string[] {
 }
 
 type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
+
+/** What a page's settings are once created from this input (every field but its slug and checks). */
+export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'tags' | 'autoIncidents'> & Look;
+
+/** The settings a create stores for this input, validated (a monitoring file compares a page with them). */
+export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'checkIds'>): PageSettings {
+  return {
+    title: displayName(input.title, 'title'),
+    description: description(input.description),
+    customDomain: customDomain(input.customDomain),
+    tags: pageTags(input.tags ?? []),
+    autoIncidents: input.autoIncidents ?? false,
+    ...lookOf(input, null),
+  };
+}
 
 /** The look's fields of a create or update: each validated, those left out kept (or empty on create). */
 function lookOf(input: { [K in keyof Look]?: Look[K] }, current: Look | null): Look {

@@ -17,6 +17,7 @@ import { parseSignupEmail } from '../oauth/email-address.js';
 import { RateLimiter } from '../util/rate-limiter.js';
 import type { IncidentChange, IncidentsService } from './incidents-service.js';
 import type { StatusPagesService } from './status-pages-service.js';
+import type { ChecksService, WindowChange } from '../core/checks-service.js';
 
 const MINUTE = 60_000;
 /** An address not confirmed within this long is dropped (and may subscribe again). */
@@ -69,7 +70,9 @@ export class SubscriptionsService {
     private readonly deps: {
       store: Pick<Store, 'accounts' | 'checks'>;
       subscribers: SubscriberRepo;
-      pages: Pick<StatusPageRepo, 'byId' | 'bySlug'>;
+      pages: Pick<StatusPageRepo, 'byId' | 'bySlug' | 'slugsListing'>;
+      /** Scheduled maintenance windows starting and ending (issue 27), once committed. */
+      windows?: Pick<ChecksService, 'onWindowChange'>;
       statusPages: Pick<StatusPagesService, 'get' | 'url'>;
       incidents: Pick<IncidentsService, 'onChange'>;
       notices: NoticeQueue;
@@ -84,6 +87,7 @@ export class SubscriptionsService {
       const event = NOTICE_OF[change];
       if (event && update) this.notifyIncident(page, incident, event, update).catch((err: unknown) => deps.onError?.(err));
     });
+    deps.windows?.onWindowChange((changes) => void this.notifyWindows(changes).catch((err: unknown) => deps.onError?.(err)));
   }
 
   /** The public form: an email address (confirmed by a link before anything else is sent) or a webhook URL. */
@@ -194,6 +198,45 @@ export class SubscriptionsService {
       },
     };
     await this.queue(page, notice, subscribers, now);
+  }
+
+  /**
+   * A window starting or ending for checks some pages list: one notice per page, window and
+   * direction, naming the page's checks it covers. An end whose window this process did not see
+   * start (a restart) is not announced: nobody can be told which window it was.
+   */
+  private async notifyWindows(changes: readonly WindowChange[]): Promise<void> {
+    const groups = new Map<string, { page: StatusPage; change: WindowChange; checks: Array<{ id: string; name: string }> }>();
+    for (const change of changes) {
+      if (!change.window) continue;
+      for (const slug of await this.deps.pages.slugsListing(change.check.id)) {
+        const page = await this.deps.pages.bySlug(slug);
+        if (!page || page.accountId !== change.check.accountId) continue;
+        const key = `${page.id}:${change.window.id}:${change.on}`;
+        const group = groups.get(key) ?? { page, change, checks: [] };
+        group.checks.push({ id: change.check.id, name: change.check.name });
+        groups.set(key, group);
+      }
+    }
+    const now = this.deps.clock.now();
+    for (const { page, change, checks } of groups.values()) {
+      const subscribers = await this.deps.subscribers.confirmed(page.id);
+      if (subscribers.length === 0) continue;
+      const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+      const notice: PageNotice = {
+        event: change.on ? 'maintenance_started' : 'maintenance_ended',
+        timestamp: new Date(now).toISOString(),
+        page: this.pageOf(page),
+        maintenance: {
+          id: change.window!.id,
+          title: change.window!.title,
+          checks,
+          startsAt: change.on ? iso(change.at) : null,
+          endsAt: change.on ? iso(change.window!.end) : iso(change.at),
+        },
+      };
+      await this.queue(page, notice, subscribers, now);
+    }
   }
 
   private async checkName(id: string): Promise<string | null> {

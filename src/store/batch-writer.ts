@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Store } from './store.js';
 import type { WriteRecord } from './writes.js';
+import type { Fence } from './cluster-repo.js';
 
 /** Someone waiting for one record's batch to be durable (a heartbeat ping's acknowledgement). */
 interface Waiter {
@@ -44,6 +45,7 @@ export class BatchWriter {
   /** Keys (checks, nodes) of the records in flight, with how many records hold each. */
   private readonly busy = new Map<string, number>();
   private readonly batchListeners: Array<(writes: number) => void> = [];
+  private fence: (() => Fence) | null = null;
 
   constructor(
     private readonly store: Pick<Store, 'applyWrites'>,
@@ -59,6 +61,14 @@ export class BatchWriter {
 
   commit(record: WriteRecord): Promise<void> {
     return new Promise((resolve, reject) => this.enqueue(record, { resolve, reject }));
+  }
+
+  /**
+   * Several centrals: every batch from now on carries this central's fence, so the store refuses
+   * it once this central no longer holds its lease (a single server sets none).
+   */
+  fenceWith(fence: () => Fence): void {
+    this.fence = fence;
   }
 
   /** Told the size of every batch once it is applied (the batch-size metric, cache purges). */
@@ -140,7 +150,7 @@ export class BatchWriter {
     };
     let applied: void | Promise<void>;
     try {
-      applied = this.store.applyWrites(batch, onFailure);
+      applied = this.fence ? this.store.applyWrites(batch, onFailure, this.fence()) : this.store.applyWrites(batch, onFailure);
     } catch (err) {
       landed();
       this.lost(batch, waiters, err);
@@ -233,5 +243,7 @@ function keysOf(record: WriteRecord): string[] {
       return record.alerts.map((a) => `c:${a.checkId}`);
     case 'node-live':
       return ['node-live'];
+    case 'ping-inbox':
+      return [`c:${record.ping.checkId}`];
   }
 }

@@ -7,7 +7,7 @@ import type { Migration } from './migrations.js';
  * read to check a code.
  */
 export const PEOPLE_MIGRATION: Migration = {
-  version: 16,
+  version: 18,
   name: 'members, sign-in secrets, sessions per member, audit log',
   sql: `
     CREATE TABLE users (

@@ -12,6 +12,8 @@ import { SUBSCRIBERS_MIGRATION } from './migrations-subscribers.js';
 import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
 import { TAGS_MIGRATION } from './migrations-tags.js';
 import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.js';
+import { CLUSTER_MIGRATION } from './migrations-cluster.js';
+import { CONFIG_KEYS_MIGRATION } from './migrations-config-keys.js';
 import { PEOPLE_MIGRATION } from './migrations-people.js';
 import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
 
@@ -168,6 +170,8 @@ export const MIGRATIONS: Migration[] = [
   PAGE_LOOK_MIGRATION,
   TAGS_MIGRATION,
   MAINTENANCE_WINDOWS_MIGRATION,
+  CLUSTER_MIGRATION,
+  CONFIG_KEYS_MIGRATION,
   PEOPLE_MIGRATION,
   PASSKEYS_MIGRATION,
 ];

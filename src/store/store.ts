@@ -7,9 +7,13 @@ import type { SessionStore } from './session-store.js';
 import type { AuditRepo, UserRepo } from './people-store.js';
 import type { PasskeyRepo } from './passkey-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
+import type { ClusterRepo, Fence } from './cluster-repo.js';
+import type { ChangeBus } from './change-bus.js';
+import type { PingInboxRepo } from './ping-inbox.js';
 import type { KumaImportRepo } from './kuma-imports.js';
 import type { MaintenanceWindowRepo } from './maintenance-windows.js';
 import type { Answer } from './answer.js';
+import type { ConfigKeyRepo } from './config-keys.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
 import type { SubscriberRepo } from './subscribers.js';
@@ -60,8 +64,20 @@ export interface Store {
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */
   kumaImports: KumaImportRepo;
+  /** Centrals and their leases of check slots (several centrals on one database; one SQLite server records itself). */
+  cluster: ClusterRepo;
+  /** Heartbeat pings received for checks another central owns, until it records them. */
+  pingInbox: PingInboxRepo;
+  /**
+   * Present on a store several centrals share (PostgreSQL: LISTEN/NOTIFY): what one central
+   * tells the others at once. Its presence makes a central lease its share of the checks
+   * (`cluster/lease-cluster.ts`); the embedded SQLite store has one server and none.
+   */
+  changes?: ChangeBus;
   /** Scheduled maintenance windows (issue 27). */
   maintenanceWindows: MaintenanceWindowRepo;
+  /** The keys monitoring files give an account's checks, webhooks and status pages (issue 30). */
+  configKeys: ConfigKeyRepo;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.
@@ -79,9 +95,11 @@ export interface Store {
   /**
    * Applies a batch of monitoring writes as one transaction (group commit). A record that fails
    * on its own is reported to `failed` and the rest still commit; a failure of the commit
-   * itself throws (or rejects, for a store that answers with a promise).
+   * itself throws (or rejects, for a store that answers with a promise). With a `fence` (several
+   * centrals), the transaction first checks that the writer still holds its lease and throws
+   * (rejects with) `StaleOwner`, writing nothing, when it does not.
    */
-  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): void | Promise<void>;
+  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence): void | Promise<void>;
   /** Settles once every connection (background ones too) has closed. */
   close(): Promise<void>;
 }

@@ -3,13 +3,14 @@ import type { DomainInfo } from '../domain/probe-types.js';
 import type { DomainMemory, NewAlert } from './alert-store.js';
 import type { HistoryEventInput, HistoryResultInput, LoggedStatus, RuntimeWrite } from './store.js';
 import type { NodeCursor, NodeLiveFigures } from './node-repo.js';
+import type { NewInboxPing } from './ping-inbox.js';
 
 /**
  * What monitoring writes, as typed records the batched writer hands to the store in groups
  * (Store.applyWrites): data, not closures, so any store (SQLite now, PostgreSQL next) can
  * apply a batch in one transaction of its own.
  */
-export type WriteRecord = ObservationWrite | DomainInfoWrite | AlertsWrite | NodeCursorWrite | NodeLiveWrite;
+export type WriteRecord = ObservationWrite | DomainInfoWrite | AlertsWrite | NodeCursorWrite | NodeLiveWrite | PingInboxWrite;
 
 /**
  * One observation of a check (probe result, ping, missed deadline, domain lookup) as the
@@ -43,6 +44,14 @@ export interface ObservationWrite {
   peerResult?: HistoryResultInput | null;
   /** A prober node's result: its outbox cursor moves in the same transaction (exactly once). */
   nodeCursor?: NodeCursorWrite | null;
+  /** A ping another central received: it leaves the inbox in the same transaction (exactly once). */
+  inboxSeq?: number | null;
+}
+
+/** A ping received for a check another central owns, kept for it (several centrals). */
+export interface PingInboxWrite {
+  kind: 'ping-inbox';
+  ping: NewInboxPing;
 }
 
 /** The newest result recorded from a prober node's outbox (with nothing else to write). */

@@ -6,6 +6,7 @@ import type { Store } from '../../src/store/store.js';
 import { newUser, type Actor } from '../../src/domain/people.js';
 import type { WriteRecord } from '../../src/store/writes.js';
 import type { AuthChallengeRow, PasskeyRow } from '../../src/store/passkey-store.js';
+import { StaleOwner } from '../../src/store/cluster-repo.js';
 
 /**
  * The Store contract (src/store/store.ts, docs/architecture.md#transactions), one set of tests
@@ -513,6 +514,29 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(ran, ['at once'], 'outside a unit an effect runs at once');
     });
 
+    withStore('monitoring file keys: list and replace per account and kind', async (store) => {
+      const a = account();
+      const b = account();
+      await store.accounts.insert(a);
+      await store.accounts.insert(b);
+      assert.deepEqual(await store.configKeys.list(a.id, 'check'), []);
+      await store.configKeys.replace(a.id, 'check', [{ key: 'api', objectId: 'chk_1' }, { key: 'web', objectId: 'chk_2' }]);
+      await store.configKeys.replace(a.id, 'webhook', [{ key: 'ops', objectId: 'whk_1' }]);
+      await store.configKeys.replace(b.id, 'check', [{ key: 'api', objectId: 'chk_9' }]);
+      const sorted = (keys: { key: string; objectId: string }[]) => [...keys].sort((x, y) => x.key.localeCompare(y.key));
+      assert.deepEqual(sorted(await store.configKeys.list(a.id, 'check')), [{ key: 'api', objectId: 'chk_1' }, { key: 'web', objectId: 'chk_2' }]);
+      assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [{ key: 'ops', objectId: 'whk_1' }]);
+      await store.configKeys.replace(a.id, 'check', [{ key: 'api', objectId: 'chk_3' }, { key: 'api-renamed', objectId: 'chk_1' }]);
+      assert.deepEqual(sorted(await store.configKeys.list(a.id, 'check')), [{ key: 'api', objectId: 'chk_3' }, { key: 'api-renamed', objectId: 'chk_1' }], 'replace drops the keys it does not name and moves the others');
+      await store.configKeys.replace(a.id, 'check', [{ key: 'api-renamed', objectId: 'chk_1' }]);
+      assert.deepEqual(await store.configKeys.list(b.id, 'check'), [{ key: 'api', objectId: 'chk_9' }], 'another account keeps its own');
+      assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [{ key: 'ops', objectId: 'whk_1' }], 'another kind keeps its own');
+      await store.configKeys.replace(a.id, 'webhook', []);
+      assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [], 'an empty replace removes them all');
+      await store.accounts.delete(a.id);
+      assert.deepEqual(await store.configKeys.list(a.id, 'check'), [], 'they go with the account');
+    });
+
     withStore('the group commit: a record that fails on its own is reported and the rest commits', async (store) => {
       const { c } = await seeded(store);
       // Its result row is written before its event, whose meta no store can keep (JSON has no BigInt).
@@ -566,6 +590,77 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.passkeys.takeChallenge(hash('challenge-3'), 'passkey.sign_in', T + 10), null, 'expired');
       assert.equal(await store.passkeys.pruneChallenges(T + 60_000), 2);
       assert.equal(await store.passkeys.takeChallenge(hash('challenge-2'), 'oidc', T), null, 'pruned');
+    });
+
+    withStore('cluster: join with epochs, renew, claim, release, leave; a stale epoch changes nothing', async (store) => {
+      const lease = 15_000;
+      const a = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.0', T, lease) };
+      const b = { name: 'central-b', epoch: await store.cluster.join('central-b', '1.0.0', T, lease) };
+      assert.equal(a.epoch, 1);
+      assert.equal((await store.cluster.claimable(T)).length, 1024, 'every slot starts free');
+      assert.deepEqual(await store.cluster.claim(a, [0, 1, 2], T, lease), [0, 1, 2]);
+      assert.deepEqual(await store.cluster.claim(b, [2, 3], T, lease), [3], 'a slot held by a live lease is not taken');
+      assert.deepEqual(await store.cluster.renew(a, T + 4_000, lease, 7), [0, 1, 2]);
+      assert.deepEqual((await store.cluster.live(T + 4_000)).map((i) => [i.name, i.checks, i.renewals]), [['central-a', 7, 1], ['central-b', 0, 0]]);
+      // b's lease (from T) has run out at T + lease; a's (renewed at T + 4 s) runs on.
+      assert.deepEqual((await store.cluster.live(T + lease)).map((i) => i.name), ['central-a']);
+      assert.equal(await store.cluster.holds(b, T + lease), false);
+      assert.equal(await store.cluster.holds(a, T + lease), true);
+      assert.ok((await store.cluster.claimable(T + lease)).includes(3), "b's slot is claimable once its lease ended");
+      assert.deepEqual(await store.cluster.claim(a, [3], T + lease, lease), [3]);
+      assert.deepEqual(await store.cluster.renew(b, T + lease, lease, 0), [], 'b lost its slot to a');
+      // The same name joining again supersedes the running process: its epoch is stale.
+      const a2 = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.1', T + lease, lease) };
+      assert.equal(a2.epoch, 2);
+      assert.equal(await store.cluster.renew(a, T + lease + 1, lease, 0), null);
+      assert.equal(await store.cluster.holds(a, T + lease + 1), false);
+      assert.deepEqual(await store.cluster.claim(a, [5], T + lease + 1, lease), [], 'a stale epoch claims nothing');
+      await store.cluster.release(a, [0]);
+      assert.ok(!(await store.cluster.claimable(T + lease + 1)).includes(0), 'a stale epoch releases nothing');
+      assert.deepEqual(await store.cluster.claim(a2, [0], T + lease + 1, lease), [], 'still held by the old epoch until its lease ends');
+      assert.deepEqual(await store.cluster.claim(a2, [0, 1], T + 2 * lease + 4_000, lease), [0, 1]);
+      await store.cluster.release(a2, [1]);
+      assert.ok((await store.cluster.claimable(T + 2 * lease + 4_000)).includes(1));
+      await store.cluster.leave(a2, T + 2 * lease + 5_000);
+      assert.deepEqual(await store.cluster.live(T + 2 * lease + 5_000), [], 'neither runs: a left, b stopped renewing');
+      assert.equal((await store.cluster.claimable(T + 2 * lease + 5_000)).includes(0), true, 'leaving releases every slot');
+      const all = await store.cluster.all();
+      assert.deepEqual(all.map((i) => [i.name, i.epoch, i.version]), [['central-a', 2, '1.0.1'], ['central-b', 1, '1.0.0']]);
+      assert.equal(all[0]!.lastSeenAt, T + 2 * lease + 5_000);
+    });
+
+    withStore('cluster: a batch fenced by a holder whose lease ended, or whose epoch is stale, writes nothing', async (store) => {
+      const { c } = await seeded(store);
+      const lease = 15_000;
+      const holder = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.0', T, lease) };
+      const failures: unknown[] = [];
+      await store.applyWrites([result(c, T + 1_000, true)], (_r, err) => failures.push(err), { holder, now: T + 1_000 });
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'the holder of a running lease writes');
+      await assert.rejects(
+        async () => store.applyWrites([result(c, T + lease, true)], (_r, err) => failures.push(err), { holder, now: T + lease }),
+        StaleOwner,
+      );
+      await store.cluster.join('central-a', '1.0.1', T + 2_000, lease);
+      await assert.rejects(
+        async () => store.applyWrites([result(c, T + 3_000, true)], (_r, err) => failures.push(err), { holder, now: T + 3_000 }),
+        StaleOwner,
+        'a superseded epoch',
+      );
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'nothing of a refused batch was written');
+      assert.deepEqual(failures, []);
+    });
+
+    withStore('ping inbox: a ping kept for the owner of its slot, taken by slot, gone with the write that records it', async (store) => {
+      const { c } = await seeded(store);
+      const ping = { checkId: c.id, slot: 7, at: T + 1_000, signal: 'ping' as const, error: null, details: { duration: 12 }, region: 'eu', receivedBy: 'central-b' };
+      await store.applyWrites([{ kind: 'ping-inbox', ping }, { kind: 'ping-inbox', ping: { ...ping, slot: 9, at: T + 2_000, signal: 'fail', error: 'boom' } }], () => assert.fail());
+      assert.deepEqual(await store.pingInbox.take([8], 10), []);
+      const [taken] = await store.pingInbox.take([7, 8], 10);
+      assert.deepEqual({ ...taken!, seq: 0 }, { ...ping, seq: 0 });
+      assert.equal((await store.pingInbox.take([7, 9], 10)).length, 2);
+      const record = result(c, T + 1_000, true);
+      await store.applyWrites([{ ...record, inboxSeq: taken!.seq } as WriteRecord], () => assert.fail());
+      assert.deepEqual((await store.pingInbox.take([7, 9], 10)).map((p) => p.error), ['boom'], 'recorded once: it left the inbox with its write');
     });
   });
 }

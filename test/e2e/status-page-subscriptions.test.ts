@@ -154,6 +154,31 @@ describe('webhook subscribers', () => {
   });
 });
 
+describe('scheduled maintenance', () => {
+  test('subscribers hear when a window of the page\'s checks starts and when it ends', async () => {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const hook = () => receiver.received.filter((r) => r.path === '/chosen-hook' && String(r.json?.event).startsWith('maintenance_'));
+    const now = Date.now();
+    const made = await server.request('POST', '/v1/public/maintenance-windows', {
+      key: owner.key, body: { title: 'Database upgrade', checkIds: [checkId], startsAt: iso(now - 60_000), endsAt: iso(now + 3_600_000) },
+    });
+    assertStatus(made, 201);
+    await receiver.waitFor(() => hook().length === 1);
+    const started = hook()[0]!.json;
+    assert.equal(started.event, 'maintenance_started');
+    assert.equal(started.maintenance.title, 'Database upgrade');
+    assert.deepEqual(started.maintenance.checks, [{ id: checkId, name: 'API' }]);
+    assert.equal(started.maintenance.startsAt, iso(now - 60_000));
+    assert.equal(started.maintenance.endsAt, iso(now + 3_600_000));
+
+    const ended = await server.request('PATCH', `/v1/public/maintenance-windows/${made.body.data.id}`, { key: owner.key, body: { endsAt: iso(Date.now()) } });
+    assertStatus(ended, 200);
+    await receiver.waitFor(() => hook().length === 2);
+    assert.equal(hook()[1]!.json.event, 'maintenance_ended');
+    assert.equal(hook()[1]!.headers['x-vigil-event'], 'maintenance_ended');
+  });
+});
+
 describe('the form refuses abuse', () => {
   test('bad addresses and header injection are a 400 page', async () => {
     const client = newClient();

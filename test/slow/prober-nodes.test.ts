@@ -27,8 +27,8 @@ interface Proc {
   exited: Promise<number | null>;
 }
 
-function run(args: string[]): Proc {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, VIGIL_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args: string[], env: Record<string, string> = {}): Proc {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, VIGIL_CONFIG: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -87,6 +87,8 @@ describe('regional prober nodes (real processes)', () => {
   const nodeConfig = join(dir, 'node.json');
   const procs: Proc[] = [];
   let url = '';
+  /** A second central's address on the same data directory (started once the first is killed). */
+  let otherUrl = '';
   let key = '';
   let central: Proc;
   let prober: Proc;
@@ -121,20 +123,35 @@ describe('regional prober nodes (real processes)', () => {
     return r.body.data.id as string;
   };
 
-  async function startCentral(): Promise<void> {
-    central = run(['serve', '--config', centralConfig]);
+  /** The node's results of the check reach history once each: as many as probes made, and no gap. */
+  async function replayedOnce(id: string, probesSoFar: number): Promise<void> {
+    const rows = await waitFor('the backlog to be replayed', async () => {
+      const h = (await history(id)).filter((r) => r.region === EDGE);
+      return h.length >= probesSoFar ? h : undefined;
+    });
+    const times = rows.map((r) => r.createdAt);
+    assert.equal(new Set(times).size, times.length, 'no result recorded twice');
+    // Nothing lost: consecutive results are one interval apart (3 s), never two.
+    const ms = times.map((t) => Date.parse(t)).sort((a, b) => a - b);
+    for (let i = 1; i < ms.length; i++) assert.ok(ms[i]! - ms[i - 1]! < 5_000, `a gap between ${times[i - 1]} and ${times[i]}`);
+  }
+
+  async function startCentral(port?: number): Promise<void> {
+    central = run(['serve', '--config', centralConfig], port ? { VIGIL_PORT: String(port) } : {});
     procs.push(central);
     await waitFor('the central to listen', () => (/Vigil listening on/.test(central.output()) ? true : undefined));
     key ||= /Admin API key \(shown once, store it now\): (\S+)/.exec(central.output())![1]!;
   }
   function startProber(): void {
-    prober = run(['prober', '--server', url, '--token', token, '--config', nodeConfig]);
+    // Two centrals, the second one named twice: once repeated, once in a comma-separated list.
+    prober = run(['prober', '--server', url, '--server', `${otherUrl},${otherUrl}`, '--token', token, '--config', nodeConfig]);
     procs.push(prober);
   }
 
   before(async () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
+    otherUrl = `http://127.0.0.1:${await freePort()}`;
     const common = { logLevel: 'info', plans: { pro: { minCheckIntervalMinutes: 0.05 } }, nodes: { failoverMs: FAILOVER_MS, pingMs: 1000, reconnectMaxMs: 1000 } };
     writeFileSync(centralConfig, JSON.stringify({
       ...common, server: { host: '127.0.0.1', port }, dataDir: join(dir, 'central'), region: CENTRAL,
@@ -315,16 +332,25 @@ describe('regional prober nodes (real processes)', () => {
     await waitFor('the node to probe on while the central is down', () => (target.hits >= hitsWhileDown + 3 ? true : undefined));
     const probesSoFar = target.hits;
     await startCentral();
-    const rows = await waitFor('the backlog to be replayed', async () => {
-      const h = (await history(id)).filter((r) => r.region === EDGE);
-      return h.length >= probesSoFar ? h : undefined;
-    });
-    const times = rows.map((r) => r.createdAt);
-    assert.equal(new Set(times).size, times.length, 'no result recorded twice');
-    // Nothing lost: consecutive results are one interval apart (3 s), never two.
-    const ms = times.map((t) => Date.parse(t)).sort((a, b) => a - b);
-    for (let i = 1; i < ms.length; i++) assert.ok(ms[i]! - ms[i - 1]! < 5_000, `a gap between ${times[i - 1]} and ${times[i]}`);
+    await replayedOnce(id, probesSoFar);
     assert.ok((await history(id)).every((r) => r.region === EDGE), 'the node came back before the failover');
+  });
+
+  test('kill -9 the central: the node moves to another central of the same store, its backlog recorded there exactly once', async () => {
+    const target = await startTarget();
+    targets.push(target);
+    const id = await createCheck(target.url, { checkRegionOverride: EDGE });
+    await waitFor('node results', async () => ((await history(id)).filter((r) => r.region === EDGE).length >= 2 ? true : undefined));
+    central.child.kill('SIGKILL');
+    await central.exited;
+    const hitsWhileDown = target.hits;
+    await waitFor('the node to probe on while no central answers', () => (target.hits >= hitsWhileDown + 3 ? true : undefined));
+    // The other central: same data, another port (with PostgreSQL, another machine).
+    await startCentral(Number(new URL(otherUrl).port));
+    url = otherUrl;
+    await waitFor('the node on the other central', () => (/connected to the central/.test(prober.output().split('lost the central').at(-1)!) ? true : undefined));
+    assert.match(prober.output(), new RegExp(`"server":"ws://127\\.0\\.0\\.1:${new URL(otherUrl).port}/v1/nodes/connect"[^\n]*connected to the central`));
+    await replayedOnce(id, target.hits);
   });
 
   test('revoking the node disconnects it at once and for good: the prober exits, its token is refused', async () => {

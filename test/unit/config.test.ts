@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, resolveConfig } from '../../src/config.js';
+import { ConfigError, instanceName, loadConfig, resolveConfig } from '../../src/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-cfg-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,6 +61,17 @@ test('an unknown key that looks like a known one says which', () => {
   assert.deepEqual(warningsFor({ timeoutMs: 5 }), ['unknown config key timeoutMs (ignored); did you mean alerts.timeoutMs or rdap.timeoutMs?']);
   assert.deepEqual(warningsFor({ plans: { pro: { maxCheck: 5 } } }), ['unknown config key plans.pro.maxCheck (ignored); did you mean plans.pro.maxChecks?']);
   assert.deepEqual(warningsFor({ rdap: { servers: { dev: 'https://rdap.example/' } } }), [], 'rdap.servers takes any TLD');
+});
+
+test('cluster.leaseMs and instance.name: defaults, VIGIL_INSTANCE, and their bounds', () => {
+  const c = loadConfig({ env: {}, warn: () => {} });
+  assert.equal(c.cluster.leaseMs, 15_000);
+  assert.equal(c.instance.name, null);
+  assert.equal(instanceName(c, 8081, 'vps-a'), 'vps-a:8081', 'hostname:port by default');
+  const named = loadConfig({ env: { VIGIL_INSTANCE: 'central-b' }, warn: () => {} });
+  assert.equal(instanceName(named, 8081, 'vps-a'), 'central-b');
+  assert.throws(() => loadConfig({ env: {}, overrides: { cluster: { leaseMs: 500 } }, warn: () => {} }), /cluster\.leaseMs must be between 3000 and 600000/);
+  assert.throws(() => loadConfig({ env: {}, overrides: { instance: { name: '' } }, warn: () => {} }), /instance\.name must not be empty/);
 });
 
 test('store.url (VIGIL_DATABASE_URL) selects PostgreSQL and must be a postgres:// URL', () => {

@@ -15,6 +15,7 @@ function metrics(eventLoopSampleMs?: number, jobs: JobReading[] = []): ProcessMe
     probeQueueDepth: () => 0,
     writerQueueLength: () => 0,
     pendingDeliveries: () => 0,
+    cluster: () => ({ name: 'central-a:8080', checks: 12, slots: 512, renewals: 7, renewalFailures: 1 }),
   }, eventLoopSampleMs);
 }
 
@@ -72,4 +73,12 @@ test('each periodic job shows its last run, its duration and its counts, labelle
   assert.match(text, /^vigil_job_failures_total\{job="rollup-build"\} 1$/m);
   assert.match(text, /^vigil_job_runs_total\{job="raw-retention"\} 0$/m);
   assert.doesNotMatch(text, /vigil_job_last_run_timestamp_seconds\{job="raw-retention"\}/);
+});
+
+test('this central: owned checks, slots and lease renewals, labelled by instance', async () => {
+  const text = await metrics().registry.metrics();
+  assert.match(text, /^vigil_cluster_owned_checks\{instance="central-a:8080"\} 12$/m);
+  assert.match(text, /^vigil_cluster_slots\{instance="central-a:8080"\} 512$/m);
+  assert.match(text, /^vigil_cluster_lease_renewals_total\{instance="central-a:8080"\} 7$/m);
+  assert.match(text, /^vigil_cluster_lease_renewal_failures_total\{instance="central-a:8080"\} 1$/m);
 });

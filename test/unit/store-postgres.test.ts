@@ -69,7 +69,7 @@ test('a key revoked by another process moves the credentials version; checks it 
   try {
     const { acc, c: first } = await seeded(cli);
     await server.refresh();
-    assert.deepEqual(server.checks.writtenElsewhere().map((x) => x.id), [first.id], 'a check the CLI created');
+    assert.deepEqual((await server.checks.writtenElsewhere()).map((x) => x.id), [first.id], 'a check the CLI created');
     const before = server.credentialsVersion();
     const key = { id: id('key'), accountId: acc.id, name: 'k', scopes: ['checks:read' as const], access: null, expiresAt: null, disabled: false, revokedAt: null, createdAt: 1 };
     await cli.keys.insert(key, Buffer.from(key.id));
@@ -81,11 +81,11 @@ test('a key revoked by another process moves the credentials version; checks it 
 
     const { c } = await seeded(cli);
     await server.refresh();
-    assert.deepEqual(server.checks.writtenElsewhere().map((x) => x.id), [c.id]);
-    assert.deepEqual(server.checks.writtenElsewhere(), [], 'reported once');
+    assert.deepEqual((await server.checks.writtenElsewhere()).map((x) => x.id), [c.id]);
+    assert.deepEqual(await server.checks.writtenElsewhere(), [], 'reported once');
     await server.checks.updateSettings(c.id, { ...c, name: 'renamed here' }, c.url, Date.now());
     await server.refresh();
-    assert.deepEqual(server.checks.writtenElsewhere(), [], 'its own writes are not news');
+    assert.deepEqual(await server.checks.writtenElsewhere(), [], 'its own writes are not news');
   } finally {
     await server.close();
     await cli.close();

@@ -13,6 +13,7 @@ import type { CheckWheel } from '../check-wheel.js';
 import { nextDue } from '../timing-wheel.js';
 import { domainOfCheck } from './domain-name.js';
 import { RdapError, type RdapClient } from './rdap-client.js';
+import type { Ownership } from '../engine.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -49,6 +50,8 @@ export interface DomainMonitorDeps {
   clock: Clock;
   config: Config;
   log: Logger;
+  /** Several centrals: only the check's owner looks it up (it is scheduled again when this central takes the check over). */
+  ownership?: Ownership;
 }
 
 /**
@@ -149,6 +152,7 @@ export class DomainMonitor implements CheckObserver {
 
   private due(checkId: string): void {
     if (this.stopped || !this.watched.has(checkId) || this.queued.has(checkId)) return;
+    if (this.deps.ownership && !this.deps.ownership.owns(checkId)) return;
     this.queued.add(checkId);
     this.waiting.push(checkId);
     this.drain();

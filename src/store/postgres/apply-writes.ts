@@ -11,6 +11,9 @@ import { insertRows, lateOf, minuteBuckets, ROLLUP_COLUMNS, rowValues, type PgRo
 import type { Async } from './types.js';
 import type { HistoryRepo, StateChangeRepo } from '../store.js';
 import type { NodeRepo } from '../node-repo.js';
+import type { PingInboxRepo } from '../ping-inbox.js';
+import { StaleOwner, type Fence } from '../cluster-repo.js';
+import { fenceHolds } from './cluster.js';
 
 export interface PgRepos {
   checks: PgCheckRepo;
@@ -19,6 +22,7 @@ export interface PgRepos {
   alerts: PgAlertStore;
   rollups: PgRollupStore;
   nodes: Async<NodeRepo>;
+  pingInbox: Async<PingInboxRepo>;
 }
 
 /** A record whose rows could not even be built (a value JSON cannot hold): it fails alone. */
@@ -39,6 +43,7 @@ const RUNTIME_UPDATE = `UPDATE checks c SET status = u.status, consecutive_failu
     AS u(status, cf, degraded, last_error, lsc, pt, pu, ssl, regions, ea, sa, sync, lc, lrt, lsco, id)
   WHERE c.id = u.id`;
 const STATE_INSERT = 'INSERT INTO state_changes (check_seq, at, status) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[])';
+const INBOX_DELETE = 'DELETE FROM ping_inbox WHERE seq = ANY($1::bigint[])';
 const CURSOR_UPDATE = `UPDATE nodes n SET epoch = u.epoch, last_seq = u.seq FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, epoch, seq) WHERE n.id = u.id`;
 
 /**
@@ -50,20 +55,25 @@ const CURSOR_UPDATE = `UPDATE nodes n SET epoch = u.epoch, last_seq = u.seq FROM
  * with each record in a savepoint of its own, so a record that fails alone is reported and the
  * rest commits; a failure of the commit itself (the database gone) rejects.
  */
-export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteRecord[], failed: WriteFailure) => Promise<void> {
+export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence) => Promise<void> {
   const one = async (record: WriteRecord, now: number) => {
     const samples: Array<[number, number, RollupSample]> = [];
     await applyOne(r, record, samples);
     await r.rollups.write(samples, now);
   };
-  return async (batch, failed) => {
+  /** With several centrals, first in the batch's transaction: the writer still holds its lease. */
+  const fenced = async (fence: Fence | undefined) => {
+    if (fence && !(await fenceHolds(db, fence.holder, fence.now))) throw new StaleOwner(fence.holder);
+  };
+  return async (batch, failed, fence) => {
     if (batch.length === 0) return;
     const now = Date.now();
     let rest = batch;
     try {
-      await applyGrouped(db, r, rest, now);
+      await applyGrouped(db, r, rest, now, fence && (() => fenced(fence)));
       return;
     } catch (err) {
+      if (err instanceof StaleOwner) throw err;
       // The database failed, not a record: the whole batch is lost, and its waiters are told.
       if (err instanceof CommitFailed) throw err.reason;
       if (err instanceof RecordFailed) {
@@ -71,9 +81,10 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
         failed(err.record, err.error);
         rest = batch.filter((x) => x !== err.record);
         try {
-          await applyGrouped(db, r, rest, now);
+          await applyGrouped(db, r, rest, now, fence && (() => fenced(fence)));
           return;
         } catch (again) {
+          if (again instanceof StaleOwner) throw again;
           if (again instanceof CommitFailed) throw again.reason;
           if (again instanceof RecordFailed) failed(again.record, again.error);
           rest = rest.filter((x) => !(again instanceof RecordFailed && x === again.record));
@@ -81,6 +92,7 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
       }
     }
     await db.transaction(async () => {
+      await fenced(fence);
       for (const record of rest) {
         try {
           await db.transaction(() => one(record, now));
@@ -94,8 +106,9 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
 }
 
 /** Everything a batch writes, gathered per table; building a record's rows may throw (RecordFailed). */
-async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[], now: number): Promise<void> {
+async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[], now: number, fence?: () => Promise<void>): Promise<void> {
   const history: unknown[][] = [];
+  const inboxDone: number[] = [];
   const runtimes = new Map<string, RuntimeWrite>();
   const states: unknown[][] = [];
   const cursors = new Map<string, NodeCursor>();
@@ -115,7 +128,7 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
       const ordered = verifying && (w.statusChange !== null || w.verifyStatus !== null);
       if (w.endMaintenance !== null || w.domain !== null || w.domainMemory !== null || ordered) {
         sequential.push({
-          ...w, result: null, peerResult: null, event: null, runtime: null, sample: null, nodeCursor: null,
+          ...w, result: null, peerResult: null, event: null, runtime: null, sample: null, nodeCursor: null, inboxSeq: null,
           statusChange: ordered ? w.statusChange : null, verifyStatus: ordered ? w.verifyStatus : null,
         });
       }
@@ -123,6 +136,7 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
       if (w.peerResult) history.push(resultValues(w.peerResult));
       if (w.event) history.push(eventValues(w.event));
       if (w.nodeCursor) cursors.set(w.nodeCursor.nodeId, w.nodeCursor.cursor);
+      if (w.inboxSeq) inboxDone.push(w.inboxSeq);
       if (w.runtime) runtimes.set(w.checkId, mergeRuntime(runtimes.get(w.checkId), w.runtime));
       if (!verifying && w.statusChange !== null) states.push([w.checkSeq, w.at, w.statusChange]);
       if (w.sample) samples.push([w.checkSeq, w.sampleAt, w.sample]);
@@ -136,13 +150,15 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
   if (history.length > 0) statement.add('h', INSERT_HISTORY, columnsOf(history, HISTORY_COLUMNS.length));
   if (runtimes.size > 0) statement.add('r', RUNTIME_UPDATE, columnsOf([...runtimes].map(([id, runtime]) => runtimeParams(id, runtime)), 16));
   if (states.length > 0) statement.add('s', STATE_INSERT, columnsOf(states, 3));
+  if (inboxDone.length > 0) statement.add('i', INBOX_DELETE, [inboxDone]);
   if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, columnsOf([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
   if (buckets.length > 0) statement.add('m', insertRows('minute'), columnsOf(buckets.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
-  if (sequential.length === 0 && late.length === 0 && !db.inUnit() && !db.commitFailureArmed) {
+  if (sequential.length === 0 && late.length === 0 && !fence && !db.inUnit() && !db.commitFailureArmed) {
     // The common batch (results, pings): one statement, atomic by itself, one round trip.
     await statement.run(db);
   } else {
     await db.transaction(async () => {
+      await fence?.();
       // Ended maintenance windows first, as record by record would (they only touch maintenance).
       for (const record of sequential) await applyOne(r, record, samples);
       await statement.run(db);
@@ -193,6 +209,8 @@ async function applyOne(r: PgRepos, record: WriteRecord, samples: Array<[number,
     case 'node-live':
       for (const n of record.nodes) await r.nodes.saveLive(n.id, n.live);
       return;
+    case 'ping-inbox':
+      return r.pingInbox.add(record.ping);
   }
 }
 
@@ -201,6 +219,7 @@ async function observation(r: PgRepos, w: ObservationWrite, samples: Array<[numb
   if (w.result) await r.history.insertResult(w.result);
   if (w.peerResult) await r.history.insertResult(w.peerResult);
   if (w.nodeCursor) await r.nodes.setCursor(w.nodeCursor.nodeId, w.nodeCursor.cursor);
+  if (w.inboxSeq) await r.pingInbox.remove(w.inboxSeq);
   if (w.event) await r.history.insertEvent(w.event);
   if (w.runtime) await r.checks.saveRuntime(w.checkId, w.runtime);
   if (w.domain) await r.checks.saveDomain(w.checkId, w.domain);

@@ -18,8 +18,12 @@ import { pgRollups } from './rollups.js';
  * committed. A target holding Vigil data that was not copied from this source is refused.
  */
 
-/** Tables of the target that are not copied: the target's own bookkeeping. */
-const OWN = new Set(['vigil_schema', 'migrate_progress', 'counters']);
+/**
+ * Tables of the target that are not copied: the target's own bookkeeping, and the state of the
+ * centrals that will run on it (their leases, their rows, pings waiting for an owner), which
+ * is theirs, not the SQLite server's.
+ */
+const OWN = new Set(['vigil_schema', 'migrate_progress', 'counters', 'cluster_instances', 'cluster_slots', 'ping_inbox']);
 const MINUTE_MARK = 'rollups.openMinuteFrom';
 
 export interface CopyReport {

@@ -6,7 +6,7 @@ import { PgDb, unreachable } from './db.js';
 import { Credentials, pgAccounts, pgKeys, pgOAuth } from './credentials.js';
 import { pgChecks, type PgCheckRepo } from './checks.js';
 import { pgHistory, pgStateChanges } from './history.js';
-import { pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
+import { pgConfigKeys, pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
 import { pgAlertStore, type PgAlertStore } from './alerts.js';
 import { pgIncidents } from './incidents.js';
 import { pgMaintenanceWindows } from './maintenance-windows.js';
@@ -16,6 +16,7 @@ import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionS
 import { pgBatchApplier } from './apply-writes.js';
 import type { Async } from './types.js';
 import { StartupError } from '../../util/startup-error.js';
+import { pgCluster, pgPingInbox } from './cluster.js';
 
 /**
  * The PostgreSQL store (issue 26): the Store interface over a connection pool, every repository
@@ -96,7 +97,9 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
   const nodes = pgNodes(db);
   const rollups = pgRollups(db, failed);
   const retention = pgRetention(db, rollups.openBuckets);
-  const applyWrites = pgBatchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes });
+  const cluster = pgCluster(db);
+  const pingInbox = pgPingInbox(db);
+  const applyWrites = pgBatchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox });
 
   const refresh = async () => {
     remote = await cred.counter();
@@ -144,8 +147,11 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     passkeys: pgPasskeys(db),
     audit: pgAudit(db),
     served: pgServedAddresses(db),
+    cluster,
+    pingInbox,
     kumaImports: pgKumaImports(db),
     maintenanceWindows: pgMaintenanceWindows(db),
+    configKeys: pgConfigKeys(db),
     credentialsVersion: () => `${remote}:${cred.local}`,
     transaction: (fn) => db.transaction(fn),
     afterCommit: (effect) => db.afterCommit(effect),

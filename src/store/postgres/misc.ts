@@ -3,6 +3,7 @@ import type { NodeCursor, NodeRecord, NodeRepo, NodeRow } from '../node-repo.js'
 import type { SessionStore } from '../session-store.js';
 import type { ServedAddresses, ServedAddressesRepo } from '../served-addresses.js';
 import type { KumaImportRepo } from '../kuma-imports.js';
+import type { ConfigKeyRepo } from '../config-keys.js';
 import type { OperationsRepo, StatusPage, StatusPageRepo } from '../status-pages.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
@@ -155,6 +156,23 @@ export function pgKumaImports(db: PgDb): Async<KumaImportRepo> {
          WHERE k.token_hash = $1`,
         [tokenHash],
       ))?.heartbeat_token ?? null,
+  };
+}
+
+export function pgConfigKeys(db: PgDb): Async<ConfigKeyRepo> {
+  return {
+    list: async (accountId, kind) =>
+      (await db.query<{ key: string; object_id: string }>('SELECT key, object_id FROM config_keys WHERE account_id = $1 AND kind = $2', [accountId, kind]))
+        .map((r) => ({ key: r.key, objectId: r.object_id })),
+    // One statement, so a replace is whole even outside a unit of work.
+    replace: async (accountId, kind, keys) =>
+      void (await db.run(
+        `WITH gone AS (DELETE FROM config_keys WHERE account_id = $1 AND kind = $2 AND NOT (key = ANY($3::text[])))
+         INSERT INTO config_keys (account_id, kind, key, object_id)
+         SELECT $1, $2, k, o FROM unnest($3::text[], $4::text[]) AS t(k, o)
+         ON CONFLICT (account_id, kind, key) DO UPDATE SET object_id = excluded.object_id`,
+        [accountId, kind, keys.map((k) => k.key), keys.map((k) => k.objectId)],
+      )),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL schema: the same logical schema as SQLite's migrations (src/store/migrations*.ts,
- * version 16: PG versions 2 and 3 follow SQLite's 14-15 and 16), with PostgreSQL types (BOOLEAN,
+ * version 18: PG versions 2 to 5 follow SQLite's 14-15, 16, 17 and 18), with PostgreSQL types (BOOLEAN,
  * BYTEA, BIGINT epoch milliseconds, DOUBLE PRECISION) and the same table and column names, so `vigil store migrate` copies by name.
  * History and the rollups are partitioned by range of `at` (partitions.ts creates them ahead and
  * drops expired ones whole); what falls outside every partition lands in a DEFAULT partition.
@@ -465,7 +465,57 @@ export const PG_MIGRATIONS: PgMigration[] = [
   },
   {
     version: 3,
-    name: 'members, sign-in secrets, sessions per member, audit log (SQLite version 16, issue 28)',
+    name: 'cluster instances, check slots, ping inbox (SQLite version 16)',
+    sql: `
+      CREATE TABLE cluster_instances (
+        name TEXT PRIMARY KEY,
+        epoch BIGINT NOT NULL,
+        version TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        last_seen_at BIGINT NOT NULL,
+        lease_until BIGINT NOT NULL,
+        checks INTEGER NOT NULL DEFAULT 0,
+        renewals BIGINT NOT NULL DEFAULT 0
+      );
+      CREATE TABLE cluster_slots (
+        slot INTEGER PRIMARY KEY,
+        owner TEXT,
+        owner_epoch BIGINT NOT NULL DEFAULT 0,
+        lease_until BIGINT NOT NULL DEFAULT 0
+      );
+      CREATE INDEX cluster_slots_owner ON cluster_slots (owner, owner_epoch);
+      INSERT INTO cluster_slots (slot) SELECT generate_series(0, 1023);
+      CREATE TABLE ping_inbox (
+        seq BIGSERIAL PRIMARY KEY,
+        check_id TEXT NOT NULL REFERENCES checks(id) ON DELETE CASCADE,
+        slot INTEGER NOT NULL,
+        at BIGINT NOT NULL,
+        signal TEXT NOT NULL,
+        error TEXT,
+        details TEXT NOT NULL,
+        region TEXT,
+        received_by TEXT NOT NULL
+      );
+      CREATE INDEX ping_inbox_slot ON ping_inbox (slot, seq);
+      CREATE INDEX ping_inbox_check ON ping_inbox (check_id);
+    `,
+  },
+  {
+    version: 4,
+    name: 'monitoring file keys (SQLite version 17)',
+    sql: `
+      CREATE TABLE config_keys (
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        object_id TEXT NOT NULL,
+        PRIMARY KEY (account_id, kind, key)
+      );
+    `,
+  },
+  {
+    version: 5,
+    name: 'members, sign-in secrets, sessions per member, audit log (SQLite version 18, issue 28)',
     sql: `
       CREATE TABLE users (
         id TEXT PRIMARY KEY,

@@ -5,6 +5,8 @@ import type { NodeRepo } from '../node-repo.js';
 import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
 import type { Db } from '../db.js';
 import type { RollupSample } from '../../domain/rollup.js';
+import { StaleOwner, type ClusterRepo, type Fence } from '../cluster-repo.js';
+import type { PingInboxRepo } from '../ping-inbox.js';
 
 export interface Repos {
   checks: CheckRepo;
@@ -13,6 +15,7 @@ export interface Repos {
   alerts: AlertStore;
   rollups: Pick<RollupStore, 'addSample'>;
   nodes: Pick<NodeRepo, 'setCursor' | 'saveLive'>;
+  pingInbox: Pick<PingInboxRepo, 'add' | 'remove'>;
 }
 
 /** Applies one typed write record with the repositories, inside the batch's transaction. */
@@ -22,6 +25,7 @@ export function writeApplier(r: Repos): (record: WriteRecord) => void {
     if (w.result) r.history.insertResult(w.result);
     if (w.peerResult) r.history.insertResult(w.peerResult);
     if (w.nodeCursor) r.nodes.setCursor(w.nodeCursor.nodeId, w.nodeCursor.cursor);
+    if (w.inboxSeq) r.pingInbox.remove(w.inboxSeq);
     if (w.event) r.history.insertEvent(w.event);
     if (w.runtime) r.checks.saveRuntime(w.checkId, w.runtime);
     if (w.domain) r.checks.saveDomain(w.checkId, w.domain);
@@ -46,6 +50,8 @@ export function writeApplier(r: Repos): (record: WriteRecord) => void {
       case 'node-live':
         for (const n of record.nodes) r.nodes.saveLive(n.id, n.live);
         return;
+      case 'ping-inbox':
+        return r.pingInbox.add(record.ping);
     }
   };
 }
@@ -85,10 +91,16 @@ class RecordFailed {
  * batch runs again with each record in a savepoint of its own, its result added inside it. A
  * failure of the open minutes' own writes, or of the commit, fails the batch (disk full, I/O).
  */
-export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: readonly WriteRecord[], failed: WriteFailure) => void {
+export function batchApplier(
+  db: Db, r: Repos, forget: () => void, cluster: Pick<ClusterRepo, 'holds'>,
+): (batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence) => void {
   let samples: Array<[number, number, RollupSample]> = [];
   const rows = writeApplier({ ...r, rollups: { addSample: (seq, at, sample) => void samples.push([seq, at, sample]) } });
-  const whole = db.transaction((batch: readonly WriteRecord[]) => {
+  const fenced = (fence: Fence | undefined) => {
+    if (fence && !cluster.holds(fence.holder, fence.now)) throw new StaleOwner(fence.holder);
+  };
+  const whole = db.transaction((batch: readonly WriteRecord[], fence: Fence | undefined) => {
+    fenced(fence);
     samples = [];
     for (const record of batch) {
       try {
@@ -100,7 +112,8 @@ export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: read
     for (const [seq, at, sample] of samples) r.rollups.addSample(seq, at, sample);
   });
   const one = db.transaction(writeApplier(r));
-  const eachInSavepoint = db.transaction((batch: readonly WriteRecord[], failed: WriteFailure) => {
+  const eachInSavepoint = db.transaction((batch: readonly WriteRecord[], failed: WriteFailure, fence: Fence | undefined) => {
+    fenced(fence);
     for (const record of batch) {
       try {
         one(record);
@@ -111,15 +124,15 @@ export function batchApplier(db: Db, r: Repos, forget: () => void): (batch: read
       }
     }
   });
-  return (batch, failed) => {
+  return (batch, failed, fence) => {
     try {
-      whole(batch);
+      whole(batch, fence);
       return;
     } catch (err) {
       // Records read or written by the rolled-back transaction may have been cached.
       forget();
       if (!(err instanceof RecordFailed)) throw err;
     }
-    eachInSavepoint(batch, failed);
+    eachInSavepoint(batch, failed, fence);
   };
 }

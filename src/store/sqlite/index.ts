@@ -20,7 +20,10 @@ import { sqliteAudit } from './audit.js';
 import { sqlitePasskeys } from './passkeys.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
+import { sqliteCluster } from './cluster.js';
+import { sqlitePingInbox } from './ping-inbox.js';
 import { sqliteMaintenanceWindows } from './maintenance-windows.js';
+import { sqliteConfigKeys } from './config-keys.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
 import { sqliteSubscribers } from './subscribers.js';
@@ -77,7 +80,9 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     checks.clearCache();
     credentialsChanged();
   };
-  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes }, forgetCached);
+  const cluster = sqliteCluster(db);
+  const pingInbox = sqlitePingInbox(db);
+  const applyWrites = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox }, forgetCached, cluster);
   const effects = new UnitEffects(options.effectFailed ?? ((err) => queueMicrotask(() => { throw err; })));
   const transaction = <T>(fn: () => T): T => {
     try {
@@ -110,7 +115,10 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     passkeys: sqlitePasskeys(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
+    cluster,
+    pingInbox,
     maintenanceWindows: sqliteMaintenanceWindows(db),
+    configKeys: sqliteConfigKeys(db),
     credentialsVersion,
     transaction,
     afterCommit: (effect) => effects.add(effect),

@@ -1,0 +1,34 @@
+import type { Check } from '../domain/records.js';
+import type { Logger } from '../log.js';
+import type { LiveChecks } from '../monitor/live-checks.js';
+import type { CheckRepo } from '../store/store.js';
+
+export interface TakeoverDeps {
+  live: LiveChecks;
+  checks: Pick<CheckRepo, 'byId'>;
+  /** The checks service's observers hear of the check as stored (engine, domains, feeds). */
+  announce: (check: Check) => void;
+  /** Heartbeats re-arm their deadline from the last ping stored. */
+  heartbeats: { adopt(check: Check): Promise<void> };
+  log: Logger;
+}
+
+/**
+ * Checks this central has just taken over from another: what it held of them in memory is
+ * older than what their previous owner wrote, so their live entries are dropped and rebuilt
+ * from the store (state, counters, the heartbeat's last ping).
+ */
+export async function takeOver(deps: TakeoverDeps, owns: (checkId: string) => boolean): Promise<number> {
+  const ids = [...deps.live.ids()].filter(owns);
+  for (const id of ids) deps.live.delete(id);
+  let adopted = 0;
+  for (const id of ids) {
+    const check = await deps.checks.byId(id);
+    if (!check) continue;
+    deps.announce(check);
+    await deps.heartbeats.adopt(check);
+    adopted++;
+  }
+  if (adopted > 0) deps.log.info({ checks: adopted }, 'took checks over');
+  return adopted;
+}
