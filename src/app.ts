@@ -51,6 +51,9 @@ import { SeriesReader } from './stats/series.js';
 import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
+import { signInRoutes } from './api/sign-in-routes.js';
+import { buildSignIn } from './core/sign-in-services.js';
+import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
 import { configRoutes } from './api/config-routes.js';
@@ -374,6 +377,7 @@ function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req: Http
     // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
     { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
     { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
+    { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signInWays.passkeys.pruneChallenges() },
     // Windows start and end on their own timer; this also catches windows and checks another process wrote.
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
@@ -416,6 +420,7 @@ function buildServices(parts: {
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
   const pages = pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks });
+  const signInWays = buildSignIn({ store, clock, config, sessions, people: new MemberPeople({ store, sessions, members, audit }), mailer: base.mailer, log });
   return {
     monitoring: {
       ...shared,
@@ -433,6 +438,7 @@ function buildServices(parts: {
       ...shared,
       accounts: new AccountsService(store, config, clock),
       sessions,
+      signInWays,
       oauth: buildOAuth({ store, repo: store.oauth, checks, mailer: base.mailer, config, clock, log, mailDomainResolver: base.opts.mailDomainResolver }),
       alertSummary: (accountId) => alerts.summary(accountId),
     },
@@ -503,6 +509,7 @@ function buildPipeline(parts: {
   routes.push(
     ...dashboardRoutes(monitoring, accounts.sessions, services.people.signIn, parts.live, (headers) => auth.authenticate(headers)),
     ...peopleRoutes(services.people, accounts),
+    ...signInRoutes(accounts.signInWays),
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),

@@ -16,6 +16,7 @@ import type { SignInService } from '../core/sign-in-service.js';
 import type { TotpService } from '../core/totp-service.js';
 import type { MemberSessions } from '../core/member-sessions.js';
 import type { AuditLog } from '../core/audit-log.js';
+import type { SignInServices } from '../core/sign-in-services.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
 import type { SeriesReader } from '../stats/series.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
@@ -61,6 +62,8 @@ export interface AccountServices extends Shared {
   sessions: SessionsService;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Passkeys, single sign-on and email links. */
+  signInWays: SignInServices;
   alertSummary(accountId: string): AlertSummary;
 }
 

@@ -15,6 +15,7 @@ import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.
 import { CLUSTER_MIGRATION } from './migrations-cluster.js';
 import { CONFIG_KEYS_MIGRATION } from './migrations-config-keys.js';
 import { PEOPLE_MIGRATION } from './migrations-people.js';
+import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
 import { DEPENDENCIES_MIGRATION } from './migrations-dependencies.js';
 
 /**
@@ -173,5 +174,6 @@ export const MIGRATIONS: Migration[] = [
   CLUSTER_MIGRATION,
   CONFIG_KEYS_MIGRATION,
   PEOPLE_MIGRATION,
+  PASSKEYS_MIGRATION,
   DEPENDENCIES_MIGRATION,
 ];

@@ -5,6 +5,7 @@ import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
 import type { AuditRepo, UserRepo } from './people-store.js';
+import type { PasskeyRepo } from './passkey-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { ClusterRepo, Fence } from './cluster-repo.js';
 import type { ChangeBus } from './change-bus.js';
@@ -57,6 +58,8 @@ export interface Store {
   users: UserRepo;
   /** Who changed what in an account (issue 28). */
   audit: AuditRepo;
+  /** Members' passkeys and the short-lived state of sign-in ceremonies (WebAuthn, single sign-on). */
+  passkeys: PasskeyRepo;
   /** The public addresses the running server serves on, for the CLI (issue 23). */
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */

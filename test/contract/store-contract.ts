@@ -5,6 +5,7 @@ import type { Account, ApiKey, Check } from '../../src/domain/records.js';
 import type { Store } from '../../src/store/store.js';
 import { newUser, type Actor } from '../../src/domain/people.js';
 import type { WriteRecord } from '../../src/store/writes.js';
+import type { AuthChallengeRow, PasskeyRow } from '../../src/store/passkey-store.js';
 import { StaleOwner } from '../../src/store/cluster-repo.js';
 
 /**
@@ -62,6 +63,14 @@ async function seeded(store: Store): Promise<{ acc: Account; c: Check }> {
   const draft = check(acc.id, `https://${id('site')}.example.com/`);
   const seq = await store.checks.insert(draft, draft.url, null);
   return { acc, c: { ...draft, seq } };
+}
+
+/** A member of a fresh account, for rows kept per member (passkeys). */
+async function member(store: Store): Promise<string> {
+  const { acc } = await seeded(store);
+  const user = newUser(id('usr'), acc.id, `${id('member')}@example.com`, 'editor', null, T);
+  await store.users.insert(user);
+  return user.id;
 }
 
 export function storeContract(factory: StoreFactory): void {
@@ -542,6 +551,47 @@ export function storeContract(factory: StoreFactory): void {
       const totals = await store.rollups.totals(c.seq, 'minute', [[T, T + 60_000]]);
       assert.equal(totals.total, 2, 'the rollups hold the committed results, and only them');
       assert.equal(totals.failure, 1);
+    });
+    withStore('passkeys: insert, list per member, find by credential id, rename, record a use, delete', async (store) => {
+      const user = await member(store);
+      const other = await member(store);
+      const first: PasskeyRow = {
+        id: id('pk'), userId: user, credentialId: 'cred-AAAA', publicKey: Buffer.from([1, 2, 3]), counter: 0,
+        transports: ['internal', 'hybrid'], name: 'laptop', backedUp: true, createdAt: T, lastUsedAt: null,
+      };
+      const second: PasskeyRow = { ...first, id: id('pk'), credentialId: 'cred-BBBB', transports: [], name: 'key', backedUp: false, createdAt: T + 1 };
+      await store.passkeys.insert(first);
+      await store.passkeys.insert(second);
+      await assert.rejects(async () => store.passkeys.insert({ ...first, id: id('pk'), userId: other }), 'a credential id belongs to one passkey');
+      assert.deepEqual(await store.passkeys.listForUser(user), [first, second]);
+      assert.deepEqual(await store.passkeys.listForUser(other), []);
+      assert.deepEqual(await store.passkeys.byCredentialId('cred-BBBB'), second);
+      assert.equal(await store.passkeys.byCredentialId('cred-CCCC'), null);
+
+      assert.equal(await store.passkeys.rename(first.id, other, 'stolen'), false, 'only its own member renames it');
+      assert.equal(await store.passkeys.rename(first.id, user, 'work laptop'), true);
+      await store.passkeys.recordUse(first.id, 7, T + 5_000);
+      assert.deepEqual(await store.passkeys.byCredentialId(first.credentialId), { ...first, name: 'work laptop', counter: 7, lastUsedAt: T + 5_000 });
+
+      assert.equal(await store.passkeys.delete(first.id, other), false, 'only its own member removes it');
+      assert.equal(await store.passkeys.delete(first.id, user), true);
+      assert.equal(await store.passkeys.delete(first.id, user), false);
+      assert.deepEqual((await store.passkeys.listForUser(user)).map((p) => p.id), [second.id]);
+      await store.users.delete(user);
+      assert.equal(await store.passkeys.byCredentialId(second.credentialId), null, 'a removed member\'s passkeys go with them');
+    });
+
+    withStore('sign-in challenges: taken once, by their purpose, before they expire; pruned after', async (store) => {
+      const row: AuthChallengeRow = { hash: hash('challenge-1'), purpose: 'passkey.sign_in', userId: null, data: '{"c":1}', createdAt: T, expiresAt: T + 60_000 };
+      await store.passkeys.insertChallenge(row);
+      await store.passkeys.insertChallenge({ ...row, hash: hash('challenge-2'), purpose: 'oidc', userId: await member(store) });
+      await store.passkeys.insertChallenge({ ...row, hash: hash('challenge-3'), expiresAt: T + 10 });
+      assert.equal(await store.passkeys.takeChallenge(row.hash, 'oidc', T), null, 'another purpose does not take it');
+      assert.deepEqual(await store.passkeys.takeChallenge(row.hash, 'passkey.sign_in', T + 1), row);
+      assert.equal(await store.passkeys.takeChallenge(row.hash, 'passkey.sign_in', T + 2), null, 'single use');
+      assert.equal(await store.passkeys.takeChallenge(hash('challenge-3'), 'passkey.sign_in', T + 10), null, 'expired');
+      assert.equal(await store.passkeys.pruneChallenges(T + 60_000), 2);
+      assert.equal(await store.passkeys.takeChallenge(hash('challenge-2'), 'oidc', T), null, 'pruned');
     });
 
     withStore('cluster: join with epochs, renew, claim, release, leave; a stale epoch changes nothing', async (store) => {

@@ -1,6 +1,7 @@
 import type { Store } from '../store.js';
 import type { WriteFailure, WriteRecord } from '../writes.js';
 import { pgAudit, pgUsers } from './people.js';
+import { pgPasskeys } from './passkeys.js';
 import { PgDb, unreachable } from './db.js';
 import { Credentials, pgAccounts, pgKeys, pgOAuth } from './credentials.js';
 import { pgChecks, type PgCheckRepo } from './checks.js';
@@ -143,6 +144,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     operations: pgOperations(db),
     sessions: pgSessions(db),
     users: pgUsers(db),
+    passkeys: pgPasskeys(db),
     audit: pgAudit(db),
     served: pgServedAddresses(db),
     cluster,

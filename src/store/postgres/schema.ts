@@ -580,7 +580,36 @@ export const PG_MIGRATIONS: PgMigration[] = [
   },
   {
     version: 6,
-    name: 'issue 27: check dependencies (SQLite 19)',
+    name: 'passkeys and sign-in challenges (SQLite version 19, issue 28)',
+    sql: `
+      CREATE TABLE passkeys (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        credential_id TEXT NOT NULL UNIQUE,
+        public_key BYTEA NOT NULL,
+        counter BIGINT NOT NULL,
+        transports TEXT NOT NULL,
+        name TEXT NOT NULL,
+        backed_up BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL,
+        last_used_at BIGINT
+      );
+      CREATE INDEX passkeys_user ON passkeys (user_id, created_at);
+
+      CREATE TABLE auth_challenges (
+        hash BYTEA PRIMARY KEY,
+        purpose TEXT NOT NULL,
+        user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+        data TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX auth_challenges_expiry ON auth_challenges (expires_at);
+    `,
+  },
+  {
+    version: 7,
+    name: 'issue 27: check dependencies (SQLite 20)',
     sql: `ALTER TABLE checks ADD COLUMN depends_on TEXT NOT NULL DEFAULT '[]';`,
   },
 ];

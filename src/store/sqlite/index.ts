@@ -17,6 +17,7 @@ import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
 import { sqliteUsers } from './users.js';
 import { sqliteAudit } from './audit.js';
+import { sqlitePasskeys } from './passkeys.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
@@ -111,6 +112,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     sessions: sqliteSessions(db),
     users: sqliteUsers(db, credentialsChanged),
     audit: sqliteAudit(db),
+    passkeys: sqlitePasskeys(db),
     served: sqliteServedAddresses(db),
     kumaImports: sqliteKumaImports(db),
     cluster,
