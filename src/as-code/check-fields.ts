@@ -18,6 +18,8 @@ export function fieldsOfSettings(s: CheckSettings): CheckFields {
     name: s.name,
     folder: s.folder,
     tags: s.tags,
+    // Check ids, as the API takes them: a file moved to another account names ids that do not exist there (400).
+    dependsOn: s.dependsOn,
     checkFrequency: s.intervalMinutes,
     checkRegionOverride: s.regionOverride,
     httpMethod: s.method,

@@ -12,7 +12,7 @@ test('every field of POST /v1/public/checks is a field of a file entry, and is r
     url: 'http://127.0.0.1:9/x', type: 'rest_endpoint', name: 'X', checkFrequency: 2, checkRegionOverride: 'vps-eu-1', httpMethod: 'POST',
     expectedStatusCodes: [201], requestHeaders: { 'X-A': 'b' }, requestBody: '{}', responseValidation: { containsText: ['ok'] },
     cacheControlNoCache: true, immediateRecheckEnabled: false, responseTimeLimit: 900, downConfirmationAttempts: 4, pingPackets: 4,
-    timezone: 'Europe/Paris', folder: 'f', tags: ['env:prod', 'team'], schedule: '0 3 * * *', gracePeriod: 60,
+    timezone: 'Europe/Paris', folder: 'f', tags: ['env:prod', 'team'], dependsOn: ['chk_parent'], schedule: '0 3 * * *', gracePeriod: 60,
   };
   const fields = Object.keys(CreateCheckBody.properties);
   for (const field of fields) {
