@@ -51,7 +51,12 @@ import { SeriesReader } from './stats/series.js';
 import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
+import { signInRoutes } from './api/sign-in-routes.js';
+import { buildSignIn } from './core/sign-in-services.js';
+import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
+import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
+import { configRoutes } from './api/config-routes.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { PublicPages } from './status-pages/public-pages.js';
 import { IncidentsService } from './status-pages/incidents-service.js';
@@ -85,6 +90,13 @@ import type { NewInboxPing } from './store/ping-inbox.js';
 import { MaintenanceWindowsService } from './core/maintenance-windows-service.js';
 import { WindowScheduler } from './core/window-scheduler.js';
 import { maintenanceWindowRoutes } from './api/maintenance-windows-routes.js';
+import { AuditLog } from './core/audit-log.js';
+import { MembersService } from './core/members-service.js';
+import { SignInService } from './core/sign-in-service.js';
+import { SignInThrottle } from './core/sign-in-throttle.js';
+import { TotpService } from './core/totp-service.js';
+import { MemberSessions } from './core/member-sessions.js';
+import { peopleRoutes } from './api/people-routes.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -329,7 +341,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const domains = new DomainMonitor({
     store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log, ownership,
   });
-  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log });
+  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live });
   const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, commits: writer, clock, log });
   const nodes = new NodeHub({
     registry: new NodeRegistry(store.nodes, config.region, clock), nodes: store.nodes, checks: store.checks, sessions, assignment, intake, peers, log,
@@ -365,8 +377,10 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
     { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
     { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
+    { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signInWays.passkeys.pruneChallenges() },
     // Windows start and end on their own timer; this also catches windows and checks another process wrote.
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
+    { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
     cluster.job(),
@@ -390,6 +404,10 @@ function buildServices(parts: {
   const stats = new StatsService({ stateChanges: store.stateChanges, rollups }, checks, clock);
   const lastProbe = (checkId: string) => base.liveChecks.lastProbe(checkId);
   const { operations: ops } = store;
+  const sessions = new SessionsService(store, clock, config);
+  const audit = new AuditLog(store, clock);
+  const members = new MembersService(store, config, clock, audit, base.mailer);
+  const signIn = new SignInService(store, clock, sessions, members, audit, new SignInThrottle(config.auth.signIn, clock));
   const processMetrics = new ProcessMetrics({
     wheelLag: engine.metrics.lag,
     probesFired: () => engine.metrics.fired,
@@ -401,6 +419,8 @@ function buildServices(parts: {
     cluster: () => parts.cluster.reading(),
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
+  const pages = pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks });
+  const signInWays = buildSignIn({ store, clock, config, sessions, people: new MemberPeople({ store, sessions, members, audit }), mailer: base.mailer, log });
   return {
     monitoring: {
       ...shared,
@@ -417,9 +437,18 @@ function buildServices(parts: {
     accounts: {
       ...shared,
       accounts: new AccountsService(store, config, clock),
-      sessions: new SessionsService(store, clock, config),
+      sessions,
+      signInWays,
       oauth: buildOAuth({ store, repo: store.oauth, checks, mailer: base.mailer, config, clock, log, mailDomainResolver: base.opts.mailDomainResolver }),
       alertSummary: (accountId) => alerts.summary(accountId),
+    },
+    people: {
+      ...shared,
+      members,
+      signIn,
+      totp: new TotpService(store, clock, signIn, audit),
+      sessions: new MemberSessions(store, clock, audit),
+      audit,
     },
     alerts: {
       ...shared,
@@ -427,7 +456,11 @@ function buildServices(parts: {
       webhooks: alerts.webhooks,
       deliveries: new DeliveryLog({ queue: alerts.repos.deliveries, webhooks: alerts.repos.webhooks, store, sender: alerts.sender, clock, log }),
     },
-    pages: pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks }),
+    pages,
+    asCode: {
+      ...shared,
+      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages: pages.statusPages, config }),
+    },
     operations: {
       ...shared,
       metrics: new MetricsService(checks, stats, processMetrics, (checkId) => base.liveChecks.get(checkId) ?? null),
@@ -474,7 +507,9 @@ function buildPipeline(parts: {
   auth.setSessionResolver(accounts.sessions, config.publicUrl);
   const routes: Route[] = [];
   routes.push(
-    ...dashboardRoutes(monitoring, accounts.sessions, parts.live, (headers) => auth.authenticate(headers)),
+    ...dashboardRoutes(monitoring, accounts.sessions, services.people.signIn, parts.live, (headers) => auth.authenticate(headers)),
+    ...peopleRoutes(services.people, accounts),
+    ...signInRoutes(accounts.signInWays),
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),
@@ -489,6 +524,7 @@ function buildPipeline(parts: {
     ...statusPageRoutes(services.pages),
     ...incidentRoutes(services.pages),
     ...subscriptionRoutes(services.pages),
+    ...configRoutes(services.asCode),
     ...keyRoutes(accounts),
     ...publicStatusRoutes(services.pages, renders),
     ...operationsRoutes(services.operations),

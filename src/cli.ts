@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { VigilApp } from './app.js';
 import { assertDatabaseUrl, ConfigError, loadConfig, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-service.js';
@@ -7,7 +8,7 @@ import { ApiError } from './domain/errors.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
-import { lockDataDir } from './store/sqlite/data-dir-lock.js';
+import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
 import { StartupError } from './util/startup-error.js';
 import { openDatabase } from './store/db.js';
@@ -32,6 +33,16 @@ import { runProber } from './prober/run.js';
 import { listInstances } from './cluster/instances.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
 import { VERSION } from './version.js';
+import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
+import { planText } from './as-code/plan-text.js';
+import { MembersService, parseRole } from './core/members-service.js';
+import { AuditLog } from './core/audit-log.js';
+import { ROLES, type Actor } from './domain/people.js';
+
+/** The audit log's name for what the CLI does: the operator of the server, by their login. */
+const CLI_ACTOR: Actor = { kind: 'cli', id: 'cli', name: `cli (${process.env.USER ?? process.env.LOGNAME ?? 'operator'})` };
+/** The CLI prints set-up links; it sends no mail. */
+const NO_MAIL = { configured: false, send: () => Promise.reject(new Error('the CLI sends no mail')) };
 
 const USAGE = `Usage: vigil <command> [options]
 
@@ -47,6 +58,13 @@ const USAGE = `Usage: vigil <command> [options]
   restore FILE                                       replace the database with a backup (serve must be stopped)
   import kuma FILE --account ID_OR_EMAIL [--dry-run] [--paused] [--with-history]
                                                      import an Uptime Kuma database (docs/kuma-import.md)
+  export --account ID_OR_EMAIL [--format yaml|json]  print the account's monitoring as a file (docs/config-as-code.md)
+  apply FILE --account ID_OR_EMAIL [--dry-run] [--prune] [--detailed-exitcode] [--json]
+                                                     apply a monitoring file (FILE - reads stdin): plan, then all or nothing
+  user create --account ID_OR_EMAIL --email EMAIL --role owner|admin|editor|viewer [--name NAME]
+                                                     add a member; prints a one-time set-up link (24 h) for their password
+  user list [--account ID_OR_EMAIL]                  members with their roles, of one account or all
+  user remove USER_ID                                remove a member (their sessions end at once; one owner stays)
   login-link [--account ID_OR_EMAIL]                 print a one-time dashboard sign-in URL, valid 15 minutes
                                                      (default: the admin account)
   store migrate --to postgres://… [--batch N]       copy the SQLite database into an empty PostgreSQL database
@@ -112,7 +130,7 @@ async function main(argv: string[]): Promise<number> {
     if (!email) throw new UsageError('account create needs --email EMAIL');
     checkNewAccount(email, values.tier ?? 'free');
     return withAccounts(values.config, async (accounts) => {
-      const a = await accounts.createAccount(email, values.tier ?? 'free');
+      const a = await accounts.createAccount(email, values.tier ?? 'free', CLI_ACTOR);
       return { id: a.id, email: a.email, tier: a.tier };
     });
   }
@@ -150,15 +168,15 @@ async function main(argv: string[]): Promise<number> {
       name: values.name,
     };
     checkNewKey(input, Date.now());
-    return withAccounts(values.config, (accounts) => accounts.createKey(input));
+    return withAccounts(values.config, (accounts) => accounts.createKey(input, { actor: CLI_ACTOR }));
   }
   if (command === 'key' && (sub === 'revoke' || sub === 'disable' || sub === 'enable')) {
     const { values, positionals } = parse(rest, [], 1);
     if (positionals.length !== 1) throw new UsageError(`key ${sub} needs exactly one KEY_ID`);
     const id = positionals[0]!;
     return withAccounts(values.config, async (accounts) => {
-      if (sub === 'revoke') await accounts.revokeKey(id);
-      else await accounts.setKeyDisabled(id, sub === 'disable');
+      if (sub === 'revoke') await accounts.revokeKey(id, { actor: CLI_ACTOR });
+      else await accounts.setKeyDisabled(id, sub === 'disable', { actor: CLI_ACTOR });
       return { id, status: sub === 'revoke' ? 'revoked' : sub === 'disable' ? 'disabled' : 'enabled' };
     });
   }
@@ -197,6 +215,47 @@ async function main(argv: string[]): Promise<number> {
     const options = { account: values.account, dryRun: flags.has('dry-run'), paused: flags.has('paused'), withHistory: flags.has('with-history') };
     return importKuma(readConfig(values.config), positionals[0]!, options);
   }
+  if (command === 'export') {
+    const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account', 'format']);
+    if (!values.account) throw new UsageError('export needs --account ID_OR_EMAIL');
+    const format = values.format ?? 'yaml';
+    if (format !== 'yaml' && format !== 'json') throw new UsageError(`--format must be yaml or json (got ${format})`);
+    const account = values.account;
+    return withAsCode(readConfig(values.config), async (asCode, principalOf) => {
+      const { text, variables } = await asCode.export(await principalOf(account), format);
+      process.stdout.write(text);
+      if (variables.length > 0) {
+        process.stderr.write(`vigil: the file refers to ${variables.length} secret${variables.length === 1 ? '' : 's'} by environment variable; set them before applying it:\n`);
+        for (const v of variables) process.stderr.write(`  ${v.name}  (${v.path})\n`);
+      }
+      return 0;
+    });
+  }
+  if (command === 'apply') {
+    const { values, positionals, flags } = parse(rest, ['account'], 0, ['dry-run', 'prune', 'detailed-exitcode', 'json']);
+    if (sub === undefined || sub.startsWith('--')) throw new UsageError('apply needs a FILE (or - for stdin)');
+    if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+    if (!values.account) throw new UsageError('apply needs --account ID_OR_EMAIL');
+    const account = values.account;
+    const text = readFileArgument(sub);
+    const dryRun = flags.has('dry-run');
+    const prune = flags.has('prune');
+    const input = readConfig(values.config);
+    return withAsCode(input, async (asCode, principalOf) => {
+      const principal = await principalOf(account);
+      const options = { prune, env: process.env };
+      // The plan first, from the same run of the unit (rolled back); then the apply itself.
+      const planned = await asCode.plan(principal, text, options);
+      const changed = planned.plan.changes.length > 0;
+      const json = flags.has('json');
+      if (!json) process.stdout.write(planText(planned.plan, { prune }));
+      if (!dryRun && planned.plan.changes.some((c) => c.section === 'checks' && c.action === 'delete')) refuseBesideServer(input);
+      const result = dryRun || !changed ? planned : await asCode.apply(principal, text, options);
+      if (json) process.stdout.write(`${JSON.stringify({ ...result, dryRun }, null, 2)}\n`);
+      else if (result.applied) process.stdout.write('Applied.\n');
+      return dryRun && changed && flags.has('detailed-exitcode') ? 3 : 0;
+    });
+  }
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
@@ -204,6 +263,7 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   if (command === 'node') return nodeCommand(sub, rest);
+  if (command === 'user') return userCommand(sub, rest);
   if (command === 'instances') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), []);
     return withStore(values.config, (store) => listInstances(store.cluster, systemClock.now()));
@@ -245,6 +305,40 @@ async function nodeCommand(sub: string | undefined, rest: string[]): Promise<num
     return withNodes(values.config, (nodes) => nodes.revoke(positionals[0]!));
   }
   throw new UsageError(`unknown command: node${sub ? ` ${sub}` : ''} (see vigil help)`);
+}
+
+/** `vigil user create|list|remove` (issue 28): members of accounts, as their operator. */
+async function userCommand(sub: string | undefined, rest: string[]): Promise<number> {
+  if (sub === 'create') {
+    const { values } = parse(rest, ['account', 'email', 'role', 'name']);
+    const { account, email, role } = values;
+    if (!account) throw new UsageError('user create needs --account ID_OR_EMAIL');
+    if (!email) throw new UsageError('user create needs --email EMAIL');
+    if (!role) throw new UsageError(`user create needs --role ${ROLES.join('|')}`);
+    parseRole(role);
+    return withMembers(values.config, async (members) => {
+      const u = await members.createUser({ account, email, role, name: values.name }, CLI_ACTOR);
+      return { id: u.id, email: u.email, role: u.role, accountId: u.accountId, setupUrl: u.setupUrl };
+    });
+  }
+  if (sub === 'list') {
+    const { values } = parse(rest, ['account']);
+    return withMembers(values.config, (members) => members.listUsers(values.account));
+  }
+  if (sub === 'remove') {
+    const { values, positionals } = parse(rest, [], 1);
+    if (positionals.length !== 1) throw new UsageError('user remove needs exactly one USER_ID');
+    const id = positionals[0]!;
+    return withMembers(values.config, async (members) => {
+      await members.removeUser(id, CLI_ACTOR);
+      return { id, removed: true };
+    });
+  }
+  throw new UsageError(`unknown command: user${sub ? ` ${sub}` : ''} (see vigil help)`);
+}
+
+async function withMembers(configFile: string | undefined, run: (members: MembersService) => unknown): Promise<number> {
+  return withStore(configFile, (store, config) => run(new MembersService(store, config, systemClock, new AuditLog(store, systemClock), NO_MAIL)));
 }
 
 async function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): Promise<number> {
@@ -295,6 +389,64 @@ async function withStore(configFile: string | undefined, run: (store: SqliteStor
   }
 }
 
+/**
+ * A server on the same data directory learns of checks the CLI creates or changes, not of checks
+ * it deletes (CheckRepo.writtenElsewhere): it would keep probing them. So an apply that deletes
+ * checks (--prune) goes through the server's API while one runs.
+ */
+function refuseBesideServer(input: ConfigInput): void {
+  if (input.dataDir === ':memory:') return;
+  try {
+    lockDataDir(input.dataDir).release();
+  } catch (err) {
+    if (!(err instanceof DataDirInUse)) throw err;
+    throw new UsageError(
+      'this apply deletes checks (--prune) and a server is running on this data directory: send the file to its API instead ' +
+        '(POST /v1/public/config/apply?prune=true, docs/config-as-code.md), or stop the server first',
+    );
+  }
+}
+
+/** A monitoring file's text: a path, or - for standard input. */
+function readFileArgument(path: string): string {
+  try {
+    return readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/**
+ * `vigil export` and `vigil apply`: the services wired over the CLI's store as the server wires
+ * them (a change made here reaches a running server on its next read, as with the Kuma import).
+ */
+async function withAsCode(input: ConfigInput, run: (asCode: MonitoringAsCode, principalOf: (account: string) => Promise<Principal>) => Promise<number>): Promise<number> {
+  const store = openBeside(input);
+  const config = await cliConfig(input, store);
+  const log = createLogger('silent');
+  const writer = new BatchWriter(store, log);
+  const alerts = new AlertsModule({ store, writer, mailer: new Mailer(input), clock: systemClock, config, log });
+  const accounts = new AccountsService(store, config, systemClock);
+  try {
+    const asCode = new MonitoringAsCode({
+      store,
+      checks: new ChecksService(store, config, systemClock),
+      webhooks: alerts.webhooks,
+      email: alerts.email,
+      statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
+      config,
+    });
+    const principalOf = async (account: string): Promise<Principal> => ({
+      kind: 'api_key', credentialId: 'cli', account: await accounts.findAccount(account), scopes: SCOPES, access: null, key: null,
+    });
+    return await run(asCode, principalOf);
+  } finally {
+    await alerts.stop();
+    writer.close();
+    await store.close();
+  }
+}
+
 /** `vigil import kuma`: the services wired over the store as the server wires them, without starting anything. */
 async function importKuma(input: ConfigInput, file: string, options: { account: string; dryRun: boolean; paused: boolean; withHistory: boolean }): Promise<number> {
   let kuma;
@@ -311,7 +463,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
   const alerts = new AlertsModule({ store, writer, mailer: new Mailer(input), clock: systemClock, config, log });
   try {
     const account = await new AccountsService(store, config, systemClock).findAccount(options.account);
-    const principal: Principal = { kind: 'api_key', credentialId: 'cli', account, scopes: SCOPES, access: null, key: null };
+    const principal: Principal = { kind: 'api_key', credentialId: 'cli', account, scopes: SCOPES, access: null, key: null, actor: CLI_ACTOR };
     const importer = new KumaImporter({
       store,
       checks: new ChecksService(store, config, systemClock),

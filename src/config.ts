@@ -66,6 +66,34 @@ const ConfigSchema = Type.Object({
   }),
   plans: Type.Object({ free: Plan, indie: Plan, nano: Plan, pro: Plan }),
   /**
+   * People signing in (issue 28, docs/people.md). `signIn`: failed password sign-ins are slowed,
+   * then refused. `oidc`: single sign-on with OpenID Connect, off while `issuer` is null.
+   * `allowedDomains`: email domains admitted (empty: any); `createRole`: the role given to a person
+   * the provider vouches for who is not a member yet (null: only existing members may sign in);
+   * `account`: the account such people join (id or email; null: the admin account); `name`: the
+   * sign-in button's label.
+   */
+  auth: Type.Object({
+    signIn: Type.Object({
+      slowAfterFailures: Type.Number(),
+      lockAfterFailures: Type.Number(),
+      addressLockAfterFailures: Type.Number(),
+      windowMinutes: Type.Number(),
+    }),
+    oidc: Type.Object({
+      issuer: Nullable(Type.String()),
+      clientId: Type.String(),
+      clientSecret: Type.String(),
+      name: Type.String(),
+      scopes: Type.String(),
+      allowedDomains: Type.Array(Type.String()),
+      createRole: Type.Union([Type.Literal('admin'), Type.Literal('editor'), Type.Literal('viewer'), Type.Null()]),
+      account: Nullable(Type.String()),
+    }),
+  }),
+  /** Days the audit log keeps its entries. */
+  audit: Type.Object({ keepDays: Type.Number() }),
+  /**
    * Several centrals on one PostgreSQL store (docs/high-availability.md): `leaseMs` is how long a
    * central's hold on its share of the checks lasts without a renewal (renewed every third of it,
    * at most every 4 s); a central that died has its checks taken over within `leaseMs` + 5 s.
@@ -107,6 +135,9 @@ const ENV_KEYS: Array<[string, string, 'string' | 'number' | 'boolean']> = [
   ['VIGIL_PUBLIC_URL', 'publicUrl', 'string'],
   ['VIGIL_SMTP_URL', 'smtp.url', 'string'],
   ['VIGIL_REGION', 'region', 'string'],
+  ['VIGIL_OIDC_ISSUER', 'auth.oidc.issuer', 'string'],
+  ['VIGIL_OIDC_CLIENT_ID', 'auth.oidc.clientId', 'string'],
+  ['VIGIL_OIDC_CLIENT_SECRET', 'auth.oidc.clientSecret', 'string'],
   ['VIGIL_INSTANCE', 'instance.name', 'string'],
   ['VIGIL_SIGNUP_VERIFY_EMAIL_DOMAIN', 'signup.verifyEmailDomain', 'boolean'],
 ];

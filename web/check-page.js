@@ -54,7 +54,8 @@ function Incidents({ incidents }) {
 
 /** One check: status, actions, chart, uptime bars, incidents, SSL and domain, history or ping log. */
 export function CheckPage({ id, scopes, who }) {
-  useChecks(); // re-render on pushed changes
+  const all = useChecks(); // re-render on pushed changes
+  const names = new Map(all.map((c) => [c.id, c.name]));
   const row = checkRow(id);
   const [check, setCheck] = useState(null);
   const [history, setHistory] = useState(null);
@@ -106,6 +107,8 @@ export function CheckPage({ id, scopes, who }) {
         <h1><span class=${`dot ${label}`}></span>${check.name}</h1>
         <p class="muted break">${check.type} · every ${check.interval} min${check.responseTimeLimit ? ` · slow above ${check.responseTimeLimit} ms` : ''} · ${url}</p>
         ${check.tags?.length ? html`<p class="tags">${check.tags.map((t) => html`<span class="tag">${t}</span>`)}</p>` : ''}
+        ${check.blockedBy?.length ? html`<p class="warn" data-blocked-by>Blocked by ${check.blockedBy.map((b, i) => html`${i ? ', ' : ''}<a href=${`#/checks/${b}`}>${names.get(b) ?? b}</a>`)}: its alerts wait until that is up again</p>` : ''}
+        ${check.dependsOn?.length && !check.blockedBy?.length ? html`<p class="muted">Depends on ${check.dependsOn.map((b) => names.get(b) ?? b).join(', ')}</p>` : ''}
       </div>
       <div class="actions">
         ${can('checks:write') ? html`<a class="button" href=${`#/checks/${id}/edit`}>Edit</a>

@@ -12,6 +12,7 @@ import type { AlertRouting } from './alert-routing.js';
 import type { NewAlert } from '../store/alert-store.js';
 import type { DeliverySender } from './delivery/sender.js';
 import { routeMatches } from './target-options.js';
+import type { DependencyHold } from './dependency-hold.js';
 
 export interface AlertPipelineDeps {
   store: Pick<Store, 'checks'>;
@@ -22,6 +23,8 @@ export interface AlertPipelineDeps {
   clock: Clock;
   config: Config;
   log: Logger;
+  /** Alerts of dependants held while a check they depend on is down (absent: nothing is held). */
+  hold?: DependencyHold;
 }
 
 /**
@@ -102,6 +105,22 @@ export class AlertPipeline {
   }
 
   private async route(ref: PendingAlert['ref'], event: AlertEvent, now: number, rows: NewAlert[]): Promise<void> {
+    const hold = this.deps.hold;
+    if (hold && event.type === 'website_up') {
+      // A parent back up releases its dependants' held alerts, routed like any (in a later turn).
+      const due = await hold.released(ref.id);
+      if (due.length > 0) {
+        this.buffer.push(...due);
+        this.scheduled ??= setImmediate(() => this.drain());
+      }
+    }
+    if (hold && (event.type === 'website_down' || event.type === 'website_error' || event.type === 'website_up')) {
+      const check = await this.deps.store.checks.byId(ref.id);
+      if (check && (await hold.intercept({ ref, event }, check))) {
+        this.suppress(ref, event, 'held: a check it depends on is down');
+        return;
+      }
+    }
     const { routing, config, mailer } = this.deps;
     const targets = await routing.targets(ref.accountId);
     if (!targets.claimed) {

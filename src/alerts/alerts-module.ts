@@ -1,3 +1,5 @@
+import { DependencyHold } from './dependency-hold.js';
+import type { LiveChecks } from '../monitor/live-checks.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
@@ -40,6 +42,8 @@ export interface AlertsDeps {
   log: Logger;
   /** Where check events are raised (the recorder): the pipeline subscribes. None in CLI commands. */
   events?: Pick<Recorder, 'onEvent'>;
+  /** Live check states (dependencies hold alerts while a parent is down). */
+  live?: Pick<LiveChecks, 'get'>;
 }
 
 /**
@@ -72,7 +76,7 @@ export class AlertsModule {
       connectionsPerOrigin: alerts.concurrency,
     });
     const options = new TargetOptionsPolicy(store);
-    this.email = new EmailAlertsService(this.repos.emailSettings, store, routing, options, mailer, clock, config);
+    this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config, store);
     this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, accounts: store.accounts, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,
@@ -87,7 +91,13 @@ export class AlertsModule {
       options: alerts,
     });
     this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log });
-    this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log });
+    const live = deps.live;
+    const hold = new DependencyHold((id) => {
+      const state = live?.get(id)?.state.status;
+      if (state !== undefined) return state;
+      return whenAnswered(store.checks.byId(id), (check) => (check === null ? null : check.disabled ? 'paused' : check.status));
+    });
+    this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log, hold });
     deps.events?.onEvent((check, event) => {
       log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
       this.handle(check, event);

@@ -2,12 +2,13 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import type { Mailer } from './delivery/mailer.js';
+import { auditEntry, SYSTEM_ACTOR, type ChangeSource } from '../domain/people.js';
+import type { Store } from '../store/store.js';
 import type { Account, KeyAccess } from '../domain/records.js';
 import { testContent } from './alert-content.js';
 import { DEFAULT_EVENTS, normalizeEvents } from './alert-events.js';
 import type { AlertRouting } from './alert-routing.js';
 import type { EmailFormat, EmailSettings, EmailSettingsRepo } from '../store/alert-store.js';
-import type { Store } from '../store/store.js';
 import { alertMail } from './email-format.js';
 import type { TargetOptionsInput, TargetOptionsPolicy } from './target-options.js';
 
@@ -41,12 +42,12 @@ function isAddress(address: string): boolean {
 export class EmailAlertsService {
   constructor(
     private readonly repo: EmailSettingsRepo,
-    private readonly store: Pick<Store, 'afterCommit'>,
     private readonly routing: AlertRouting,
     private readonly options: TargetOptionsPolicy,
     private readonly mailer: Mailer,
     private readonly clock: Clock,
     private readonly config: Config,
+    private readonly store: Pick<Store, 'transaction' | 'audit' | 'afterCommit'>,
   ) {}
 
   async get(accountId: string): Promise<EmailSettings | null> {
@@ -54,7 +55,7 @@ export class EmailAlertsService {
   }
 
   /** Only the fields sent change; the first call needs `recipients` and gets the defaults. */
-  async update(accountId: string, patch: EmailSettingsPatch, access: KeyAccess | null = null): Promise<EmailSettings> {
+  async update(accountId: string, patch: EmailSettingsPatch, access: KeyAccess | null = null, source: ChangeSource = { actor: SYSTEM_ACTOR }): Promise<EmailSettings> {
     const current = await this.repo.get(accountId);
     if (!current && patch.recipients === undefined) {
       throw errors.badRequest('recipients is required when email alerts are set up for the first time');
@@ -68,9 +69,14 @@ export class EmailAlertsService {
       updatedAt: this.clock.now(),
       ...(await this.options.resolve(accountId, access, patch, current)),
     };
-    await this.repo.put(next);
-    // The routing cache is dropped once the write is durable: inside a unit of work, at its commit.
-    this.store.afterCommit(() => this.routing.invalidate(accountId));
+    const fields = Object.keys(patch).filter((k) => patch[k as keyof EmailSettingsPatch] !== undefined);
+    await this.store.transaction(async () => {
+      await this.repo.put(next);
+      const entry = auditEntry(source, accountId, current ? 'email_alerts.update' : 'email_alerts.create', { kind: 'email_alerts', id: accountId, name: null }, fields, next.updatedAt);
+      await this.store.audit.append(entry);
+      // The routing cache is dropped once the write is durable: at the unit's commit.
+      this.store.afterCommit(() => this.routing.invalidate(accountId));
+    });
     return next;
   }
 

@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import type { Account, KeyAccess } from '../domain/records.js';
 import { newId } from '../domain/secrets.js';
+import { auditEntry, SYSTEM_ACTOR, type ChangeSource } from '../domain/people.js';
 import type { Store } from '../store/store.js';
 import { testContent } from './alert-content.js';
 import { DEFAULT_EVENTS, normalizeEvents } from './alert-events.js';
@@ -42,7 +43,7 @@ export interface WebhookServiceDeps {
   routing: AlertRouting;
   options: TargetOptionsPolicy;
   client: WebhookPoster;
-  store: Pick<Store, 'transaction' | 'afterCommit'>;
+  store: Pick<Store, 'transaction' | 'afterCommit' | 'audit'>;
   accounts: Pick<Store['accounts'], 'createdBySignup'>;
   clock: Clock;
   config: Config;
@@ -61,9 +62,9 @@ export class WebhookService {
     return this.deps.repo.count(accountId);
   }
 
-  async create(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null): Promise<Webhook> {
+  async create(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null, source: ChangeSource = SYSTEM): Promise<Webhook> {
     await this.checkAddress(input.url, account.id);
-    return this.createChecked(account, input, access);
+    return this.createChecked(account, input, access, source);
   }
 
   /**
@@ -78,10 +79,10 @@ export class WebhookService {
   }
 
   /**
-   * `create` once `checkAddress` has passed: synchronous, so it can join a caller's transaction
-   * (the Kuma import creates everything in one).
+   * `create` once `checkAddress` has passed; joins a caller's unit of work (the Kuma import
+   * creates everything in one).
    */
-  async createChecked(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null): Promise<Webhook> {
+  async createChecked(account: Account, input: CreateWebhookInput, access: KeyAccess | null = null, source: ChangeSource = SYSTEM): Promise<Webhook> {
     const { repo, config, clock } = this.deps;
     const url = parseWebhookUrl(input.url, config.alerts.allowHttpWebhooks);
     const options = await this.deps.options.resolve(account.id, access, input, null);
@@ -106,6 +107,7 @@ export class WebhookService {
       if ((await repo.count(account.id)) >= max) throw errors.conflict(`The account has reached its plan limit of ${max} webhooks`);
       if (await repo.urlTaken(account.id, urlKey)) throw errors.conflict('A webhook with this URL already exists');
       await repo.insert(hook);
+      await this.audited(source, account.id, 'webhook.create', hook, Object.keys(input));
       this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     });
     this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url), webhookType: hook.webhookType }, 'webhook created');
@@ -117,10 +119,15 @@ export class WebhookService {
    * nothing. Pending deliveries read the webhook when they are sent: they go to a new URL, and
    * are cancelled once it is disabled.
    */
-  async update(account: Account, id: string, input: UpdateWebhookInput, access: KeyAccess | null = null): Promise<Webhook> {
+  async update(account: Account, id: string, input: UpdateWebhookInput, access: KeyAccess | null = null, source: ChangeSource = SYSTEM): Promise<Webhook> {
     await this.get(account, id);
     if (input.url !== undefined) await this.checkAddress(input.url, account.id);
     // Read again after the address check: it may have waited on DNS.
+    return this.updateChecked(account, id, input, access, source);
+  }
+
+  /** `update` once `checkAddress` has passed on a new url; joins a caller's unit of work. */
+  async updateChecked(account: Account, id: string, input: UpdateWebhookInput, access: KeyAccess | null = null, source: ChangeSource = SYSTEM): Promise<Webhook> {
     const current = await this.get(account, id);
     const url = input.url !== undefined ? parseWebhookUrl(input.url, this.deps.config.alerts.allowHttpWebhooks) : null;
     const next: Webhook = {
@@ -134,12 +141,13 @@ export class WebhookService {
       ...(await this.deps.options.resolve(account.id, access, input, current)),
     };
     const { repo } = this.deps;
+    const changed = Object.keys(input).filter((k) => input[k as keyof UpdateWebhookInput] !== undefined);
     await this.deps.store.transaction(async () => {
       if (next.urlKey !== current.urlKey && (await repo.urlTaken(account.id, next.urlKey))) throw errors.conflict('A webhook with this URL already exists');
       await repo.update(next);
+      await this.audited(source, account.id, 'webhook.update', next, changed);
       this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     });
-    const changed = Object.keys(input).filter((k) => input[k as keyof UpdateWebhookInput] !== undefined);
     this.deps.log.info({ webhookId: id, accountId: account.id, url: cutUrl(next.url), webhookType: next.webhookType, changed }, 'webhook updated');
     return next;
   }
@@ -154,15 +162,22 @@ export class WebhookService {
   }
 
   /** Pending deliveries to it are cancelled with it. */
-  async delete(account: Account, id: string): Promise<{ id: string; deleted: true }> {
+  async delete(account: Account, id: string, source: ChangeSource = SYSTEM): Promise<{ id: string; deleted: true }> {
     const hook = await this.get(account, id);
     await this.deps.store.transaction(async () => {
       await this.deps.repo.delete(hook.id);
       await this.deps.queue.cancelTarget('webhook', hook.id, this.deps.clock.now());
+      await this.audited(source, account.id, 'webhook.delete', hook, []);
       this.deps.store.afterCommit(() => this.deps.routing.invalidate(account.id));
     });
     this.deps.log.info({ webhookId: hook.id, accountId: account.id, url: cutUrl(hook.url) }, 'webhook deleted');
     return { id: hook.id, deleted: true };
+  }
+
+  /** The audit entry of a change, in its transaction (issue 28); field names only, never the URL's secrets. */
+  private async audited(source: ChangeSource, accountId: string, action: string, hook: Webhook, fields: string[]): Promise<void> {
+    const entry = auditEntry(source, accountId, action, { kind: 'webhook', id: hook.id, name: hook.name }, fields, this.deps.clock.now());
+    await this.deps.store.audit.append(entry);
   }
 
   /**
@@ -192,6 +207,8 @@ export class WebhookService {
     return { message: `Test alert delivered to ${where}`, status };
   }
 }
+
+const SYSTEM: ChangeSource = { actor: SYSTEM_ACTOR };
 
 /** A type detection would give for the stored URL was not chosen by hand, so a new URL is detected again. */
 function typeWasDetected(hook: Webhook): boolean {

@@ -36,7 +36,7 @@ export function alertsRoutes(s: AlertServices): Route[] {
       idempotency: 'none',
       body: EmailSettingsPatchBody,
       responses: { 200: EmailSettingsUpdateResponse, ...errorsFor(400, 401, 403, 413, 429) },
-      handler: async ({ principal, body }) => ok({ data: emailSettingsUpdateView(await s.emailAlerts.update(principal.account.id, body, principal.access)) }),
+      handler: async ({ principal, body }) => ok({ data: emailSettingsUpdateView(await s.emailAlerts.update(principal.account.id, body, principal.access, principal)) }),
     }),
     defineRoute({
       ...base,
@@ -67,7 +67,7 @@ export function alertsRoutes(s: AlertServices): Route[] {
       idempotency: 'optional',
       body: CreateWebhookBody,
       responses: { 201: WebhookResponse, ...errorsFor(400, 401, 403, 409, 413, 422, 429) },
-      handler: async ({ principal, body }) => ok({ data: webhookView(await s.webhooks.create(principal.account, body, principal.access)) }, 201),
+      handler: async ({ principal, body }) => ok({ data: webhookView(await s.webhooks.create(principal.account, body, principal.access, principal)) }, 201),
     }),
     defineRoute({
       ...base,
@@ -78,7 +78,7 @@ export function alertsRoutes(s: AlertServices): Route[] {
       idempotency: 'none',
       body: UpdateWebhookBody,
       responses: { 200: WebhookResponse, ...errorsFor(400, 401, 403, 404, 409, 413, 429) },
-      handler: async ({ principal, params, body }) => ok({ data: webhookView(await s.webhooks.update(principal.account, params.id!, body, principal.access)) }),
+      handler: async ({ principal, params, body }) => ok({ data: webhookView(await s.webhooks.update(principal.account, params.id!, body, principal.access, principal)) }),
     }),
     defineRoute({
       ...base,
@@ -98,7 +98,7 @@ export function alertsRoutes(s: AlertServices): Route[] {
       scope: 'alerts:write',
       idempotency: 'none',
       responses: { 200: WebhookDeletedResponse, ...errorsFor(400, 401, 403, 404, 429) },
-      handler: async ({ principal, params }) => ok({ data: await s.webhooks.delete(principal.account, params.id!) }),
+      handler: async ({ principal, params }) => ok({ data: await s.webhooks.delete(principal.account, params.id!, principal) }),
     }),
     // Issue 17: the delivery log. A restricted key sees (and retries) only its checks' deliveries.
     defineRoute({

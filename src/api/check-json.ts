@@ -14,7 +14,7 @@ import { Lru } from '../util/lru.js';
  * string joins instead of a view and a stringify per check.
  */
 const listJson = new WeakMap<Check, Buffer>();
-const detailJson = new WeakMap<Check, { head: string; maintenance: boolean }>();
+const detailJson = new WeakMap<Check, { head: string; maintenance: boolean; blockedBy: readonly string[] }>();
 
 /** A list item's JSON, UTF-8 encoded once: a page is then one copy of its items' bytes. */
 function listItemJson(check: Check, config: Config): Buffer {
@@ -26,16 +26,18 @@ function listItemJson(check: Check, config: Config): Buffer {
   return json;
 }
 
-function detailHead(check: Check, config: Config, now: number): string {
+function detailHead(check: Check, config: Config, now: number, blockedBy: readonly string[]): string {
   const maintenance = inMaintenance(check, now);
   const cached = detailJson.get(check);
-  if (cached && cached.maintenance === maintenance) return cached.head;
-  const json = JSON.stringify(checkDetail(check, config, now));
+  if (cached && cached.maintenance === maintenance && sameIds(cached.blockedBy, blockedBy)) return cached.head;
+  const json = JSON.stringify(checkDetail(check, config, now, blockedBy));
   // The reply up to its live part: `{"data":{...record,"lastProbe":` then the live value and `}}`.
   const head = `{"data":${json.slice(0, -1)},"lastProbe":`;
-  detailJson.set(check, { head, maintenance });
+  detailJson.set(check, { head, maintenance, blockedBy });
   return head;
 }
+
+const sameIds = (a: readonly string[], b: readonly string[]) => a === b || (a.length === b.length && a.every((id, i) => id === b[i]));
 
 
 const LIST_OPEN = Buffer.from('{"data":[');
@@ -52,8 +54,8 @@ function listBody(checks: Check[], meta: PageMeta, config: Config): Buffer {
 }
 
 /** The record with its `lastProbe`, which changes with every result and so is not cached with the rest. */
-export function detailReply(check: Check, config: Config, now: number, lastProbe: LastProbe | null = null): Reply {
-  const head = detailHead(check, config, now);
+export function detailReply(check: Check, config: Config, now: number, lastProbe: LastProbe | null = null, blockedBy: readonly string[] = []): Reply {
+  const head = detailHead(check, config, now, blockedBy);
   const live = lastProbe && {
     at: new Date(lastProbe.at).toISOString(), status: lastProbe.status, responseTime: lastProbe.responseTime, region: lastProbe.region,
   };

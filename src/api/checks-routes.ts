@@ -56,7 +56,9 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: CheckDetailResponse, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params, now }) => whenAnswered(s.checks.get(principal, params.id!), (check) => detailReply(check, s.config, now, s.lastProbe(params.id!))),
+      handler: ({ principal, params, now }) =>
+        whenAnswered(s.checks.get(principal, params.id!), (check) =>
+          whenAnswered(s.checks.blockedBy(check), (blocked) => detailReply(check, s.config, now, s.lastProbe(check.id), blocked))),
     }),
     defineRoute({
       ...base,

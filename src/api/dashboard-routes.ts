@@ -4,38 +4,48 @@ import {
 } from '../core/schemas/dashboard.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
-import { sessionToken, type OpenedSession, type SessionsService } from '../core/sessions-service.js';
-import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
+import { sessionToken, type OpenedSession, type SessionsService, type SignInClient } from '../core/sessions-service.js';
+import type { SignInService } from '../core/sign-in-service.js';
+import { defineRoute, jsonReply, ok, type HttpRequest, type Route } from './http-types.js';
 import { checkSummary } from './check-summary.js';
-import type { Answer } from '../store/answer.js';
 import type { LiveFeed } from './live-feed.js';
+import type { Answer } from '../store/answer.js';
 import { publicApi } from './route-presets.js';
 import type { MonitoringServices } from './services.js';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
-function sessionInfo(principal: Principal, expiresAt: number | null) {
+export function sessionInfo(principal: Principal, expiresAt: number | null) {
   return {
     account: { id: principal.account.id, email: principal.account.email },
     scopes: principal.scopes,
     access: principal.access,
-    via: principal.kind === 'session' ? 'login_link' : principal.kind,
+    via: principal.user ? 'member' : principal.kind === 'session' ? 'login_link' : principal.kind,
+    user: principal.user ?? null,
     expiresAt: iso(expiresAt),
   };
 }
+
+/** 201 with the session's cookie: every way of signing in answers so. */
+export const sessionOpened = (sessions: SessionsService, session: OpenedSession) =>
+  ok({ data: sessionInfo(session.principal, session.expiresAt) }, 201, { 'Set-Cookie': sessions.cookie(session), 'Cache-Control': 'no-store' });
+
+/** Where a sign-in request came from (kept with the session). */
+export const clientOf = (req: HttpRequest): SignInClient => ({ address: req.remoteAddress, userAgent: req.headers['user-agent'] ?? null });
 
 /**
  * What the dashboard calls beyond the spec's endpoints: sign-in and sign-out, the list's
  * summaries, chart series and the live stream. Any API client may call them too.
  */
-export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService, live: LiveFeed, authenticate: (headers: Record<string, string>) => Answer<Principal>): Route[] {
-  const opened = (session: OpenedSession) =>
-    ok({ data: sessionInfo(session.principal, session.expiresAt) }, 201, { 'Set-Cookie': sessions.cookie(session), 'Cache-Control': 'no-store' });
+export function dashboardRoutes(
+  s: MonitoringServices, sessions: SessionsService, signIn: SignInService, live: LiveFeed, authenticate: (headers: Record<string, string>) => Answer<Principal>,
+): Route[] {
+  const opened = (session: OpenedSession) => sessionOpened(sessions, session);
   return [
     defineRoute({
       method: 'POST',
       path: '/v1/public/sessions',
-      summary: 'Sign in to the dashboard with an API key or a login-link token: sets an HttpOnly session cookie',
+      summary: 'Sign in to the dashboard with an API key, a login-link token, or a member\'s email and password (and TOTP code): sets an HttpOnly session cookie',
       tag: 'dashboard',
       auth: 'none',
       allowRestricted: true,
@@ -44,10 +54,16 @@ export function dashboardRoutes(s: MonitoringServices, sessions: SessionsService
       errorShape: 'standard',
       bodyKind: 'json',
       body: SessionBody,
-      responses: { 201: SessionResponse, 400: ErrorBody },
-      handler: ({ body }) => {
-        if ((body.apiKey === undefined) === (body.loginToken === undefined)) throw errors.badRequest('send exactly one of apiKey and loginToken');
-        return (body.apiKey !== undefined ? sessions.signInWithKey(body.apiKey) : sessions.signInWithLoginLink(body.loginToken!)).then(opened);
+      responses: { 201: SessionResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
+      handler: async ({ body, req }) => {
+        const ways = [body.apiKey, body.loginToken, body.email].filter((w) => w !== undefined).length;
+        if (ways !== 1) throw errors.badRequest('send exactly one of apiKey, loginToken and email (with password)');
+        if (body.email !== undefined) {
+          if (body.password === undefined) throw errors.badRequest('password is required with email');
+          return opened(await signIn.withPassword({ email: body.email, password: body.password, totp: body.totp }, clientOf(req)));
+        }
+        if (body.password !== undefined || body.totp !== undefined) throw errors.badRequest('password and totp go with email');
+        return opened(await (body.apiKey !== undefined ? sessions.signInWithKey(body.apiKey, clientOf(req)) : sessions.signInWithLoginLink(body.loginToken!, clientOf(req))));
       },
     }),
     defineRoute({

@@ -83,6 +83,11 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
   errorShape: ErrorShape;
   bodyKind?: BodyKind;
   body?: B;
+  /**
+   * A body the handler reads as text itself (no `body` schema): its content types, for OpenAPI
+   * and for the MCP tool that passes it as one string argument.
+   */
+  rawBody?: { contentTypes: readonly string[]; description: string; schema?: TSchema };
   query?: Q;
   /** Documented responses for OpenAPI: status -> schema (or null for no body). */
   responses: Record<number, TSchema | null>;

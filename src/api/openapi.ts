@@ -77,6 +77,14 @@ function operation(route: Route, components: Record<string, Json>): Json {
     const type = route.bodyKind === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
     op.requestBody = { required: true, content: { [type]: { schema: toJsonSchema(route.body, components) } } };
   }
+  if (route.rawBody) {
+    const schema = route.rawBody.schema ? toJsonSchema(route.rawBody.schema, components) : { type: 'string' };
+    op.requestBody = {
+      required: true,
+      description: route.rawBody.description,
+      content: Object.fromEntries(route.rawBody.contentTypes.map((type) => [type, { schema }])),
+    };
+  }
   op.security = route.auth === 'credential' ? [{ apiKey: [] }, { bearer: [] }] : [];
   if (route.scope) op['x-required-scope'] = route.scope;
   return op;

@@ -11,6 +11,12 @@ import type { WebhookService } from '../alerts/webhook-service.js';
 import type { DeliveryLog } from '../core/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
 import type { SessionsService } from '../core/sessions-service.js';
+import type { MembersService } from '../core/members-service.js';
+import type { SignInService } from '../core/sign-in-service.js';
+import type { TotpService } from '../core/totp-service.js';
+import type { MemberSessions } from '../core/member-sessions.js';
+import type { AuditLog } from '../core/audit-log.js';
+import type { SignInServices } from '../core/sign-in-services.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
 import type { SeriesReader } from '../stats/series.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
@@ -20,6 +26,7 @@ import type { SubscriptionsService } from '../status-pages/subscriptions-service
 import type { MetricsService } from '../metrics/metrics-service.js';
 import type { Readiness } from '../metrics/readiness.js';
 import type { RegionView } from '../nodes/assignment.js';
+import type { MonitoringAsCode } from '../as-code/monitoring-as-code.js';
 import type { LastProbe } from '../monitor/live-check.js';
 import type { MaintenanceWindowsService } from '../core/maintenance-windows-service.js';
 
@@ -55,7 +62,19 @@ export interface AccountServices extends Shared {
   sessions: SessionsService;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
+  /** Passkeys, single sign-on and email links. */
+  signInWays: SignInServices;
   alertSummary(accountId: string): Promise<AlertSummary>;
+}
+
+/** Members and roles, people signing in, their sessions, and the audit log (issue 28). */
+export interface PeopleServices extends Shared {
+  members: MembersService;
+  /** Password (and TOTP) sign-in and set-up links; every way ends in sessions.openForUser. */
+  signIn: SignInService;
+  totp: TotpService;
+  sessions: MemberSessions;
+  audit: AuditLog;
 }
 
 /** Alert settings and deliveries. */
@@ -77,6 +96,11 @@ export interface PageServices extends Shared {
   publicPages: PublicPages;
 }
 
+/** Monitoring as code: the account's monitoring as one file, exported, planned and applied (issue 30). */
+export interface AsCodeServices extends Shared {
+  asCode: MonitoringAsCode;
+}
+
 /** `/metrics` and `/readyz`. */
 export interface OperationServices extends Shared {
   metrics: MetricsService;
@@ -87,7 +111,9 @@ export interface OperationServices extends Shared {
 export interface Services {
   monitoring: MonitoringServices;
   accounts: AccountServices;
+  people: PeopleServices;
   alerts: AlertServices;
   pages: PageServices;
+  asCode: AsCodeServices;
   operations: OperationServices;
 }

@@ -29,7 +29,9 @@ export function statusRoutes(s: MonitoringServices): Route[] {
       responses: { 200: StatusResponse, 304: null, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       handler: async ({ principal, req, now }) => {
         const checks = await s.checks.all(principal);
-        const text = JSON.stringify({ data: checks.map((c) => statusObject(c, now)), meta: { total: checks.length } });
+        const data = [];
+        for (const c of checks) data.push(statusObject(c, now, await s.checks.blockedBy(c)));
+        const text = JSON.stringify({ data, meta: { total: checks.length } });
         const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
         const headers = { ETag: etag, 'Cache-Control': 'no-cache' };
         if (etagMatches(req.headers['if-none-match'], etag)) return { status: 304, headers };

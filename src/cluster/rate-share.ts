@@ -1,6 +1,9 @@
 import type { ChangeBus } from '../store/change-bus.js';
 import type { Job } from '../util/job-runner.js';
 
+/** Buckets per report: a bucket is a key or account id and two numbers, about 60 bytes. */
+const REPORT_BUCKETS = 50;
+
 interface Report {
   from: string;
   counts: Array<[bucket: string, windowStart: number, count: number]>;
@@ -47,7 +50,10 @@ export class RateShare {
       everyMs: 1_000,
       run: () => {
         const counts = this.deps.changed();
-        if (counts.length > 0) this.deps.bus.publish('rates', JSON.stringify({ from: this.deps.name, counts } satisfies Report));
+        // A few buckets per message: a notification stays far below PostgreSQL's 8,000 bytes.
+        for (let i = 0; i < counts.length; i += REPORT_BUCKETS) {
+          this.deps.bus.publish('rates', JSON.stringify({ from: this.deps.name, counts: counts.slice(i, i + REPORT_BUCKETS) } satisfies Report));
+        }
       },
     };
   }

@@ -9,6 +9,8 @@ import { hashSecret, newApiKey, newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
 import { parseIsoInstant } from './iso-date.js';
 import { requireFullAccess, type Principal } from './principal.js';
+import { newUser, SYSTEM_ACTOR, type Actor } from '../domain/people.js';
+import { AuditLog, type AuditSource } from './audit-log.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -74,25 +76,37 @@ function keySummary(k: ApiKey, now: number): KeySummary {
 
 /** Accounts and API keys: the one place that creates, disables and revokes them. */
 export class AccountsService {
+  private readonly audit: AuditLog;
+
   constructor(
     private readonly store: Store,
     private readonly config: Config,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.audit = new AuditLog(store, clock);
+  }
 
-  async createAccount(email: string, tier: string = 'free'): Promise<Account> {
+  /**
+   * A new account with its owner: a member with the account's email (issue 28), who signs in with
+   * a login link or sets a password from a set-up link. No owner is added when that address is
+   * already a member of another account (`vigil user create` adds one then).
+   */
+  async createAccount(email: string, tier: string = 'free', actor: Actor = SYSTEM_ACTOR): Promise<Account> {
     const normalised = checkNewAccount(email, tier);
-    if (await this.store.accounts.byEmail(normalised)) throw errors.conflict(`an account with email ${normalised} already exists`);
-    const account: Account = {
-      id: newId('acc'),
-      email: normalised,
-      tier: tier as Tier,
-      maxChecksOverride: null,
-      claimed: true,
-      createdAt: this.clock.now(),
-    };
-    await this.store.accounts.insert(account);
-    return account;
+    return await this.store.transaction(async () => {
+      if (await this.store.accounts.byEmail(normalised)) throw errors.conflict(`an account with email ${normalised} already exists`);
+      const now = this.clock.now();
+      const account: Account = { id: newId('acc'), email: normalised, tier: tier as Tier, maxChecksOverride: null, claimed: true, createdAt: now };
+      await this.store.accounts.insert(account);
+      const audit = this.audit;
+      await audit.record({ actor }, account.id, 'account.create', { kind: 'account', id: account.id, name: normalised }, ['email', 'tier']);
+      if (!(await this.store.users.byEmail(normalised))) {
+        const owner = newUser(newId('usr'), account.id, normalised, 'owner', null, now);
+        await this.store.users.insert(owner);
+        await audit.record({ actor }, account.id, 'member.create', { kind: 'member', id: owner.id, name: normalised }, ['email', 'role']);
+      }
+      return account;
+    });
   }
 
   async findAccount(idOrEmail: string): Promise<Account> {
@@ -101,7 +115,7 @@ export class AccountsService {
     return account;
   }
 
-  async createKey(input: NewKeyInput): Promise<CreatedKey> {
+  async createKey(input: NewKeyInput, source: AuditSource = { actor: SYSTEM_ACTOR }): Promise<CreatedKey> {
     const { scopes, expiresAt, access } = checkNewKey(input, this.clock.now());
 
     return await this.store.transaction(async () => {
@@ -127,6 +141,8 @@ export class AccountsService {
         createdAt: this.clock.now(),
       };
       await this.store.keys.insert(key, hashSecret(secret));
+      const fields = ['scopes', ...(access ? ['access'] : []), ...(expiresAt !== null ? ['expiresAt'] : []), ...(key.name !== null ? ['name'] : [])];
+      await this.audit.record(source, account.id, 'key.create', keyTarget(key), fields);
       return { id: key.id, key: secret, scopes, expiresAt, access };
     });
   }
@@ -169,7 +185,7 @@ export class AccountsService {
   /** A key of the caller's account (the keys API): the secret is in the answer and nowhere else. */
   async createKeyFor(principal: Principal, input: Omit<NewKeyInput, 'account'>): Promise<{ secret: string; key: KeySummary }> {
     requireFullAccess(principal);
-    const created = await this.createKey({ ...input, account: principal.account.id });
+    const created = await this.createKey({ ...input, account: principal.account.id }, principal);
     return { secret: created.key, key: keySummary((await this.store.keys.byId(created.id))!, this.clock.now()) };
   }
 
@@ -179,17 +195,26 @@ export class AccountsService {
     const key = await this.store.keys.byId(id);
     if (!key) throw errors.notFound(`API key ${id} not found`);
     if (key.accountId !== principal.account.id) throw errors.forbidden('This API key belongs to another account');
-    if (key.revokedAt === null) await this.store.keys.revoke(id, this.clock.now());
+    if (key.revokedAt === null) await this.revoke(key, principal);
   }
 
-  async revokeKey(id: string): Promise<void> {
-    await this.liveKey(id);
-    await this.store.keys.revoke(id, this.clock.now());
+  async revokeKey(id: string, source: AuditSource = { actor: SYSTEM_ACTOR }): Promise<void> {
+    await this.revoke(await this.liveKey(id), source);
   }
 
-  async setKeyDisabled(id: string, disabled: boolean): Promise<void> {
-    await this.liveKey(id);
-    await this.store.keys.setDisabled(id, disabled);
+  async setKeyDisabled(id: string, disabled: boolean, source: AuditSource = { actor: SYSTEM_ACTOR }): Promise<void> {
+    const key = await this.liveKey(id);
+    await this.store.transaction(async () => {
+      await this.store.keys.setDisabled(id, disabled);
+      await this.audit.record(source, key.accountId, disabled ? 'key.disable' : 'key.enable', keyTarget(key), ['disabled']);
+    });
+  }
+
+  private async revoke(key: ApiKey, source: AuditSource): Promise<void> {
+    await this.store.transaction(async () => {
+      await this.store.keys.revoke(key.id, this.clock.now());
+      await this.audit.record(source, key.accountId, 'key.revoke', keyTarget(key), ['revokedAt']);
+    });
   }
 
   /**
@@ -250,3 +275,5 @@ function parseExpiry(raw: string | undefined, now: number): number | null {
 }
 
 const unique = (values: string[]): string[] => [...new Set(values.map((v) => v.trim()).filter(Boolean))];
+
+const keyTarget = (k: ApiKey) => ({ kind: 'key', id: k.id, name: k.name });

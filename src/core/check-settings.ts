@@ -30,6 +30,7 @@ export const DEFAULT_SETTINGS: Omit<CheckSettings, 'name' | 'url' | 'type'> = {
   schedule: null,
   gracePeriodSeconds: 0,
   tags: [],
+  dependsOn: [],
 };
 
 type Input = CreateCheckInput | UpdateCheckInput;
@@ -57,6 +58,7 @@ export function applyInput(base: CheckSettings, input: Input): CheckSettings {
   if (input.schedule !== undefined) s.schedule = input.schedule;
   if (input.gracePeriod !== undefined) s.gracePeriodSeconds = input.gracePeriod;
   if (input.tags !== undefined) s.tags = uniqueTags(input.tags);
+  if (input.dependsOn !== undefined) s.dependsOn = [...new Set(input.dependsOn.map((id) => id.trim()))];
   if (s.type === 'domain') s.intervalMinutes = DOMAIN_INTERVAL_MINUTES;
   return s;
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { whenAnswered, type Answer, type CheckQuery, type ListStatus, type Store } from '../store/store.js';
+import { AuditLog } from './audit-log.js';
 import { applyInput, DEFAULT_SETTINGS, validateSettings } from './check-settings.js';
 import type { CheckType } from '../domain/check-types.js';
 import type { Clock } from '../domain/clock.js';
@@ -13,10 +14,13 @@ import type { CreateCheckInput, UpdateCheckBody } from './schemas/checks.js';
 import { settingsOfPatch } from './check-patch.js';
 import { checkDetail } from './views.js';
 import { inMaintenance } from '../monitor/maintenance.js';
+import { blockedBy, validDependencies } from './check-dependencies.js';
 import { parseIsoInstant } from './iso-date.js';
 import { hashSecret, newHeartbeatToken, newId } from '../domain/secrets.js';
 import { parseTarget } from './check-target.js';
 import type { CheckObserver } from '../domain/check-observer.js';
+
+const NOT_BLOCKED: readonly string[] = Object.freeze([]);
 
 /** Fields whose change resets the schedule (spec 3: "behavior fields"). */
 const BEHAVIOUR_FIELDS = new Set([
@@ -41,10 +45,14 @@ export class ChecksService {
     private readonly store: Store,
     private readonly config: Config,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.audit = new AuditLog(store, clock);
+  }
 
   private readonly observers: CheckObserver[] = [];
   private readonly windowListeners: Array<(changes: readonly WindowChange[]) => void> = [];
+  /** Who changed which check (issue 28): written in each change's own transaction. */
+  private readonly audit: AuditLog;
 
   observe(observer: CheckObserver): void {
     this.observers.push(observer);
@@ -127,6 +135,7 @@ export class ChecksService {
     const urlKey = validateSettings(settings, account, this.config, new Set([...Object.keys(input), 'type']));
     if (input.checkRegionOverride) await this.checkRegion(input.checkRegionOverride);
     this.requireCreateAccess(principal, settings.folder);
+    settings.dependsOn = await validDependencies(settings.dependsOn, { id: null, accountId: account.id, current: [] }, principal.access, this.lookup);
     const id = newId('chk');
     const token = type === 'heartbeat' ? newHeartbeatToken() : null;
     if (!settings.name) settings.name = type === 'heartbeat' ? `Heartbeat ${id.slice(4, 12)}` : settings.url;
@@ -169,6 +178,7 @@ export class ChecksService {
       };
       const seq = await this.store.checks.insert(record, urlKey, token === null ? null : hashSecret(token));
       await this.store.stateChanges.append(seq, now, 'pending');
+      await this.audit.record(principal, account.id, 'check.create', checkTarget(record), Object.keys(input));
       return { ...record, seq };
     });
     this.saved(check, true);
@@ -213,6 +223,13 @@ export class ChecksService {
     return pageOf(rows, { limit: page.limit, page: pageNumber }, (c) => c.seq, total);
   }
 
+  private readonly lookup = (id: string): Answer<Check | null> => this.store.checks.byId(id);
+
+  /** The checks this one depends on that are down now (its alerts are held meanwhile). */
+  blockedBy(check: Check): Answer<readonly string[]> {
+    return whenAnswered(blockedBy(check, this.lookup), (parents) => (parents.length === 0 ? NOT_BLOCKED : parents.map((p) => p.id)));
+  }
+
   /** Moves whenever any check changes (for caches of rendered lists). */
   /** Synchronous over a store that answers at once (GET /checks is a hot path). */
   version(): Answer<number> {
@@ -227,6 +244,7 @@ export class ChecksService {
       if (current.type !== 'heartbeat') throw errors.badRequest('Only heartbeat checks have a ping URL to regenerate');
       const now = this.clock.now();
       await this.store.checks.setHeartbeatToken(id, token, hashSecret(token), now);
+      await this.audit.record(principal, current.accountId, 'check.token_regenerate', checkTarget(current), ['heartbeatToken']);
       return { ...current, heartbeatToken: token, updatedAt: now };
     });
     this.saved(check, false);
@@ -281,6 +299,10 @@ export class ChecksService {
       if (input.name === undefined && input.url !== undefined && current.name === current.url) settings.name = settings.url;
       const urlKey = validateSettings(settings, principal.account, this.config, changed);
       if (changed.has('checkRegionOverride') && settings.regionOverride !== null) await this.checkRegion(settings.regionOverride);
+      if (changed.has('dependsOn')) {
+        const self = { id, accountId: current.accountId, current: current.dependsOn };
+        settings.dependsOn = await validDependencies(settings.dependsOn, self, principal.access, this.lookup);
+      }
       if (principal.access && !accessAllows(principal.access, { id, folder: settings.folder })) {
         throw errors.forbidden('This key cannot move a check outside the checks and folders it may access');
       }
@@ -289,6 +311,7 @@ export class ChecksService {
       }
       const now = this.clock.now();
       await this.store.checks.updateSettings(id, settings, urlKey, now);
+      await this.audit.record(principal, current.accountId, 'check.update', checkTarget({ id, name: settings.name }), [...changed]);
       return { check: { ...current, ...settings, updatedAt: now }, changed };
     });
     const behaviourChanged = [...changed].some((f) => BEHAVIOUR_FIELDS.has(f));
@@ -302,6 +325,7 @@ export class ChecksService {
       await this.store.history.deleteForCheck(c.seq);
       await this.store.stateChanges.deleteForCheck(c.seq);
       await this.store.checks.delete(id);
+      await this.audit.record(principal, c.accountId, 'check.delete', checkTarget(c));
       return c;
     });
     this.deleted(check);
@@ -313,6 +337,7 @@ export class ChecksService {
       const now = this.clock.now();
       if (current.disabled !== disabled) {
         await this.writePaused(current, disabled, disabled ? reason?.trim() || 'Disabled via API' : reason?.trim() || null, now);
+        await this.audit.record(principal, current.accountId, disabled ? 'check.pause' : 'check.resume', checkTarget(current), ['disabled']);
       }
       return current.disabled === disabled ? current : { ...current, disabled, updatedAt: now, lastStatusChange: now };
     });
@@ -332,6 +357,7 @@ export class ChecksService {
       const current = await this.get(principal, id);
       await this.store.checks.setMaintenance(id, enabled, until, now);
       if (current.maintenance !== enabled || current.maintenanceUntil !== until) {
+        await this.audit.record(principal, current.accountId, 'check.maintenance', checkTarget(current), enabled ? ['maintenance', 'until'] : ['maintenance']);
         await this.store.history.insertEvent({
           checkSeq: current.seq,
           at: now,
@@ -428,3 +454,5 @@ export class ChecksService {
     return changed.length;
   }
 }
+
+const checkTarget = (c: { id: string; name: string }) => ({ kind: 'check', id: c.id, name: c.name });

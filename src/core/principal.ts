@@ -2,6 +2,7 @@ import type { Account, KeyAccess, Scope } from '../domain/records.js';
 import { SCOPES } from '../domain/records.js';
 import { errors } from '../domain/errors.js';
 import type { Answer } from '../store/answer.js';
+import { roleAtLeast, type Actor, type Role, type UserRef } from '../domain/people.js';
 
 /**
  * Who is calling: an API key today, an OAuth bearer token later. Everything past authentication
@@ -17,11 +18,34 @@ export interface Principal {
   /** Restriction to checks or folders; null when unrestricted. */
   access: KeyAccess | null;
   /** The API key's own limits for the account response; null for bearer sessions. */
-  key: { expiresAt: number | null; access: KeyAccess | null } | null;
+  key: { expiresAt: number | null; access: KeyAccess | null; name?: string | null } | null;
+  /** The person of a session opened by a member (issue 28): their role gives the scopes. */
+  user?: UserRef | null;
+  /** Who the audit log names when it is not the credential itself (the CLI). */
+  actor?: Actor;
+  /** The client's address, on requests that may change something (the audit log's). */
+  address?: string;
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {
-  if (!principal.scopes.includes(scope)) throw errors.forbidden(`This credential lacks the ${scope} scope`);
+  if (principal.scopes.includes(scope)) return;
+  if (principal.user) throw errors.forbidden(`The ${principal.user.role} role cannot do this (it needs ${scope})`);
+  throw errors.forbidden(`This credential lacks the ${scope} scope`);
+}
+
+/**
+ * Managing members and reading the audit log: a member with at least `role`, or a key that
+ * could do everything (every scope, unrestricted), which counts as an admin.
+ */
+export function requireRole(principal: Principal, role: Role, what: string): Role {
+  if (principal.user) {
+    if (!roleAtLeast(principal.user.role, role)) throw errors.forbidden(`The ${principal.user.role} role cannot ${what}; it needs ${role} or above`);
+    return principal.user.role;
+  }
+  if (principal.access || SCOPES.some((s) => !principal.scopes.includes(s))) {
+    throw errors.forbidden(`${what[0]!.toUpperCase()}${what.slice(1)} needs an owner's or admin's session, or a key with every scope`);
+  }
+  return 'admin';
 }
 
 export function requireUnrestricted(principal: Principal): void {
@@ -34,6 +58,9 @@ export function requireUnrestricted(principal: Principal): void {
  * narrower key cannot leave keys behind that outlive its revocation.
  */
 export function requireFullAccess(principal: Principal): void {
+  if (principal.user && !roleAtLeast(principal.user.role, 'admin')) {
+    throw errors.forbidden(`The ${principal.user.role} role cannot manage API keys; it needs admin or owner`);
+  }
   requireUnrestricted(principal);
   const missing = SCOPES.filter((s) => !principal.scopes.includes(s));
   if (missing.length > 0) throw errors.forbidden(`Managing API keys needs a credential with every scope; this one lacks ${missing.join(', ')}`);

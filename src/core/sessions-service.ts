@@ -9,12 +9,22 @@ import { API_KEY_PATTERN, hashSecret } from '../domain/secrets.js';
 import type { Config } from '../config.js';
 import type { SessionRow } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
+import type { User } from '../domain/people.js';
+import { userPrincipal } from './user-principal.js';
 
 export const SESSION_COOKIE = 'vigil_session';
 const SESSION_MS = 7 * 24 * 60 * 60 * 1000;
 export const LOGIN_LINK_MS = 15 * 60 * 1000;
 const SESSION_TOKEN = /^vs_[A-Za-z0-9_-]{43}$/;
 const LOGIN_TOKEN = /^vl_[A-Za-z0-9_-]{43}$/;
+
+/** Where a sign-in came from: kept with the session for its owner's list. */
+export interface SignInClient {
+  address: string | null;
+  userAgent: string | null;
+}
+
+const NO_CLIENT: SignInClient = { address: null, userAgent: null };
 
 export interface OpenedSession {
   /** The cookie's value: shown to the browser once, stored only as a hash. */
@@ -36,22 +46,37 @@ export class SessionsService {
     private readonly config: Config,
   ) {}
 
-  async signInWithKey(secret: string): Promise<OpenedSession> {
+  async signInWithKey(secret: string, client: SignInClient = NO_CLIENT): Promise<OpenedSession> {
     const key = API_KEY_PATTERN.test(secret.trim()) ? await this.store.keys.byHash(hashSecret(secret.trim())) : null;
     if (!key) throw errors.badRequest('apiKey is not a valid API key');
     const principal = await keyPrincipal(this.store, key, this.clock.now());
     if (typeof principal === 'string') throw errors.badRequest(`apiKey cannot sign in: ${principal}`);
     const until = Math.min(this.clock.now() + SESSION_MS, key.expiresAt ?? Number.POSITIVE_INFINITY);
-    return this.open(principal, key.id, until);
+    return this.open(principal, { keyId: key.id, user: null, method: 'api_key', client }, until);
   }
 
-  async signInWithLoginLink(token: string): Promise<OpenedSession> {
+  /** A login link signs in as the account's first owner (the account itself where it has none yet). */
+  async signInWithLoginLink(token: string, client: SignInClient = NO_CLIENT): Promise<OpenedSession> {
     const now = this.clock.now();
     const accountId = LOGIN_TOKEN.test(token) ? await this.store.sessions.redeemLoginLink(hashSecret(token), now) : null;
     if (accountId === null) throw errors.badRequest('loginToken is unknown, already used or older than 15 minutes; ask for a new link');
     const account = await this.store.accounts.byId(accountId);
     if (!account) throw errors.badRequest('loginToken is unknown, already used or older than 15 minutes; ask for a new link');
-    return this.open(this.linkPrincipal(account, ''), null, now + SESSION_MS);
+    const owner = (await this.store.users.list(account.id)).find((u) => u.role === 'owner') ?? null;
+    if (owner) return this.openForUser(owner, 'login_link', client);
+    return this.open(this.linkPrincipal(account, ''), { keyId: null, user: null, method: 'login_link', client }, now + SESSION_MS);
+  }
+
+  /**
+   * A session for the member `user`: where every way of signing a person in ends (password,
+   * TOTP, set-up link, passkey, single sign-on, email link), once it has proved who they are.
+   * `method` names the way, for the sessions list and the audit log.
+   */
+  async openForUser(user: User, method: string, client: SignInClient = NO_CLIENT): Promise<OpenedSession> {
+    const account = await this.store.accounts.byId(user.accountId);
+    if (!account) throw errors.unauthorized('This member\'s account no longer exists', 'Bearer realm="vigil"');
+    const principal = userPrincipal(account, user, '');
+    return this.open(principal, { keyId: null, user, method, client }, this.clock.now() + SESSION_MS);
   }
 
   /** The principal of a session cookie, or a 401 naming why there is none. */
@@ -68,6 +93,12 @@ export class SessionsService {
   async signOut(token: string): Promise<void> {
     const session = SESSION_TOKEN.test(token) ? await this.store.sessions.byTokenHash(hashSecret(token)) : null;
     if (session) await this.store.sessions.delete(session.id);
+  }
+
+  /** The session id of a cookie's token, or null (the sessions list marks the current one). */
+  async idOf(token: string | null): Promise<string | null> {
+    const session = token !== null && SESSION_TOKEN.test(token) ? await this.store.sessions.byTokenHash(hashSecret(token)) : null;
+    return session?.id ?? null;
   }
 
   async pruneExpired(): Promise<number> {
@@ -98,14 +129,27 @@ export class SessionsService {
     return this.config.publicUrl.startsWith('https:') ? '; Secure' : '';
   }
 
-  private async open(principal: Principal, keyId: string | null, expiresAt: number): Promise<OpenedSession> {
+  private async open(
+    principal: Principal, by: { keyId: string | null; user: User | null; method: string; client: SignInClient }, expiresAt: number,
+  ): Promise<OpenedSession> {
     const token = `vs_${randomBytes(32).toString('base64url')}`;
-    const row: SessionRow = { id: `ses_${randomBytes(10).toString('hex')}`, accountId: principal.account.id, keyId, createdAt: this.clock.now(), expiresAt };
+    const row: SessionRow = {
+      id: `ses_${randomBytes(10).toString('hex')}`, accountId: principal.account.id, keyId: by.keyId, userId: by.user?.id ?? null,
+      method: by.method, address: by.client.address, userAgent: by.client.userAgent?.slice(0, 300) ?? null, createdAt: this.clock.now(), expiresAt,
+    };
     await this.store.sessions.insert(row, hashSecret(token));
-    return { token, principal: keyId === null ? this.linkPrincipal(principal.account, row.id) : principal, expiresAt };
+    const opened = by.user ? userPrincipal(principal.account, by.user, row.id) : by.keyId === null ? this.linkPrincipal(principal.account, row.id) : principal;
+    return { token, principal: opened, expiresAt };
   }
 
   private async principalOf(session: SessionRow, now: number, challenge: string): Promise<Principal> {
+    if (session.userId !== null) {
+      // Read on every request: a removed member or a lowered role counts from the next one.
+      const user = await this.store.users.byId(session.userId);
+      const account = user ? await this.store.accounts.byId(user.accountId) : null;
+      if (!user || !account) throw errors.unauthorized('Session has ended: this member was removed from the account', challenge);
+      return userPrincipal(account, user, session.id);
+    }
     if (session.keyId === null) {
       const account = await this.store.accounts.byId(session.accountId);
       if (!account) throw errors.unauthorized('Session has ended; sign in again', challenge);

@@ -90,7 +90,7 @@ FormatRegistry.Set('date-time', (v) => ISO_DATE_TIME.test(v) && !Number.isNaN(pa
 export interface Validator<T extends TSchema> {
   schema: T;
   /** Returns the value typed, or a human message naming the first offending field. */
-  check(value: unknown): { ok: true; value: Static<T> } | { ok: false; message: string };
+  check(value: unknown): { ok: true; value: Static<T> } | { ok: false; message: string; path: string[] };
 }
 
 export function compile<T extends TSchema>(schema: T): Validator<T> {
@@ -101,7 +101,8 @@ export function compile<T extends TSchema>(schema: T): Validator<T> {
       if (compiled.Check(value)) return { ok: true, value };
       const problems = realErrors(compiled, value);
       if (problems.length === 0) return { ok: true, value };
-      return { ok: false, message: describeFirstError(problems) };
+      const first = firstError(problems);
+      return { ok: false, message: describeError(first), path: first ? pointerPath(first.path) : [] };
     },
   };
 }
@@ -117,11 +118,17 @@ function realErrors<T extends TSchema>(compiled: TypeCheck<T>, value: unknown): 
   );
 }
 
-function describeFirstError(all: ValueError[]): string {
-  // A missing or extra property is reported before the type errors it causes further down.
-  const first =
-    all.find((e) => e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties) ??
-    all[0];
+/** A missing or extra property is reported before the type errors it causes further down. */
+function firstError(all: ValueError[]): ValueError | undefined {
+  return all.find((e) => e.type === ValueErrorType.ObjectRequiredProperty || e.type === ValueErrorType.ObjectAdditionalProperties) ?? all[0];
+}
+
+/** A JSON Pointer's segments, unescaped (~1 is /, ~0 is ~). */
+function pointerPath(pointer: string): string[] {
+  return pointer === '' ? [] : pointer.replace(/^\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function describeError(first: ValueError | undefined): string {
   if (!first) return 'Invalid value';
   const field = first.path.replace(/^\//, '').replace(/\//g, '.');
   return field ? `${field} ${first.message}` : `Body ${first.message}`;

@@ -47,7 +47,7 @@ export function checkListItem(check: Check, config: Config) {
   });
 }
 
-export function checkDetail(check: Check, config: Config, now: number) {
+export function checkDetail(check: Check, config: Config, now: number, blockedBy: readonly string[] = []) {
   const ssl = check.ssl;
   return Object.assign(listFields(check, config), {
     headers: check.headers,
@@ -88,6 +88,8 @@ export function checkDetail(check: Check, config: Config, now: number) {
     maintenanceUntil: inMaintenance(check, now) ? iso(check.maintenanceUntil) : null,
     schedule: check.schedule,
     gracePeriod: check.gracePeriodSeconds,
+    dependsOn: check.dependsOn,
+    blockedBy,
   });
 }
 
@@ -111,7 +113,7 @@ export function accountView(principal: Principal, config: Config, usageChecks: n
 const NO_REGIONS = { primary: null, peer: null, regionsTotal: 0, regionsDown: 0, confirmedDown: false };
 
 /** Spec 2.3: nothing in it moves by itself, so its hash is a faithful ETag. */
-export function statusObject(check: Check, now: number) {
+export function statusObject(check: Check, now: number, blockedBy: readonly string[] = []) {
   const status = statusEndpointStatus(check, check.disabled);
   return {
     id: check.id,
@@ -122,6 +124,7 @@ export function statusObject(check: Check, now: number) {
     disabled: check.disabled,
     maintenanceMode: inMaintenance(check, now),
     regions: check.regions ?? NO_REGIONS,
+    blockedBy,
   };
 }
 

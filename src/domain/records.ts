@@ -62,6 +62,8 @@ export interface CheckSettings {
   gracePeriodSeconds: number;
   /** `key` or `key:value`, as given (domain/tags.ts matches them case-insensitively). */
   tags: string[];
+  /** Ids of checks of the same account this one depends on: while one is down, its alerts wait (issue 27). */
+  dependsOn: string[];
 }
 
 /** What monitoring has learned; written by the engine, read by the API. */

@@ -114,11 +114,14 @@ export class RequestPipeline {
     return null;
   }
 
-  private run(p: Prepared, req: HttpRequest, params: Record<string, string>, principal: Principal | null): Reply | Promise<Reply> {
+  private run(p: Prepared, req: HttpRequest, params: Record<string, string>, credential: Principal | null): Reply | Promise<Reply> {
     const { route } = p;
+    let principal = credential;
     if (principal) {
       if (route.scope) requireScope(principal, route.scope);
       if (!route.allowRestricted) requireUnrestricted(principal);
+      // What may change something carries the client's address for the audit log (reads stay as they are).
+      if (req.method !== 'GET' && req.method !== 'HEAD') principal = { ...principal, address: req.remoteAddress };
     }
     const idemKey = principal && route.idempotency !== 'none' ? Idempotency.readKey(req.headers, route.idempotency === 'required') : null;
     const body = p.body ? validated(p.body, parseBody(req, route)) : undefined;
@@ -137,7 +140,8 @@ export class RequestPipeline {
   ): Promise<Reply> {
     const { idempotency, store } = this.deps;
     const accountId = principal.account.id;
-    const hash = Idempotency.fingerprint(body ?? null);
+    // A route that reads its body as text (rawBody) is told apart by that text.
+    const hash = Idempotency.fingerprint(body ?? (route.rawBody ? req.body.toString('utf8') : null));
     const replay = await idempotency.replay(accountId, idemKey, req.method, req.path, hash);
     if (replay) {
       // The record belongs to the account; this caller gets the answer only if it may ask.

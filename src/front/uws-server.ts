@@ -252,7 +252,7 @@ function openStream(
   onAbort(close);
   res.cork(() => {
     res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
-    if (reply.headers) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]!);
+    writeHeaders(res, reply.headers);
   });
   stream({
     write: (text) => {
@@ -288,8 +288,18 @@ function writeNow(res: uWS.HttpResponse, reply: Reply, closeConnection: boolean,
   if (payload !== undefined) {
     res.writeHeader('Content-Type', reply.raw ? reply.raw.contentType : 'application/json; charset=utf-8');
   }
-  if (reply.headers) for (const name in reply.headers) res.writeHeader(name, reply.headers[name]!);
+  writeHeaders(res, reply.headers);
   if (payload === undefined) res.endWithoutBody(0, closeConnection);
   else if (headOnly) res.endWithoutBody(Buffer.byteLength(payload), closeConnection);
   else res.end(payload, closeConnection);
+}
+
+/** A reply's headers; several cookies ride in one Set-Cookie value, a line each (a cookie never holds a newline). */
+function writeHeaders(res: uWS.HttpResponse, headers: Record<string, string> | undefined): void {
+  if (!headers) return;
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (name === 'Set-Cookie' && value.includes('\n')) for (const cookie of value.split('\n')) res.writeHeader(name, cookie);
+    else res.writeHeader(name, value);
+  }
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpRequest, Reply } from '../api/http-types.js';
-import { IDEMPOTENCY_ARG, type BoundTool } from './tool-binding.js';
+import { IDEMPOTENCY_ARG, RAW_BODY_ARG, type BoundTool } from './tool-binding.js';
 import { kindOf } from './request-params.js';
 
 /** The front's pipeline: route match, auth, rate limit, scope, restriction, validation, idempotency. */
@@ -13,8 +13,11 @@ export interface RouteAnswer {
   text: string;
 }
 
-/** The caller's credentials are the only thing carried from the MCP request into the API call. */
-const FORWARDED_HEADERS = ['x-api-key', 'authorization'] as const;
+/**
+ * The caller's credentials are the only thing carried from the MCP request into the API call: a
+ * key or token, or a member's session cookie with the Origin and Host it was checked against.
+ */
+const FORWARDED_HEADERS = ['x-api-key', 'authorization', 'cookie', 'origin', 'host'] as const;
 
 /**
  * Calls REST routes on behalf of one MCP request, re-entering the same pipeline with the
@@ -29,7 +32,7 @@ export class RouteCaller {
     private readonly outer: HttpRequest,
   ) {}
 
-  async call(method: string, path: string, opts: { query?: URLSearchParams; body?: unknown; idempotencyKey?: string } = {}): Promise<RouteAnswer> {
+  async call(method: string, path: string, opts: { query?: URLSearchParams; body?: unknown; text?: { contentType: string; body: string }; idempotencyKey?: string } = {}): Promise<RouteAnswer> {
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_HEADERS) {
       const value = this.outer.headers[name];
@@ -40,6 +43,9 @@ export class RouteCaller {
     if (opts.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = Buffer.from(JSON.stringify(opts.body));
+    } else if (opts.text !== undefined) {
+      headers['content-type'] = opts.text.contentType;
+      body = Buffer.from(opts.text.body);
     }
     const prepaid = this.prepaid;
     this.prepaid = false;
@@ -67,8 +73,17 @@ export class RouteCaller {
       return badArgument(`${IDEMPOTENCY_ARG} is required: a retry with the same key returns the first answer instead of creating twice`);
     }
     if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') return badArgument(`${IDEMPOTENCY_ARG} ${stringProblem(idempotencyKey)}`);
+    let text: { contentType: string; body: string } | undefined;
+    if (tool.route.rawBody) {
+      const raw = rest[RAW_BODY_ARG];
+      delete rest[RAW_BODY_ARG];
+      const problem = stringProblem(raw);
+      if (problem) return badArgument(`${RAW_BODY_ARG} ${problem}`);
+      text = { contentType: tool.route.rawBody.contentTypes[0]!, body: raw as string };
+    }
     const answer = await this.call(tool.route.method, path, {
       idempotencyKey,
+      text,
       body: tool.route.body ? rest : undefined,
       query: tool.route.query ? queryOf(rest) : undefined,
     });

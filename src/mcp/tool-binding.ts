@@ -5,6 +5,8 @@ import type { ToolSpec } from './tool-table.js';
 
 /** The argument that travels as the Idempotency-Key header. */
 export const IDEMPOTENCY_ARG = 'idempotencyKey';
+/** The argument that travels as the body of a route that reads its body as text (`rawBody`). */
+export const RAW_BODY_ARG = 'file';
 
 export interface BoundTool {
   spec: ToolSpec;
@@ -58,6 +60,10 @@ function inputSchemaOf(spec: ToolSpec, route: Route, pathParams: string[]): Tool
     properties[name] = { type: 'string', minLength: 1, description: spec.params?.[name] ?? name };
     required.push(name);
   }
+  if (route.rawBody) {
+    properties[RAW_BODY_ARG] = { type: 'string', minLength: 1, description: `${route.rawBody.description} (the whole text)` };
+    required.push(RAW_BODY_ARG);
+  }
   const source = plainSchema(route.body ?? route.query);
   for (const [name, schema] of Object.entries(source.properties ?? {})) {
     // Read-only record fields are accepted so a GET record can go back as a PATCH; a tool caller never needs them.
@@ -79,7 +85,7 @@ function inputSchemaOf(spec: ToolSpec, route: Route, pathParams: string[]): Tool
     type: 'object',
     properties,
     ...(required.length ? { required } : {}),
-    ...(route.body || !route.query ? { additionalProperties: source.additionalProperties ?? false } : {}),
+    ...(route.body || route.rawBody || !route.query ? { additionalProperties: source.additionalProperties ?? false } : {}),
   };
 }
 

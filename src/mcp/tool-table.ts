@@ -123,4 +123,12 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: 'delete_incident', method: 'DELETE', path: `${INCIDENTS}/:incidentId`, title: 'Delete an incident', params: INCIDENT_ID,
     destructive: true, idempotent: true, note: 'It disappears from the page and its feeds; to close one, post an update with status resolved instead.',
   },
+  {
+    name: 'plan_config', method: 'POST', path: '/v1/public/config/plan', title: 'Plan a monitoring file',
+    note: 'Pass the YAML or JSON text as file (schema: GET /v1/config-schema.json); nothing is written. prune also lists deletions of what the file does not name.',
+  },
+  {
+    name: 'apply_config', method: 'POST', path: '/v1/public/config/apply', title: 'Apply a monitoring file', destructive: true, idempotent: true,
+    note: 'All of it or nothing; plan_config first. With prune it deletes the checks, webhooks and status pages the file does not name.',
+  },
 ];

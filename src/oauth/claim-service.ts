@@ -1,6 +1,8 @@
 import type { ChecksService } from '../core/checks-service.js';
 import type { Clock } from '../domain/clock.js';
-import { hashSecret } from '../domain/secrets.js';
+import { hashSecret, newId } from '../domain/secrets.js';
+import { newUser, SYSTEM_ACTOR } from '../domain/people.js';
+import { AuditLog } from '../core/audit-log.js';
 import type { Store } from '../store/store.js';
 import type { OAuthRepo } from '../store/oauth-repo.js';
 import { CLAIM_TOKEN_PATTERN } from './tokens.js';
@@ -38,7 +40,7 @@ export class ClaimService {
       const { view, accountId } = await this.find(token);
       if (view.state !== 'open' || accountId === null) return { view, accountId: null };
       if (!(await this.repo.markClaimed(accountId, this.clock.now()))) return { view: { state: 'claimed', email: view.email } as ClaimView, accountId: null };
-      await this.store.accounts.setClaimed(accountId);
+      await this.claimed(accountId, view.email);
       return { view, accountId };
     });
     if (claimed.accountId === null || claimed.view.state !== 'open') return claimed.view;
@@ -55,10 +57,25 @@ export class ClaimService {
       const account = await this.store.accounts.byId(accountId);
       if (!account || account.claimed) return false;
       await this.repo.markClaimed(accountId, this.clock.now());
-      await this.store.accounts.setClaimed(accountId);
+      await this.claimed(accountId, account.email);
       return true;
     });
     return changed ? this.checks.resumeAccount(accountId, UNCLAIMED_PAUSE_REASON, CLAIM_RESUME_REASON) : 0;
+  }
+
+  /**
+   * The account is claimed, in the caller's unit of work: whoever claimed it owns it (issue 28), as
+   * a member with the account's email unless that address is a member already.
+   */
+  private async claimed(accountId: string, email: string): Promise<void> {
+    const now = this.clock.now();
+    await this.store.accounts.setClaimed(accountId);
+    const audit = new AuditLog(this.store, this.clock);
+    await audit.record({ actor: SYSTEM_ACTOR }, accountId, 'account.claim', { kind: 'account', id: accountId, name: email }, ['claimed']);
+    if (await this.store.users.byEmail(email)) return;
+    const owner = newUser(newId('usr'), accountId, email, 'owner', null, now);
+    await this.store.users.insert(owner);
+    await audit.record({ actor: SYSTEM_ACTOR }, accountId, 'member.create', { kind: 'member', id: owner.id, name: email }, ['email', 'role']);
   }
 
   private async find(token: string): Promise<{ view: ClaimView; accountId: string | null }> {

@@ -35,6 +35,7 @@ export function pageJson(page: PublicPage): unknown {
       responseTime: c.responseTime,
       uptime90d: c.uptime,
       maintenanceUntil: iso(c.maintenanceUntil),
+      blockedBy: c.blockedBy.map((b) => b.id),
       days: c.days,
       responseTimeHourly: c.spark,
     })),

@@ -123,7 +123,8 @@ function sparkline(points: ReadonlyArray<number | null>): string {
 
 function checkHtml(c: PublicCheck): string {
   const rt = c.responseTime === null ? '' : `<span>${Math.round(c.responseTime)} ms</span>`;
-  return `<div class="check" id="check-${esc(c.id)}"><div class="row"><span class="name">${esc(c.name)}</span>` +
+  const blocked = c.blockedBy.length ? ` <span class="when" data-blocked-by>blocked by ${c.blockedBy.map((b) => esc(b.name)).join(', ')}</span>` : '';
+  return `<div class="check" id="check-${esc(c.id)}"><div class="row"><span class="name">${esc(c.name)}${blocked}</span>` +
     `<span class="right"><span class="spark">${sparkline(c.spark)}${rt}</span><span class="pill ${c.status}" data-status="${c.status}">${STATUS_TEXT[c.status]}</span></span></div>\n` +
     `${bars(c.days)}<div class="meta"><span>${c.days.length} days ago</span><span>${percent(c.uptime)}</span><span>Today</span></div></div>`;
 }

@@ -1,6 +1,7 @@
 import { inMaintenance } from '../monitor/maintenance.js';
 import type { Check } from '../domain/records.js';
 import { publicStatus } from '../core/views.js';
+import { blockedBy } from '../core/check-dependencies.js';
 import { DAY_MS, dayKey } from '../domain/cover.js';
 import { HOUR_MS, hourKey } from '../domain/rollup.js';
 import type { RollupReads } from '../store/rollup-store.js';
@@ -43,6 +44,8 @@ export interface PublicCheck {
   /** Mean response time per hour over the last 24 hours, oldest first (null: none that hour). */
   spark: Array<number | null>;
   maintenanceUntil: number | null;
+  /** Checks it depends on that are down now (issue 27): their names, for "blocked by". */
+  blockedBy: Array<{ id: string; name: string }>;
 }
 
 /** A stretch of downtime of one check, from its status log. */
@@ -215,6 +218,7 @@ export class PageViews {
       uptime: total === 0 ? null : (success / total) * 100,
       spark,
       maintenanceUntil: maintenance ? check.maintenanceUntil : null,
+      blockedBy: (await blockedBy(check, (id) => this.deps.checks.byId(id))).map((p) => ({ id: p.id, name: p.name })),
     };
   }
 

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { displayName } from '../domain/display-name.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
+import { AuditLog } from '../core/audit-log.js';
 import type { CreateStatusPageInput, UpdateStatusPageInput } from '../core/schemas/status-pages.js';
 import { newId } from '../domain/secrets.js';
 import { tagProblem, uniqueTags } from '../domain/tags.js';
@@ -26,7 +27,11 @@ export class StatusPagesService {
     private readonly pages: StatusPageRepo,
     private readonly config: Config,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.audit = new AuditLog(store, clock);
+  }
+
+  private readonly audit: AuditLog;
 
   onChange(listener: PageChanged): void {
     this.listeners.push(listener);
@@ -50,18 +55,14 @@ export class StatusPagesService {
         id: newId('spg'),
         accountId: principal.account.id,
         slug: input.slug,
-        title: displayName(input.title, 'title'),
-        description: description(input.description),
-        customDomain: customDomain(input.customDomain),
+        ...pageSettingsOf(input),
         checkIds: await this.ownChecks(principal, input.checkIds ?? []),
-        tags: pageTags(input.tags ?? []),
-        autoIncidents: input.autoIncidents ?? false,
-        ...lookOf(input, null),
         createdAt: now,
         updatedAt: now,
       };
       await this.ensureFree(draft);
       await this.pages.insert(draft);
+      await this.audit.record(principal, draft.accountId, 'status_page.create', pageTarget(draft), Object.keys(input));
       return draft;
     });
     this.changed(null, page);
@@ -85,6 +86,8 @@ export class StatusPagesService {
       };
       await this.ensureFree(next);
       await this.pages.update(next);
+      const fields = Object.keys(input).filter((k) => input[k as keyof UpdateStatusPageInput] !== undefined);
+      await this.audit.record(principal, next.accountId, 'status_page.update', pageTarget(next), fields);
       return [current, next] as const;
     });
     this.changed(before, after);
@@ -93,8 +96,9 @@ export class StatusPagesService {
 
   async remove(principal: Principal, id: string): Promise<void> {
     const page = await this.store.transaction(async () => {
-      const current = this.get(principal, id);
+      const current = await this.get(principal, id);
       await this.pages.delete(id);
+      await this.audit.record(principal, current.accountId, 'status_page.delete', pageTarget(current));
       return current;
     });
     this.changed(page, null);
@@ -139,6 +143,21 @@ function pageTags(tags: readonly string[]): string[] {
 }
 
 type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
+
+/** What a page's settings are once created from this input (every field but its slug and checks). */
+export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'tags' | 'autoIncidents'> & Look;
+
+/** The settings a create stores for this input, validated (a monitoring file compares a page with them). */
+export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'checkIds'>): PageSettings {
+  return {
+    title: displayName(input.title, 'title'),
+    description: description(input.description),
+    customDomain: customDomain(input.customDomain),
+    tags: pageTags(input.tags ?? []),
+    autoIncidents: input.autoIncidents ?? false,
+    ...lookOf(input, null),
+  };
+}
 
 /** The look's fields of a create or update: each validated, those left out kept (or empty on create). */
 function lookOf(input: { [K in keyof Look]?: Look[K] }, current: Look | null): Look {
@@ -196,3 +215,5 @@ function customDomain(raw: string | null | undefined): string | null {
   if (!HOST_NAME.test(host)) throw errors.badRequest('customDomain must be a host name such as status.example.com (no scheme, port or path)');
   return host;
 }
+
+const pageTarget = (p: StatusPage) => ({ kind: 'status_page', id: p.id, name: p.title });

@@ -13,6 +13,10 @@ import { PAGE_LOOK_MIGRATION } from './migrations-page-look.js';
 import { TAGS_MIGRATION } from './migrations-tags.js';
 import { MAINTENANCE_WINDOWS_MIGRATION } from './migrations-maintenance-windows.js';
 import { CLUSTER_MIGRATION } from './migrations-cluster.js';
+import { CONFIG_KEYS_MIGRATION } from './migrations-config-keys.js';
+import { PEOPLE_MIGRATION } from './migrations-people.js';
+import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
+import { DEPENDENCIES_MIGRATION } from './migrations-dependencies.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -168,4 +172,8 @@ export const MIGRATIONS: Migration[] = [
   TAGS_MIGRATION,
   MAINTENANCE_WINDOWS_MIGRATION,
   CLUSTER_MIGRATION,
+  CONFIG_KEYS_MIGRATION,
+  PEOPLE_MIGRATION,
+  PASSKEYS_MIGRATION,
+  DEPENDENCIES_MIGRATION,
 ];

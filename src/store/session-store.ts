@@ -4,8 +4,15 @@ import type { Answer } from './answer.js';
 export interface SessionRow {
   id: string;
   accountId: string;
-  /** The key the session was opened with; null when a login link opened it. */
+  /** The key the session was opened with; null when a person (or a login link) opened it. */
   keyId: string | null;
+  /** The member who signed in (issue 28); null for a session opened with an API key. */
+  userId: string | null;
+  /** How it was opened: `password`, `totp`, `recovery_code`, `setup_link`, `login_link`, `api_key`, … */
+  method: string | null;
+  /** The client's address and User-Agent when it was opened (the sessions list shows them). */
+  address: string | null;
+  userAgent: string | null;
   createdAt: number;
   expiresAt: number;
 }
@@ -13,6 +20,9 @@ export interface SessionRow {
 export interface SessionStore {
   insert(session: SessionRow, tokenHash: Buffer): Answer<void>;
   byTokenHash(tokenHash: Buffer): Answer<SessionRow | null>;
+  byId(id: string): Answer<SessionRow | null>;
+  /** The member's unexpired sessions at `now`, newest first. */
+  listForUser(userId: string, now: number): Answer<SessionRow[]>;
   delete(id: string): Answer<void>;
   /** Deletes sessions expired before `now`; returns how many. */
   pruneExpired(now: number): Answer<number>;

@@ -4,6 +4,8 @@ import type { AlertStore } from './alert-store.js';
 import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
+import type { AuditRepo, UserRepo } from './people-store.js';
+import type { PasskeyRepo } from './passkey-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { ClusterRepo, Fence } from './cluster-repo.js';
 import type { ChangeBus } from './change-bus.js';
@@ -11,6 +13,7 @@ import type { PingInboxRepo } from './ping-inbox.js';
 import type { KumaImportRepo } from './kuma-imports.js';
 import type { MaintenanceWindowRepo } from './maintenance-windows.js';
 import type { Answer } from './answer.js';
+import type { ConfigKeyRepo } from './config-keys.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
 import type { SubscriberRepo } from './subscribers.js';
@@ -51,6 +54,12 @@ export interface Store {
   operations: OperationsRepo;
   /** Dashboard sessions and one-time login links. */
   sessions: SessionStore;
+  /** Members of accounts with their roles, set-up links and recovery codes (issue 28). */
+  users: UserRepo;
+  /** Who changed what in an account (issue 28). */
+  audit: AuditRepo;
+  /** Members' passkeys and the short-lived state of sign-in ceremonies (WebAuthn, single sign-on). */
+  passkeys: PasskeyRepo;
   /** The public addresses the running server serves on, for the CLI (issue 23). */
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */
@@ -67,6 +76,8 @@ export interface Store {
   changes?: ChangeBus;
   /** Scheduled maintenance windows (issue 27). */
   maintenanceWindows: MaintenanceWindowRepo;
+  /** The keys monitoring files give an account's checks, webhooks and status pages (issue 30). */
+  configKeys: ConfigKeyRepo;
   /**
    * Changes whenever an account or API key may have changed, by this process or another one
    * (the CLI): a cheap validator for caches of credentials.

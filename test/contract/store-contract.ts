@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { Account, ApiKey, Check } from '../../src/domain/records.js';
 import type { Store } from '../../src/store/store.js';
+import { newUser, type Actor } from '../../src/domain/people.js';
 import type { WriteRecord } from '../../src/store/writes.js';
+import type { AuthChallengeRow, PasskeyRow } from '../../src/store/passkey-store.js';
 import { StaleOwner } from '../../src/store/cluster-repo.js';
 
 /**
@@ -69,6 +71,14 @@ async function seeded(store: Store): Promise<{ acc: Account; c: Check }> {
   const draft = check(acc.id, `https://${id('site')}.example.com/`);
   const seq = await store.checks.insert(draft, draft.url, null);
   return { acc, c: { ...draft, seq } };
+}
+
+/** A member of a fresh account, for rows kept per member (passkeys). */
+async function member(store: Store): Promise<string> {
+  const { acc } = await seeded(store);
+  const user = newUser(id('usr'), acc.id, `${id('member')}@example.com`, 'editor', null, T);
+  await store.users.insert(user);
+  return user.id;
 }
 
 export function storeContract(factory: StoreFactory): void {
@@ -142,6 +152,8 @@ export function storeContract(factory: StoreFactory): void {
       const third = { ...check(acc.id, `https://${id('site')}.example.com/`), tags: ['env:staging', 'environment'] };
       await store.checks.insert(third, third.url, null);
       assert.deepEqual((await store.checks.byId(second.id))!.tags, ['Env:Production', 'team:web']);
+      await store.checks.updateSettings(third.id, { ...third, dependsOn: [second.id, c.id] }, third.url, T + 1);
+      assert.deepEqual((await store.checks.byId(third.id))!.dependsOn, [second.id, c.id], 'dependencies are stored in order');
       const q = { accountId: acc.id, access: null };
       const ids = async (tags: string[]) => (await store.checks.list({ ...q, tags }, { limit: -1, offset: 0, afterSeq: null })).map((x) => x.id);
       assert.deepEqual(await ids(['env:production']), [second.id]);
@@ -207,12 +219,90 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(await store.nodes.cursor(node.id), { epoch: 'e1', seq: 7 });
       assert.deepEqual(await store.nodes.regions(), [{ region: 'eu-1', nodes: 1 }]);
 
-      const session = { id: id('ses'), accountId: acc.id, keyId: null, createdAt: T, expiresAt: T + 1000 };
+      const session = { id: id('ses'), accountId: acc.id, keyId: null, userId: null, method: 'login_link', address: '127.0.0.1', userAgent: 'test', createdAt: T, expiresAt: T + 1000 };
       await store.sessions.insert(session, hash(session.id));
       assert.deepEqual(await store.sessions.byTokenHash(hash(session.id)), session);
       await store.sessions.insertLoginLink(hash('link'), acc.id, T, T + 1000);
       assert.equal(await store.sessions.redeemLoginLink(hash('link'), T + 1), acc.id);
       assert.equal(await store.sessions.redeemLoginLink(hash('link'), T + 2), null, 'a link is used once');
+    });
+
+    withStore('members: users, roles, set-up links, TOTP steps, recovery codes, their sessions', async (store) => {
+      const acc = account();
+      await store.accounts.insert(acc);
+      const owner = newUser(id('usr'), acc.id, `${id('owner')}@example.com`, 'owner', 'Olga', T);
+      const viewer = newUser(id('usr'), acc.id, `${id('viewer')}@example.com`, 'viewer', null, T + 1);
+      await store.users.insert(owner);
+      await store.users.insert(viewer);
+      assert.deepEqual(await store.users.byId(owner.id), owner);
+      assert.deepEqual(await store.users.byEmail(viewer.email.toUpperCase()), viewer, 'emails match case-insensitively');
+      assert.deepEqual((await store.users.list(acc.id)).map((u) => u.id), [owner.id, viewer.id]);
+      assert.ok((await store.users.list(null)).length >= 2);
+      assert.equal(await store.users.countOwners(acc.id), 1);
+      await store.users.setRole(viewer.id, 'owner', T + 5);
+      assert.equal(await store.users.countOwners(acc.id), 2);
+      await store.users.setPassword(viewer.id, 'scrypt$1$1$1$a$b', T + 6);
+      assert.equal((await store.users.byId(viewer.id))!.passwordHash, 'scrypt$1$1$1$a$b');
+
+      await store.users.setTotp(owner.id, 'JBSWY3DPEHPK3PXP', null, T + 7);
+      assert.equal((await store.users.byId(owner.id))!.totpEnabledAt, null, 'pending until confirmed');
+      await store.users.setTotp(owner.id, 'JBSWY3DPEHPK3PXP', T + 8, T + 8);
+      assert.equal(await store.users.useTotpStep(owner.id, 100), true);
+      assert.equal(await store.users.useTotpStep(owner.id, 100), false, 'a step is used once');
+      assert.equal(await store.users.useTotpStep(owner.id, 99), false, 'never an earlier one');
+      assert.equal(await store.users.useTotpStep(owner.id, 101), true);
+
+      await store.users.replaceRecoveryCodes(owner.id, [hash('rc1'), hash('rc2')], T);
+      assert.equal(await store.users.unusedRecoveryCodes(owner.id), 2);
+      assert.equal(await store.users.useRecoveryCode(owner.id, hash('rc1'), T + 1), true);
+      assert.equal(await store.users.useRecoveryCode(owner.id, hash('rc1'), T + 2), false, 'a recovery code is used once');
+      assert.equal(await store.users.useRecoveryCode(viewer.id, hash('rc2'), T + 2), false, 'codes are per member');
+      assert.equal(await store.users.unusedRecoveryCodes(owner.id), 1);
+
+      await store.users.insertSetupLink(hash('setup'), viewer.id, T, T + 1000);
+      assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 1000), null, 'expired');
+      assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 1), viewer.id);
+      assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 2), null, 'used once');
+
+      const mine = { id: id('ses'), accountId: acc.id, keyId: null, userId: viewer.id, method: 'password', address: '10.0.0.1', userAgent: null, createdAt: T, expiresAt: T + 1000 };
+      const old = { ...mine, id: id('ses'), createdAt: T - 10, expiresAt: T + 5 };
+      await store.sessions.insert(mine, hash(mine.id));
+      await store.sessions.insert(old, hash(old.id));
+      assert.deepEqual(await store.sessions.byId(mine.id), mine);
+      assert.deepEqual((await store.sessions.listForUser(viewer.id, T + 1)).map((s) => s.id), [mine.id, old.id], 'newest first');
+      assert.deepEqual((await store.sessions.listForUser(viewer.id, T + 5)).map((s) => s.id), [mine.id], 'expired ones are not listed');
+      await store.users.delete(viewer.id);
+      assert.equal(await store.users.byId(viewer.id), null);
+      assert.equal(await store.sessions.byTokenHash(hash(mine.id)), null, "a removed member's sessions go with them");
+    });
+
+    withStore('the audit log: append, filters, cursor, retention', async (store) => {
+      const acc = account();
+      const other = account();
+      await store.accounts.insert(acc);
+      await store.accounts.insert(other);
+      const who = { kind: 'user' as const, id: 'usr_1', name: 'Olga' };
+      const key = { kind: 'key' as const, id: 'key_1', name: 'deploy' };
+      const entry = (at: number, action: string, actor: Actor = who, accountId = acc.id) =>
+        ({ accountId, at, actor, action, target: { kind: action.split('.')[0]!, id: `t${at}`, name: null }, fields: ['name'], address: '10.0.0.1' });
+      await store.audit.append(entry(T, 'check.create'));
+      await store.audit.append(entry(T + 1, 'check.update', key));
+      await store.audit.append(entry(T + 2, 'webhook.delete'));
+      await store.audit.append(entry(T + 3, 'check.delete', who, other.id));
+      const all = await store.audit.list({ accountId: acc.id }, { limit: 10, beforeSeq: null });
+      assert.deepEqual(all.map((e) => e.action), ['webhook.delete', 'check.update', 'check.create'], 'newest first, one account only');
+      assert.deepEqual(all[2], { ...entry(T, 'check.create'), seq: all[2]!.seq });
+      const page = await store.audit.list({ accountId: acc.id }, { limit: 2, beforeSeq: null });
+      const next = await store.audit.list({ accountId: acc.id }, { limit: 2, beforeSeq: page[1]!.seq });
+      assert.deepEqual(next.map((e) => e.action), ['check.create']);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, action: 'check.' }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['check.update', 'check.create']);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, action: 'check' }, { limit: 10, beforeSeq: null })).length, 0, 'an action without its dot is exact');
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, actorId: 'key_1' }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['check.update']);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, actorKind: 'user' }, { limit: 10, beforeSeq: null })).length, 2);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, targetId: `t${T + 2}` }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['webhook.delete']);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id, from: T + 1, to: T + 1 }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['check.update'], 'from and to are inclusive');
+      assert.equal(await store.audit.deleteOlderThan(T + 2), 2);
+      assert.deepEqual((await store.audit.list({ accountId: acc.id }, { limit: 10, beforeSeq: null })).map((e) => e.action), ['webhook.delete']);
     });
 
     withStore('status pages and the alert settings', async (store) => {
@@ -555,6 +645,29 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal((await store.nodes.byId(node.id))!.connected, false);
     });
 
+    withStore('monitoring file keys: list and replace per account and kind', async (store) => {
+      const a = account();
+      const b = account();
+      await store.accounts.insert(a);
+      await store.accounts.insert(b);
+      assert.deepEqual(await store.configKeys.list(a.id, 'check'), []);
+      await store.configKeys.replace(a.id, 'check', [{ key: 'api', objectId: 'chk_1' }, { key: 'web', objectId: 'chk_2' }]);
+      await store.configKeys.replace(a.id, 'webhook', [{ key: 'ops', objectId: 'whk_1' }]);
+      await store.configKeys.replace(b.id, 'check', [{ key: 'api', objectId: 'chk_9' }]);
+      const sorted = (keys: { key: string; objectId: string }[]) => [...keys].sort((x, y) => x.key.localeCompare(y.key));
+      assert.deepEqual(sorted(await store.configKeys.list(a.id, 'check')), [{ key: 'api', objectId: 'chk_1' }, { key: 'web', objectId: 'chk_2' }]);
+      assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [{ key: 'ops', objectId: 'whk_1' }]);
+      await store.configKeys.replace(a.id, 'check', [{ key: 'api', objectId: 'chk_3' }, { key: 'api-renamed', objectId: 'chk_1' }]);
+      assert.deepEqual(sorted(await store.configKeys.list(a.id, 'check')), [{ key: 'api', objectId: 'chk_3' }, { key: 'api-renamed', objectId: 'chk_1' }], 'replace drops the keys it does not name and moves the others');
+      await store.configKeys.replace(a.id, 'check', [{ key: 'api-renamed', objectId: 'chk_1' }]);
+      assert.deepEqual(await store.configKeys.list(b.id, 'check'), [{ key: 'api', objectId: 'chk_9' }], 'another account keeps its own');
+      assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [{ key: 'ops', objectId: 'whk_1' }], 'another kind keeps its own');
+      await store.configKeys.replace(a.id, 'webhook', []);
+      assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [], 'an empty replace removes them all');
+      await store.accounts.delete(a.id);
+      assert.deepEqual(await store.configKeys.list(a.id, 'check'), [], 'they go with the account');
+    });
+
     withStore('the group commit: a record that fails on its own is reported and the rest commits', async (store) => {
       const { c } = await seeded(store);
       // Its result row is written before its event, whose meta no store can keep (JSON has no BigInt).
@@ -567,6 +680,47 @@ export function storeContract(factory: StoreFactory): void {
       const totals = await store.rollups.totals(c.seq, 'minute', [[T, T + 60_000]]);
       assert.equal(totals.total, 2, 'the rollups hold the committed results, and only them');
       assert.equal(totals.failure, 1);
+    });
+    withStore('passkeys: insert, list per member, find by credential id, rename, record a use, delete', async (store) => {
+      const user = await member(store);
+      const other = await member(store);
+      const first: PasskeyRow = {
+        id: id('pk'), userId: user, credentialId: 'cred-AAAA', publicKey: Buffer.from([1, 2, 3]), counter: 0,
+        transports: ['internal', 'hybrid'], name: 'laptop', backedUp: true, createdAt: T, lastUsedAt: null,
+      };
+      const second: PasskeyRow = { ...first, id: id('pk'), credentialId: 'cred-BBBB', transports: [], name: 'key', backedUp: false, createdAt: T + 1 };
+      await store.passkeys.insert(first);
+      await store.passkeys.insert(second);
+      await assert.rejects(async () => store.passkeys.insert({ ...first, id: id('pk'), userId: other }), 'a credential id belongs to one passkey');
+      assert.deepEqual(await store.passkeys.listForUser(user), [first, second]);
+      assert.deepEqual(await store.passkeys.listForUser(other), []);
+      assert.deepEqual(await store.passkeys.byCredentialId('cred-BBBB'), second);
+      assert.equal(await store.passkeys.byCredentialId('cred-CCCC'), null);
+
+      assert.equal(await store.passkeys.rename(first.id, other, 'stolen'), false, 'only its own member renames it');
+      assert.equal(await store.passkeys.rename(first.id, user, 'work laptop'), true);
+      await store.passkeys.recordUse(first.id, 7, T + 5_000);
+      assert.deepEqual(await store.passkeys.byCredentialId(first.credentialId), { ...first, name: 'work laptop', counter: 7, lastUsedAt: T + 5_000 });
+
+      assert.equal(await store.passkeys.delete(first.id, other), false, 'only its own member removes it');
+      assert.equal(await store.passkeys.delete(first.id, user), true);
+      assert.equal(await store.passkeys.delete(first.id, user), false);
+      assert.deepEqual((await store.passkeys.listForUser(user)).map((p) => p.id), [second.id]);
+      await store.users.delete(user);
+      assert.equal(await store.passkeys.byCredentialId(second.credentialId), null, 'a removed member\'s passkeys go with them');
+    });
+
+    withStore('sign-in challenges: taken once, by their purpose, before they expire; pruned after', async (store) => {
+      const row: AuthChallengeRow = { hash: hash('challenge-1'), purpose: 'passkey.sign_in', userId: null, data: '{"c":1}', createdAt: T, expiresAt: T + 60_000 };
+      await store.passkeys.insertChallenge(row);
+      await store.passkeys.insertChallenge({ ...row, hash: hash('challenge-2'), purpose: 'oidc', userId: await member(store) });
+      await store.passkeys.insertChallenge({ ...row, hash: hash('challenge-3'), expiresAt: T + 10 });
+      assert.equal(await store.passkeys.takeChallenge(row.hash, 'oidc', T), null, 'another purpose does not take it');
+      assert.deepEqual(await store.passkeys.takeChallenge(row.hash, 'passkey.sign_in', T + 1), row);
+      assert.equal(await store.passkeys.takeChallenge(row.hash, 'passkey.sign_in', T + 2), null, 'single use');
+      assert.equal(await store.passkeys.takeChallenge(hash('challenge-3'), 'passkey.sign_in', T + 10), null, 'expired');
+      assert.equal(await store.passkeys.pruneChallenges(T + 60_000), 2);
+      assert.equal(await store.passkeys.takeChallenge(hash('challenge-2'), 'oidc', T), null, 'pruned');
     });
 
     withStore('cluster: join with epochs, renew, claim, release, leave; a stale epoch changes nothing', async (store) => {

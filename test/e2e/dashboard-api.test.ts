@@ -190,7 +190,9 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
     const token = link.url.split('#login=')[1]!;
     const { res, cookie } = await signIn(srv, { loginToken: token });
     assert.equal(res.status, 201, res.text);
-    assert.equal(res.body.data.via, 'login_link');
+    // The account's owner signs in (issue 28): a member session with the owner's every scope.
+    assert.equal(res.body.data.via, 'member');
+    assert.equal(res.body.data.user.role, 'owner');
     assert.equal(res.body.data.account.id, owner.accountId);
     assert.equal(res.body.data.access, null);
     assert.equal((await withCookie(srv, cookie)('GET', '/v1/public/alerts/webhooks')).status, 200);

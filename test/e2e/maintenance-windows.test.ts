@@ -3,11 +3,10 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
-import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
+import type { TestServer } from '../helpers/server.js';
+import type { Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertError, assertStatus, newAccount, newKey, type Actor } from './util.js';
-import { createFastCheck, createWebhook, receivedAt, startSwitchableTarget, wheelRound, type SwitchableTarget } from '../helpers/alerts-e2e.js';
+import { createFastCheck, createWebhook, receivedAt, startProbedWorld, wheelRound, type ProbedWorld, type SwitchableTarget } from '../helpers/alerts-e2e.js';
 
 /**
  * Scheduled maintenance windows (issue 27 item 2) through the API and the tool server, against
@@ -27,18 +26,14 @@ let receiver: Receiver;
 let target: SwitchableTarget;
 let origin = '';
 
+let world: ProbedWorld;
+
 before(async () => {
-  assertCaTrusted();
-  receiver = await startReceiver();
-  target = await startSwitchableTarget();
+  world = await startProbedWorld(clock);
+  ({ srv, receiver, target } = world);
   origin = target.origin;
-  srv = await startServer({ plans: { pro: { minCheckIntervalMinutes: 0.05 } } }, clock, { autoTick: false });
 });
-after(async () => {
-  await srv.stop();
-  await receiver.close();
-  await target.close();
-});
+after(() => world.close());
 
 const account = async (): Promise<Actor> => (await newAccount(srv, { tier: 'pro', scopes: ALL }));
 const round = () => wheelRound(srv, clock, 3_000);

@@ -25,6 +25,7 @@ const TOOL_NAMES = [
   'list_maintenance_windows', 'create_maintenance_window', 'get_maintenance_window', 'update_maintenance_window', 'delete_maintenance_window',
   'delete_status_page',
   'list_incidents', 'create_incident', 'get_incident', 'update_incident', 'post_incident_update', 'delete_incident',
+  'plan_config', 'apply_config',
 ];
 
 let server: TestServer;
@@ -98,7 +99,7 @@ describe('discovery of tools, resources and prompts', () => {
       const readOnly = tool.name.startsWith('get_') || tool.name.startsWith('list_');
       assert.equal(tool.annotations?.readOnlyHint, readOnly, `${tool.name} readOnlyHint`);
       if (!readOnly) {
-        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page', 'delete_incident', 'delete_maintenance_window'].includes(tool.name);
+        const destructive = ['delete_check', 'delete_webhook', 'regenerate_heartbeat_token', 'delete_status_page', 'delete_incident', 'delete_maintenance_window', 'apply_config'].includes(tool.name);
         assert.equal(tool.annotations?.destructiveHint, destructive, `${tool.name} destructiveHint`);
       }
     }

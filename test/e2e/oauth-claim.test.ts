@@ -82,6 +82,8 @@ describe('with SMTP configured', () => {
     assert.equal(claimed.status, 200);
     assert.match(claimed.html, /claimed/i);
     assert.equal((await server.app.store.accounts.byEmail(session.email))!.claimed, true);
+    // Whoever claimed it owns it (issue 28): a member with the account's email.
+    assert.equal((await server.app.store.users.byEmail(session.email))?.role, 'owner');
 
     const after = await asBearer(server, session.accessToken, 'GET', '/v1/public/account');
     assert.equal(after.status, 200);

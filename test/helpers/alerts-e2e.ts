@@ -84,3 +84,28 @@ export async function startSwitchableTarget(): Promise<SwitchableTarget> {
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A server with real probes at 3 s on the pro plan, a local HTTPS alert receiver and a switchable HTTP target. */
+export interface ProbedWorld {
+  srv: TestServer;
+  receiver: Receiver;
+  target: SwitchableTarget;
+  close(): Promise<void>;
+}
+
+export async function startProbedWorld(clock: ManualClock): Promise<ProbedWorld> {
+  assertCaTrusted();
+  const receiver = await startReceiver();
+  const target = await startSwitchableTarget();
+  const srv = await startServer({ plans: { pro: { minCheckIntervalMinutes: 0.05 } } }, clock, { autoTick: false });
+  return {
+    srv,
+    receiver,
+    target,
+    async close() {
+      await srv.stop();
+      await receiver.close();
+      await target.close();
+    },
+  };
+}

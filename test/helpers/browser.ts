@@ -13,16 +13,19 @@ export function browserMissing(): string | null {
 
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
+/** Chromium resolves localhost to 127.0.0.1 only: pages at http://localhost (what WebAuthn needs) stay on IPv4 loopback. */
+export const LOCALHOST_IPV4 = '--host-resolver-rules=MAP localhost 127.0.0.1';
+
 /**
  * A headless Chromium with a fresh profile directory (removed by close): every run starts with
  * no cookies, cache or service workers left from another.
  */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchBrowser(extraArgs: string[] = []): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'vigil-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
     viewport: { width: 1280, height: 800 },
   });
   return {
@@ -47,7 +50,7 @@ export async function signedInPage(context: BrowserContext, baseUrl: string, key
   });
   await page.goto(`${baseUrl}/dashboard`);
   await page.fill('#api-key', key);
-  await page.click('button[type=submit]');
+  await page.press('#api-key', 'Enter');
   await page.waitForSelector('body[data-list-ready="true"]');
   problems.length = 0;
   return { page, problems };

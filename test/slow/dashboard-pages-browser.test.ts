@@ -62,7 +62,7 @@ describe('dashboard pages in a real browser', { skip: missing ?? false, timeout:
     mkdirSync(SHOTS, { recursive: true });
     await page.goto(`${srv.url}/dashboard`);
     await page.fill('#api-key', srv.adminKey);
-    await page.click('button[type=submit]');
+    await page.press('#api-key', 'Enter');
     await page.waitForSelector('body[data-list-ready="true"] .row');
     await page.waitForSelector('body[data-live="open"]');
   });

@@ -15,7 +15,7 @@ const totals = (total: number, success: number, rtSum = 0): RollupTotals => ({
 });
 
 function world() {
-  const check = { id: 'chk_a', seq: 1, accountId: 'acc_1', name: 'API', status: 'up', disabled: false, maintenance: false, maintenanceUntil: null, lastChecked: NOW, lastResponseTime: 120 } as unknown as Check;
+  const check = { id: 'chk_a', seq: 1, accountId: 'acc_1', name: 'API', status: 'up', disabled: false, maintenance: false, maintenanceUntil: null, lastChecked: NOW, lastResponseTime: 120, tags: [], dependsOn: [] } as unknown as Check;
   const foreign = { ...check, id: 'chk_b', seq: 2, accountId: 'acc_2', name: 'Not mine' } as Check;
   const today = dayKey(NOW);
   const buckets: Record<string, Array<[number, RollupTotals]>> = {

@@ -82,10 +82,10 @@ test('a key revoked by another process moves the credentials version; checks it 
     const { c } = await seeded(cli);
     await server.refresh();
     assert.deepEqual((await server.checks.writtenElsewhere()).map((x) => x.id), [c.id]);
-    assert.deepEqual((await server.checks.writtenElsewhere()), [], 'reported once');
+    assert.deepEqual(await server.checks.writtenElsewhere(), [], 'reported once');
     await server.checks.updateSettings(c.id, { ...c, name: 'renamed here' }, c.url, Date.now());
     await server.refresh();
-    assert.deepEqual((await server.checks.writtenElsewhere()), [], 'its own writes are not news');
+    assert.deepEqual(await server.checks.writtenElsewhere(), [], 'its own writes are not news');
   } finally {
     await server.close();
     await cli.close();

@@ -42,6 +42,10 @@ const settingsFields = {
     maxItems: MAX_TAGS,
     description: 'Labels such as env:production or team:web: stored as given, matched case-insensitively; replaces the list',
   })),
+  dependsOn: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    maxItems: 10,
+    description: 'Ids of checks of this account it depends on: while one is down its alerts are held (blockedBy); replaces the list',
+  })),
 };
 
 export const CreateCheckBody = Type.Object(
@@ -158,6 +162,8 @@ export const CheckDetail = Type.Object(
     maintenanceUntil: Nullable(IsoDate),
     schedule: Nullable(Type.String()),
     gracePeriod: Type.Number(),
+    dependsOn: Type.Array(Type.String()),
+    blockedBy: Type.Array(Type.String(), { description: 'The checks it depends on that are down now: while any is, its alerts are held' }),
     lastProbe: Nullable(
       Type.Object(
         {

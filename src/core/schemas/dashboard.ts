@@ -1,3 +1,4 @@
+import { ROLES } from '../../domain/people.js';
 import { Type } from '@sinclair/typebox';
 import { IsoDate, StringEnum } from './common.js';
 import { SCOPES } from '../../domain/records.js';
@@ -10,6 +11,9 @@ export const SessionBody = Type.Object(
   {
     apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An API key (vigil_live_…): the session gets exactly its scopes and restrictions' })),
     loginToken: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The token of a one-time login link (`vigil login-link`)' })),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'A member signing in with their password' })),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    totp: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'With TOTP on: the current code, or one of the recovery codes' })),
   },
   { additionalProperties: false },
 );
@@ -18,7 +22,11 @@ export const SessionInfo = Type.Object({
   account: Type.Object({ id: Type.String(), email: Type.String() }),
   scopes: Type.Array(StringEnum(SCOPES)),
   access: Type.Union([Type.Object({ checkIds: Type.Array(Type.String()), folders: Type.Array(Type.String()) }), Type.Null()]),
-  via: StringEnum(['api_key', 'login_link', 'bearer'] as const),
+  via: StringEnum(['api_key', 'login_link', 'bearer', 'member'] as const, { description: 'member: a person signed in (see user)' }),
+  user: Type.Union([
+    Type.Object({ id: Type.String(), email: Type.String(), name: Type.Union([Type.String(), Type.Null()]), role: StringEnum(ROLES) }),
+    Type.Null(),
+  ], { description: 'The member of a session a person opened; null for keys and tokens' }),
   expiresAt: Type.Union([IsoDate, Type.Null()]),
 });
 export const SessionResponse = Type.Object({ data: SessionInfo });

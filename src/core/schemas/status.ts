@@ -19,6 +19,7 @@ export const StatusObject = Type.Object(
       regionsDown: Type.Integer(),
       confirmedDown: Type.Boolean(),
     }),
+    blockedBy: Type.Array(Type.String(), { description: 'Ids of the checks it depends on that are down now (its alerts are held meanwhile); empty otherwise' }),
   },
   { $id: 'StatusObject' },
 );

@@ -1,10 +1,12 @@
 import type { Store } from '../store.js';
 import type { WriteFailure, WriteRecord } from '../writes.js';
+import { pgAudit, pgUsers } from './people.js';
+import { pgPasskeys } from './passkeys.js';
 import { PgDb, unreachable } from './db.js';
 import { Credentials, pgAccounts, pgKeys, pgOAuth } from './credentials.js';
 import { pgChecks, type PgCheckRepo } from './checks.js';
 import { pgHistory, pgStateChanges } from './history.js';
-import { pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
+import { pgConfigKeys, pgIdempotency, pgKumaImports, pgNodes, pgOperations, pgServedAddresses, pgSessions, pgStatusPages } from './misc.js';
 import { pgAlertStore, type PgAlertStore } from './alerts.js';
 import { pgIncidents } from './incidents.js';
 import { pgMaintenanceWindows } from './maintenance-windows.js';
@@ -141,11 +143,15 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     subscribers: pgSubscribers(db),
     operations: pgOperations(db),
     sessions: pgSessions(db),
+    users: pgUsers(db),
+    passkeys: pgPasskeys(db),
+    audit: pgAudit(db),
     served: pgServedAddresses(db),
     cluster,
     pingInbox,
     kumaImports: pgKumaImports(db),
     maintenanceWindows: pgMaintenanceWindows(db),
+    configKeys: pgConfigKeys(db),
     credentialsVersion: () => `${remote}:${cred.local}`,
     transaction: (fn) => db.transaction(fn),
     afterCommit: (effect) => db.afterCommit(effect),

@@ -3,6 +3,7 @@ import type { NodeCursor, NodeRecord, NodeRepo, NodeRow } from '../node-repo.js'
 import type { SessionStore } from '../session-store.js';
 import type { ServedAddresses, ServedAddressesRepo } from '../served-addresses.js';
 import type { KumaImportRepo } from '../kuma-imports.js';
+import type { ConfigKeyRepo } from '../config-keys.js';
 import type { OperationsRepo, StatusPage, StatusPageRepo } from '../status-pages.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
@@ -77,18 +78,30 @@ export function pgNodes(db: PgDb): Async<NodeRepo> {
   };
 }
 
+const SESSION_COLUMNS = 'id, account_id, key_id, user_id, method, address, user_agent, created_at, expires_at';
+const toSession = (r: Row) => ({
+  id: r.id as string, accountId: r.account_id as string, keyId: r.key_id as string | null, userId: r.user_id as string | null,
+  method: r.method as string | null, address: r.address as string | null, userAgent: r.user_agent as string | null,
+  createdAt: r.created_at as number, expiresAt: r.expires_at as number,
+});
+
 export function pgSessions(db: PgDb): Async<SessionStore> {
   return {
     insert: async (s, hash) =>
-      void (await db.run('INSERT INTO sessions (id, token_hash, account_id, key_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-        s.id, hash, s.accountId, s.keyId, s.createdAt, s.expiresAt,
-      ])),
+      void (await db.run(
+        'INSERT INTO sessions (id, token_hash, account_id, key_id, user_id, method, address, user_agent, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        [s.id, hash, s.accountId, s.keyId, s.userId, s.method, s.address, s.userAgent, s.createdAt, s.expiresAt],
+      )),
     async byTokenHash(hash) {
-      const r = await db.one('SELECT id, account_id, key_id, created_at, expires_at FROM sessions WHERE token_hash = $1', [hash], 'vigil_session_by_hash');
-      return r
-        ? { id: r.id as string, accountId: r.account_id as string, keyId: r.key_id as string | null, createdAt: r.created_at as number, expiresAt: r.expires_at as number }
-        : null;
+      const r = await db.one(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = $1`, [hash], 'vigil_session_by_hash');
+      return r ? toSession(r) : null;
     },
+    async byId(id) {
+      const r = await db.one(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [id]);
+      return r ? toSession(r) : null;
+    },
+    listForUser: async (userId, now) =>
+      (await db.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id`, [userId, now])).map(toSession),
     delete: async (id) => void (await db.run('DELETE FROM sessions WHERE id = $1', [id])),
     pruneExpired: (now) => db.run('DELETE FROM sessions WHERE expires_at <= $1', [now]),
     insertLoginLink: async (hash, accountId, createdAt, expiresAt) =>
@@ -143,6 +156,23 @@ export function pgKumaImports(db: PgDb): Async<KumaImportRepo> {
          WHERE k.token_hash = $1`,
         [tokenHash],
       ))?.heartbeat_token ?? null,
+  };
+}
+
+export function pgConfigKeys(db: PgDb): Async<ConfigKeyRepo> {
+  return {
+    list: async (accountId, kind) =>
+      (await db.query<{ key: string; object_id: string }>('SELECT key, object_id FROM config_keys WHERE account_id = $1 AND kind = $2', [accountId, kind]))
+        .map((r) => ({ key: r.key, objectId: r.object_id })),
+    // One statement, so a replace is whole even outside a unit of work.
+    replace: async (accountId, kind, keys) =>
+      void (await db.run(
+        `WITH gone AS (DELETE FROM config_keys WHERE account_id = $1 AND kind = $2 AND NOT (key = ANY($3::text[])))
+         INSERT INTO config_keys (account_id, kind, key, object_id)
+         SELECT $1, $2, k, o FROM unnest($3::text[], $4::text[]) AS t(k, o)
+         ON CONFLICT (account_id, kind, key) DO UPDATE SET object_id = excluded.object_id`,
+        [accountId, kind, keys.map((k) => k.key), keys.map((k) => k.objectId)],
+      )),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL schema: the same logical schema as SQLite's migrations (src/store/migrations*.ts,
- * version 13), with PostgreSQL types (BOOLEAN, BYTEA, BIGINT epoch milliseconds, DOUBLE
- * PRECISION) and the same table and column names, so `vigil store migrate` copies by name.
+ * version 18: PG versions 2 to 5 follow SQLite's 14-15, 16, 17 and 18), with PostgreSQL types (BOOLEAN,
+ * BYTEA, BIGINT epoch milliseconds, DOUBLE PRECISION) and the same table and column names, so `vigil store migrate` copies by name.
  * History and the rollups are partitioned by range of `at` (partitions.ts creates them ahead and
  * drops expired ones whole); what falls outside every partition lands in a DEFAULT partition.
  * Versions are recorded in `vigil_schema`; migrate.ts applies them under an advisory lock.
@@ -499,6 +499,118 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX ping_inbox_slot ON ping_inbox (slot, seq);
       CREATE INDEX ping_inbox_check ON ping_inbox (check_id);
     `,
+  },
+  {
+    version: 4,
+    name: 'monitoring file keys (SQLite version 17)',
+    sql: `
+      CREATE TABLE config_keys (
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        object_id TEXT NOT NULL,
+        PRIMARY KEY (account_id, kind, key)
+      );
+    `,
+  },
+  {
+    version: 5,
+    name: 'members, sign-in secrets, sessions per member, audit log (SQLite version 18, issue 28)',
+    sql: `
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        email TEXT NOT NULL,
+        name TEXT,
+        role TEXT NOT NULL,
+        password_hash TEXT,
+        totp_secret TEXT,
+        totp_enabled_at BIGINT,
+        totp_last_step BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE UNIQUE INDEX users_email ON users (lower(email));
+      CREATE INDEX users_account ON users (account_id, created_at);
+
+      CREATE TABLE user_setup_links (
+        token_hash BYTEA PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+      );
+      CREATE INDEX user_setup_links_user ON user_setup_links (user_id);
+
+      CREATE TABLE user_recovery_codes (
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        code_hash BYTEA NOT NULL,
+        created_at BIGINT NOT NULL,
+        used_at BIGINT,
+        PRIMARY KEY (user_id, code_hash)
+      );
+
+      ALTER TABLE sessions ADD COLUMN user_id TEXT REFERENCES users(id) ON DELETE CASCADE;
+      ALTER TABLE sessions ADD COLUMN method TEXT;
+      ALTER TABLE sessions ADD COLUMN address TEXT;
+      ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+      CREATE INDEX sessions_user ON sessions (user_id);
+
+      CREATE TABLE audit_log (
+        seq BIGSERIAL PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        at BIGINT NOT NULL,
+        actor_kind TEXT NOT NULL,
+        actor_id TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target_kind TEXT NOT NULL,
+        target_id TEXT,
+        target_name TEXT,
+        fields TEXT NOT NULL,
+        address TEXT
+      );
+      CREATE INDEX audit_log_account ON audit_log (account_id, seq);
+      CREATE INDEX audit_log_at ON audit_log (at);
+
+      INSERT INTO users (id, account_id, email, name, role, created_at, updated_at)
+        SELECT 'usr_' || substr(md5(random()::text || a.id), 1, 20), a.id, a.email, NULL, 'owner', a.created_at, a.created_at
+        FROM accounts a WHERE a.claimed;
+    `,
+  },
+  {
+    version: 6,
+    name: 'passkeys and sign-in challenges (SQLite version 19, issue 28)',
+    sql: `
+      CREATE TABLE passkeys (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        credential_id TEXT NOT NULL UNIQUE,
+        public_key BYTEA NOT NULL,
+        counter BIGINT NOT NULL,
+        transports TEXT NOT NULL,
+        name TEXT NOT NULL,
+        backed_up BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL,
+        last_used_at BIGINT
+      );
+      CREATE INDEX passkeys_user ON passkeys (user_id, created_at);
+
+      CREATE TABLE auth_challenges (
+        hash BYTEA PRIMARY KEY,
+        purpose TEXT NOT NULL,
+        user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+        data TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX auth_challenges_expiry ON auth_challenges (expires_at);
+    `,
+  },
+  {
+    version: 7,
+    name: 'issue 27: check dependencies (SQLite 20)',
+    sql: `ALTER TABLE checks ADD COLUMN depends_on TEXT NOT NULL DEFAULT '[]';`,
   },
 ];
 

@@ -42,6 +42,7 @@ export interface CheckRowDb {
   schedule: string | null;
   grace_seconds: number | null;
   tags: string;
+  depends_on: string;
   disabled: number;
   disabled_reason: string | null;
   maintenance: number;
@@ -92,6 +93,7 @@ export function rowToCheck(r: CheckRowDb): Check {
     schedule: r.schedule,
     gracePeriodSeconds: r.grace_seconds ?? 0,
     tags: JSON.parse(r.tags) as string[],
+    dependsOn: JSON.parse(r.depends_on) as string[],
     disabled: toBool(r.disabled),
     disabledReason: r.disabled_reason,
     maintenance: toBool(r.maintenance),
@@ -125,13 +127,14 @@ export function settingsValues(s: CheckSettings): unknown[] {
     JSON.stringify(s.expectedStatusCodes), JSON.stringify(s.headers), s.body, toJson(s.responseValidation),
     fromBool(s.cacheControlNoCache), fromBool(s.immediateRecheckEnabled), s.responseTimeLimit,
     s.downConfirmationAttempts, s.pingPackets, s.timezone, s.schedule, s.gracePeriodSeconds, JSON.stringify(s.tags),
+    JSON.stringify(s.dependsOn),
   ];
 }
 export const SETTINGS_COLUMNS = [
   'name', 'url', 'type', 'folder', 'method', 'interval_minutes', 'region_override',
   'expected_status_codes', 'headers', 'body', 'response_validation',
   'cache_control_no_cache', 'immediate_recheck', 'response_time_limit',
-  'down_confirmation_attempts', 'ping_packets', 'timezone', 'schedule', 'grace_seconds', 'tags',
+  'down_confirmation_attempts', 'ping_packets', 'timezone', 'schedule', 'grace_seconds', 'tags', 'depends_on',
 ];
 
 export function sqliteChecks(db: Db): Synchronous<CheckRepo> & { clearCache(): void } {

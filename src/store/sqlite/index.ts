@@ -15,11 +15,15 @@ import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
 import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
+import { sqliteUsers } from './users.js';
+import { sqliteAudit } from './audit.js';
+import { sqlitePasskeys } from './passkeys.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
 import { sqlitePingInbox } from './ping-inbox.js';
 import { sqliteMaintenanceWindows } from './maintenance-windows.js';
+import { sqliteConfigKeys } from './config-keys.js';
 import { sqliteOperations, sqliteStatusPages } from './status-pages.js';
 import { sqliteIncidents } from './incidents.js';
 import { sqliteSubscribers } from './subscribers.js';
@@ -115,11 +119,15 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     subscribers: gate(sqliteSubscribers(db)),
     operations: gate(sqliteOperations(db)),
     sessions: gate(sqliteSessions(db)),
+    users: gate(sqliteUsers(db, credentialsChanged)),
+    audit: gate(sqliteAudit(db)),
+    passkeys: gate(sqlitePasskeys(db)),
     served: gate(sqliteServedAddresses(db)),
     kumaImports: gate(sqliteKumaImports(db)),
     cluster: gate(cluster),
     pingInbox: gate(pingInbox),
     maintenanceWindows: gate(sqliteMaintenanceWindows(db)),
+    configKeys: gate(sqliteConfigKeys(db)),
     credentialsVersion,
     transaction,
     afterCommit: (effect) => units.afterCommit(effect),

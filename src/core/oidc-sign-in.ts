@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import * as oidc from 'openid-client';
+import type { Config } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import { hashSecret } from '../domain/secrets.js';
+import type { PasskeyRepo } from '../store/passkey-store.js';
+import type { Store } from '../store/store.js';
+import { ADMIN_EMAIL } from './accounts-service.js';
+import type { OpenedSession } from './sessions-service.js';
+import type { Person, SignInClient, SignInPeople } from './sign-in-people.js';
+
+export const OIDC_START_PATH = '/v1/auth/oidc/start';
+export const OIDC_CALLBACK_PATH = '/v1/auth/oidc/callback';
+/** The cookie that ties a sign-in's callback to the browser that started it. */
+export const OIDC_FLOW_COOKIE = 'vigil_sso';
+/** How long a person has at the provider before the started sign-in is forgotten. */
+export const OIDC_FLOW_MS = 10 * 60 * 1000;
+/** How long the provider's discovery document is trusted before it is fetched again. */
+const DISCOVERY_MS = 60 * 60 * 1000;
+const PURPOSE = 'oidc';
+/** The dashboard routes a sign-in may come back to: a hash route, nothing that leaves the dashboard. */
+const RETURN_HASH = /^#\/[A-Za-z0-9_\-/.%]{0,200}$/;
+
+/** A single sign-on that did not end in a session: the message is shown on the sign-in page. */
+export class SsoRefused extends Error {}
+
+interface Flow {
+  state: string;
+  nonce: string;
+  verifier: string;
+  returnTo: string;
+}
+
+type OidcSettings = Config['auth']['oidc'];
+
+/**
+ * Single sign-on with OpenID Connect (issue 28), with openid-client: the authorization code flow
+ * with PKCE (S256), state and nonce; the provider's endpoints and keys from its discovery document.
+ * What the second leg needs (state, nonce, PKCE verifier, where to return) is kept in the store by
+ * the hash of a random token in a short-lived HttpOnly cookie, taken once, so a callback is
+ * accepted only in the browser that started it and only once. The provider's verified email is
+ * the person: an existing member signs in; someone else becomes a member with `createRole` when
+ * that is set and their email domain is allowed.
+ */
+export class OidcSignIn {
+  private discovered: { config: oidc.Configuration; at: number } | null = null;
+
+  constructor(
+    private readonly deps: { settings: OidcSettings; publicUrl: string; dashboardUrl: string; repo: PasskeyRepo; store: Store; people: SignInPeople; clock: Clock },
+  ) {}
+
+  get enabled(): boolean {
+    return this.deps.settings.issuer !== null;
+  }
+
+  get name(): string {
+    return this.deps.settings.name;
+  }
+
+  get redirectUri(): string {
+    return `${this.deps.publicUrl}${OIDC_CALLBACK_PATH}`;
+  }
+
+  /** Where the dashboard lands after a sign-in: `returnTo` when it is a dashboard hash route. */
+  dashboardTarget(returnTo: string | null): string {
+    return `${this.deps.dashboardUrl}${returnTo !== null && RETURN_HASH.test(returnTo) ? returnTo : '#/'}`;
+  }
+
+  /** The sign-in page with a message (in the fragment: never in a server's log). */
+  failureTarget(message: string): string {
+    return `${this.deps.dashboardUrl}#sso-error=${encodeURIComponent(message)}`;
+  }
+
+  /** Starts a sign-in: the provider's authorization URL and the flow token for the cookie. */
+  async start(returnTo: string | null): Promise<{ location: string; flowToken: string }> {
+    const config = await this.configuration();
+    const flow: Flow = {
+      state: oidc.randomState(),
+      nonce: oidc.randomNonce(),
+      verifier: oidc.randomPKCECodeVerifier(),
+      returnTo: returnTo !== null && RETURN_HASH.test(returnTo) ? returnTo : '#/',
+    };
+    const flowToken = randomBytes(32).toString('base64url');
+    const now = this.deps.clock.now();
+    await this.deps.repo.insertChallenge({ hash: hashSecret(flowToken), purpose: PURPOSE, userId: null, data: JSON.stringify(flow), createdAt: now, expiresAt: now + OIDC_FLOW_MS });
+    const location = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: this.redirectUri,
+      scope: this.deps.settings.scopes,
+      response_type: 'code',
+      code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
+      code_challenge_method: 'S256',
+      state: flow.state,
+      nonce: flow.nonce,
+    });
+    return { location: location.href, flowToken };
+  }
+
+  /**
+   * The provider sent the browser back: checks the flow, the state, the code (with the PKCE
+   * verifier) and the ID token (issuer, audience, nonce, signature), then opens a session.
+   */
+  async callback(query: URLSearchParams, flowToken: string | null, client: SignInClient): Promise<{ session: OpenedSession; person: Person; returnTo: string }> {
+    const row = flowToken ? await this.deps.repo.takeChallenge(hashSecret(flowToken), PURPOSE, this.deps.clock.now()) : null;
+    if (!row) throw new SsoRefused('The single sign-on expired or was started in another browser; sign in again');
+    const flow = JSON.parse(row.data) as Flow;
+    const providerError = query.get('error');
+    if (providerError !== null) {
+      throw new SsoRefused(`The identity provider refused the sign-in: ${query.get('error_description') ?? providerError}`);
+    }
+    const config = await this.configuration();
+    const callbackUrl = new URL(`${this.redirectUri}?${query.toString()}`);
+    let claims: oidc.IDToken;
+    let accessToken: string;
+    try {
+      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+        pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true,
+      });
+      claims = tokens.claims()!;
+      accessToken = tokens.access_token;
+    } catch (err) {
+      throw new SsoRefused(`The identity provider's answer was not accepted: ${(err as Error).message}`);
+    }
+    const { email, name, verified } = await this.identity(config, claims, accessToken);
+    const person = await this.member(email, name, verified);
+    return { session: await this.deps.people.openSession(person, 'oidc', client), person, returnTo: flow.returnTo };
+  }
+
+  private async identity(config: oidc.Configuration, claims: oidc.IDToken, accessToken: string): Promise<{ email: string; name: string | null; verified: boolean | undefined }> {
+    let source: Record<string, unknown> = claims;
+    if (typeof claims['email'] !== 'string') {
+      source = await oidc.fetchUserInfo(config, accessToken, claims.sub).catch(() => ({}) as Record<string, unknown>);
+    }
+    const email = typeof source['email'] === 'string' ? source['email'].trim().toLowerCase() : '';
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new SsoRefused('The identity provider did not give an email address (ask for the "email" scope)');
+    const name = typeof source['name'] === 'string' && source['name'].trim() !== '' ? source['name'].trim().slice(0, 100) : null;
+    const verified = typeof source['email_verified'] === 'boolean' ? source['email_verified'] : undefined;
+    return { email, name, verified };
+  }
+
+  private async member(email: string, name: string | null, verified: boolean | undefined): Promise<Person> {
+    const { settings, people } = this.deps;
+    // An address the provider says it has not verified proves nothing about who signs in.
+    if (verified === false) throw new SsoRefused(`The identity provider has not verified ${email}`);
+    const domain = email.slice(email.lastIndexOf('@') + 1);
+    const allowed = settings.allowedDomains.map((d) => d.trim().toLowerCase().replace(/^@/, ''));
+    if (allowed.length > 0 && !allowed.includes(domain)) throw new SsoRefused(`Single sign-on does not admit addresses at ${domain}`);
+    const existing = await people.byEmail(email);
+    if (existing) return existing;
+    if (settings.createRole === null) throw new SsoRefused(`${email} is not a member here; ask an owner or admin to invite you`);
+    const account = await this.joinedAccount();
+    return people.create(account, email, name, settings.createRole);
+  }
+
+  private async joinedAccount(): Promise<string> {
+    const wanted = this.deps.settings.account ?? ADMIN_EMAIL;
+    const account = (await this.deps.store.accounts.byId(wanted)) ?? (await this.deps.store.accounts.byEmail(wanted.toLowerCase()));
+    if (!account) throw new SsoRefused(`auth.oidc.account names no account (${wanted}); tell the operator`);
+    return account.id;
+  }
+
+  /** The provider's configuration from its discovery document, fetched again after an hour. */
+  private async configuration(): Promise<oidc.Configuration> {
+    const now = this.deps.clock.now();
+    if (this.discovered && now - this.discovered.at < DISCOVERY_MS) return this.discovered.config;
+    const { issuer, clientId, clientSecret } = this.deps.settings;
+    const url = new URL(issuer!);
+    // Plain http only to a provider on this machine (a test's, or one behind the same host).
+    const local = url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    let config: oidc.Configuration;
+    try {
+      config = await oidc.discovery(url, clientId, clientSecret, undefined, { execute: local ? [oidc.allowInsecureRequests] : [], timeout: 10 });
+    } catch (err) {
+      throw new SsoRefused(`The identity provider at ${issuer} cannot be reached: ${(err as Error).message}`);
+    }
+    this.discovered = { config, at: now };
+    return config;
+  }
+}

@@ -1,0 +1,66 @@
+import type { Answer } from './answer.js';
+import type { Actor, Role, User } from '../domain/people.js';
+
+/** Members of accounts (issue 28): people with a role, their set-up links and recovery codes. */
+export interface UserRepo {
+  insert(user: User): Answer<void>;
+  byId(id: string): Answer<User | null>;
+  /** Case-insensitive: one person, one address, across the server. */
+  byEmail(email: string): Answer<User | null>;
+  /** The members of one account, or of every account with null, oldest first. */
+  list(accountId: string | null): Answer<User[]>;
+  countOwners(accountId: string): Answer<number>;
+  setRole(id: string, role: Role, now: number): Answer<void>;
+  setPassword(id: string, passwordHash: string, now: number): Answer<void>;
+  /** A pending secret (enabledAt null), an enabled one, or none (secret null). */
+  setTotp(id: string, secret: string | null, enabledAt: number | null, now: number): Answer<void>;
+  /**
+   * Records the TOTP step just accepted, only if it is later than the last one: false when it is
+   * not (the same code twice), in one statement so two sign-ins racing cannot both use it.
+   */
+  useTotpStep(id: string, step: number): Answer<boolean>;
+  /** Deletes the member with their sessions, links and recovery codes. */
+  delete(id: string): Answer<void>;
+  insertSetupLink(tokenHash: Buffer, userId: string, createdAt: number, expiresAt: number): Answer<void>;
+  /** Marks an unused, unexpired set-up link used and returns its user, or null (one statement). */
+  redeemSetupLink(tokenHash: Buffer, now: number): Answer<string | null>;
+  /** Replaces the member's recovery codes (their hashes). */
+  replaceRecoveryCodes(userId: string, codeHashes: Buffer[], now: number): Answer<void>;
+  /** Uses one unused recovery code: true when it was there (one statement). */
+  useRecoveryCode(userId: string, codeHash: Buffer, now: number): Answer<boolean>;
+  unusedRecoveryCodes(userId: string): Answer<number>;
+}
+
+/** One line of the audit log (issue 28 item 4). */
+export interface AuditEntry {
+  /** Ascending, never reused: the cursor. */
+  seq: number;
+  accountId: string;
+  at: number;
+  actor: Actor;
+  /** `check.create`, `webhook.delete`, `member.role_change`, `session.sign_in_failed`, … */
+  action: string;
+  target: { kind: string; id: string | null; name: string | null };
+  /** Names of the fields the change set; never their values. */
+  fields: string[];
+  address: string | null;
+}
+
+export interface AuditQuery {
+  accountId: string;
+  actorId?: string;
+  actorKind?: Actor['kind'];
+  /** An exact action, or a prefix ending in `.` (`check.`). */
+  action?: string;
+  targetId?: string;
+  from?: number;
+  to?: number;
+}
+
+export interface AuditRepo {
+  append(entry: Omit<AuditEntry, 'seq'>): Answer<void>;
+  /** Newest first; `beforeSeq` is the cursor. */
+  list(query: AuditQuery, page: { limit: number; beforeSeq: number | null }): Answer<AuditEntry[]>;
+  /** Deletes entries older than `cutoff`; returns how many. */
+  deleteOlderThan(cutoff: number): Answer<number>;
+}
