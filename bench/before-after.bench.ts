@@ -114,10 +114,13 @@ async function startBoth(b: Record<Side, Build>, seeded: string, scratch: string
   }
 }
 
+const progress = (line: string) => process.stderr.write(`before-after: ${line}\n`);
+
 async function httpPair(
   b: Record<Side, Build>, seeded: string, scratch: string, tag: string,
   load: { paths: string[]; method?: string; body?: string; headers?: Record<string, string> },
 ): Promise<{ pair: AlternatingResult; dataDirs: Record<Side, string> }> {
+  progress(`${tag}: ${HTTP_ROUNDS} rounds of each build`);
   const both = await startBoth(b, seeded, scratch, tag);
   try {
     const pair = await wrkAlternating(both.before, both.after, {
@@ -143,6 +146,7 @@ async function probePairs(b: Record<Side, Build>): Promise<ProbeMeasure[]> {
         for (let round = 0; round < PROBE_ROUNDS; round++) {
           for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
             const serve: ServeCommand = { args: (configFile) => [b[side].cli, 'serve', '--config', configFile], config: SETTINGS, core: SERVER_CORE };
+            progress(`probes, ${checks} checks: round ${round + 1}, ${side}`);
             runs[side].push(await measureServe(dir.path, ids, serve, PROBE_WINDOW));
           }
         }
@@ -261,10 +265,9 @@ export function beforeAfterMarkdown(r: PairReport): string {
     'Each round, as measured (rate and server CPU per request):',
     '',
     table(['measure', 'build', ...Array.from({ length: HTTP_ROUNDS }, (_, i) => `round ${i + 1}`)], perRound),
-    '',
-    table(['checks', 'build', ...Array.from({ length: PROBE_ROUNDS }, (_, i) => `round ${i + 1}`)], probeRounds),
+    ...(probeRounds.length ? ['', table(['checks', 'build', ...Array.from({ length: PROBE_ROUNDS }, (_, i) => `round ${i + 1}`)], probeRounds)] : []),
     headline({
-      measure: `This build against ${before.label} in one run: list, get, durable pings, CPU per probe at ${r.probes.map((p) => fmt(p.checks / 20)).join(' and ')} probes/s`,
+      measure: `This build against ${before.label} in one run: list, get, durable pings${r.probes.length ? `, CPU per probe at ${r.probes.map((p) => fmt(p.checks / 20)).join(' and ')} probes/s` : ''}`,
       figure: `lowest ratio ${fmt(worst.ratio, 3)} (${worst.short})`,
       baseline: `${before.label}, same machine, in turns`,
       ratio: measured.map((row) => fmt(row.ratio, 2)).join(' / '),
