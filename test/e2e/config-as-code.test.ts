@@ -278,6 +278,25 @@ describe('apply', () => {
     assert.deepEqual([...(await details(actor)).keys()], ['http://127.0.0.1:9/web', 'Another one']);
   });
 
+  test('dependencies by key: on a check further down the file, then turned around in one apply', async () => {
+    const actor = await newAccount(server, { tier: 'pro', scopes: ALL });
+    const text = (web: string, db: string) =>
+      `version: 1\nchecks:\n  db:\n    url: http://127.0.0.1:9/db\n    dependsOn: [${db}]\n  web:\n    url: http://127.0.0.1:9/web\n    dependsOn: [${web}]\n  lb:\n    url: http://127.0.0.1:9/lb\n`;
+    const first = cli(['apply', fileOf(text('db, lb', '')), '--account', actor.accountId]);
+    assert.equal(first.status, 0, first.stderr);
+    const ids = async () => new Map([...(await details(actor)).values()].map((c) => [String(c.url).split('/').pop(), c]));
+    const before = await ids();
+    assert.deepEqual(before.get('web')!.dependsOn, [before.get('db')!.id, before.get('lb')!.id]);
+    // db (first in the file) now depends on web, which no longer depends on db: web's is dropped first, so no step closes a cycle.
+    const turned = cli(['apply', fileOf(text('lb', 'web')), '--account', actor.accountId]);
+    assert.equal(turned.status, 0, turned.stderr);
+    assert.match(turned.stdout, /~ update checks\.db: dependsOn: \[\] → \["web"\]\n~ update checks\.web: dependsOn: \["db","lb"\] → \["lb"\]\n/);
+    const after = await ids();
+    assert.deepEqual(after.get('web')!.dependsOn, [before.get('lb')!.id]);
+    assert.deepEqual(after.get('db')!.dependsOn, [before.get('web')!.id]);
+    assert.match(cli(['apply', fileOf(text('lb', 'web')), '--account', actor.accountId, '--dry-run']).stdout, /No changes\./);
+  });
+
   test('maintenance windows: created after the checks they name, kept across renames, deleted only with prune', async () => {
     const actor = await newAccount(server, { tier: 'pro', scopes: ALL });
     const made = await api(actor, 'POST', '/v1/public/maintenance-windows', { title: 'Made in the dashboard', allChecks: true, startsAt: '2030-02-01T00:00:00Z', endsAt: '2030-02-01T02:00:00Z' });
