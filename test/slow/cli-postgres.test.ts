@@ -22,13 +22,3 @@ test('vigil backup and restore on a PostgreSQL store point to pg_dump and pg_res
   assert.equal(invalid.status, 2, 'a config error');
   assert.match(invalid.stderr, /store\.url \(VIGIL_DATABASE_URL\) must start with postgres:\/\//);
 });
-
-test('serve and the data commands with store.url stop with a message instead of running on SQLite', () => {
-  const env = { VIGIL_DATABASE_URL: 'postgres://vigil@127.0.0.1:1/vigil', VIGIL_DATA_DIR: '/nonexistent/vigil' };
-  for (const args of [['serve'], ['account', 'list'], ['key', 'list']]) {
-    const r = vigil(args, env);
-    assert.equal(r.status, 1, args.join(' '));
-    assert.match(r.stderr, /does not run on the PostgreSQL store \(store\.url\) in this build/);
-    assert.match(r.stderr, /vigil store migrate --to URL/);
-  }
-});
