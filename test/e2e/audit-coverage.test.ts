@@ -214,10 +214,16 @@ describe('monitoring as code', () => {
     `  page-${suffix}:`,
     `    title: Status ${suffix}`,
     `    checks: [shop-${suffix}]`,
+    'maintenanceWindows:',
+    `  upgrade-${suffix}:`,
+    `    title: Upgrade ${suffix}`,
+    `    checks: [shop-${suffix}]`,
+    '    startsAt: 2030-01-01T22:00:00Z',
+    '    endsAt: 2030-01-02T01:00:00Z',
     '',
   ].join('\n');
   const post = (path: string, key: string, text: string) => srv.request('POST', path, { key, rawBody: text, headers: { 'content-type': 'application/yaml' } });
-  const CHANGES = ['check.create', 'check.pause', 'webhook.create', 'email_alerts.create', 'status_page.create'];
+  const CHANGES = ['check.create', 'check.pause', 'webhook.create', 'email_alerts.create', 'status_page.create', 'maintenance_window.create'];
 
   test("a plan (run and rolled back) leaves no entry; the API's apply records each change once, as the key", async () => {
     const a = await newAccount(srv, { tier: 'pro', scopes: ALL });
