@@ -440,6 +440,7 @@ function buildServices(parts: {
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
   const pages = pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks });
   const signInWays = buildSignIn({ store, clock, config, sessions, people: new MemberPeople({ store, sessions, members, audit }), mailer: base.mailer, log });
+  const maintenanceWindows = new MaintenanceWindowsService(store, clock);
   return {
     monitoring: {
       ...shared,
@@ -451,7 +452,7 @@ function buildServices(parts: {
       regions: () => parts.assignment.regions(),
       trends: new CheckTrends(rollups, checks),
       series: new SeriesReader(rollups, store.stateChanges, store.history),
-      maintenanceWindows: new MaintenanceWindowsService(store, clock),
+      maintenanceWindows,
     },
     accounts: {
       ...shared,
@@ -478,7 +479,7 @@ function buildServices(parts: {
     pages,
     asCode: {
       ...shared,
-      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages: pages.statusPages, config }),
+      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages: pages.statusPages, maintenanceWindows, config }),
     },
     operations: {
       ...shared,

@@ -447,6 +447,7 @@ async function withAsCode(input: ConfigInput, run: (asCode: MonitoringAsCode, pr
       webhooks: alerts.webhooks,
       email: alerts.email,
       statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
+      maintenanceWindows: new MaintenanceWindowsService(store, systemClock),
       config,
     });
     const principalOf = async (account: string): Promise<Principal> => ({

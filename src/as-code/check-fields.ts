@@ -18,7 +18,7 @@ export function fieldsOfSettings(s: CheckSettings): CheckFields {
     name: s.name,
     folder: s.folder,
     tags: s.tags,
-    // Check ids, as the API takes them: a file moved to another account names ids that do not exist there (400).
+    // Ids here; the file names them by key (plan.ts and export-file.ts translate).
     dependsOn: s.dependsOn,
     checkFrequency: s.intervalMinutes,
     checkRegionOverride: s.regionOverride,

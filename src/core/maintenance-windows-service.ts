@@ -182,7 +182,8 @@ export class MaintenanceWindowsService {
   }
 }
 
-function instant(value: string | null, field: string): number | null {
+/** An ISO 8601 instant of the input in ms (null stays null); a 400 naming the field otherwise. */
+export function instant(value: string | null, field: string): number | null {
   if (value === null) return null;
   const ms = parseIsoInstant(value);
   if (Number.isNaN(ms)) throw errors.badRequest(`${field} must be an ISO 8601 date-time`);
