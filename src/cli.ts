@@ -262,7 +262,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
-      new SessionsService(store, systemClock, config).createLoginLink(values.account),
+      new SessionsService(store, systemClock, config).createLoginLink(values.account, { actor: CLI_ACTOR }),
     );
   }
   if (command === 'node') return nodeCommand(sub, rest);
@@ -345,7 +345,7 @@ async function withMembers(configFile: string | undefined, run: (members: Member
 }
 
 async function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): Promise<number> {
-  return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock)));
+  return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock, { store, source: { actor: CLI_ACTOR } })));
 }
 
 function readConfig(file: string | undefined): ConfigInput {
@@ -451,7 +451,7 @@ async function withAsCode(input: ConfigInput, run: (asCode: MonitoringAsCode, pr
       config,
     });
     const principalOf = async (account: string): Promise<Principal> => ({
-      kind: 'api_key', credentialId: 'cli', account: await accounts.findAccount(account), scopes: SCOPES, access: null, key: null,
+      kind: 'api_key', credentialId: 'cli', account: await accounts.findAccount(account), scopes: SCOPES, access: null, key: null, actor: CLI_ACTOR,
     });
     return await run(asCode, principalOf);
   } finally {

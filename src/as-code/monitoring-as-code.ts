@@ -205,22 +205,22 @@ export class MonitoringAsCode {
         }
         return;
       case 'webhooks':
-        if (step.action === 'delete') await webhooks.delete(account, step.id);
+        if (step.action === 'delete') await webhooks.delete(account, step.id, principal);
         else if (step.action === 'update') {
           const { checks: routed, ...rest } = step.patch;
           const input: UpdateWebhookInput = { ...rest, ...(routed ? { checkIds: checkIds(routed) } : {}) };
-          await webhooks.updateChecked(account, step.id, input);
+          await webhooks.updateChecked(account, step.id, input, null, principal);
         } else {
           const { checks: routed, secret, enabled, ...rest } = step.state;
-          const hook = await webhooks.createChecked(account, { ...rest, ...(secret === null ? {} : { secret }), checkIds: checkIds(routed) });
-          if (!enabled) await webhooks.updateChecked(account, hook.id, { enabled: false });
+          const hook = await webhooks.createChecked(account, { ...rest, ...(secret === null ? {} : { secret }), checkIds: checkIds(routed) }, null, principal);
+          if (!enabled) await webhooks.updateChecked(account, hook.id, { enabled: false }, null, principal);
           keys.webhook.push({ key: step.key, objectId: hook.id });
           created.push({ section: 'webhooks', key: step.key, id: hook.id });
         }
         return;
       case 'email': {
         const { checks: routed, ...rest } = step.patch;
-        await email.update(account.id, { ...rest, ...(routed ? { checkIds: checkIds(routed) } : {}) });
+        await email.update(account.id, { ...rest, ...(routed ? { checkIds: checkIds(routed) } : {}) }, null, principal);
         return;
       }
       case 'statusPages':

@@ -49,9 +49,8 @@ export class TokenService {
   ) {}
 
   /** A new grant with its first token pair (agent signup), inside the caller's transaction. */
-  async issueGrant(accountId: string, scopes: readonly Scope[]): Promise<TokenResponse> {
+  async issueGrant(accountId: string, scopes: readonly Scope[], grantId: string = newGrantId()): Promise<TokenResponse> {
     const now = this.clock.now();
-    const grantId = newGrantId();
     await this.repo.insertGrant({ id: grantId, accountId, scopes: [...scopes], revokedAt: null, createdAt: now });
     return this.issuePair(grantId, accountId, scopes, scopes, now);
   }
