@@ -175,6 +175,7 @@ describe('agents, nodes and the CLI', () => {
     const reader = await srv.app.services.accounts.accounts.createKey({ account: accountId, scopes: ALL });
     const create = await only(reader.key, 'check.create', made.body.data.id);
     assert.equal(create.actor.kind, 'agent');
+    assert.equal(create.actor.name, 'Deploy Bot', 'named as its signup named it');
     const signup = await only(reader.key, 'account.create', accountId);
     assert.deepEqual(signup.actor, { kind: 'agent', id: create.actor.id, name: 'Deploy Bot' });
 
