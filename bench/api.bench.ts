@@ -14,7 +14,7 @@ import { SERVER_CORE, wrkRequests } from './lib/wrk.js';
  */
 export const API_CHECKS = Number(process.env.BENCH_API_CHECKS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-export const CONNECTIONS = 200;
+const CONNECTIONS = 200;
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 
 /** API_CHECKS paused HTTP checks in `dataDir` (this bench measures the API, not probes); the API key and the ids. */

@@ -1,12 +1,13 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_CHECKS, CONNECTIONS, listPaths, seedApiChecks } from './api.bench.js';
+import { API_CHECKS, listPaths, seedApiChecks } from './api.bench.js';
 import { HEARTBEAT_CHECKS, PING_BODY, seedHeartbeatChecks, storedPings } from './heartbeat.bench.js';
 import { measureServe, seedLoadChecks, type LoadRun, type LoadWindow, type ServeCommand } from './load.bench.js';
-import { CLI, fmt, freePort, headline, runIfMain, shuffled, spawnUntil, stop, table, tempDir, type LoadResult } from './lib/harness.js';
-import { LOAD_CORE, SERVER_CORE, wrkAlternating, type AlternatingResult } from './lib/wrk.js';
+import { CLI, fmt, freePort, headline, runIfMain, shuffled, spawnUntil, stop, table, tempDir } from './lib/harness.js';
+import { acknowledged, CONNECTIONS, meanCpuPerRequest, meanOf, roundCells, sideBySide, type ServeSpec } from './lib/side-by-side.js';
+import { LOAD_CORE, SERVER_CORE, type AlternatingResult } from './lib/wrk.js';
 
 /**
  * The server benches of this page run against two builds in one run, taking turns: `before` (a
@@ -87,49 +88,22 @@ interface PairReport {
   probes: ProbeMeasure[];
 }
 
-interface Running {
-  url: string;
-  pid: number;
-  child: ChildProcess;
-  dataDir: string;
-}
-
-/** Both builds serving their own copy of `seeded`, side by side on the server core. */
-async function startBoth(b: Record<Side, Build>, seeded: string, scratch: string, tag: string): Promise<Record<Side, Running>> {
-  const out: Partial<Record<Side, Running>> = {};
-  try {
-    for (const side of SIDES) {
-      const dataDir = join(scratch, `${tag}-${side}`);
-      cpSync(seeded, dataDir, { recursive: true });
-      const configFile = join(dataDir, 'bench.json');
-      writeFileSync(configFile, JSON.stringify({ ...SETTINGS, logLevel: 'info' }));
-      const port = await freePort();
-      const child = await spawnUntil([b[side].cli, 'serve', '--config', configFile], { VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) }, /listening on/, 60_000, SERVER_CORE);
-      out[side] = { url: `http://127.0.0.1:${port}`, pid: child.pid!, child, dataDir };
-    }
-    return out as Record<Side, Running>;
-  } catch (err) {
-    for (const r of Object.values(out)) await stop(r.child);
-    throw err;
-  }
-}
-
 const progress = (line: string) => process.stderr.write(`before-after: ${line}\n`);
 
+/** Both builds on their own copy of `seeded`, measured in turns. */
 async function httpPair(
-  b: Record<Side, Build>, seeded: string, scratch: string, tag: string,
-  load: { paths: string[]; method?: string; body?: string; headers?: Record<string, string> },
+  b: Record<Side, Build>, seeded: string, scratch: string, tag: string, load: Parameters<typeof sideBySide>[2],
 ): Promise<{ pair: AlternatingResult; dataDirs: Record<Side, string> }> {
   progress(`${tag}: ${HTTP_ROUNDS} rounds of each build`);
-  const both = await startBoth(b, seeded, scratch, tag);
-  try {
-    const pair = await wrkAlternating(both.before, both.after, {
-      ...load, connections: CONNECTIONS, dir: scratch, rounds: HTTP_ROUNDS, roundSeconds: ROUND_SECONDS, warmupSeconds: WARMUP_SECONDS, swapFirst: true,
-    });
-    return { pair, dataDirs: { before: both.before.dataDir, after: both.after.dataDir } };
-  } finally {
-    for (const side of SIDES) await stop(both[side].child);
-  }
+  const spec = (side: Side): ServeSpec => {
+    const dataDir = join(scratch, `${tag}-${side}`);
+    cpSync(seeded, dataDir, { recursive: true });
+    return { cli: b[side].cli, dataDir, config: SETTINGS };
+  };
+  const before = spec('before');
+  const after = spec('after');
+  const pair = await sideBySide(before, after, load, { rounds: HTTP_ROUNDS, roundSeconds: ROUND_SECONDS, warmupSeconds: WARMUP_SECONDS, dir: scratch });
+  return { pair, dataDirs: { before: before.dataDir, after: after.dataDir } };
 }
 
 async function probePairs(b: Record<Side, Build>): Promise<ProbeMeasure[]> {
@@ -161,8 +135,6 @@ async function probePairs(b: Record<Side, Build>): Promise<ProbeMeasure[]> {
   }
 }
 
-const acknowledged = (runs: LoadResult[]): number => runs.reduce((n, r) => n + r.total - r.non2xx, 0);
-
 export async function runBeforeAfter(beforeRoot: string): Promise<PairReport> {
   const b = builds(beforeRoot);
   const scratch = tempDir('pair');
@@ -193,9 +165,7 @@ export async function runBeforeAfter(beforeRoot: string): Promise<PairReport> {
   }
 }
 
-const mean = (xs: number[]): number => xs.reduce((a, c) => a + c, 0) / Math.max(1, xs.length);
-/** Server CPU per answered request, µs (whole process, from /proc). */
-const cpuPerRequest = (r: LoadResult): number => ((r.serverCpuPct ?? 0) / 100 / Math.max(1, r.requestsPerSec)) * 1e6;
+const mean = meanOf;
 
 interface Row {
   measure: string;
@@ -213,8 +183,8 @@ function rows(r: PairReport): Row[] {
     const before = m.pair.baseline.requestsPerSec;
     const after = m.pair.subject.requestsPerSec;
     out.push({ measure: `${m.name}, req/s`, short: m.short, before: fmt(before), after: fmt(after), ratio: after / before });
-    const cpuBefore = mean(m.pair.baselineRounds.map(cpuPerRequest));
-    const cpuAfter = mean(m.pair.subjectRounds.map(cpuPerRequest));
+    const cpuBefore = meanCpuPerRequest(m.pair.baselineRounds);
+    const cpuAfter = meanCpuPerRequest(m.pair.subjectRounds);
     out.push({ measure: `… its server CPU per request`, short: `${m.short} CPU`, before: `${fmt(cpuBefore, 1)} µs`, after: `${fmt(cpuAfter, 1)} µs`, ratio: cpuBefore / cpuAfter });
   }
   for (const p of r.probes) {
@@ -235,8 +205,8 @@ export function beforeAfterMarkdown(r: PairReport): string {
   const lost = (side: Side) => Math.max(0, r.ping.acknowledged[side] - r.ping.stored[side]);
   const perRound: Array<Array<string | number>> = [];
   for (const m of [r.list, r.get, r.ping]) {
-    perRound.push([m.name, 'before', ...m.pair.baselineRounds.map((x) => `${fmt(x.requestsPerSec)} req/s, ${fmt(cpuPerRequest(x), 1)} µs`)]);
-    perRound.push([m.name, 'after', ...m.pair.subjectRounds.map((x) => `${fmt(x.requestsPerSec)} req/s, ${fmt(cpuPerRequest(x), 1)} µs`)]);
+    perRound.push([m.name, 'before', ...roundCells(m.pair.baselineRounds)]);
+    perRound.push([m.name, 'after', ...roundCells(m.pair.subjectRounds)]);
   }
   const probeRounds: Array<Array<string | number>> = [];
   for (const p of r.probes) {
