@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Config } from '../config.js';
-import type { Check } from '../domain/records.js';
+import type { Account, Check } from '../domain/records.js';
 import { ApiError } from '../domain/errors.js';
 import { displayName } from '../domain/display-name.js';
 import { limitsFor } from '../domain/plans.js';
@@ -14,7 +14,8 @@ import type { StatusPage } from '../store/status-pages.js';
 import { pageSettingsOf, type PageSettings } from '../status-pages/status-pages-service.js';
 import type { ConfigKey, ConfigKind } from '../store/config-keys.js';
 import type { WindowView } from '../core/maintenance-windows-service.js';
-import { declaredFields, fieldsOfSettings, type CheckFields } from './check-fields.js';
+import { applyInput, validateSettings } from '../core/check-settings.js';
+import { declaredFields, entrySettings, fieldsOfSettings, type CheckFields } from './check-fields.js';
 import { dependencyCycle } from './dependency-cycle.js';
 import type { CheckEntryInput, EmailEntryInput, MonitoringFileInput, StatusPageEntryInput, WebhookEntryInput } from './file-schema.js';
 import type { FilePath, MonitoringFileSource } from './file-source.js';
@@ -140,7 +141,7 @@ const MAX_SHOWN_LENGTH = 80;
 export interface PlanOptions {
   prune: boolean;
   config: Config;
-  account: Parameters<typeof limitsFor>[1];
+  account: Account;
 }
 
 /** Compares the file with the account and lists what applying it changes (no I/O, no writes). */
@@ -234,6 +235,8 @@ class Planner {
       declared.dependsOn = dependsOn;
       graph.set(key, dependsOn);
       if (current === null) {
+        // The service's own rules and the plan's limits for one check (interval, type, region), before any write.
+        this.at(path, () => validateSettings(entrySettings(entry), this.options.account, this.options.config, new Set([...Object.keys(entry), 'type'])));
         this.record('checks', 'create', key, shown('checks', writtenOf(declared, entry)));
         this.steps.push({ section: 'checks', action: 'create', key, entry, dependsOn });
         if (declared.url !== undefined) this.addresses.push({ path: [...path, 'url'], check: { id: null, type: declared.type ?? 'website', url: declared.url } });
@@ -242,6 +245,7 @@ class Planner {
       const now = { ...fieldsOfSettings(current), dependsOn: this.routingOf(current.dependsOn) };
       const { patch, fields } = diff('checks', now, declared, new Set(['dependsOn']));
       const { dependsOn: dependencies, ...settings } = patch;
+      this.at(path, () => validateSettings(applyInput(current, settings), this.options.account, this.options.config, new Set(Object.keys(settings))));
       const paused = entry.paused !== undefined && entry.paused !== current.disabled ? entry.paused : null;
       if (paused !== null) fields.push({ field: 'paused', from: current.disabled, to: paused });
       if (fields.length === 0 && !renamedFrom) {
@@ -472,7 +476,7 @@ export function placed(source: MonitoringFileSource, err: unknown, path: FilePat
   if (!(err instanceof ApiError) || err.code === 'invalid_config' || err.status >= 500) return err;
   const field = /^([A-Za-z]+)[\s.]/.exec(err.message)?.[1];
   const fileField = field === 'checkIds' ? 'checks' : field;
-  const known = fileField !== undefined && source.position([...path, fileField]) !== null;
+  const known = fileField !== undefined && source.writes([...path, fileField]);
   return source.error(err.message, known ? [...path, fileField] : path, err.status);
 }
 

@@ -1,4 +1,6 @@
 import type { Clock } from '../domain/clock.js';
+import { AuditLog } from '../core/audit-log.js';
+import { SYSTEM_ACTOR } from '../domain/people.js';
 import { oauthError, type ApiError } from '../domain/errors.js';
 import type { Scope } from '../domain/records.js';
 import { hashSecret, newId } from '../domain/secrets.js';
@@ -88,6 +90,8 @@ export class TokenService {
     if (token.grantRevokedAt !== null) return { error: tokenError('invalid_grant', 'The refresh token has been revoked') };
     if (token.usedAt !== null) {
       await this.repo.revokeGrant(token.grantId, now);
+      const reuse = { actor: { ...SYSTEM_ACTOR, name: 'Vigil (a spent refresh token was presented again)' } };
+      await new AuditLog(this.store, this.clock).record(reuse, token.accountId, 'agent.revoke', { kind: 'agent', id: token.grantId, name: 'agent' }, ['revokedAt']);
       return {
         error: tokenError('invalid_grant', 'The refresh token was already used; every token of this grant is now revoked. Sign up again or ask the account owner for an API key'),
       };

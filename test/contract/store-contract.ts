@@ -397,6 +397,8 @@ export function storeContract(factory: StoreFactory): void {
       await store.accounts.insert(acc);
       await store.oauth.insertSignup({ accountId: acc.id, agentName: 'agent', claimExpiresAt: T + 1000, claimedAt: null, createdAt: T }, hash('claim'));
       assert.equal((await store.oauth.signupByClaimHash(hash('claim')))!.accountId, acc.id);
+      assert.equal((await store.oauth.signupOf(acc.id))!.agentName, 'agent');
+      assert.equal(await store.oauth.signupOf('acc_none'), null);
       assert.equal(await store.oauth.countSignupsSince(T), 1);
       assert.equal(await store.oauth.markClaimed(acc.id, T + 1), true);
       assert.equal(await store.oauth.markClaimed(acc.id, T + 2), false, 'claimed once');

@@ -175,8 +175,18 @@ describe('agents, nodes and the CLI', () => {
     const reader = await srv.app.services.accounts.accounts.createKey({ account: accountId, scopes: ALL });
     const create = await only(reader.key, 'check.create', made.body.data.id);
     assert.equal(create.actor.kind, 'agent');
+    assert.equal(create.actor.name, 'Deploy Bot', 'named as its signup named it');
     const signup = await only(reader.key, 'account.create', accountId);
     assert.deepEqual(signup.actor, { kind: 'agent', id: create.actor.id, name: 'Deploy Bot' });
+
+    // A spent refresh token presented again revokes the grant: Vigil says so.
+    const refresh = () => rawRequest(srv, 'POST', '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' },
+      new URLSearchParams({ grant_type: 'refresh_token', refresh_token: agent.refreshToken }).toString());
+    assertStatus(await refresh(), 200);
+    assertStatus(await refresh(), 400);
+    const revoked = await only(reader.key, 'agent.revoke', create.actor.id);
+    assert.equal(revoked.actor.kind, 'system');
+    assert.deepEqual(revoked.fields, ['revokedAt']);
   });
 
   test('vigil node create and revoke are recorded in the admin account, by the CLI', () => {

@@ -123,7 +123,7 @@ async function buildAccount(actor: Actor): Promise<void> {
   const routed = await api(actor, 'PATCH', `/v1/public/alerts/webhooks/${hook.body.data.id}`, { checkIds: [nightly], folders: ['web'], tags: ['team'], remindEveryMinutes: 30 });
   assert.equal(routed.status, 200, routed.text);
   assert.equal((await api(actor, 'PATCH', '/v1/public/alerts/email', { recipients: ['ops@example.com'], emailFormat: 'text' })).status, 200);
-  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], autoIncidents: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });
+  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], tags: ['team'], autoIncidents: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });
   assert.equal(page.status, 201, page.text);
 }
 
@@ -416,6 +416,10 @@ describe('apply', () => {
     assert.equal(result.applied, true);
     assert.equal(result.created[0].key, 's');
     assert.equal(cli(['apply', '/nonexistent/file.yaml', '--account', actor.accountId]).status, 2);
+    // A store that cannot be opened is a failure, not an invalid file: exit 1.
+    const notADirectory = fileOf('not a directory');
+    const failed = cli(['apply', '-', '--account', actor.accountId], { VIGIL_DATA_DIR: notADirectory }, 'version: 1\n');
+    assert.equal(failed.status, 1, failed.stderr);
   });
 });
 
@@ -436,7 +440,12 @@ describe('over HTTP and MCP', () => {
     const res = await server.request('GET', '/v1/config-schema.json', { key: null });
     assert.equal(res.status, 200);
     const entry = Object.values(res.body.properties.checks.patternProperties)[0] as { properties: Record<string, unknown> };
-    for (const field of ['url', 'type', 'checkFrequency', 'requestHeaders', 'folder', 'schedule', 'renamedFrom', 'paused']) assert.ok(field in entry.properties, field);
+    for (const field of ['url', 'type', 'checkFrequency', 'requestHeaders', 'folder', 'schedule', 'renamedFrom', 'paused', 'tags', 'dependsOn']) assert.ok(field in entry.properties, field);
+    assert.match(JSON.stringify(entry.properties.dependsOn), /Keys of checks/, 'dependencies by key');
+    const window = Object.values(res.body.properties.maintenanceWindows.patternProperties)[0] as { properties: Record<string, unknown>; required: string[] };
+    for (const field of ['title', 'description', 'checks', 'folders', 'tags', 'allChecks', 'startsAt', 'endsAt', 'schedule', 'durationMinutes', 'timezone', 'renamedFrom']) assert.ok(field in window.properties, field);
+    assert.ok(!('checkIds' in window.properties), 'checks by key, not id');
+    assert.deepEqual(window.required, ['title']);
   });
 
   test('HTTP and the CLI give the same plan; secrets never appear in it', async () => {
@@ -452,6 +461,10 @@ describe('over HTTP and MCP', () => {
     for (const secret of [...SECRETS, 'a-new-signing-secret']) {
       assert.ok(!res.text.includes(secret) && !cliPlan.stdout.includes(secret), `${secret} not in the plan`);
     }
+    const cliJson = cli(['apply', fileOf(changed), '--account', actor.accountId, '--dry-run', '--prune', '--json'], env);
+    assert.equal(cliJson.status, 0, cliJson.stderr);
+    assert.deepEqual(JSON.parse(cliJson.stdout).plan, res.body.data.plan, 'the same plan as JSON');
+    for (const secret of [...SECRETS, 'a-new-signing-secret']) assert.ok(!cliJson.stdout.includes(secret), `${secret} not in --json`);
     const asJson = await post('/v1/public/config/plan?prune=true', JSON.stringify(parseYaml(substituted(changed))), { type: 'application/json' });
     assert.equal(asJson.status, 200, asJson.text);
     assert.equal(asJson.body.data.text, cliPlan.stdout, 'JSON gives the same plan');

@@ -1,5 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { loadConfig, resolveConfig } from '../../src/config.js';
 import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { WindowView } from '../../src/core/maintenance-windows-service.js';
@@ -183,4 +185,38 @@ describe('dependencies by key', () => {
     const long = new Map(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i + 1 < 50_000 ? [`k${i + 1}`] : []] as [string, string[]]));
     assert.equal(dependencyCycle(long), null, 'a long chain does not exhaust the stack');
   });
+});
+
+describe('plan limits, before any write', () => {
+  // The planner has no store: what it refuses, it refuses before the unit of work begins.
+  const free: Account = { ...account, tier: 'free' };
+  const planFree = (text: string) => planFile(MonitoringFileSource.parse(text, {}), { ...account0(), windows: [], keys: { ...account0().keys, maintenance_window: [] } }, { prune: false, config, account: free });
+
+  test('one check beyond the plan (interval, type, region) is an error at its field', () => {
+    const fast = `${CHECKS}  api:\n    url: http://127.0.0.1:9/api\n    checkFrequency: 1\n`;
+    assert.throws(() => planFree(fast), /: checks\.api\.checkFrequency \(line 12, column 5\): checkFrequency must be at least 5 minutes for checks on the free plan$/);
+    const faster = CHECKS.replace('    name: DB\n', '    name: DB\n    checkFrequency: 2\n');
+    assert.throws(() => planFree(faster), /: checks\.db\.checkFrequency \(line 9, column 5\): checkFrequency must be at least 5 minutes/, 'an update too');
+    const domain = `${CHECKS}  whois:\n    type: domain\n    url: example.org\n`;
+    assert.throws(() => planFree(domain), /: checks\.whois \(line 10, column 3\): domain checks need the nano plan or higher$/);
+  });
+
+  test('the file as a whole beyond the plan\'s number of checks or webhooks', () => {
+    const many = Array.from({ length: 9 }, (_, i) => `  c${i}:\n    url: http://127.0.0.1:9/c${i}\n`).join('');
+    assert.throws(() => planFree(CHECKS + many), /: checks \(line 2, column 1\): the account would have 11 checks but its plan allows 10: nothing was written$/);
+    const hooks = Array.from({ length: 4 }, (_, i) => `  w${i}:\n    name: W${i}\n    url: https://hooks.example.com/${i}\n`).join('');
+    assert.throws(() => planFree(`${CHECKS}webhooks:\n${hooks}`), /: webhooks \(line \d+, column 1\): the account would have 4 webhooks but its plan allows \d+/);
+  });
+});
+
+test('the worked example of docs/config-as-code.md is a valid file that plans on an empty account', () => {
+  const doc = readFileSync(fileURLToPath(new URL('../../../docs/config-as-code.md', import.meta.url)), 'utf8');
+  const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
+  const env = Object.fromEntries([...example.matchAll(/\$\{(VIGIL_[A-Z0-9_]+)\}/g)].map(([, name]) => [name!, name === 'VIGIL_WEBHOOK_OPS_SLACK_URL' ? 'https://hooks.slack.com/services/T0/B0/X' : 'value']));
+  const empty: Snapshot = { checks: [], webhooks: [], email: null, pages: [], windows: [], keys: { check: [], webhook: [], status_page: [], maintenance_window: [] } };
+  const { plan: p } = planFile(MonitoringFileSource.parse(example, env), empty, { prune: false, config, account });
+  assert.deepEqual(p.changes.filter((c) => c.action === 'create').map((c) => `${c.section}.${c.key}`), [
+    'checks.api-health', 'checks.database', 'checks.nightly-backup', 'checks.old-site', 'webhooks.ops-slack', 'email.email', 'statusPages.public',
+    'maintenanceWindows.db-upgrade', 'maintenanceWindows.weekly-deploy',
+  ]);
 });
