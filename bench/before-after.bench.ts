@@ -27,10 +27,10 @@ import { LOAD_CORE, SERVER_CORE, type AlternatingResult } from './lib/wrk.js';
  * install its node_modules, `npm run build` there.
  */
 const BEFORE = process.env.BENCH_BEFORE;
-const HTTP_ROUNDS = Number(process.env.BENCH_PAIR_ROUNDS ?? 4);
+const HTTP_ROUNDS = Number(process.env.BENCH_PAIR_ROUNDS ?? 6);
 const ROUND_SECONDS = Number(process.env.BENCH_PAIR_ROUND_SECONDS ?? 4);
 const WARMUP_SECONDS = 3;
-const PROBE_ROUNDS = Number(process.env.BENCH_PAIR_PROBE_ROUNDS ?? 2);
+const PROBE_ROUNDS = Number(process.env.BENCH_PAIR_PROBE_ROUNDS ?? 3);
 const PROBE_SIZES = (process.env.BENCH_PAIR_CHECKS ?? '500,20000').split(',').map(Number).filter((n) => n > 0);
 const PROBE_WINDOW: LoadWindow = { warmupSeconds: Number(process.env.BENCH_PAIR_WARMUP ?? 20), seconds: Number(process.env.BENCH_PAIR_SECONDS ?? 20), tailSeconds: 2 };
 const TARGET = fileURLToPath(new URL('./fixtures/http-target.js', import.meta.url));
