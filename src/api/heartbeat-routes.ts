@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../domain/errors.js';
+import { whenAnswered } from '../store/answer.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { checkUrl } from '../domain/check-url.js';
 import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
@@ -23,7 +24,7 @@ export function heartbeatRoutes(s: MonitoringServices): Route[] {
     return jsonReply(PONG);
   };
   const acknowledged = (ping: () => Promise<boolean>) =>
-    ping().then(async (known) => (known || (await s.checks.catchUp()) === 0 ? reply(known) : ping().then(reply)));
+    ping().then((known) => (known ? reply(true) : whenAnswered(s.checks.catchUp(), (caught) => (caught === 0 ? reply(false) : ping().then(reply)))));
   const ping = defineRoute({
     method: 'GET',
     path: '/heartbeat/:token',
