@@ -21,6 +21,10 @@ export interface PgCluster {
   createDatabase(name?: string): Promise<string>;
   /** Runs SQL as the superuser in a database (tests that inspect or damage what the store wrote). */
   sql<T extends pg.QueryResultRow = pg.QueryResultRow>(database: string, text: string, params?: unknown[]): Promise<T[]>;
+  /** Stops the server (fast shutdown) and keeps its directory: clients find nobody listening. */
+  halt(): Promise<void>;
+  /** Starts a halted server again, on the same port with the same data. */
+  resume(): Promise<void>;
   /** Stops the server (fast shutdown, bounded) and removes the directory. */
   stop(): Promise<void>;
 }
@@ -102,7 +106,8 @@ export async function startPostgres(options: PgClusterOptions = {}): Promise<PgC
       ...options.settings,
     };
     const serverArgs = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(' ');
-    run(bin, 'pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', serverArgs, '-w', '-t', '60', 'start'], 90_000, options.cpu);
+    const start = () => run(bin, 'pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', serverArgs, '-w', '-t', '60', 'start'], 90_000, options.cpu);
+    start();
     started = true;
     const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
     const sql = async <T extends pg.QueryResultRow>(database: string, text: string, params: unknown[] = []): Promise<T[]> => {
@@ -122,6 +127,14 @@ export async function startPostgres(options: PgClusterOptions = {}): Promise<PgC
         const database = name ?? `vigil_test_${process.pid}_${++databases}`;
         await sql('postgres', `CREATE DATABASE "${database}"`);
         return url(database);
+      },
+      async halt() {
+        run(bin, 'pg_ctl', ['-D', data, 'stop', '-m', 'fast', '-w', '-t', '30'], 60_000);
+        started = false;
+      },
+      async resume() {
+        start();
+        started = true;
       },
       async stop() {
         stopNow();
