@@ -44,6 +44,16 @@ export function probePolicy(check: Pick<Check, 'downConfirmationAttempts' | 'imm
 const INITIAL_REGIONS = Object.freeze(initialState().regions);
 const STATUSES: Record<MonitorStatus, MonitorStatus> = { pending: 'pending', up: 'up', down: 'down' };
 
+/** What an observation's write moves in a live entry. */
+export interface LiveSnapshot {
+  state: MonitorState;
+  probesTotal: number;
+  probesUp: number;
+  ssl: SslInfo | null;
+  lastSyncedAt: number;
+  countersWrittenAt: number;
+}
+
 /**
  * What monitoring knows of one check, in memory, between observations: the state machine's
  * state, the counters and when the check row was last written. The engine, the heartbeat
@@ -55,16 +65,6 @@ const STATUSES: Record<MonitorStatus, MonitorStatus> = { pending: 'pending', up:
  * that sets every field in its constructor, so a subclass's fields (the engine's) stay inside
  * the object too: fields added to a plain object afterwards went to a second array.
  */
-/** What an observation's write moves in a live entry. */
-export interface LiveSnapshot {
-  state: MonitorState;
-  probesTotal: number;
-  probesUp: number;
-  ssl: SslInfo | null;
-  lastSyncedAt: number;
-  countersWrittenAt: number;
-}
-
 export class LiveCheck {
   readonly id: string;
   readonly seq: number;
