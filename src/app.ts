@@ -25,7 +25,8 @@ import { RdapBootstrap } from './engine/domains/rdap-bootstrap.js';
 import { RdapClient } from './engine/domains/rdap-client.js';
 import { alertsRoutes } from './api/alerts-routes.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
-import { notServedYet } from './store/postgres/index.js';
+import { openPgStore } from './store/postgres/index.js';
+import type { Store } from './store/store.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
@@ -98,7 +99,7 @@ import { TotpService } from './core/totp-service.js';
 import { MemberSessions } from './core/member-sessions.js';
 import { peopleRoutes } from './api/people-routes.js';
 
-export interface AppOptions {
+export interface AppOptions<S extends Store = SqliteStore> {
   clock?: Clock;
   logger?: Logger;
   /** Tests substitute probes or drive the wheel by hand. */
@@ -107,10 +108,11 @@ export interface AppOptions {
   /** Answers the signup's "can this domain receive mail" lookups (tests); the system resolver otherwise. */
   mailDomainResolver?: MailDomainResolver;
   /**
-   * An open store instead of the data directory's (tests: several centrals in one process over
-   * one store that carries a change bus). Closing the app closes it.
+   * An open store instead of the data directory's: the PostgreSQL store (`VigilApp.open` with
+   * store.url), or tests' (several centrals in one process over one store that carries a change
+   * bus). Closing the app closes it.
    */
-  store?: SqliteStore;
+  store?: S;
 }
 
 const MINUTE = 60_000;
@@ -137,8 +139,8 @@ interface Running {
 /** What exists from construction: the store and what only needs it. */
 interface Base {
   input: ConfigInput;
-  opts: AppOptions;
-  store: SqliteStore;
+  opts: AppOptions<Store>;
+  store: Store;
   clock: Clock;
   log: Logger;
   writer: BatchWriter;
@@ -155,8 +157,8 @@ interface Base {
  * else: each module subscribes itself to what it reacts to. `start` binds the port first,
  * because the public addresses default to the bound port.
  */
-export class VigilApp {
-  readonly store: SqliteStore;
+export class VigilApp<S extends Store = SqliteStore> {
+  readonly store: S;
   readonly clock: Clock;
   readonly log: Logger;
   readonly writer: BatchWriter;
@@ -173,15 +175,32 @@ export class VigilApp {
   private server: RunningServer | null = null;
   private running: Running | null = null;
 
-  constructor(input: ConfigInput, opts: AppOptions = {}) {
+  /**
+   * The app on the store its config names: PostgreSQL with store.url (a central among any
+   * others on that database), else the SQLite database in dataDir.
+   */
+  static async open(input: ConfigInput, opts: AppOptions<Store> = {}): Promise<VigilApp<Store>> {
+    if (opts.store || input.store.url === null) return new VigilApp<Store>(input, opts);
+    const log = opts.logger ?? createLogger(input.logLevel);
+    const store = await openPgStore(input.store.url, {
+      watchChecks: true,
+      changes: 'listen',
+      effectFailed: (err) => log.error({ err }, 'an effect of a committed change, or the store\'s listening connection, failed'),
+    });
+    return new VigilApp<Store>(input, { ...opts, logger: log, store });
+  }
+
+  constructor(input: ConfigInput, opts: AppOptions<S> = {}) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger(input.logLevel);
-    if (input.store.url !== null) throw notServedYet('vigil serve');
-    this.store = opts.store ?? openSqliteStore(input.dataDir, {
+    if (!opts.store && input.store.url !== null) throw new Error('a PostgreSQL store (store.url) is opened by VigilApp.open');
+    this.store = opts.store ?? (openSqliteStore(input.dataDir, {
       checkpointInBackground: true,
       effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),
-    });
-    this.writer = new BatchWriter(this.store, this.log);
+    }) as Store as S);
+    // A store that commits in parallel (PostgreSQL) takes several batches in flight.
+    const parallel = (this.store as { parallelBatches?: number }).parallelBatches ?? 1;
+    this.writer = new BatchWriter(this.store, this.log, undefined, undefined, parallel);
     this.rollups = this.store.rollups;
     this.mailer = new Mailer(input);
     this.jobs = new JobRunner({ clock: this.clock, log: this.log });
@@ -421,6 +440,7 @@ function buildServices(parts: {
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
   const pages = pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks });
   const signInWays = buildSignIn({ store, clock, config, sessions, people: new MemberPeople({ store, sessions, members, audit }), mailer: base.mailer, log });
+  const maintenanceWindows = new MaintenanceWindowsService(store, clock);
   return {
     monitoring: {
       ...shared,
@@ -432,7 +452,7 @@ function buildServices(parts: {
       regions: () => parts.assignment.regions(),
       trends: new CheckTrends(rollups, checks),
       series: new SeriesReader(rollups, store.stateChanges, store.history),
-      maintenanceWindows: new MaintenanceWindowsService(store, clock),
+      maintenanceWindows,
     },
     accounts: {
       ...shared,
@@ -459,7 +479,7 @@ function buildServices(parts: {
     pages,
     asCode: {
       ...shared,
-      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages: pages.statusPages, config }),
+      asCode: new MonitoringAsCode({ store, checks, webhooks: alerts.webhooks, email: alerts.email, statusPages: pages.statusPages, maintenanceWindows, config }),
     },
     operations: {
       ...shared,

@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { VigilApp } from './app.js';
 import { assertDatabaseUrl, ConfigError, loadConfig, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { AccountsService, checkNewAccount, checkNewKey } from './core/accounts-service.js';
 import { systemClock } from './domain/clock.js';
 import { ApiError } from './domain/errors.js';
-import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
+import { openSqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -13,7 +14,8 @@ import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/b
 import { StartupError } from './util/startup-error.js';
 import { openDatabase } from './store/db.js';
 import { PgDb, unreachable } from './store/postgres/db.js';
-import { notServedYet } from './store/postgres/index.js';
+import { openPgStore } from './store/postgres/index.js';
+import type { Store } from './store/store.js';
 import { copySqliteToPostgres } from './store/postgres/copy-sqlite.js';
 import { AlertsModule } from './alerts/alerts-module.js';
 import { Mailer } from './alerts/delivery/mailer.js';
@@ -31,6 +33,7 @@ import { SessionsService } from './core/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
 import { listInstances } from './cluster/instances.js';
+import { announceCheckChanges } from './cluster/relay.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
 import { VERSION } from './version.js';
 import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
@@ -141,7 +144,7 @@ async function main(argv: string[]): Promise<number> {
       const accounts = new AccountsService(store, config, systemClock);
       const account = await accounts.findAccount(positionals[0]!);
       if (account.claimed) throw new UsageError(`account ${account.email} is already claimed`);
-      const checks = new ChecksService(store, config, systemClock);
+      const checks = cliChecks(store, config);
       const claims = new ClaimService(store, store.oauth, checks, systemClock);
       // A running server sees the claim at once, and starts probing the checks resumed here within a second.
       return { id: account.id, email: account.email, claimed: true, resumedChecks: await claims.claimAccount(account.id) };
@@ -259,7 +262,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'login-link') {
     const { values } = parse([sub, ...rest].filter((a): a is string => a !== undefined), ['account']);
     return withStore(values.config, (store, config) =>
-      new SessionsService(store, systemClock, config).createLoginLink(values.account),
+      new SessionsService(store, systemClock, config).createLoginLink(values.account, { actor: CLI_ACTOR }),
     );
   }
   if (command === 'node') return nodeCommand(sub, rest);
@@ -342,7 +345,7 @@ async function withMembers(configFile: string | undefined, run: (members: Member
 }
 
 async function withNodes(configFile: string | undefined, run: (nodes: NodeRegistry) => unknown): Promise<number> {
-  return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock)));
+  return withStore(configFile, (store, config) => run(new NodeRegistry(store.nodes, config.region, systemClock, { store, source: { actor: CLI_ACTOR } })));
 }
 
 function readConfig(file: string | undefined): ConfigInput {
@@ -355,18 +358,27 @@ async function withAccounts(configFile: string | undefined, run: (accounts: Acco
 
 /**
  * The CLI's store: a guest beside the server that may be running on the same data directory
- * (it must not rebuild or buffer rollups that server holds; see openSqliteStore).
+ * (it must not rebuild or buffer rollups that server holds; see openSqliteStore), or the
+ * PostgreSQL store of store.url, read once (no polling), with a bus that tells the running
+ * centrals of the checks this command changes.
  */
-function openBeside(input: ConfigInput): SqliteStore {
-  if (input.store.url !== null) throw notServedYet(`vigil ${process.argv.slice(2, 4).join(' ')}`);
+async function openBeside(input: ConfigInput): Promise<Store> {
+  if (input.store.url !== null) return openPgStore(input.store.url, { pollMs: 0, changes: 'publish', maxConnections: 2 });
   return openSqliteStore(input.dataDir, { guest: true });
+}
+
+/** The services over the CLI's store that change checks; running centrals on a shared store hear of each change at once. */
+function cliChecks(store: Store, config: Config): ChecksService {
+  const checks = new ChecksService(store, config, systemClock);
+  if (store.changes) announceCheckChanges(store.changes, `cli:${process.pid}@${hostname()}`, checks);
+  return checks;
 }
 
 /**
  * The CLI's addresses: its own config's; without a `publicUrl` there, those the server on this
  * data directory recorded when it started (issue 23), so printed URLs name the port it serves on.
  */
-async function cliConfig(input: ConfigInput, store: SqliteStore): Promise<Config> {
+async function cliConfig(input: ConfigInput, store: Store): Promise<Config> {
   const served = input.publicUrl ? null : await store.served.get();
   if (!served) return resolveConfig(input);
   return resolveConfig({
@@ -377,15 +389,15 @@ async function cliConfig(input: ConfigInput, store: SqliteStore): Promise<Config
   });
 }
 
-async function withStore(configFile: string | undefined, run: (store: SqliteStore, config: Config) => unknown): Promise<number> {
+async function withStore(configFile: string | undefined, run: (store: Store, config: Config) => unknown): Promise<number> {
   const input = readConfig(configFile);
-  const store = openBeside(input);
+  const store = await openBeside(input);
   try {
     const result = await run(store, await cliConfig(input, store));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
-    void store.close(); // a guest store has no background connection: it closes at once
+    await store.close();
   }
 }
 
@@ -395,7 +407,8 @@ async function withStore(configFile: string | undefined, run: (store: SqliteStor
  * checks (--prune) goes through the server's API while one runs.
  */
 function refuseBesideServer(input: ConfigInput): void {
-  if (input.dataDir === ':memory:') return;
+  // Centrals on PostgreSQL hear of the deletions (cliChecks).
+  if (input.dataDir === ':memory:' || input.store.url !== null) return;
   try {
     lockDataDir(input.dataDir).release();
   } catch (err) {
@@ -421,7 +434,7 @@ function readFileArgument(path: string): string {
  * them (a change made here reaches a running server on its next read, as with the Kuma import).
  */
 async function withAsCode(input: ConfigInput, run: (asCode: MonitoringAsCode, principalOf: (account: string) => Promise<Principal>) => Promise<number>): Promise<number> {
-  const store = openBeside(input);
+  const store = await openBeside(input);
   const config = await cliConfig(input, store);
   const log = createLogger('silent');
   const writer = new BatchWriter(store, log);
@@ -430,14 +443,15 @@ async function withAsCode(input: ConfigInput, run: (asCode: MonitoringAsCode, pr
   try {
     const asCode = new MonitoringAsCode({
       store,
-      checks: new ChecksService(store, config, systemClock),
+      checks: cliChecks(store, config),
       webhooks: alerts.webhooks,
       email: alerts.email,
       statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
+      maintenanceWindows: new MaintenanceWindowsService(store, systemClock),
       config,
     });
     const principalOf = async (account: string): Promise<Principal> => ({
-      kind: 'api_key', credentialId: 'cli', account: await accounts.findAccount(account), scopes: SCOPES, access: null, key: null,
+      kind: 'api_key', credentialId: 'cli', account: await accounts.findAccount(account), scopes: SCOPES, access: null, key: null, actor: CLI_ACTOR,
     });
     return await run(asCode, principalOf);
   } finally {
@@ -456,7 +470,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
     if (err instanceof NotKumaDatabase) throw new UsageError(err.message);
     throw err;
   }
-  const store = openBeside(input);
+  const store = await openBeside(input);
   const config = await cliConfig(input, store);
   const log = createLogger('silent');
   const writer = new BatchWriter(store, log);
@@ -466,7 +480,7 @@ async function importKuma(input: ConfigInput, file: string, options: { account: 
     const principal: Principal = { kind: 'api_key', credentialId: 'cli', account, scopes: SCOPES, access: null, key: null, actor: CLI_ACTOR };
     const importer = new KumaImporter({
       store,
-      checks: new ChecksService(store, config, systemClock),
+      checks: cliChecks(store, config),
       webhooks: alerts.webhooks,
       email: alerts.email,
       statusPages: new StatusPagesService(store, store.statusPages, config, systemClock),
@@ -512,10 +526,16 @@ async function migrateStore(configFile: string | undefined, url: string, batch: 
 
 async function serve(configFile: string | undefined): Promise<number> {
   const input = readConfig(configFile);
-  if (input.store.url !== null) throw notServedYet('vigil serve');
-  // One server per data directory. Referenced until the process ends: a collected connection would let the lock go.
-  const lock = input.dataDir === ':memory:' ? null : lockDataDir(input.dataDir);
-  const app = new VigilApp(input);
+  // One server per data directory (several centrals share a PostgreSQL store: no lock then).
+  // Referenced until the process ends: a collected connection would let the lock go.
+  const lock = input.dataDir === ':memory:' || input.store.url !== null ? null : lockDataDir(input.dataDir);
+  let app: VigilApp<Store>;
+  try {
+    app = await VigilApp.open(input);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   // Handlers first: a signal that arrives while starting still shuts down cleanly.
   let starting: Promise<unknown> = Promise.resolve();
   let stopping = false;

@@ -129,7 +129,7 @@ export function alertsRoutes(s: AlertServices): Route[] {
       idempotency: 'optional',
       responses: { 200: DeliveryResponse, ...errorsFor(400, 401, 403, 404, 409, 429) },
       authorize: ({ principal, params }) => s.deliveries.requireAccess(principal.account.id, principal.access, params.id!),
-      handler: async ({ principal, params }) => ok({ data: await s.deliveries.retry(principal.account.id, principal.access, params.id!) }),
+      handler: async ({ principal, params }) => ok({ data: await s.deliveries.retry(principal.account.id, principal.access, params.id!, principal) }),
     }),
   ];
 }

@@ -14,7 +14,7 @@ import { publicApi } from './route-presets.js';
 export const CONFIG_CONTENT_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'application/json', 'text/plain'] as const;
 
 const ConfigQuery = Type.Object({
-  prune: Type.Optional(Type.Boolean({ default: false, description: 'Delete the checks, webhooks and status pages of the account that the file does not name' })),
+  prune: Type.Optional(Type.Boolean({ default: false, description: 'Delete the checks, webhooks, status pages and maintenance windows of the account that the file does not name' })),
 });
 
 const FieldChange = Type.Object({
@@ -22,7 +22,7 @@ const FieldChange = Type.Object({
   from: Type.Optional(Type.Unknown({ description: 'Left out for secrets and long values' })),
   to: Type.Optional(Type.Unknown()),
 });
-const Section = Type.Union(['checks', 'webhooks', 'email', 'statusPages'].map((s) => Type.Literal(s)));
+const Section = Type.Union(['checks', 'webhooks', 'email', 'statusPages', 'maintenanceWindows'].map((s) => Type.Literal(s)));
 const Counts = Type.Record(Type.String(), Type.Integer());
 const PlanObject = Type.Object(
   {

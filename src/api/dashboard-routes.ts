@@ -84,9 +84,9 @@ export function dashboardRoutes(
       ...publicApi,
       idempotency: 'none',
       responses: { 204: null, 401: ErrorBody, 403: ErrorBody },
-      handler: async ({ req }) => {
+      handler: async ({ req, principal }) => {
         const token = sessionToken(req.headers['cookie']);
-        if (token !== null) await sessions.signOut(token);
+        if (token !== null) await sessions.signOut(token, principal);
         return { status: 204, headers: { 'Set-Cookie': sessions.clearCookie() } };
       },
     }),

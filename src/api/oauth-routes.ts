@@ -30,7 +30,7 @@ export function oauthRoutes(s: AccountServices): Route[] {
       bodyKind: 'json',
       body: SignupBody,
       responses: { 201: SignupResponseBody, 400: OAuthErrorBody, 409: OAuthErrorBody, 429: OAuthErrorBody, 503: OAuthErrorBody },
-      handler: async ({ body }) => ok(await s.oauth.signup.signup(body), 201, NO_STORE),
+      handler: async ({ body, req }) => ok(await s.oauth.signup.signup(body, req.remoteAddress), 201, NO_STORE),
     }),
     defineRoute({
       ...PUBLIC,

@@ -18,7 +18,7 @@ export function fieldsOfSettings(s: CheckSettings): CheckFields {
     name: s.name,
     folder: s.folder,
     tags: s.tags,
-    // Check ids, as the API takes them: a file moved to another account names ids that do not exist there (400).
+    // Ids here; the file names them by key (plan.ts and export-file.ts translate).
     dependsOn: s.dependsOn,
     checkFrequency: s.intervalMinutes,
     checkRegionOverride: s.regionOverride,
@@ -45,7 +45,7 @@ export function fieldsOfSettings(s: CheckSettings): CheckFields {
  */
 export function declaredFields(entry: CreateCheckInput, currentName: string | null): CheckFields {
   const type: CheckType = entry.type ?? 'website';
-  const settings = applyInput({ ...DEFAULT_SETTINGS, name: '', url: '', type }, { ...entry, type });
+  const settings = entrySettings(entry);
   const fields = fieldsOfSettings(settings);
   if (entry.name === undefined) {
     if (type === 'heartbeat') {
@@ -54,6 +54,12 @@ export function declaredFields(entry: CreateCheckInput, currentName: string | nu
     } else fields.name = settings.url;
   }
   return fields;
+}
+
+/** The settings a create with this input starts from, as the checks service builds them. */
+export function entrySettings(entry: CreateCheckInput): CheckSettings {
+  const type: CheckType = entry.type ?? 'website';
+  return applyInput({ ...DEFAULT_SETTINGS, name: '', url: '', type }, { ...entry, type });
 }
 
 /** The fields of a check that a file needs to say: those that differ from the defaults of its type (its name, url and type always). */

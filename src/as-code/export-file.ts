@@ -7,6 +7,8 @@ import type { StatusPage } from '../store/status-pages.js';
 import { writtenFields } from './check-fields.js';
 import { FILE_VERSION } from './file-schema.js';
 import type { KeyIndex } from './object-keys.js';
+import type { WindowView } from '../core/maintenance-windows-service.js';
+import { windowStateOf, writtenWindow } from './window-state.js';
 
 /** An environment variable an exported file refers to, and where. */
 export interface FileVariable {
@@ -18,6 +20,7 @@ export interface ExportIndexes {
   checks: KeyIndex<Check>;
   webhooks: KeyIndex<Webhook>;
   pages: KeyIndex<StatusPage>;
+  windows: KeyIndex<WindowView>;
 }
 
 /** Request headers whose values are credentials: exported as references, never in clear. */
@@ -38,12 +41,13 @@ function escaped<T>(value: T): T {
 
 /**
  * An account's monitoring as a file (issue 30): every check under its key with the fields that
- * differ from the defaults, webhooks, email settings and status pages. Secrets (webhook URLs and
+ * differ from the defaults, webhooks, email settings, status pages and maintenance windows;
+ * objects name checks by key. Secrets (webhook URLs and
  * signing secrets, credential headers) are written as `${VIGIL_…}` references with stable
  * names, listed in `variables`; their values are never written.
  */
 export function exportFile(
-  state: { checks: Check[]; webhooks: Webhook[]; email: EmailSettings | null; pages: StatusPage[] },
+  state: { checks: Check[]; webhooks: Webhook[]; email: EmailSettings | null; pages: StatusPage[]; windows: WindowView[] },
   keys: ExportIndexes,
 ): { file: Record<string, unknown>; variables: FileVariable[] } {
   const variables: FileVariable[] = [];
@@ -58,6 +62,12 @@ export function exportFile(
   for (const check of state.checks) {
     const key = keys.checks.keyOf.get(check.id)!;
     const entry: Record<string, unknown> = escaped(writtenFields(check));
+    // Dependencies by key: a file names no id, so it can be applied to another account.
+    if (entry.dependsOn) {
+      const dependsOn = checkKeys(check.dependsOn);
+      if (dependsOn.length) entry.dependsOn = dependsOn;
+      else delete entry.dependsOn;
+    }
     if (entry.requestHeaders) {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(check.headers)) {
@@ -121,6 +131,11 @@ export function exportFile(
           }),
         ];
       }),
+    );
+  }
+  if (state.windows.length) {
+    file.maintenanceWindows = Object.fromEntries(
+      state.windows.map((w) => [keys.windows.keyOf.get(w.id)!, escaped(writtenWindow(windowStateOf(w, checkKeys)))]),
     );
   }
   return { file, variables };

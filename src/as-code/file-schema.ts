@@ -2,10 +2,12 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CreateCheckBody } from '../core/schemas/checks.js';
 import { CreateWebhookBody, EmailSettingsPatchBody, UpdateWebhookBody } from '../core/schemas/alerts.js';
 import { CreateStatusPageBody } from '../core/schemas/status-pages.js';
+import { CreateMaintenanceWindowBody } from '../core/schemas/maintenance-windows.js';
 
 /**
  * The monitoring file (issue 30), declared from the API's own create schemas: a field added to
- * a check, webhook, email settings or status page body is a field of the file by that alone.
+ * a check, webhook, email settings, status page or maintenance window body is a field of the
+ * file by that alone.
  * Objects that the API names by id are named here by their key in the file.
  */
 
@@ -27,10 +29,15 @@ const CheckKeys = (what: string) =>
 const { checkIds: _webhookCheckIds, ...webhookFields } = CreateWebhookBody.properties;
 const { checkIds: _emailCheckIds, ...emailFields } = EmailSettingsPatchBody.properties;
 const { checkIds: _pageCheckIds, ...pageFields } = CreateStatusPageBody.properties;
+const { checkIds: _windowCheckIds, ...windowFields } = CreateMaintenanceWindowBody.properties;
 
 export const CheckEntry = Type.Object(
   {
     ...CreateCheckBody.properties,
+    dependsOn: Type.Optional(Type.Array(Key, {
+      maxItems: CreateCheckBody.properties.dependsOn.maxItems,
+      description: 'Keys of checks (of this file or of the account) it depends on: while one is down its alerts are held; replaces the list',
+    })),
     paused: Type.Optional(Type.Boolean({ description: 'true pauses the check, false resumes it; left out, the pause state is left as it is' })),
     renamedFrom: RenamedFrom,
   },
@@ -68,6 +75,15 @@ export const StatusPageEntry = Type.Object(
   { additionalProperties: false, description: 'A public status page: the fields of POST /v1/public/status-pages; slug defaults to the key' },
 );
 
+export const MaintenanceWindowEntry = Type.Object(
+  {
+    ...windowFields,
+    checks: CheckKeys('in the window (with folders, tags or allChecks: at least one)'),
+    renamedFrom: RenamedFrom,
+  },
+  { additionalProperties: false, description: 'A maintenance window: the fields of POST /v1/public/maintenance-windows. A field left out has its default, as on create' },
+);
+
 const Entries = <T extends TSchema>(entry: T, what: string) =>
   Type.Optional(Type.Record(Type.String({ pattern: KEY_PATTERN }), entry, { description: `${what}, each under a key this file chooses` }));
 
@@ -79,6 +95,7 @@ export const MonitoringFile = Type.Object(
     webhooks: Entries(WebhookEntry, 'Alert webhooks'),
     email: Type.Optional(EmailEntry),
     statusPages: Entries(StatusPageEntry, 'Public status pages'),
+    maintenanceWindows: Entries(MaintenanceWindowEntry, 'Scheduled maintenance windows'),
   },
   { additionalProperties: false },
 );
@@ -88,6 +105,7 @@ export type CheckEntryInput = Static<typeof CheckEntry>;
 export type WebhookEntryInput = Static<typeof WebhookEntry>;
 export type EmailEntryInput = Static<typeof EmailEntry>;
 export type StatusPageEntryInput = Static<typeof StatusPageEntry>;
+export type MaintenanceWindowEntryInput = Static<typeof MaintenanceWindowEntry>;
 
 /** The file's JSON Schema (GET /v1/config-schema.json), for editors and CI linters. */
 export function monitoringFileJsonSchema(schemaUrl: string): Record<string, unknown> {

@@ -68,9 +68,22 @@ export class MonitoringFileSource {
 
   /** Where the path is written: its key's line and column, or its nearest written parent's. */
   position(path: FilePath): FilePosition | null {
-    if (!this.doc) return null;
+    const offset = this.locate(path).at?.range?.[0];
+    if (offset === undefined) return null;
+    const { line, col } = this.lines.linePos(offset);
+    return { line, column: col };
+  }
+
+  /** True when the file writes this very path (not only a parent of it). */
+  writes(path: FilePath): boolean {
+    return this.locate(path).whole;
+  }
+
+  private locate(path: FilePath): { at: Node | null; whole: boolean } {
+    if (!this.doc) return { at: null, whole: false };
     let node: unknown = this.doc.contents;
     let at: Node | null = node as Node | null;
+    let found = 0;
     for (const segment of path) {
       if (isMap(node)) {
         const pair = node.items.find((p) => {
@@ -86,11 +99,9 @@ export class MonitoringFileSource {
         at = item as Node;
         node = item;
       } else break;
+      found++;
     }
-    const offset = at?.range?.[0];
-    if (offset === undefined) return null;
-    const { line, col } = this.lines.linePos(offset);
-    return { line, column: col };
+    return { at, whole: found === path.length };
   }
 
   /** A 400 naming the place: `checks.api.checkFrequency (line 7, column 5): …`. */

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Config } from '../config.js';
-import type { Check } from '../domain/records.js';
+import type { Account, Check } from '../domain/records.js';
 import { ApiError } from '../domain/errors.js';
 import { displayName } from '../domain/display-name.js';
 import { limitsFor } from '../domain/plans.js';
@@ -13,13 +13,22 @@ import type { EmailSettings, Webhook } from '../store/alert-store.js';
 import type { StatusPage } from '../store/status-pages.js';
 import { pageSettingsOf, type PageSettings } from '../status-pages/status-pages-service.js';
 import type { ConfigKey, ConfigKind } from '../store/config-keys.js';
-import { declaredFields, fieldsOfSettings, type CheckFields } from './check-fields.js';
+import type { WindowView } from '../core/maintenance-windows-service.js';
+import { applyInput, validateSettings } from '../core/check-settings.js';
+import { declaredFields, entrySettings, fieldsOfSettings, type CheckFields } from './check-fields.js';
+import { dependencyCycle } from './dependency-cycle.js';
 import type { CheckEntryInput, EmailEntryInput, MonitoringFileInput, StatusPageEntryInput, WebhookEntryInput } from './file-schema.js';
 import type { FilePath, MonitoringFileSource } from './file-source.js';
 import { indexKeys, type KeyIndex } from './object-keys.js';
+import { windowState, windowStateOf, type WindowState } from './window-state.js';
 
 /** The file's sections, as plans name them. */
-export type Section = 'checks' | 'webhooks' | 'email' | 'statusPages';
+export type Section = 'checks' | 'webhooks' | 'email' | 'statusPages' | 'maintenanceWindows';
+
+/** Each keyed section's objects, as messages name one. */
+const OBJECT_NAME: Record<Exclude<Section, 'email'>, string> = {
+  checks: 'check', webhooks: 'webhook', statusPages: 'status page', maintenanceWindows: 'maintenance window',
+};
 
 /** One field a change sets. `from` and `to` are left out for secrets and long values (a plan never shows a secret). */
 export interface FieldChange {
@@ -53,6 +62,7 @@ export interface Snapshot {
   webhooks: Webhook[];
   email: EmailSettings | null;
   pages: StatusPage[];
+  windows: WindowView[];
   keys: Record<ConfigKind, ConfigKey[]>;
 }
 
@@ -85,10 +95,18 @@ export interface PageState extends PageSettings {
   checks: string[];
 }
 
-/** One step of the unit of work, with what it needs to run. */
+/**
+ * One step of the unit of work, with what it needs to run. A check's dependencies (`dependsOn`,
+ * keys) are set once every check of the file exists; an update that drops some first keeps
+ * only `dependedOn`'s remaining ones, so no step of the unit can close a cycle (monitoring-as-code.ts).
+ */
 export type Step =
-  | { section: 'checks'; action: 'create'; key: string; entry: CheckEntryInput }
-  | { section: 'checks'; action: 'update'; key: string; id: string; patch: Partial<CheckFields>; paused: boolean | null }
+  | { section: 'checks'; action: 'create'; key: string; entry: CheckEntryInput; dependsOn: string[] }
+  | {
+    section: 'checks'; action: 'update'; key: string; id: string; patch: Partial<CheckFields>; paused: boolean | null;
+    /** The keys it will depend on, when they change (else null); `dependedOn`: its dependencies now, by id. */
+    dependsOn: string[] | null; dependedOn: string[];
+  }
   | { section: 'checks'; action: 'delete'; key: string; id: string }
   | { section: 'webhooks'; action: 'create'; key: string; state: WebhookState }
   | { section: 'webhooks'; action: 'update'; key: string; id: string; patch: Partial<WebhookState> }
@@ -96,7 +114,10 @@ export type Step =
   | { section: 'email'; action: 'create' | 'update'; key: 'email'; patch: Partial<EmailState> }
   | { section: 'statusPages'; action: 'create'; key: string; state: PageState }
   | { section: 'statusPages'; action: 'update'; key: string; id: string; patch: Partial<PageState> }
-  | { section: 'statusPages'; action: 'delete'; key: string; id: string };
+  | { section: 'statusPages'; action: 'delete'; key: string; id: string }
+  | { section: 'maintenanceWindows'; action: 'create'; key: string; state: WindowState }
+  | { section: 'maintenanceWindows'; action: 'update'; key: string; id: string; patch: Partial<WindowState> }
+  | { section: 'maintenanceWindows'; action: 'delete'; key: string; id: string };
 
 export interface PlanResult {
   plan: Plan;
@@ -113,13 +134,14 @@ const HIDDEN: Record<Section, ReadonlySet<string>> = {
   webhooks: new Set(['url', 'secret']),
   email: new Set(),
   statusPages: new Set(),
+  maintenanceWindows: new Set(),
 };
 const MAX_SHOWN_LENGTH = 80;
 
 export interface PlanOptions {
   prune: boolean;
   config: Config;
-  account: Parameters<typeof limitsFor>[1];
+  account: Account;
 }
 
 /** Compares the file with the account and lists what applying it changes (no I/O, no writes). */
@@ -131,13 +153,13 @@ class Planner {
   private readonly file: MonitoringFileInput;
   private readonly changes: PlannedChange[] = [];
   private readonly steps: Step[] = [];
-  private readonly unchanged: Record<Section, number> = { checks: 0, webhooks: 0, email: 0, statusPages: 0 };
-  private readonly notInFile = { checks: 0, webhooks: 0, statusPages: 0 };
+  private readonly unchanged: Record<Section, number> = { checks: 0, webhooks: 0, email: 0, statusPages: 0, maintenanceWindows: 0 };
+  private readonly notInFile = { checks: 0, webhooks: 0, statusPages: 0, maintenanceWindows: 0 };
   private readonly addresses: PlanResult['addresses'] = [];
   /** The key each check has once the file is applied (kept checks too), by id; and the keys that will exist. */
   private readonly checkKeyOf = new Map<string, string>();
   private readonly checkKeys = new Set<string>();
-  private readonly keptKeys: Record<ConfigKind, ConfigKey[]> = { check: [], webhook: [], status_page: [] };
+  private readonly keptKeys: Record<ConfigKind, ConfigKey[]> = { check: [], webhook: [], status_page: [], maintenance_window: [] };
 
   constructor(
     private readonly source: MonitoringFileSource,
@@ -152,6 +174,7 @@ class Planner {
     this.planWebhooks();
     this.planEmail();
     this.planPages();
+    this.planWindows();
     this.checkLimits();
     const count = (action: PlannedChange['action']) => this.changes.filter((c) => c.action === action).length;
     const unchanged = Object.values(this.unchanged).reduce((a, b) => a + b, 0);
@@ -185,6 +208,9 @@ class Planner {
     const entries = this.file.checks ?? {};
     const index = indexKeys(this.snapshot.checks, this.snapshot.keys.check, (c) => c.name, 'check');
     const { pairs, unmatched } = this.match('checks', entries, index);
+    /** Every check's dependencies once the file is applied, by key: no cycle may be left. */
+    const graph = new Map<string, readonly string[]>();
+    const kept: Check[] = [];
     for (const check of unmatched) {
       const key = index.keyOf.get(check.id)!;
       if (this.options.prune) {
@@ -193,29 +219,33 @@ class Planner {
       } else {
         this.notInFile.checks++;
         this.keepCheckKey(check.id, key);
+        kept.push(check);
       }
     }
+    // The keys of every check first: a dependency may name a check further down the file.
+    for (const { key, current } of pairs) {
+      if (current === null) this.checkKeys.add(key);
+      else this.keepCheckKey(current.id, key);
+    }
+    for (const check of kept) graph.set(this.checkKeyOf.get(check.id)!, this.routingOf(check.dependsOn));
     for (const { key, entry, current, renamedFrom } of pairs) {
-      this.checkKeys.add(key);
       const path = ['checks', key];
       const declared = this.at(path, () => declaredFields(entry, current?.name ?? null));
+      const dependsOn = this.dependenciesOf(key, entry.dependsOn, [...path, 'dependsOn']);
+      declared.dependsOn = dependsOn;
+      graph.set(key, dependsOn);
       if (current === null) {
+        // The service's own rules and the plan's limits for one check (interval, type, region), before any write.
+        this.at(path, () => validateSettings(entrySettings(entry), this.options.account, this.options.config, new Set([...Object.keys(entry), 'type'])));
         this.record('checks', 'create', key, shown('checks', writtenOf(declared, entry)));
-        this.steps.push({ section: 'checks', action: 'create', key, entry });
+        this.steps.push({ section: 'checks', action: 'create', key, entry, dependsOn });
         if (declared.url !== undefined) this.addresses.push({ path: [...path, 'url'], check: { id: null, type: declared.type ?? 'website', url: declared.url } });
         continue;
       }
-      this.keepCheckKey(current.id, key);
-      const now = fieldsOfSettings(current);
-      const patch: Partial<CheckFields> = {};
-      const fields: FieldChange[] = [];
-      for (const name of new Set([...Object.keys(now), ...Object.keys(declared)])) {
-        const from = (now as Record<string, unknown>)[name];
-        const to = (declared as Record<string, unknown>)[name];
-        if (to === undefined || isDeepStrictEqual(from, to)) continue;
-        (patch as Record<string, unknown>)[name] = to;
-        fields.push(fieldChange('checks', name, from, to));
-      }
+      const now = { ...fieldsOfSettings(current), dependsOn: this.routingOf(current.dependsOn) };
+      const { patch, fields } = diff('checks', now, declared, new Set(['dependsOn']));
+      const { dependsOn: dependencies, ...settings } = patch;
+      this.at(path, () => validateSettings(applyInput(current, settings), this.options.account, this.options.config, new Set(Object.keys(settings))));
       const paused = entry.paused !== undefined && entry.paused !== current.disabled ? entry.paused : null;
       if (paused !== null) fields.push({ field: 'paused', from: current.disabled, to: paused });
       if (fields.length === 0 && !renamedFrom) {
@@ -223,11 +253,37 @@ class Planner {
         continue;
       }
       this.record('checks', 'update', key, fields, renamedFrom);
-      this.steps.push({ section: 'checks', action: 'update', key, id: current.id, patch, paused });
+      this.steps.push({ section: 'checks', action: 'update', key, id: current.id, patch: settings, paused, dependsOn: dependencies ?? null, dependedOn: current.dependsOn });
       if (patch.url !== undefined || patch.type !== undefined) {
         this.addresses.push({ path: [...path, 'url'], check: { id: current.id, type: declared.type ?? current.type, url: declared.url ?? current.url } });
       }
     }
+    const before = new Set(this.snapshot.checks.flatMap((c) => this.routingOf(c.dependsOn).map((to) => `${this.checkKeyOf.get(c.id)} ${to}`)));
+    this.refuseCycle(graph, entries, before);
+  }
+
+  /** A check's dependencies by key: checks of the file or the account, not itself. */
+  private dependenciesOf(key: string, keys: readonly string[] | undefined, path: FilePath): string[] {
+    const i = (keys ?? []).indexOf(key);
+    if (i >= 0) throw this.source.error(`a check cannot depend on itself (${key})`, [...path, i]);
+    return this.checkKeysOf(keys, path);
+  }
+
+  /**
+   * A cycle left by the file is an error at one of its edges that the file writes, preferably
+   * one it adds (`before`: the account's edges, `from to` by key; it has no cycle itself).
+   */
+  private refuseCycle(graph: ReadonlyMap<string, readonly string[]>, entries: Record<string, CheckEntryInput>, before: ReadonlySet<string>): void {
+    const cycle = dependencyCycle(graph);
+    if (cycle === null) return;
+    const ring = cycle.slice(0, -1);
+    const written = (key: string, i: number) => entries[key]?.dependsOn?.includes(ring[(i + 1) % ring.length]!) === true;
+    const added = ring.findIndex((key, i) => written(key, i) && !before.has(`${key} ${ring[(i + 1) % ring.length]}`));
+    const from = Math.max(added >= 0 ? added : ring.findIndex(written), 0);
+    const turned = [...ring.slice(from), ...ring.slice(0, from), ring[from]!];
+    const key = turned[0]!;
+    const index = entries[key]?.dependsOn?.indexOf(turned[1]!) ?? -1;
+    throw this.source.error(`dependsOn: ${turned.join(' -> ')} would be a cycle`, ['checks', key, 'dependsOn', ...(index >= 0 ? [index] : [])]);
   }
 
   private keepCheckKey(id: string, key: string): void {
@@ -238,11 +294,10 @@ class Planner {
 
   /** Keys of checks named by an entry: each must be a check the account has once the file is applied. */
   private checkKeysOf(keys: readonly string[] | undefined, path: FilePath): string[] {
-    const out = [...new Set(keys ?? [])];
-    out.forEach((key, i) => {
+    (keys ?? []).forEach((key, i) => {
       if (!this.checkKeys.has(key)) throw this.source.error(`names no check of this file or the account: ${key}`, [...path, i]);
     });
-    return out;
+    return [...new Set(keys ?? [])];
   }
 
   private routingOf(ids: readonly string[]): string[] {
@@ -329,7 +384,28 @@ class Planner {
     }
   }
 
-  private planDeletes<T extends { id: string }>(section: 'webhooks' | 'statusPages', kind: ConfigKind, unmatched: T[], index: KeyIndex<T>): void {
+  private planWindows(): void {
+    const entries = this.file.maintenanceWindows ?? {};
+    const index = indexKeys(this.snapshot.windows, this.snapshot.keys.maintenance_window, (w) => w.title, 'window');
+    const { pairs, unmatched } = this.match('maintenanceWindows', entries, index);
+    this.planDeletes('maintenanceWindows', 'maintenance_window', unmatched, index);
+    for (const { key, entry, current, renamedFrom } of pairs) {
+      const path = ['maintenanceWindows', key];
+      const state = this.at(path, () => windowState(entry));
+      state.checks = this.checkKeysOf(entry.checks, [...path, 'checks']);
+      if (current === null) {
+        this.record('maintenanceWindows', 'create', key, shown('maintenanceWindows', defined(state)));
+        this.steps.push({ section: 'maintenanceWindows', action: 'create', key, state });
+        continue;
+      }
+      this.keptKeys.maintenance_window.push({ key, objectId: current.id });
+      const now = windowStateOf(current, (ids) => this.routingOf(ids));
+      const { patch, fields } = diff('maintenanceWindows', now, state, new Set(['checks', 'folders', 'tags']));
+      this.planUpdate('maintenanceWindows', key, current.id, patch, fields, renamedFrom);
+    }
+  }
+
+  private planDeletes<T extends { id: string }>(section: 'webhooks' | 'statusPages' | 'maintenanceWindows', kind: ConfigKind, unmatched: T[], index: KeyIndex<T>): void {
     for (const object of unmatched) {
       const key = index.keyOf.get(object.id)!;
       if (!this.options.prune) {
@@ -342,7 +418,7 @@ class Planner {
     }
   }
 
-  private planUpdate<S>(section: 'webhooks' | 'statusPages', key: string, id: string, patch: Partial<S>, fields: FieldChange[], renamedFrom?: string): void {
+  private planUpdate<S>(section: 'webhooks' | 'statusPages' | 'maintenanceWindows', key: string, id: string, patch: Partial<S>, fields: FieldChange[], renamedFrom?: string): void {
     if (fields.length === 0 && !renamedFrom) {
       this.unchanged[section]++;
       return;
@@ -370,7 +446,7 @@ class Planner {
       }
       if (current !== null) {
         const other = claimed.get(current.id);
-        if (other !== undefined) throw this.source.error(`names the same ${section === 'statusPages' ? 'status page' : section.slice(0, -1)} as ${section}.${other}`, [section, key, 'renamedFrom']);
+        if (other !== undefined) throw this.source.error(`names the same ${OBJECT_NAME[section]} as ${section}.${other}`, [section, key, 'renamedFrom']);
         claimed.set(current.id, key);
       }
       return { key, entry, current, ...(renamedFrom ? { renamedFrom } : {}) };
@@ -400,7 +476,7 @@ export function placed(source: MonitoringFileSource, err: unknown, path: FilePat
   if (!(err instanceof ApiError) || err.code === 'invalid_config' || err.status >= 500) return err;
   const field = /^([A-Za-z]+)[\s.]/.exec(err.message)?.[1];
   const fileField = field === 'checkIds' ? 'checks' : field;
-  const known = fileField !== undefined && source.position([...path, fileField]) !== null;
+  const known = fileField !== undefined && source.writes([...path, fileField]);
   return source.error(err.message, known ? [...path, fileField] : path, err.status);
 }
 

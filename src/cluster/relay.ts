@@ -39,14 +39,7 @@ export function relayChanges(deps: RelayDeps): void {
   const { bus, name, checks, repo, feed, log } = deps;
   let relaying = false;
   const relayed = new WeakSet<StatusChange>();
-  const send = (message: CheckMessage) => {
-    if (!relaying) bus.publish('checks', JSON.stringify(message));
-  };
-  const observer: CheckObserver = {
-    checkSaved: (check: Check, runNow: boolean) => send({ from: name, id: check.id, runNow }),
-    checkDeleted: (check: Check) => send({ from: name, id: check.id, deleted: { accountId: check.accountId, folder: check.folder } }),
-  };
-  checks.observe(observer);
+  announceCheckChanges(bus, name, checks, () => relaying);
   bus.subscribe('checks', (payload) => {
     const message = JSON.parse(payload) as CheckMessage;
     if (message.from === name) return;
@@ -72,4 +65,20 @@ export function relayChanges(deps: RelayDeps): void {
     relayed.add(message.change);
     feed.publish(message.change);
   });
+}
+
+/**
+ * Tells the centrals on the bus of every check `checks` saves or deletes (the `checks` topic),
+ * except while `quiet` says the change came from the bus itself. The CLI on a PostgreSQL store
+ * uses it alone: running centrals drop the checks it deletes, which no poll would tell them.
+ */
+export function announceCheckChanges(bus: ChangeBus, name: string, checks: Pick<ChecksService, 'observe'>, quiet: () => boolean = () => false): void {
+  const send = (message: CheckMessage) => {
+    if (!quiet()) bus.publish('checks', JSON.stringify(message));
+  };
+  const observer: CheckObserver = {
+    checkSaved: (check: Check, runNow: boolean) => send({ from: name, id: check.id, runNow }),
+    checkDeleted: (check: Check) => send({ from: name, id: check.id, deleted: { accountId: check.accountId, folder: check.folder } }),
+  };
+  checks.observe(observer);
 }

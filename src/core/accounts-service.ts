@@ -222,11 +222,17 @@ export class AccountsService {
    * scope. Returns the key (to print once) or null when accounts already exist.
    */
   async bootstrapAdmin(): Promise<CreatedKey | null> {
-    return await this.store.transaction(async () => {
+    try {
+      return await this.store.transaction(async () => {
+        if ((await this.store.accounts.count()) > 0) return null;
+        const account = await this.createAccount(ADMIN_EMAIL, 'pro');
+        return this.createKey({ account: account.id, scopes: [...SCOPES], name: 'admin' });
+      });
+    } catch (err) {
+      // Several centrals starting at once on an empty shared database: one of them creates the admin.
       if ((await this.store.accounts.count()) > 0) return null;
-      const account = await this.createAccount(ADMIN_EMAIL, 'pro');
-      return this.createKey({ account: account.id, scopes: [...SCOPES], name: 'admin' });
-    });
+      throw err;
+    }
   }
 
   private async liveKey(id: string): Promise<ApiKey> {

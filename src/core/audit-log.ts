@@ -17,7 +17,7 @@ export type AuditSource = ChangeSource;
  */
 export class AuditLog {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'audit'>,
     private readonly clock: Clock,
   ) {}
 

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { whenAnswered, type Answer, type CheckQuery, type ListStatus, type Store } from '../store/store.js';
-import { AuditLog } from './audit-log.js';
+import { AuditLog, type AuditSource } from './audit-log.js';
+import { SYSTEM_ACTOR } from '../domain/people.js';
 import { applyInput, DEFAULT_SETTINGS, validateSettings } from './check-settings.js';
 import type { CheckType } from '../domain/check-types.js';
 import type { Clock } from '../domain/clock.js';
@@ -405,13 +406,13 @@ export class ChecksService {
   }
 
   /** Pauses every running check of an account, as a toggle would (an unclaimed account after 7 days). Returns how many. */
-  async pauseAccount(accountId: string, reason: string): Promise<number> {
-    return this.setAccountPaused(accountId, true, (c) => !c.disabled, reason);
+  async pauseAccount(accountId: string, reason: string, source: AuditSource = { actor: SYSTEM_ACTOR }): Promise<number> {
+    return this.setAccountPaused(accountId, true, (c) => !c.disabled, reason, source);
   }
 
   /** Resumes the account's checks paused with exactly `pausedReason` (not those a user paused). Returns how many. */
-  async resumeAccount(accountId: string, pausedReason: string, reason: string): Promise<number> {
-    return this.setAccountPaused(accountId, false, (c) => c.disabled && c.disabledReason === pausedReason, reason);
+  async resumeAccount(accountId: string, pausedReason: string, reason: string, source: AuditSource = { actor: SYSTEM_ACTOR }): Promise<number> {
+    return this.setAccountPaused(accountId, false, (c) => c.disabled && c.disabledReason === pausedReason, reason, source);
   }
 
   /** Deletes every check of an account with its history (account deletion); observers let go of each. */
@@ -443,11 +444,14 @@ export class ChecksService {
     });
   }
 
-  private async setAccountPaused(accountId: string, disabled: boolean, applies: (c: Check) => boolean, reason: string): Promise<number> {
+  private async setAccountPaused(accountId: string, disabled: boolean, applies: (c: Check) => boolean, reason: string, source: AuditSource): Promise<number> {
     const changed = await this.store.transaction(async () => {
       const now = this.clock.now();
       const targets = (await this.store.checks.list({ accountId, access: null }, { limit: -1, offset: 0, afterSeq: null })).filter(applies);
-      for (const current of targets) await this.writePaused(current, disabled, reason, now);
+      for (const current of targets) {
+        await this.writePaused(current, disabled, reason, now);
+        await this.audit.record(source, accountId, disabled ? 'check.pause' : 'check.resume', checkTarget(current), ['disabled']);
+      }
       return targets.map((c) => ({ ...c, disabled, disabledReason: disabled ? reason : null, updatedAt: now, lastStatusChange: now }));
     });
     for (const check of changed) this.saved(check, !disabled);

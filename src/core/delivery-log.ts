@@ -4,6 +4,7 @@ import { errors } from '../domain/errors.js';
 import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
 import type { KeyAccess } from '../domain/records.js';
 import type { Store } from '../store/store.js';
+import { AuditLog, type AuditSource } from './audit-log.js';
 import type { AlertContent } from '../alerts/alert-content.js';
 import type { Delivery, DeliveryFilter, DeliveryQueue, WebhookRepo } from '../store/alert-store.js';
 import type { DeliverySender } from '../alerts/delivery/sender.js';
@@ -43,7 +44,7 @@ const isSeq = (v: unknown): v is number => Number.isInteger(v) && (v as number) 
 export interface DeliveryLogDeps {
   queue: DeliveryQueue;
   webhooks: Pick<WebhookRepo, 'list'>;
-  store: Pick<Store, 'checks'>;
+  store: Pick<Store, 'checks' | 'transaction' | 'audit'>;
   sender: Pick<DeliverySender, 'wake' | 'retryUntil'>;
   clock: Clock;
   log: Logger;
@@ -77,13 +78,16 @@ export class DeliveryLog {
   }
 
   /** A failed delivery back in the queue, due now, with a fresh retry window; 409 for any other state. */
-  async retry(accountId: string, access: KeyAccess | null, id: string): Promise<DeliveryEntry> {
+  async retry(accountId: string, access: KeyAccess | null, id: string, source: AuditSource): Promise<DeliveryEntry> {
     const d = await this.owned(accountId, access, id);
     if (d.status !== 'failed') throw errors.conflict(`Only a failed delivery can be retried; this one is ${publicStatus(d.status)}`);
     const now = this.deps.clock.now();
-    if (!(await this.deps.queue.requeue(d.id, now, this.deps.sender.retryUntil(now)))) {
-      throw errors.conflict('The delivery changed meanwhile; read it again');
-    }
+    await this.deps.store.transaction(async () => {
+      if (!(await this.deps.queue.requeue(d.id, now, this.deps.sender.retryUntil(now)))) {
+        throw errors.conflict('The delivery changed meanwhile; read it again');
+      }
+      await new AuditLog(this.deps.store, this.deps.clock).record(source, accountId, 'delivery.retry', { kind: 'delivery', id: d.id, name: d.checkId }, ['status']);
+    });
     this.deps.sender.wake();
     this.deps.log.info({ deliveryId: d.id, checkId: d.checkId }, 'alert delivery requeued');
     return entry((await this.deps.queue.byId(d.id))!, await this.webhookUrls(accountId));

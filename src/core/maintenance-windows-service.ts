@@ -7,6 +7,7 @@ import type { KeyAccess } from '../domain/records.js';
 import { newId } from '../domain/secrets.js';
 import { tagProblem, uniqueTags } from '../domain/tags.js';
 import type { Store } from '../store/store.js';
+import { AuditLog, type AuditTarget } from './audit-log.js';
 import { isTimeZone } from './check-settings.js';
 import { parseIsoInstant } from './iso-date.js';
 import { accessAllows, type Principal } from './principal.js';
@@ -39,6 +40,9 @@ export function windowView(w: MaintenanceWindow, now: number) {
 }
 export type WindowView = ReturnType<typeof windowView>;
 
+const windowTarget = (w: MaintenanceWindow): AuditTarget => ({ kind: 'maintenance_window', id: w.id, name: w.title });
+const sent = (input: UpdateMaintenanceWindowInput) => Object.keys(input).filter((k) => input[k as keyof UpdateMaintenanceWindowInput] !== undefined);
+
 /**
  * Scheduled maintenance windows of an account (issue 27): the one owner of their mutations.
  * A key restricted to checks or folders sees and manages only windows wholly within its reach
@@ -46,11 +50,14 @@ export type WindowView = ReturnType<typeof windowView>;
  */
 export class MaintenanceWindowsService {
   private readonly listeners: Array<() => void> = [];
+  private readonly audit: AuditLog;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.audit = new AuditLog(store, clock);
+  }
 
   /** Told after a window is created, changed or deleted has committed (the scheduler looks again). */
   onChange(listener: () => void): void {
@@ -89,8 +96,11 @@ export class MaintenanceWindowsService {
       updatedAt: now,
     };
     const window = await this.validated(principal, draft, input);
-    await this.store.transaction(async () => (await this.store.maintenanceWindows.insert(window)));
-    this.changed();
+    await this.store.transaction(async () => {
+      await this.store.maintenanceWindows.insert(window);
+      await this.audit.record(principal, window.accountId, 'maintenance_window.create', windowTarget(window), sent(input));
+      this.changed();
+    });
     return windowView(window, now);
   }
 
@@ -98,15 +108,21 @@ export class MaintenanceWindowsService {
     const current = await this.own(principal, id);
     const now = this.clock.now();
     const next = await this.validated(principal, { ...current, updatedAt: now }, input);
-    await this.store.transaction(async () => (await this.store.maintenanceWindows.update(next)));
-    this.changed();
+    await this.store.transaction(async () => {
+      await this.store.maintenanceWindows.update(next);
+      await this.audit.record(principal, next.accountId, 'maintenance_window.update', windowTarget(next), sent(input));
+      this.changed();
+    });
     return windowView(next, now);
   }
 
   async remove(principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
-    await this.own(principal, id);
-    await this.store.transaction(async () => (await this.store.maintenanceWindows.delete(id)));
-    this.changed();
+    const current = await this.own(principal, id);
+    await this.store.transaction(async () => {
+      await this.store.maintenanceWindows.delete(id);
+      await this.audit.record(principal, current.accountId, 'maintenance_window.delete', windowTarget(current));
+      this.changed();
+    });
     return { id, deleted: true };
   }
 
@@ -182,7 +198,8 @@ export class MaintenanceWindowsService {
   }
 }
 
-function instant(value: string | null, field: string): number | null {
+/** An ISO 8601 instant of the input in ms (null stays null); a 400 naming the field otherwise. */
+export function instant(value: string | null, field: string): number | null {
   if (value === null) return null;
   const ms = parseIsoInstant(value);
   if (Number.isNaN(ms)) throw errors.badRequest(`${field} must be an ISO 8601 date-time`);

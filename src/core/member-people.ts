@@ -8,6 +8,7 @@ import type { OpenedSession, SessionsService, SignInClient } from './sessions-se
 import type { Person, SignInPeople } from './sign-in-people.js';
 
 const personOf = (u: User): Person => ({ id: u.id, accountId: u.accountId, email: u.email, name: u.name });
+const memberActor = (p: Person) => ({ kind: 'user' as const, id: p.id, name: p.name ?? p.email });
 
 /**
  * The members model (issue 28 item 1) as passkeys, single sign-on and email links see it: a
@@ -22,7 +23,7 @@ export class MemberPeople implements SignInPeople {
   async of(principal: Principal): Promise<Person | null> {
     if (!principal.user) return null;
     const user = await this.deps.store.users.byId(principal.user.id);
-    return user ? personOf(user) : null;
+    return user ? { ...personOf(user), ...(principal.address ? { address: principal.address } : {}) } : null;
   }
 
   async byId(id: string): Promise<Person | null> {
@@ -42,14 +43,20 @@ export class MemberPeople implements SignInPeople {
   }
 
   async openSession(person: Person, method: string, client: SignInClient): Promise<OpenedSession> {
-    const { store, sessions, audit } = this.deps;
-    const user = await store.users.byId(person.id);
+    const user = await this.deps.store.users.byId(person.id);
     if (!user) throw errors.unauthorized('This member was removed; ask an owner or admin', 'Bearer realm="vigil"');
-    return store.transaction(async () => {
-      const opened = await sessions.openForUser(user, method, client);
-      const source = { actor: { kind: 'user' as const, id: user.id, name: user.name ?? user.email }, address: client.address ?? undefined };
-      await audit.record(source, user.accountId, 'session.sign_in', { kind: 'session', id: opened.principal.credentialId, name: method });
-      return opened;
+    return this.deps.sessions.openForUser(user, method, client);
+  }
+
+  async signInFailed(person: Person, method: string, client: SignInClient): Promise<void> {
+    const source = { actor: memberActor(person), address: client.address ?? undefined };
+    await this.deps.audit.record(source, person.accountId, 'session.sign_in_failed', { kind: 'session', id: null, name: method });
+  }
+
+  async changed(person: Person, action: string, target: { kind: string; id: string; name: string }, fields: readonly string[], change: () => Promise<void>): Promise<void> {
+    await this.deps.store.transaction(async () => {
+      await change();
+      await this.deps.audit.record({ actor: memberActor(person), address: person.address }, person.accountId, action, target, fields);
     });
   }
 }

@@ -121,7 +121,12 @@ export class OidcSignIn {
       throw new SsoRefused(`The identity provider's answer was not accepted: ${(err as Error).message}`);
     }
     const { email, name, verified } = await this.identity(config, claims, accessToken);
-    const person = await this.member(email, name, verified);
+    const person = await this.member(email, name, verified).catch(async (err: unknown) => {
+      // A member's own address the provider would not vouch for (unverified, another domain): their account learns of the try.
+      const known = err instanceof SsoRefused ? await this.deps.people.byEmail(email) : null;
+      if (known) await this.deps.people.signInFailed(known, 'oidc', client);
+      throw err;
+    });
     return { session: await this.deps.people.openSession(person, 'oidc', client), person, returnTo: flow.returnTo };
   }
 

@@ -30,6 +30,8 @@ export interface PasskeyView {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+const passkeyTarget = (p: PasskeyRow) => ({ kind: 'passkey', id: p.id, name: p.name });
+
 export function passkeyView(p: PasskeyRow): PasskeyView {
   return { id: p.id, name: p.name, backedUp: p.backedUp, transports: p.transports, createdAt: iso(p.createdAt)!, lastUsedAt: iso(p.lastUsedAt) };
 }
@@ -86,18 +88,26 @@ export class PasskeysService {
       publicKey: Buffer.from(credential.publicKey), counter: credential.counter, transports: credential.transports ?? response.response.transports ?? [],
       name, backedUp: credentialBackedUp, createdAt: clock.now(), lastUsedAt: null,
     };
-    await repo.insert(row);
+    await this.deps.people.changed(person, 'member.passkey_add', passkeyTarget(row), ['passkey', 'name'], async () => {
+      await repo.insert(row);
+    });
     return passkeyView(row);
   }
 
   async rename(person: Person, id: string, name: string): Promise<PasskeyView> {
-    if (!(await this.deps.repo.rename(id, person.id, name))) throw errors.notFound(`No passkey ${id}`);
+    await this.deps.people.changed(person, 'member.passkey_rename', { kind: 'passkey', id, name }, ['name'], async () => {
+      if (!(await this.deps.repo.rename(id, person.id, name))) throw errors.notFound(`No passkey ${id}`);
+    });
     const row = (await this.deps.repo.listForUser(person.id)).find((p) => p.id === id)!;
     return passkeyView(row);
   }
 
   async remove(person: Person, id: string): Promise<void> {
-    if (!(await this.deps.repo.delete(id, person.id))) throw errors.notFound(`No passkey ${id}`);
+    const row = (await this.deps.repo.listForUser(person.id)).find((p) => p.id === id);
+    if (!row) throw errors.notFound(`No passkey ${id}`);
+    await this.deps.people.changed(person, 'member.passkey_remove', passkeyTarget(row), ['passkey'], async () => {
+      if (!(await this.deps.repo.delete(id, person.id))) throw errors.notFound(`No passkey ${id}`);
+    });
   }
 
   async signInOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
@@ -120,7 +130,10 @@ export class PasskeysService {
       response, expectedChallenge: challenge.value, expectedOrigin: rp.origins, expectedRPID: rp.id, requireUserVerification: true,
       credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports },
     }).catch(() => ({ verified: false, authenticationInfo: null }));
-    if (!verified.verified || !verified.authenticationInfo) throw fail();
+    if (!verified.verified || !verified.authenticationInfo) {
+      await people.signInFailed(person, 'passkey', client);
+      throw fail();
+    }
     await repo.recordUse(passkey.id, verified.authenticationInfo.newCounter, clock.now());
     return { session: await people.openSession(person, 'passkey', client), person };
   }

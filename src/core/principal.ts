@@ -21,7 +21,7 @@ export interface Principal {
   key: { expiresAt: number | null; access: KeyAccess | null; name?: string | null } | null;
   /** The person of a session opened by a member (issue 28): their role gives the scopes. */
   user?: UserRef | null;
-  /** Who the audit log names when it is not the credential itself (the CLI). */
+  /** Who the audit log names when it is not the credential itself (the CLI; an agent by its signup's name). */
   actor?: Actor;
   /** The client's address, on requests that may change something (the audit log's). */
   address?: string;

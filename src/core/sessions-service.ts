@@ -9,8 +9,9 @@ import { API_KEY_PATTERN, hashSecret } from '../domain/secrets.js';
 import type { Config } from '../config.js';
 import type { SessionRow } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
-import type { User } from '../domain/people.js';
+import { SYSTEM_ACTOR, type User } from '../domain/people.js';
 import { userPrincipal } from './user-principal.js';
+import { AuditLog, type AuditSource } from './audit-log.js';
 
 export const SESSION_COOKIE = 'vigil_session';
 const SESSION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -40,17 +41,26 @@ export interface OpenedSession {
  * every scope, unrestricted, like the admin key it stands in for; it ends at sign-out or expiry.
  */
 export class SessionsService {
+  private readonly audit: AuditLog;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly config: Config,
-  ) {}
+  ) {
+    this.audit = new AuditLog(store, clock);
+  }
 
   async signInWithKey(secret: string, client: SignInClient = NO_CLIENT): Promise<OpenedSession> {
     const key = API_KEY_PATTERN.test(secret.trim()) ? await this.store.keys.byHash(hashSecret(secret.trim())) : null;
     if (!key) throw errors.badRequest('apiKey is not a valid API key');
     const principal = await keyPrincipal(this.store, key, this.clock.now());
-    if (typeof principal === 'string') throw errors.badRequest(`apiKey cannot sign in: ${principal}`);
+    if (typeof principal === 'string') {
+      // A real key that may not sign in (revoked, disabled, expired): its account learns of the try.
+      const source = { kind: 'api_key', credentialId: key.id, key: { name: key.name }, address: client.address ?? undefined };
+      await this.audit.record(source, key.accountId, 'session.sign_in_failed', { kind: 'session', id: null, name: 'api_key' });
+      throw errors.badRequest(`apiKey cannot sign in: ${principal}`);
+    }
     const until = Math.min(this.clock.now() + SESSION_MS, key.expiresAt ?? Number.POSITIVE_INFINITY);
     return this.open(principal, { keyId: key.id, user: null, method: 'api_key', client }, until);
   }
@@ -90,9 +100,14 @@ export class SessionsService {
     return principal;
   }
 
-  async signOut(token: string): Promise<void> {
+  /** Ends the session of the cookie; `by` is who the session is (the audit log's actor). */
+  async signOut(token: string, by: AuditSource): Promise<void> {
     const session = SESSION_TOKEN.test(token) ? await this.store.sessions.byTokenHash(hashSecret(token)) : null;
-    if (session) await this.store.sessions.delete(session.id);
+    if (!session) return;
+    await this.store.transaction(async () => {
+      await this.store.sessions.delete(session.id);
+      await this.audit.record(by, session.accountId, 'session.sign_out', { kind: 'session', id: session.id, name: session.method });
+    });
   }
 
   /** The session id of a cookie's token, or null (the sessions list marks the current one). */
@@ -106,11 +121,14 @@ export class SessionsService {
   }
 
   /** A one-time sign-in URL for the account (the admin account by default), valid 15 minutes. */
-  async createLoginLink(accountIdOrEmail: string | undefined): Promise<{ url: string; accountId: string; email: string; expiresAt: string }> {
+  async createLoginLink(accountIdOrEmail: string | undefined, by: AuditSource = { actor: SYSTEM_ACTOR }): Promise<{ url: string; accountId: string; email: string; expiresAt: string }> {
     const account = await new AccountsService(this.store, this.config, this.clock).findAccount(accountIdOrEmail ?? ADMIN_EMAIL);
     const token = `vl_${randomBytes(32).toString('base64url')}`;
     const now = this.clock.now();
-    await this.store.sessions.insertLoginLink(hashSecret(token), account.id, now, now + LOGIN_LINK_MS);
+    await this.store.transaction(async () => {
+      await this.store.sessions.insertLoginLink(hashSecret(token), account.id, now, now + LOGIN_LINK_MS);
+      await this.audit.record(by, account.id, 'session.login_link', { kind: 'account', id: account.id, name: account.email }, ['loginLink']);
+    });
     // The token rides in the fragment: browsers never send it to servers, proxies or logs.
     return { url: `${this.config.dashboardUrl}#login=${token}`, accountId: account.id, email: account.email, expiresAt: new Date(now + LOGIN_LINK_MS).toISOString() };
   }
@@ -137,8 +155,12 @@ export class SessionsService {
       id: `ses_${randomBytes(10).toString('hex')}`, accountId: principal.account.id, keyId: by.keyId, userId: by.user?.id ?? null,
       method: by.method, address: by.client.address, userAgent: by.client.userAgent?.slice(0, 300) ?? null, createdAt: this.clock.now(), expiresAt,
     };
-    await this.store.sessions.insert(row, hashSecret(token));
     const opened = by.user ? userPrincipal(principal.account, by.user, row.id) : by.keyId === null ? this.linkPrincipal(principal.account, row.id) : principal;
+    // Every way of signing in ends here: the session and its `session.sign_in` entry commit together.
+    await this.store.transaction(async () => {
+      await this.store.sessions.insert(row, hashSecret(token));
+      await this.audit.record({ ...opened, address: by.client.address ?? undefined }, row.accountId, 'session.sign_in', { kind: 'session', id: row.id, name: by.method });
+    });
     return { token, principal: opened, expiresAt };
   }
 

@@ -101,12 +101,9 @@ export class SignInService {
     return used ? 'recovery_code' : '';
   }
 
+  /** The session and its `session.sign_in` entry (SessionsService records it). */
   private async signedIn(user: User, method: string, client: SignInClient): Promise<OpenedSession> {
-    return await this.store.transaction(async () => {
-      const opened = await this.sessions.openForUser(user, method, client);
-      await this.audit.record({ ...asUser(user), address: client.address ?? undefined }, user.accountId, 'session.sign_in', { kind: 'session', id: opened.principal.credentialId, name: method });
-      return opened;
-    });
+    return this.sessions.openForUser(user, method, client);
   }
 
   private async failed(email: string, address: string, user: User | null, client: SignInClient, factor: string) {

@@ -261,7 +261,7 @@ export class KumaImporter {
         if (applied.note) base.notImported.push(applied.note);
         return { ...base, result: 'email' as const, recipients: applied.recipients, checkIds: applied.checkIds };
       }
-      const created = await this.attempt(() => this.deps.webhooks.createChecked(account, { url: mapping.url, name: n.name, webhookType: mapping.webhookType, checkIds: routed }));
+      const created = await this.attempt(() => this.deps.webhooks.createChecked(account, { url: mapping.url, name: n.name, webhookType: mapping.webhookType, checkIds: routed }, null, principal));
       if (!created.ok) return { ...base, result: 'skipped' as const, reason: created.reason };
       await remember('notification', n.id, created.value.id);
       return { ...base, result: 'webhook' as const, webhookId: created.value.id, webhookType: created.value.webhookType, checkIds: routed };
@@ -370,7 +370,7 @@ export class KumaImporter {
     const plan = kumaEmailRoute(current, recipients, checkIds);
     if (plan.kind === 'refused') return plan.reason;
     if (plan.kind === 'covered') return { recipients: current!.recipients, checkIds: [], note: 'these addresses already get every check\'s email alerts (checkIds []): left so' };
-    const updated = await this.attempt(() => email.update(principal.account.id, plan.patch));
+    const updated = await this.attempt(() => email.update(principal.account.id, plan.patch, null, principal));
     return updated.ok ? { recipients: updated.value.recipients, checkIds: updated.value.checkIds } : updated.reason;
   }
 }

@@ -129,6 +129,6 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
   {
     name: 'apply_config', method: 'POST', path: '/v1/public/config/apply', title: 'Apply a monitoring file', destructive: true, idempotent: true,
-    note: 'All of it or nothing; plan_config first. With prune it deletes the checks, webhooks and status pages the file does not name.',
+    note: 'All of it or nothing; plan_config first. With prune it deletes the checks, webhooks, status pages and maintenance windows the file does not name.',
   },
 ];

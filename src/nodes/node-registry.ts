@@ -3,6 +3,9 @@ import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import { hashSecret, newId } from '../domain/secrets.js';
 import type { NodeRow, NodeRepo } from '../store/node-repo.js';
+import type { Store } from '../store/store.js';
+import { AuditLog, type AuditSource } from '../core/audit-log.js';
+import { ADMIN_EMAIL } from '../core/accounts-service.js';
 
 export const NODE_TOKEN_PREFIX = 'vigil_node_';
 export const NODE_TOKEN_PATTERN = /^vigil_node_[0-9a-f]{64}$/;
@@ -39,6 +42,16 @@ export interface NodeListing {
   droppedResults: number;
 }
 
+/**
+ * Who changes nodes, and where it is recorded. Nodes belong to the server, not to an account:
+ * their `node.create` and `node.revoke` entries go to the audit log of the first start's admin
+ * account (the operator's), in the unit of work of the change.
+ */
+export interface NodeChanges {
+  store: Pick<Store, 'transaction' | 'accounts' | 'audit'>;
+  source: AuditSource;
+}
+
 /** Creating, listing and revoking prober nodes (the CLI is its adapter). */
 export class NodeRegistry {
   constructor(
@@ -46,6 +59,8 @@ export class NodeRegistry {
     /** The central's own region: its checks run on the central, so no node may join it. */
     private readonly centralRegion: string,
     private readonly clock: Clock,
+    /** Omitted where nothing changes nodes (the server authenticates them only). */
+    private readonly changes?: NodeChanges,
   ) {}
 
   async create(input: { region: string; name?: string }): Promise<CreatedNode> {
@@ -60,7 +75,9 @@ export class NodeRegistry {
     if (name.length > 200) throw errors.badRequest('name must be at most 200 characters');
     const id = newId('nod');
     const token = NODE_TOKEN_PREFIX + randomBytes(32).toString('hex');
-    await this.nodes.insert({ id, name, region, createdAt: this.clock.now(), revokedAt: null }, hashSecret(token));
+    await this.recorded('node.create', { id, name }, ['name', 'region'], async () => {
+      await this.nodes.insert({ id, name, region, createdAt: this.clock.now(), revokedAt: null }, hashSecret(token));
+    });
     return { id, name, region, token };
   }
 
@@ -72,8 +89,20 @@ export class NodeRegistry {
   async revoke(id: string): Promise<{ id: string; status: 'revoked' }> {
     const node = await this.nodes.byId(id);
     if (!node) throw errors.notFound(`no node ${id}`);
-    await this.nodes.revoke(id, this.clock.now());
+    await this.recorded('node.revoke', node, ['revokedAt'], async () => {
+      await this.nodes.revoke(id, this.clock.now());
+    });
     return { id, status: 'revoked' };
+  }
+
+  private async recorded(action: string, node: { id: string; name: string }, fields: string[], write: () => Promise<void>): Promise<void> {
+    const changes = this.changes;
+    if (!changes) return write();
+    await changes.store.transaction(async () => {
+      await write();
+      const operator = await changes.store.accounts.byEmail(ADMIN_EMAIL);
+      if (operator) await new AuditLog(changes.store, this.clock).record(changes.source, operator.id, action, { kind: 'node', id: node.id, name: node.name }, fields);
+    });
   }
 
   /** The node a token belongs to, or null (unknown, malformed or revoked). */

@@ -33,6 +33,8 @@ export class OAuthBearerResolver implements BearerResolver {
     if (!access) return null;
     const account = await this.store.accounts.byId(access.accountId);
     if (!account) return null;
+    // The audit log names the agent as its signup did (its agent_name), by its grant.
+    const signup = await this.store.oauth.signupOf(account.id);
     const principal: Principal = {
       kind: 'bearer',
       credentialId: access.grantId,
@@ -40,6 +42,7 @@ export class OAuthBearerResolver implements BearerResolver {
       scopes: access.scopes,
       access: null,
       key: null,
+      actor: { kind: 'agent', id: access.grantId, name: signup?.agentName ?? 'agent' },
     };
     this.cache.set(token, { principal, expiresAt: access.expiresAt });
     return principal;

@@ -12,7 +12,8 @@ import { canReceiveMail, type MailDomainResolver } from './email-domain.js';
 import { nextSteps } from './next-steps.js';
 import type { OAuthRepo } from '../store/oauth-repo.js';
 import type { TokenResponse, TokenService } from './token-service.js';
-import { CLAIM_LINK_TTL_MS, DAY_MS, newClaimToken, SIGNUP_SCOPES, UNCLAIMED_DELETE_AFTER_MS, UNCLAIMED_PAUSE_AFTER_MS } from './tokens.js';
+import { AuditLog } from '../core/audit-log.js';
+import { CLAIM_LINK_TTL_MS, DAY_MS, newClaimToken, newGrantId, SIGNUP_SCOPES, UNCLAIMED_DELETE_AFTER_MS, UNCLAIMED_PAUSE_AFTER_MS } from './tokens.js';
 
 export interface SignupInput {
   email: string;
@@ -52,7 +53,8 @@ const CLAIM_EMAIL_WAIT_MS = 15_000;
 export class SignupService {
   constructor(private readonly deps: SignupDeps) {}
 
-  async signup(input: SignupInput): Promise<SignupResponse> {
+  /** `address`: the client's, for the audit log. */
+  async signup(input: SignupInput, address?: string): Promise<SignupResponse> {
     const { config, clock } = this.deps;
     if (!config.signup.enabled) throw oauthError(503, 'temporarily_unavailable', 'Agent signup is switched off on this server');
     const email = parseSignupEmail(input.email);
@@ -75,7 +77,12 @@ export class SignupService {
         { accountId: created.id, agentName, claimExpiresAt: now + CLAIM_LINK_TTL_MS, claimedAt: null, createdAt: now },
         hashSecret(claimToken),
       );
-      return { account: created, tokens: await this.deps.tokens.issueGrant(created.id, SIGNUP_SCOPES) };
+      const grantId = newGrantId();
+      const tokens = await this.deps.tokens.issueGrant(created.id, SIGNUP_SCOPES, grantId);
+      // The agent made the account: the audit log names it as its later changes do (its grant).
+      const source = { actor: { kind: 'agent' as const, id: grantId, name: agentName ?? 'agent' }, address };
+      await new AuditLog(this.deps.store, clock).record(source, created.id, 'account.create', { kind: 'account', id: created.id, name: created.email }, ['email', 'tier']);
+      return { account: created, tokens };
     });
 
     const sent = await this.sendClaimEmail(account, agentName, `${config.publicUrl}/claim/${claimToken}`);

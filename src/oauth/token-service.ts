@@ -1,4 +1,6 @@
 import type { Clock } from '../domain/clock.js';
+import { AuditLog } from '../core/audit-log.js';
+import { SYSTEM_ACTOR } from '../domain/people.js';
 import { oauthError, type ApiError } from '../domain/errors.js';
 import type { Scope } from '../domain/records.js';
 import { hashSecret, newId } from '../domain/secrets.js';
@@ -49,9 +51,8 @@ export class TokenService {
   ) {}
 
   /** A new grant with its first token pair (agent signup), inside the caller's transaction. */
-  async issueGrant(accountId: string, scopes: readonly Scope[]): Promise<TokenResponse> {
+  async issueGrant(accountId: string, scopes: readonly Scope[], grantId: string = newGrantId()): Promise<TokenResponse> {
     const now = this.clock.now();
-    const grantId = newGrantId();
     await this.repo.insertGrant({ id: grantId, accountId, scopes: [...scopes], revokedAt: null, createdAt: now });
     return this.issuePair(grantId, accountId, scopes, scopes, now);
   }
@@ -89,6 +90,8 @@ export class TokenService {
     if (token.grantRevokedAt !== null) return { error: tokenError('invalid_grant', 'The refresh token has been revoked') };
     if (token.usedAt !== null) {
       await this.repo.revokeGrant(token.grantId, now);
+      const reuse = { actor: { ...SYSTEM_ACTOR, name: 'Vigil (a spent refresh token was presented again)' } };
+      await new AuditLog(this.store, this.clock).record(reuse, token.accountId, 'agent.revoke', { kind: 'agent', id: token.grantId, name: 'agent' }, ['revokedAt']);
       return {
         error: tokenError('invalid_grant', 'The refresh token was already used; every token of this grant is now revoked. Sign up again or ask the account owner for an API key'),
       };

@@ -2,7 +2,9 @@ import type { Clock } from '../domain/clock.js';
 import { displayName } from '../domain/display-name.js';
 import { errors } from '../domain/errors.js';
 import { newId } from '../domain/secrets.js';
+import { AuditLog, type AuditSource } from '../core/audit-log.js';
 import type { Principal } from '../core/principal.js';
+import { SYSTEM_ACTOR } from '../domain/people.js';
 import { offsetPage } from '../core/pagination.js';
 import type { CreateIncidentInput, IncidentUpdateInput, UpdateIncidentInput } from '../core/schemas/incidents.js';
 import type { StatusChange, StatusFeed } from '../core/status-feed.js';
@@ -18,6 +20,8 @@ export type IncidentListener = (page: StatusPage, incident: Incident, change: In
 /** How long a resolved incident stays on the public page. */
 export const INCIDENT_HISTORY_DAYS = 30;
 const DAY_MS = 86_400_000;
+/** Who opens and resolves autoIncidents' incidents, as the audit log names it. */
+const AUTOMATIC: AuditSource = { actor: { ...SYSTEM_ACTOR, id: 'auto-incidents', name: 'automatic incidents' } };
 
 /** Plain text with line breaks: other control characters are refused (they have no place in a page or a mail). */
 function message(raw: string): string {
@@ -36,10 +40,11 @@ function message(raw: string): string {
  */
 export class IncidentsService {
   private readonly listeners: IncidentListener[] = [];
+  private readonly audit: AuditLog;
 
   constructor(
     private readonly deps: {
-      store: Pick<Store, 'afterCommit' | 'checks'>;
+      store: Pick<Store, 'afterCommit' | 'checks' | 'transaction' | 'audit'>;
       incidents: IncidentRepo;
       pages: Pick<StatusPageRepo, 'autoIncidentPages'>;
       statusPages: Pick<StatusPagesService, 'get'>;
@@ -49,6 +54,7 @@ export class IncidentsService {
       onError?: (err: unknown) => void;
     },
   ) {
+    this.audit = new AuditLog(deps.store, deps.clock);
     deps.feed?.subscribe((change) => this.followCheck(change));
   }
 
@@ -71,7 +77,7 @@ export class IncidentsService {
   async create(principal: Principal, pageId: string, input: CreateIncidentInput): Promise<Incident> {
     const page = await this.deps.statusPages.get(principal, pageId);
     const status = input.status ?? 'investigating';
-    return this.open(page, {
+    return this.open(principal, page, {
       title: displayName(input.title, 'title'),
       impact: input.impact ?? 'minor',
       status,
@@ -93,16 +99,23 @@ export class IncidentsService {
       autoCheckId: null,
       updatedAt: this.deps.clock.now(),
     };
-    await this.deps.incidents.save(next, null);
-    this.changed(page, next, 'edited', null);
+    const fields = (['title', 'impact', 'checkIds'] as const).filter((k) => input[k] !== undefined);
+    await this.deps.store.transaction(async () => {
+      await this.deps.incidents.save(next, null);
+      await this.audit.record(principal, page.accountId, 'incident.update', incidentTarget(next), fields);
+      this.changed(page, next, 'edited', null);
+    });
     return next;
   }
 
   async remove(principal: Principal, pageId: string, incidentId: string): Promise<void> {
     const page = await this.deps.statusPages.get(principal, pageId);
     const current = await this.of(page, incidentId);
-    await this.deps.incidents.delete(current.id);
-    this.changed(page, current, 'deleted', null);
+    await this.deps.store.transaction(async () => {
+      await this.deps.incidents.delete(current.id);
+      await this.audit.record(principal, page.accountId, 'incident.delete', incidentTarget(current));
+      this.changed(page, current, 'deleted', null);
+    });
   }
 
   /** A new entry of the timeline; `resolved` closes the incident, and a closed one is not reopened. */
@@ -112,7 +125,7 @@ export class IncidentsService {
     if (current.status === 'resolved' && input.status !== 'resolved') {
       throw errors.conflict('This incident is resolved: post a new incident, or an update with status resolved to add a note');
     }
-    return this.append(page, { ...current, autoCheckId: null }, input.status, message(input.message));
+    return this.append(principal, page, { ...current, autoCheckId: null }, input.status, message(input.message));
   }
 
   /** Open incidents, and those resolved in the last 30 days: what the public page shows. */
@@ -127,6 +140,7 @@ export class IncidentsService {
   }
 
   private async open(
+    source: AuditSource,
     page: StatusPage,
     draft: Pick<Incident, 'title' | 'impact' | 'status' | 'checkIds' | 'autoCheckId'> & { message: string },
   ): Promise<Incident> {
@@ -145,12 +159,15 @@ export class IncidentsService {
       updatedAt: now,
       resolvedAt: draft.status === 'resolved' ? now : null,
     };
-    await this.deps.incidents.insert(incident);
-    this.changed(page, incident, 'opened', update);
+    await this.deps.store.transaction(async () => {
+      await this.deps.incidents.insert(incident);
+      await this.audit.record(source, page.accountId, 'incident.create', incidentTarget(incident), ['title', 'impact', 'status', 'message', 'checkIds']);
+      this.changed(page, incident, 'opened', update);
+    });
     return incident;
   }
 
-  private async append(page: StatusPage, current: Incident, status: IncidentStatus, text: string): Promise<Incident> {
+  private async append(source: AuditSource, page: StatusPage, current: Incident, status: IncidentStatus, text: string): Promise<Incident> {
     const now = this.deps.clock.now();
     const update: IncidentUpdate = { id: newId('inu'), status, message: text, at: now };
     const resolves = status === 'resolved' && current.status !== 'resolved';
@@ -161,8 +178,11 @@ export class IncidentsService {
       updatedAt: now,
       resolvedAt: status === 'resolved' ? (current.resolvedAt ?? now) : null,
     };
-    await this.deps.incidents.save(next, update);
-    this.changed(page, next, resolves ? 'resolved' : 'updated', update);
+    await this.deps.store.transaction(async () => {
+      await this.deps.incidents.save(next, update);
+      await this.audit.record(source, page.accountId, 'incident.post_update', incidentTarget(next), ['status', 'message']);
+      this.changed(page, next, resolves ? 'resolved' : 'updated', update);
+    });
     return next;
   }
 
@@ -186,7 +206,7 @@ export class IncidentsService {
     if (!check) return;
     for (const page of pages) {
       if (page.accountId !== check.accountId || (await this.deps.incidents.openAuto(page.id, checkId))) continue;
-      await this.open(page, {
+      await this.open(AUTOMATIC, page, {
         title: `${check.name} is not responding`.slice(0, 200),
         impact: 'major',
         status: 'investigating',
@@ -203,9 +223,13 @@ export class IncidentsService {
       const open = await this.deps.incidents.openAuto(page.id, checkId);
       if (!open) continue;
       const check = await this.deps.store.checks.byId(checkId);
-      await this.append(page, open, 'resolved', `${check?.name ?? 'The check'} is responding again.`);
+      await this.append(AUTOMATIC, page, open, 'resolved', `${check?.name ?? 'The check'} is responding again.`);
     }
   }
+}
+
+function incidentTarget(incident: Incident) {
+  return { kind: 'incident', id: incident.id, name: incident.title };
 }
 
 /** Affected checks must be on the page; duplicates dropped, order kept. */

@@ -4,7 +4,9 @@ import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import { privateTargetRefusal } from '../domain/private-target.js';
 import { newId } from '../domain/secrets.js';
+import { AuditLog, type AuditSource, type AuditTarget } from '../core/audit-log.js';
 import type { Principal } from '../core/principal.js';
+import { SYSTEM_ACTOR } from '../domain/people.js';
 import { offsetPage } from '../core/pagination.js';
 import { assertPublicHost, cutUrl, parseWebhookUrl } from '../alerts/webhook-url.js';
 import { subscriptionLink, type PageNotice } from '../alerts/page-notices.js';
@@ -27,6 +29,16 @@ export const PER_CLIENT = { limit: 10, windowMs: 10 * MINUTE };
 /** Subscribe attempts per email address or webhook URL per hour, over all pages. */
 export const PER_ADDRESS = { limit: 3, windowMs: 60 * MINUTE };
 const TOKEN = /^[0-9a-f]{64}$/;
+/**
+ * Who confirms, unsubscribes or subscribes a webhook through the public page and links: not a
+ * member, key or agent, only whoever holds the link (or posts the form), so Vigil records it.
+ */
+const SUBSCRIBER: AuditSource = { actor: { ...SYSTEM_ACTOR, id: 'subscriber', name: 'status page subscriber' } };
+
+/** A subscriber as the owner's list shows it: an email address, or a webhook URL cut to scheme and host (its path may hold a secret). */
+function subscriberTarget(s: Subscriber): AuditTarget {
+  return { kind: 'subscriber', id: s.id, name: s.kind === 'email' ? s.address : cutUrl(s.address) };
+}
 const SECRET = /^[\x21-\x7e]{16,128}$/;
 
 /** What the subscribe form sends (application/x-www-form-urlencoded). */
@@ -65,10 +77,11 @@ const NOTICE_OF: Partial<Record<IncidentChange, NoticeEventType>> = {
 export class SubscriptionsService {
   private readonly perClient: RateLimiter;
   private readonly perAddress: RateLimiter;
+  private readonly audit: AuditLog;
 
   constructor(
     private readonly deps: {
-      store: Pick<Store, 'accounts' | 'checks'>;
+      store: Pick<Store, 'accounts' | 'checks' | 'transaction' | 'audit'>;
       subscribers: SubscriberRepo;
       pages: Pick<StatusPageRepo, 'byId' | 'bySlug' | 'slugsListing'>;
       /** Scheduled maintenance windows starting and ending (issue 27), once committed. */
@@ -83,6 +96,7 @@ export class SubscriptionsService {
   ) {
     this.perClient = new RateLimiter(deps.clock, PER_CLIENT.windowMs);
     this.perAddress = new RateLimiter(deps.clock, PER_ADDRESS.windowMs);
+    this.audit = new AuditLog(deps.store, deps.clock);
     deps.incidents.onChange((page, incident, change, update) => {
       const event = NOTICE_OF[change];
       if (event && update) this.notifyIncident(page, incident, event, update).catch((err: unknown) => deps.onError?.(err));
@@ -95,7 +109,7 @@ export class SubscriptionsService {
     const page = await this.deps.pages.bySlug(slug);
     if (!page) throw errors.notFound(`No status page ${slug}`);
     this.perClient.take(`client:${client}`, PER_CLIENT.limit);
-    if (form.kind === 'webhook') return this.subscribeWebhook(page, form);
+    if (form.kind === 'webhook') return this.subscribeWebhook(page, form, client);
     if (form.kind !== undefined && form.kind !== 'email') throw errors.badRequest('kind must be email or webhook');
     return this.subscribeEmail(page, form.email ?? '');
   }
@@ -111,7 +125,12 @@ export class SubscriptionsService {
   async confirm(token: string): Promise<StatusPage | null> {
     const found = await this.byToken(token);
     if (!found) return null;
-    if (found.subscriber.confirmedAt === null) await this.deps.subscribers.confirm(found.subscriber.id, this.deps.clock.now());
+    if (found.subscriber.confirmedAt === null) {
+      await this.deps.store.transaction(async () => {
+        await this.deps.subscribers.confirm(found.subscriber.id, this.deps.clock.now());
+        await this.audit.record(SUBSCRIBER, found.page.accountId, 'subscriber.confirm', subscriberTarget(found.subscriber), ['confirmedAt']);
+      });
+    }
     return found.page;
   }
 
@@ -119,7 +138,10 @@ export class SubscriptionsService {
   async unsubscribe(token: string): Promise<StatusPage | null> {
     const found = await this.byToken(token);
     if (!found) return null;
-    await this.deps.subscribers.delete(found.subscriber.id);
+    await this.deps.store.transaction(async () => {
+      await this.deps.subscribers.delete(found.subscriber.id);
+      await this.audit.record(SUBSCRIBER, found.page.accountId, 'subscriber.unsubscribe', subscriberTarget(found.subscriber));
+    });
     return found.page;
   }
 
@@ -135,7 +157,10 @@ export class SubscriptionsService {
     const page = await this.deps.statusPages.get(principal, pageId);
     const subscriber = await this.deps.subscribers.byId(subscriberId);
     if (!subscriber || subscriber.pageId !== page.id) throw errors.notFound(`Subscriber ${subscriberId} not found on status page ${page.id}`);
-    await this.deps.subscribers.delete(subscriber.id);
+    await this.deps.store.transaction(async () => {
+      await this.deps.subscribers.delete(subscriber.id);
+      await this.audit.record(principal, page.accountId, 'subscriber.remove', subscriberTarget(subscriber));
+    });
   }
 
   private async subscribeEmail(page: StatusPage, raw: string): Promise<Subscribed> {
@@ -149,7 +174,7 @@ export class SubscriptionsService {
     return { kind: 'email', page };
   }
 
-  private async subscribeWebhook(page: StatusPage, form: SubscribeForm): Promise<Subscribed> {
+  private async subscribeWebhook(page: StatusPage, form: SubscribeForm, client: string): Promise<Subscribed> {
     const url = parseWebhookUrl(form.url ?? '', this.deps.config.alerts.allowHttpWebhooks);
     const chosen = form.secret?.trim() || null;
     if (chosen !== null && !SECRET.test(chosen)) throw errors.badRequest('secret must be 16 to 128 printable characters without spaces, or empty for one chosen for you');
@@ -158,8 +183,12 @@ export class SubscriptionsService {
     const refusal = await privateTargetRefusal(this.deps.config, () => bySignup);
     if (refusal !== null) await assertPublicHost(url, refusal);
     const secret = chosen ?? randomBytes(32).toString('hex');
-    const outcome = await this.add(page, { kind: 'webhook', address: url.href, secret, confirmedAt: this.deps.clock.now() });
-    if (outcome.kind === 'exists') throw errors.conflict(`${cutUrl(url.href)}… already follows this status page`);
+    const outcome = await this.deps.store.transaction(async () => {
+      const added = await this.add(page, { kind: 'webhook', address: url.href, secret, confirmedAt: this.deps.clock.now() });
+      if (added.kind === 'exists') throw errors.conflict(`${cutUrl(url.href)}… already follows this status page`);
+      await this.audit.record({ ...SUBSCRIBER, address: client }, page.accountId, 'subscriber.create', subscriberTarget(added.subscriber), chosen === null ? ['url'] : ['url', 'secret']);
+      return added;
+    });
     const unsubscribeUrl = subscriptionLink(this.deps.config.publicUrl, outcome.subscriber.token, 'unsubscribe');
     return { kind: 'webhook', page, secret: chosen === null ? secret : null, unsubscribeUrl };
   }

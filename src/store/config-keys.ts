@@ -1,7 +1,7 @@
 import type { Answer } from './answer.js';
 
-/** What a monitoring file's key can name (issue 30). */
-export type ConfigKind = 'check' | 'webhook' | 'status_page';
+/** What a monitoring file's key can name (issue 30); `kind` is free text in both stores, so a new kind needs no migration. */
+export type ConfigKind = 'check' | 'webhook' | 'status_page' | 'maintenance_window';
 
 /** One key of a monitoring file and the object it stands for. */
 export interface ConfigKey {

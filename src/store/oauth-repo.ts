@@ -46,6 +46,8 @@ export interface FoundToken extends OAuthToken {
 export interface OAuthRepo {
   insertSignup(signup: AgentSignup, claimHash: Buffer): Answer<void>;
   signupByClaimHash(hash: Buffer): Answer<AgentSignup | null>;
+  /** The signup that created the account (its agent's name), or null for an account made otherwise. */
+  signupOf(accountId: string): Answer<AgentSignup | null>;
   /** Records the claim unless one is recorded; true when this call claimed. */
   markClaimed(accountId: string, at: number): Answer<boolean>;
   /** Signups created at or after `from` (the daily limit). */

@@ -397,6 +397,8 @@ export function storeContract(factory: StoreFactory): void {
       await store.accounts.insert(acc);
       await store.oauth.insertSignup({ accountId: acc.id, agentName: 'agent', claimExpiresAt: T + 1000, claimedAt: null, createdAt: T }, hash('claim'));
       assert.equal((await store.oauth.signupByClaimHash(hash('claim')))!.accountId, acc.id);
+      assert.equal((await store.oauth.signupOf(acc.id))!.agentName, 'agent');
+      assert.equal(await store.oauth.signupOf('acc_none'), null);
       assert.equal(await store.oauth.countSignupsSince(T), 1);
       assert.equal(await store.oauth.markClaimed(acc.id, T + 1), true);
       assert.equal(await store.oauth.markClaimed(acc.id, T + 2), false, 'claimed once');
@@ -653,6 +655,7 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(await store.configKeys.list(a.id, 'check'), []);
       await store.configKeys.replace(a.id, 'check', [{ key: 'api', objectId: 'chk_1' }, { key: 'web', objectId: 'chk_2' }]);
       await store.configKeys.replace(a.id, 'webhook', [{ key: 'ops', objectId: 'whk_1' }]);
+      await store.configKeys.replace(a.id, 'maintenance_window', [{ key: 'nightly', objectId: 'mtw_1' }]);
       await store.configKeys.replace(b.id, 'check', [{ key: 'api', objectId: 'chk_9' }]);
       const sorted = (keys: { key: string; objectId: string }[]) => [...keys].sort((x, y) => x.key.localeCompare(y.key));
       assert.deepEqual(sorted(await store.configKeys.list(a.id, 'check')), [{ key: 'api', objectId: 'chk_1' }, { key: 'web', objectId: 'chk_2' }]);
@@ -662,6 +665,7 @@ export function storeContract(factory: StoreFactory): void {
       await store.configKeys.replace(a.id, 'check', [{ key: 'api-renamed', objectId: 'chk_1' }]);
       assert.deepEqual(await store.configKeys.list(b.id, 'check'), [{ key: 'api', objectId: 'chk_9' }], 'another account keeps its own');
       assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [{ key: 'ops', objectId: 'whk_1' }], 'another kind keeps its own');
+      assert.deepEqual(await store.configKeys.list(a.id, 'maintenance_window'), [{ key: 'nightly', objectId: 'mtw_1' }], 'maintenance windows are a kind of their own');
       await store.configKeys.replace(a.id, 'webhook', []);
       assert.deepEqual(await store.configKeys.list(a.id, 'webhook'), [], 'an empty replace removes them all');
       await store.accounts.delete(a.id);

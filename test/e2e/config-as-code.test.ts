@@ -78,17 +78,26 @@ async function details(actor: Actor): Promise<Map<string, Record<string, unknown
   return out;
 }
 
-/** One check of every type, with the fields each takes, through the API. */
+/** The account's maintenance windows as GET shows them, checks by name, without ids, dates of record or the computed fields. */
+async function windowsOf(actor: Actor): Promise<Array<Record<string, unknown>>> {
+  const names = new Map([...(await details(actor)).values()].map((c) => [c.id as string, c.name as string]));
+  const list = await api(actor, 'GET', '/v1/public/maintenance-windows');
+  return (list.body.data as Array<Record<string, unknown>>).map(({ id: _id, createdAt: _c, updatedAt: _u, active: _a, nextStartsAt: _s, nextEndsAt: _e, checkIds, ...w }) => ({
+    ...w, checks: (checkIds as string[]).map((id) => names.get(id)),
+  }) as Record<string, unknown>).sort((a, b) => String(a.title).localeCompare(String(b.title)));
+}
+
+/** One check of every type, with the fields each takes, dependencies and maintenance windows, through the API. */
 async function buildAccount(actor: Actor): Promise<void> {
   await created(actor, { name: 'Home page', url: 'http://127.0.0.1:9/', folder: 'web', tags: ['env:prod', 'team'], checkFrequency: 1, expectedStatusCodes: [200, 301] });
-  await created(actor, {
+  const apiHealth = await created(actor, {
     name: 'API health', type: 'rest_endpoint', url: 'http://127.0.0.1:9/health', httpMethod: 'POST',
     requestHeaders: { Authorization: BEARER, 'X-Trace': 'config-test ${literal}' }, requestBody: '{"ping":true}',
     responseValidation: { jsonPath: '$.status', expectedValue: 'ok' }, responseTimeLimit: 1500, downConfirmationAttempts: 3, cacheControlNoCache: true,
   });
   await created(actor, { name: 'Old address', type: 'redirect', url: 'http://127.0.0.1:9/old' });
-  await created(actor, { name: 'Gateway', type: 'ping', url: '127.0.0.1', pingPackets: 2 });
-  await created(actor, { name: 'Database', type: 'tcp', url: 'tcp://127.0.0.1:5432', immediateRecheckEnabled: false });
+  const gateway = await created(actor, { name: 'Gateway', type: 'ping', url: '127.0.0.1', pingPackets: 2 });
+  const database = await created(actor, { name: 'Database', type: 'tcp', url: 'tcp://127.0.0.1:5432', immediateRecheckEnabled: false, dependsOn: [gateway] });
   await created(actor, { name: 'Syslog', type: 'udp', url: 'udp://127.0.0.1:514', requestBody: 'hello' });
   await created(actor, { name: 'Resolver', type: 'dns', url: 'dns://127.0.0.1/example.com?type=A' });
   await created(actor, { name: 'Live feed', type: 'websocket', url: 'ws://127.0.0.1:9/feed' });
@@ -99,12 +108,22 @@ async function buildAccount(actor: Actor): Promise<void> {
   await created(actor, { name: 'Domain', type: 'domain', url: 'example.org' });
   const paused = await created(actor, { name: 'Home page', url: 'http://127.0.0.1:9/second' }); // a duplicate name: keys are made unique
   assert.equal((await api(actor, 'POST', `/v1/public/checks/${paused}/toggle`, { disabled: true })).status, 200);
+  // A dependency on a check created after it: in the exported file, a key further down.
+  assert.equal((await api(actor, 'PATCH', `/v1/public/checks/${apiHealth}`, { dependsOn: [database, gateway] })).status, 200);
+  const windows = [
+    { title: 'Database upgrade', description: 'Moving to the new host', checkIds: [database, apiHealth], startsAt: '2030-01-05T22:00:00Z', endsAt: '2030-01-06T01:30:00Z' },
+    { title: 'Nightly backups', folders: ['web'], tags: ['team'], schedule: '0 3 * * *', durationMinutes: 20, timezone: 'Europe/Paris', startsAt: '2030-01-01T00:00:00Z' },
+  ];
+  for (const body of windows) {
+    const res = await api(actor, 'POST', '/v1/public/maintenance-windows', body);
+    assert.equal(res.status, 201, res.text);
+  }
   const hook = await api(actor, 'POST', '/v1/public/alerts/webhooks', { name: 'Ops Slack', url: SLACK, secret: SIGNING, events: ['website_down', 'website_up', 'ssl_error'] });
   assert.equal(hook.status, 201, hook.text);
   const routed = await api(actor, 'PATCH', `/v1/public/alerts/webhooks/${hook.body.data.id}`, { checkIds: [nightly], folders: ['web'], tags: ['team'], remindEveryMinutes: 30 });
   assert.equal(routed.status, 200, routed.text);
   assert.equal((await api(actor, 'PATCH', '/v1/public/alerts/email', { recipients: ['ops@example.com'], emailFormat: 'text' })).status, 200);
-  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], autoIncidents: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });
+  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], tags: ['team'], autoIncidents: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });
   assert.equal(page.status, 201, page.text);
 }
 
@@ -127,7 +146,17 @@ describe('export, then apply: a round trip that changes nothing', () => {
     assert.equal(run.status, 0, run.stderr);
     exported = run.stdout;
     assert.match(exported, /^# yaml-language-server: \$schema=http:\/\/.+\/v1\/config-schema\.json\n/);
-    for (const key of ['home-page:', 'home-page-2:', 'api-health:', 'nightly-backup:', 'domain:', 'ops-slack:']) assert.ok(exported.includes(key), `${key} in\n${exported}`);
+    for (const key of ['home-page:', 'home-page-2:', 'api-health:', 'nightly-backup:', 'domain:', 'ops-slack:', 'database-upgrade:', 'nightly-backups:']) assert.ok(exported.includes(key), `${key} in\n${exported}`);
+    const file = parseYaml(exported);
+    assert.deepEqual(file.checks['api-health'].dependsOn, ['database', 'gateway'], 'dependencies by key, never by id');
+    assert.deepEqual(file.checks.database.dependsOn, ['gateway']);
+    assert.deepEqual(file.maintenanceWindows['database-upgrade'], {
+      title: 'Database upgrade', description: 'Moving to the new host', checks: ['database', 'api-health'], startsAt: '2030-01-05T22:00:00.000Z', endsAt: '2030-01-06T01:30:00.000Z',
+    });
+    assert.deepEqual(file.maintenanceWindows['nightly-backups'], {
+      title: 'Nightly backups', folders: ['web'], tags: ['team'], startsAt: '2030-01-01T00:00:00.000Z', schedule: '0 3 * * *', durationMinutes: 20, timezone: 'Europe/Paris',
+    });
+    assert.ok(!/chk_[a-z0-9]/i.test(exported), 'no check id in the file');
     for (const secret of SECRETS) assert.ok(!exported.includes(secret) && !run.stderr.includes(secret), `secret ${secret} not written`);
     assert.ok(exported.includes('${VIGIL_WEBHOOK_OPS_SLACK_URL}') && exported.includes('${VIGIL_WEBHOOK_OPS_SLACK_SECRET}'));
     assert.ok(exported.includes('${VIGIL_CHECK_API_HEALTH_HEADER_AUTHORIZATION}'));
@@ -144,10 +173,12 @@ describe('export, then apply: a round trip that changes nothing', () => {
     const dry = cli(['apply', file, '--account', actor.accountId, '--dry-run', '--detailed-exitcode'], env);
     assert.equal(dry.status, 0, dry.stdout + dry.stderr);
     assert.match(dry.stdout, /No changes\./);
-    assert.match(dry.stdout, /= 17 unchanged/);
+    assert.match(dry.stdout, /= 19 unchanged/);
+    const windows = await api(actor, 'GET', '/v1/public/maintenance-windows');
     const run = cli(['apply', file, '--account', actor.accountId], env);
     assert.equal(run.status, 0, run.stderr);
-    assert.deepEqual(await details(actor), before, 'every check as it was (ids, updatedAt, ping URLs)');
+    assert.deepEqual(await details(actor), before, 'every check as it was (ids, updatedAt, ping URLs, dependencies)');
+    assert.deepEqual((await api(actor, 'GET', '/v1/public/maintenance-windows')).body, windows.body, 'every window as it was');
   });
 
   test('a variable that is not set is an error naming it: exit 2, nothing written', () => {
@@ -171,16 +202,20 @@ describe('apply', () => {
     const run = cli(['apply', fileOf(text), '--account', byFile.accountId], env);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /\+ create checks\.api-health/);
-    assert.match(run.stdout, /Plan: 17 to create, 0 to update, 0 to delete/);
-    const strip = (d: Record<string, unknown>) => {
-      // A check paused by the file says so in its reason.
-      const { id: _id, createdAt: _c, updatedAt: _u, url, lastChecked: _l, disabledReason: _r, ...rest } = d;
-      return { ...rest, url: d.type === 'heartbeat' ? 'ping URL' : url };
-    };
+    assert.match(run.stdout, /Plan: 19 to create, 0 to update, 0 to delete/);
+    assert.match(run.stdout, /\+ create maintenanceWindows\.database-upgrade \(title: Database upgrade, description: Moving to the new host, checks: \["database","api-health"\]/);
     const a = await details(byApi);
     const b = await details(byFile);
+    const strip = (d: Record<string, unknown>, all: Map<string, Record<string, unknown>>) => {
+      // A check paused by the file says so in its reason; dependencies are compared by name.
+      const { id: _id, createdAt: _c, updatedAt: _u, url, lastChecked: _l, disabledReason: _r, dependsOn, ...rest } = d;
+      const nameOf = (id: string) => [...all.values()].find((c) => c.id === id)?.name;
+      return { ...rest, url: d.type === 'heartbeat' ? 'ping URL' : url, dependsOn: (dependsOn as string[]).map(nameOf) };
+    };
     assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
-    for (const [name, check] of a) assert.deepEqual(strip(b.get(name)!), strip(check), name);
+    for (const [name, check] of a) assert.deepEqual(strip(b.get(name)!, b), strip(check, a), name);
+    assert.deepEqual(strip(b.get('API health')!, b).dependsOn, ['Database', 'Gateway'], 'a dependency on a check created further down the file');
+    assert.deepEqual(await windowsOf(byFile), await windowsOf(byApi), 'the maintenance windows, naming the same checks');
     const pageOf = async (actor: Actor) => {
       const { id: _id, slug: _slug, url: _url, createdAt: _c, updatedAt: _u, checkIds, ...page } = (await api(actor, 'GET', '/v1/public/status-pages')).body.data[0];
       return { ...page, checks: checkIds.length };
@@ -243,6 +278,65 @@ describe('apply', () => {
     assert.deepEqual([...(await details(actor)).keys()], ['http://127.0.0.1:9/web', 'Another one']);
   });
 
+  test('dependencies by key: on a check further down the file, then turned around in one apply', async () => {
+    const actor = await newAccount(server, { tier: 'pro', scopes: ALL });
+    const text = (web: string, db: string) =>
+      `version: 1\nchecks:\n  db:\n    url: http://127.0.0.1:9/db\n    dependsOn: [${db}]\n  web:\n    url: http://127.0.0.1:9/web\n    dependsOn: [${web}]\n  lb:\n    url: http://127.0.0.1:9/lb\n`;
+    const first = cli(['apply', fileOf(text('db, lb', '')), '--account', actor.accountId]);
+    assert.equal(first.status, 0, first.stderr);
+    const ids = async () => new Map([...(await details(actor)).values()].map((c) => [String(c.url).split('/').pop(), c]));
+    const before = await ids();
+    assert.deepEqual(before.get('web')!.dependsOn, [before.get('db')!.id, before.get('lb')!.id]);
+    // db (first in the file) now depends on web, which no longer depends on db: web's is dropped first, so no step closes a cycle.
+    const turned = cli(['apply', fileOf(text('lb', 'web')), '--account', actor.accountId]);
+    assert.equal(turned.status, 0, turned.stderr);
+    assert.match(turned.stdout, /~ update checks\.db: dependsOn: \[\] → \["web"\]\n~ update checks\.web: dependsOn: \["db","lb"\] → \["lb"\]\n/);
+    const after = await ids();
+    assert.deepEqual(after.get('web')!.dependsOn, [before.get('lb')!.id]);
+    assert.deepEqual(after.get('db')!.dependsOn, [before.get('web')!.id]);
+    assert.match(cli(['apply', fileOf(text('lb', 'web')), '--account', actor.accountId, '--dry-run']).stdout, /No changes\./);
+  });
+
+  test('maintenance windows: created after the checks they name, kept across renames, deleted only with prune', async () => {
+    const actor = await newAccount(server, { tier: 'pro', scopes: ALL });
+    const made = await api(actor, 'POST', '/v1/public/maintenance-windows', { title: 'Made in the dashboard', allChecks: true, startsAt: '2030-02-01T00:00:00Z', endsAt: '2030-02-01T02:00:00Z' });
+    assert.equal(made.status, 201, made.text);
+    const text = [
+      'version: 1',
+      'maintenanceWindows:',
+      '  release:',
+      '    title: Release',
+      '    checks: [web]',
+      '    schedule: 30 1 * * 1',
+      '    durationMinutes: 45',
+      'checks:',
+      '  web:',
+      '    url: http://127.0.0.1:9/web',
+      '',
+    ].join('\n');
+    const first = cli(['apply', fileOf(text), '--account', actor.accountId]);
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, /\+ create maintenanceWindows\.release \(title: Release, checks: \["web"\], allChecks: false, schedule: 30 1 \* \* 1, durationMinutes: 45, timezone: UTC\)/);
+    assert.match(first.stdout, /not in the file, left alone: 1 maintenanceWindows \(--prune deletes them\)/);
+    const [web] = (await details(actor)).values();
+    const listed = async () => (await api(actor, 'GET', '/v1/public/maintenance-windows')).body.data as Array<{ id: string; title: string; checkIds: string[]; durationMinutes: number | null }>;
+    const release = (await listed()).find((w) => w.title === 'Release')!;
+    assert.deepEqual(release.checkIds, [web!.id]);
+    const renamed = text.replace('  release:\n', '  weekly-release:\n    renamedFrom: release\n').replace('durationMinutes: 45', 'durationMinutes: 60');
+    const update = cli(['apply', fileOf(renamed), '--account', actor.accountId, '--dry-run', '--detailed-exitcode']);
+    assert.equal(update.status, 3);
+    assert.match(update.stdout, /~ update maintenanceWindows\.weekly-release \(renamed from maintenanceWindows\.release\): durationMinutes: 45 → 60\n/);
+    assert.equal(cli(['apply', fileOf(renamed), '--account', actor.accountId]).status, 0);
+    const after = (await listed()).find((w) => w.title === 'Release')!;
+    assert.deepEqual([after.id, after.checkIds, after.durationMinutes], [release.id, release.checkIds, 60], 'the same window, changed');
+    assert.match(cli(['apply', fileOf(renamed), '--account', actor.accountId, '--dry-run']).stdout, /No changes\./);
+    // No check is deleted: the CLI may prune beside the running server (its scheduler looks at the windows every minute).
+    const pruned = cli(['apply', fileOf(renamed), '--account', actor.accountId, '--prune']);
+    assert.equal(pruned.status, 0, pruned.stderr);
+    assert.match(pruned.stdout, /- delete maintenanceWindows\.made-in-the-dashboard\n/);
+    assert.deepEqual((await listed()).map((w) => w.title), ['Release']);
+  });
+
   test('an invalid file names the place with line and column, and writes nothing', async () => {
     const actor = await newAccount(server, { tier: 'free', scopes: ALL });
     const text = [
@@ -268,6 +362,41 @@ describe('apply', () => {
     const missingRef = cli(['apply', fileOf('version: 1\nstatusPages:\n  p:\n    title: P\n    checks: [nope]\n'), '--account', actor.accountId]);
     assert.equal(missingRef.status, 2);
     assert.match(missingRef.stderr, /statusPages\.p\.checks\.0 \(line 5, column 14\): names no check of this file or the account: nope/);
+    const cycle = [
+      'version: 1',
+      'checks:',
+      '  web:',
+      '    url: http://127.0.0.1:9/web',
+      '    dependsOn: [db]',
+      '  db:',
+      '    url: http://127.0.0.1:9/db',
+      '    dependsOn:',
+      '      - web',
+      'maintenanceWindows:',
+      '  upgrade:',
+      '    title: Upgrade',
+      '    checks: [db, cache]',
+      '    startsAt: 2030-01-01T00:00:00Z',
+      '    endsAt: 2030-01-01T01:00:00Z',
+      '',
+    ].join('\n');
+    const cyclic = cli(['apply', fileOf(cycle), '--account', actor.accountId]);
+    assert.equal(cyclic.status, 2);
+    assert.match(cyclic.stderr, /checks\.web\.dependsOn\.0 \(line 5, column 17\): dependsOn: web -> db -> web would be a cycle/);
+    const unknown2 = cli(['apply', fileOf(cycle.replace('      - web', '      - cache')), '--account', actor.accountId]);
+    assert.equal(unknown2.status, 2);
+    assert.match(unknown2.stderr, /checks\.db\.dependsOn\.0 \(line 9, column 9\): names no check of this file or the account: cache/);
+    const window = cli(['apply', fileOf(cycle.replace('      - web', '      - web2')), '--account', actor.accountId]);
+    assert.match(window.stderr, /checks\.db\.dependsOn\.0 \(line 9, column 9\): names no check of this file or the account: web2/);
+    const acyclic = cycle.replace('    dependsOn:\n      - web\n', '');
+    const windowCheck = cli(['apply', fileOf(acyclic), '--account', actor.accountId]);
+    assert.equal(windowCheck.status, 2, windowCheck.stdout);
+    assert.match(windowCheck.stderr, /maintenanceWindows\.upgrade\.checks\.1 \(line 11, column 18\): names no check of this file or the account: cache/);
+    const timing = cli(['apply', fileOf(acyclic.replace('db, cache', 'db').replace('01:00:00Z', '00:00:00Z')), '--account', actor.accountId]);
+    assert.equal(timing.status, 2, timing.stdout);
+    assert.match(timing.stderr, /maintenanceWindows\.upgrade\.endsAt \(line 13, column 5\): endsAt must be after startsAt/);
+    assert.equal((await details(actor)).size, 0, 'the checks before the error were not written either');
+    assert.equal((await api(actor, 'GET', '/v1/public/maintenance-windows')).body.data.length, 0);
   });
 
   test('a file beyond the plan\'s checks writes nothing (checked before any write)', async () => {
@@ -307,7 +436,12 @@ describe('over HTTP and MCP', () => {
     const res = await server.request('GET', '/v1/config-schema.json', { key: null });
     assert.equal(res.status, 200);
     const entry = Object.values(res.body.properties.checks.patternProperties)[0] as { properties: Record<string, unknown> };
-    for (const field of ['url', 'type', 'checkFrequency', 'requestHeaders', 'folder', 'schedule', 'renamedFrom', 'paused']) assert.ok(field in entry.properties, field);
+    for (const field of ['url', 'type', 'checkFrequency', 'requestHeaders', 'folder', 'schedule', 'renamedFrom', 'paused', 'tags', 'dependsOn']) assert.ok(field in entry.properties, field);
+    assert.match(JSON.stringify(entry.properties.dependsOn), /Keys of checks/, 'dependencies by key');
+    const window = Object.values(res.body.properties.maintenanceWindows.patternProperties)[0] as { properties: Record<string, unknown>; required: string[] };
+    for (const field of ['title', 'description', 'checks', 'folders', 'tags', 'allChecks', 'startsAt', 'endsAt', 'schedule', 'durationMinutes', 'timezone', 'renamedFrom']) assert.ok(field in window.properties, field);
+    assert.ok(!('checkIds' in window.properties), 'checks by key, not id');
+    assert.deepEqual(window.required, ['title']);
   });
 
   test('HTTP and the CLI give the same plan; secrets never appear in it', async () => {
@@ -323,6 +457,10 @@ describe('over HTTP and MCP', () => {
     for (const secret of [...SECRETS, 'a-new-signing-secret']) {
       assert.ok(!res.text.includes(secret) && !cliPlan.stdout.includes(secret), `${secret} not in the plan`);
     }
+    const cliJson = cli(['apply', fileOf(changed), '--account', actor.accountId, '--dry-run', '--prune', '--json'], env);
+    assert.equal(cliJson.status, 0, cliJson.stderr);
+    assert.deepEqual(JSON.parse(cliJson.stdout).plan, res.body.data.plan, 'the same plan as JSON');
+    for (const secret of [...SECRETS, 'a-new-signing-secret']) assert.ok(!cliJson.stdout.includes(secret), `${secret} not in --json`);
     const asJson = await post('/v1/public/config/plan?prune=true', JSON.stringify(parseYaml(substituted(changed))), { type: 'application/json' });
     assert.equal(asJson.status, 200, asJson.text);
     assert.equal(asJson.body.data.text, cliPlan.stdout, 'JSON gives the same plan');

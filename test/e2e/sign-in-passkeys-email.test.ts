@@ -123,6 +123,11 @@ describe('email sign-in links', () => {
     assert.equal(first.body.data.user.email, 'admin@localhost');
     assert.match(first.headers.get('set-cookie') ?? '', /^vigil_session=vs_/);
     assertError(await redeem(), 400, /already used/);
+    const signIns = (await srv.request('GET', '/v1/public/audit-log?action=session.sign_in')).body.data as Array<{ actor: { kind: string; id: string }; target: { name: string } }>;
+    const byLink = signIns.filter((e) => e.target.name === 'email_link');
+    assert.equal(byLink.length, 1, 'one session.sign_in entry naming the email link');
+    assert.deepEqual(byLink[0]!.actor.kind, 'user');
+    assert.equal(byLink[0]!.actor.id, first.body.data.user.id);
   });
 
   test('asking again and again for one address is refused for a while', async () => {

@@ -63,6 +63,11 @@ describe('single sign-on with OpenID Connect', () => {
     const out = await walkSso(srv.app.config.publicUrl, provider, 'mallory');
     assert.match(decodeURIComponent(out.location), /has not verified admin@localhost/);
     assert.equal(sessionOf(out.jar), undefined);
+    // The member whose address it was learns of the try; a sign-in that works is recorded too.
+    const failed = (await srv.request('GET', '/v1/public/audit-log?action=session.sign_in_failed')).body.data as Array<{ actor: { name: string }; target: { name: string } }>;
+    assert.deepEqual(failed.map((e) => [e.actor.name, e.target.name]), [['admin@localhost', 'oidc']]);
+    const signIns = (await srv.request('GET', '/v1/public/audit-log?action=session.sign_in')).body.data as Array<{ target: { name: string } }>;
+    assert.ok(signIns.some((e) => e.target.name === 'oidc'), 'the member who signed in with single sign-on');
   });
 
   test('a return address outside the dashboard is ignored (no open redirect)', async () => {

@@ -85,6 +85,13 @@ describe('signing in in a real browser: passkeys and single sign-on', { skip: mi
     await page.click('#passkey-sign-in');
     await page.waitForSelector('.login .error');
     assert.match((await page.textContent('.login .error'))!, /not registered here/);
+
+    // The audit log names the member, the passkey and the way they signed in.
+    const entries = (await srv.request('GET', '/v1/public/audit-log?limit=100')).body.data as Array<{ action: string; actor: { kind: string; name: string }; target: { kind: string; name: string } }>;
+    const added = entries.find((e) => e.action === 'member.passkey_add')!;
+    assert.deepEqual([added.actor.kind, added.actor.name, added.target.kind, added.target.name], ['user', 'admin@localhost', 'passkey', 'virtual laptop']);
+    assert.equal(entries.find((e) => e.action === 'member.passkey_remove')?.target.name, 'virtual laptop');
+    assert.ok(entries.some((e) => e.action === 'session.sign_in' && e.target.name === 'passkey'), 'the passkey sign-in');
   });
 
   test('"Sign in with Acme ID" goes through the provider and back, signed in', async () => {

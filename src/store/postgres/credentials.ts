@@ -139,6 +139,10 @@ export function pgOAuth(db: PgDb, cred: Credentials): Async<OAuthRepo> {
       const r = await db.one('SELECT * FROM agent_signups WHERE claim_hash = $1', [hash]);
       return r ? toSignup(r) : null;
     },
+    signupOf: async (accountId) => {
+      const r = await db.one('SELECT * FROM agent_signups WHERE account_id = $1', [accountId]);
+      return r ? toSignup(r) : null;
+    },
     markClaimed: async (accountId, at) =>
       (await db.run('UPDATE agent_signups SET claimed_at = $1 WHERE account_id = $2 AND claimed_at IS NULL', [at, accountId])) === 1,
     countSignupsSince: async (from) => (await db.one<{ n: number }>('SELECT count(*) AS n FROM agent_signups WHERE created_at >= $1', [from]))!.n,

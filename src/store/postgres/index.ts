@@ -1,5 +1,6 @@
 import type { Store } from '../store.js';
 import type { WriteFailure, WriteRecord } from '../writes.js';
+import type { Fence } from '../cluster-repo.js';
 import { pgAudit, pgUsers } from './people.js';
 import { pgPasskeys } from './passkeys.js';
 import { PgDb, unreachable } from './db.js';
@@ -17,12 +18,13 @@ import { pgBatchApplier } from './apply-writes.js';
 import type { Async } from './types.js';
 import { StartupError } from '../../util/startup-error.js';
 import { pgCluster, pgPingInbox } from './cluster.js';
+import { PgChangeBus } from './notify-bus.js';
 
 /**
  * The PostgreSQL store (issue 26): the Store interface over a connection pool, every repository
  * method answering with a promise. Selected by `store.url`; the SQLite store stays the default.
  */
-type Repos = Omit<Store, 'checks' | 'alerts' | 'rollups' | 'retention' | 'transaction' | 'applyWrites' | 'close' | 'credentialsVersion' | 'afterCommit'>;
+type Repos = Omit<Store, 'changes' | 'checks' | 'alerts' | 'rollups' | 'retention' | 'transaction' | 'applyWrites' | 'close' | 'credentialsVersion' | 'afterCommit'>;
 
 export type PgStore = { [K in keyof Repos]: Async<Repos[K]> } & {
   kind: 'postgres';
@@ -38,7 +40,7 @@ export type PgStore = { [K in keyof Repos]: Async<Repos[K]> } & {
   credentialsVersion(): string;
   transaction<T>(fn: () => T | Promise<T>): Promise<T>;
   afterCommit(effect: () => void): void;
-  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure): Promise<void>;
+  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence): Promise<void>;
   /**
    * Drops history and minute-rollup partitions wholly older than the cutoffs (retention), and
    * creates the partitions of the days ahead. Returns the partitions dropped.
@@ -46,6 +48,8 @@ export type PgStore = { [K in keyof Repos]: Async<Repos[K]> } & {
   maintainPartitions(now: number, rawBefore: number, minutesBefore: number): Promise<number>;
   /** Reads what other processes changed: the credentials counter, and checks (with `watchChecks`). */
   refresh(): Promise<void>;
+  /** LISTEN/NOTIFY among the centrals on this database (with `listen`): a served central leases its share of the checks. */
+  changes?: PgChangeBus;
   /** The pool, for tests and the migration tool. */
   db: PgDb;
   close(): Promise<void>;
@@ -61,22 +65,21 @@ export interface PgStoreOptions {
   pollMs?: number;
   /** Polls for checks another process created or changed (CheckRepo.writtenElsewhere): a server. */
   watchChecks?: boolean;
-  /** An effect that threw after its unit of work committed (by default an uncaught error). */
+  /**
+   * An effect that threw after its unit of work committed, or the listening connection failed
+   * (it reconnects); by default an uncaught error.
+   */
   effectFailed?: (err: unknown) => void;
+  /**
+   * The change bus (`changes`): 'listen' for a served central (one connection of its own
+   * LISTENs for what the other centrals tell, and the bus makes the central lease its share of
+   * the checks); 'publish' for a short-lived process (the CLI) that only tells running centrals
+   * what it changed. None by default.
+   */
+  changes?: 'listen' | 'publish';
 }
 
 const HOUR = 3_600_000;
-
-/**
- * Until the services are asynchronous (issue 24), `vigil serve` and the CLI's data commands run
- * on the SQLite store only: with store.url set they stop with this rather than ignore it.
- */
-export function notServedYet(what: string): StartupError {
-  return new StartupError(
-    `${what} does not run on the PostgreSQL store (store.url) in this build: it needs the asynchronous services of issue 24. ` +
-      'This build can copy a SQLite data directory into PostgreSQL (vigil store migrate --to URL); unset store.url (VIGIL_DATABASE_URL) to run on SQLite',
-  );
-}
 
 export async function openPgStore(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
   const db = new PgDb(url, { max: options.maxConnections, effectFailed: options.effectFailed });
@@ -106,6 +109,17 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     if (options.watchChecks) await checks.poll();
   };
   if (options.watchChecks) await checks.poll();
+  let changes: PgChangeBus | undefined;
+  if (options.changes) changes = new PgChangeBus(url, db.pool, failed);
+  if (changes && options.changes === 'listen') {
+    try {
+      await changes.open();
+    } catch (err) {
+      changes.close();
+      await db.close().catch(() => undefined);
+      throw unreachable(url, err);
+    }
+  }
   const timers: NodeJS.Timeout[] = [];
   const every = (ms: number, job: () => Promise<unknown>) => {
     let running = false;
@@ -161,8 +175,11 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
       return dropExpiredPartitions(db, rawBefore, minutesBefore);
     },
     refresh,
+    changes,
     async close() {
       for (const t of timers) clearInterval(t);
+      await changes?.sent();
+      changes?.close();
       await db.close();
     },
   };

@@ -17,6 +17,7 @@ export class PgChangeBus implements ChangeBus {
   private readonly listeners = new Map<ChangeTopic, Array<(payload: string) => void>>();
   private client: pg.Client | null = null;
   private closed = false;
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     private readonly url: string,
@@ -37,14 +38,36 @@ export class PgChangeBus implements ChangeBus {
         }
       }
     });
+    const lost = () => {
+      if (this.client !== client) return;
+      this.client = null;
+      this.reconnect();
+    };
     client.on('error', (err) => {
       this.failed(err);
-      if (this.client === client) this.client = null;
-      if (!this.closed) setTimeout(() => void this.open().catch(this.failed), 1_000).unref();
+      lost();
     });
-    await client.connect();
-    for (const topic of this.listeners.keys()) await client.query(`LISTEN vigil_${topic}`);
+    client.on('end', lost);
+    try {
+      await client.connect();
+      for (const topic of this.listeners.keys()) await client.query(`LISTEN vigil_${topic}`);
+    } catch (err) {
+      void client.end().catch(() => undefined);
+      throw err;
+    }
     this.client = client;
+  }
+
+  /** Tries again every second until the listening connection is back (or the bus is closed). */
+  private reconnect(): void {
+    if (this.closed) return;
+    setTimeout(() => {
+      if (this.closed) return;
+      this.open().catch((err: unknown) => {
+        this.failed(err);
+        this.reconnect();
+      });
+    }, 1_000).unref();
   }
 
   publish(topic: ChangeTopic, payload: string): void {
@@ -53,7 +76,14 @@ export class PgChangeBus implements ChangeBus {
       this.failed(new Error(`a ${topic} notification of ${Buffer.byteLength(payload)} bytes is over PostgreSQL's limit`));
       return;
     }
-    this.pool.query('SELECT pg_notify($1, $2)', [`vigil_${topic}`, payload]).catch(this.failed);
+    const sent = this.pool.query('SELECT pg_notify($1, $2)', [`vigil_${topic}`, payload]).then(() => undefined, this.failed);
+    this.sending.add(sent);
+    void sent.finally(() => this.sending.delete(sent));
+  }
+
+  /** Settles once every notification published so far has been sent (a short-lived process, before it ends the pool). */
+  async sent(): Promise<void> {
+    while (this.sending.size > 0) await Promise.all([...this.sending]);
   }
 
   subscribe(topic: ChangeTopic, listener: (payload: string) => void): void {

@@ -53,6 +53,7 @@ export function sqliteOAuth(db: Db, credentialsChanged: () => void): Synchronous
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
   const signupByClaimHash = db.prepare('SELECT * FROM agent_signups WHERE claim_hash = ?');
+  const signupOf = db.prepare('SELECT * FROM agent_signups WHERE account_id = ?');
   const markClaimed = db.prepare('UPDATE agent_signups SET claimed_at = ? WHERE account_id = ? AND claimed_at IS NULL');
   const countSignupsSince = db.prepare('SELECT count(*) FROM agent_signups WHERE created_at >= ?').pluck();
   const insertGrant = db.prepare('INSERT INTO oauth_grants (id, account_id, scopes, revoked_at, created_at) VALUES (?, ?, ?, ?, ?)');
@@ -74,6 +75,10 @@ export function sqliteOAuth(db: Db, credentialsChanged: () => void): Synchronous
       void insertSignup.run(s.accountId, s.agentName, claimHash, s.claimExpiresAt, s.claimedAt, s.createdAt),
     signupByClaimHash: (hash) => {
       const r = signupByClaimHash.get(hash) as SignupRowDb | undefined;
+      return r ? toSignup(r) : null;
+    },
+    signupOf: (accountId) => {
+      const r = signupOf.get(accountId) as SignupRowDb | undefined;
       return r ? toSignup(r) : null;
     },
     markClaimed: (accountId, at) => markClaimed.run(at, accountId).changes === 1,

@@ -1,0 +1,122 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startPostgres, type PgCluster } from '../helpers/postgres.js';
+import { ADMIN_KEY, freePort, LISTENING, spawnServing, stopServing, type Serving } from '../helpers/serve-process.js';
+import { send } from '../helpers/server.js';
+
+/**
+ * `vigil serve` on PostgreSQL (issue 26): a real server process on a fresh database of the
+ * test's own cluster probes a local target and records it, takes heartbeat pings, and after a
+ * restart finds everything where it was and goes on. Every wait is a bounded loop on a condition.
+ */
+
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'vigil-serve-pg-'));
+let cluster: PgCluster;
+let target: Server;
+let targetPort = 0;
+let hits = 0;
+const running: Serving[] = [];
+
+before(async () => {
+  cluster = await startPostgres();
+  target = createServer((_req, res) => {
+    hits++;
+    res.writeHead(200).end('ok');
+  });
+  target.keepAliveTimeout = 100;
+  await new Promise<void>((r) => target.listen(0, '127.0.0.1', () => r()));
+  targetPort = (target.address() as AddressInfo).port;
+});
+after(async () => {
+  for (const s of running) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  await new Promise<void>((r) => target.close(() => r()));
+  await cluster.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, tries = 300): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+test('vigil serve on PostgreSQL: probes, records, takes pings, and keeps it all across a restart', { timeout: 180_000 }, async () => {
+  const url = await cluster.createDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const port = await freePort();
+  const configFile = join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({
+    server: { host: '127.0.0.1', port },
+    dataDir: join(dir, 'data'),
+    store: { url },
+    instance: { name: 'central-pg' },
+    logLevel: 'info',
+    plans: { pro: { minCheckIntervalMinutes: 0.05, minHeartbeatIntervalSeconds: 1 } },
+    rdap: { bootstrapUrl: null },
+  }));
+  const start = async () => {
+    const s = spawnServing(process.execPath, [CLI, 'serve', '--config', configFile]);
+    running.push(s);
+    return { serving: s, base: (await s.waitFor(LISTENING))[1]! };
+  };
+
+  let { serving, base } = await start();
+  const key = ADMIN_KEY.exec(serving.stdout())?.[0];
+  assert.ok(key, `the first start prints the admin key:\n${serving.stdout()}`);
+  const api = (method: string, path: string, body?: unknown) => send(base, key, method, path, { body });
+
+  const created = await api('POST', '/v1/public/checks', { url: `http://127.0.0.1:${targetPort}/`, name: 'Local target', checkFrequency: 0.05 });
+  assert.equal(created.status, 201, created.text);
+  const id = created.body.data.id as string;
+  const beat = await api('POST', '/v1/public/checks', { type: 'heartbeat', name: 'nightly', checkFrequency: 5, gracePeriod: 30 });
+  assert.equal(beat.status, 201, beat.text);
+  const beatId = beat.body.data.id as string;
+  const pingUrl = (await api('GET', `/v1/public/checks/${beatId}`)).body.data.url as string;
+  assert.match(pingUrl, /\/heartbeat\/[0-9a-f]{64}$/);
+
+  const historyOf = async (checkId: string) => (await api('GET', `/v1/public/checks/${checkId}/history?limit=100`)).body.data as Array<{ type: string; status: string }>;
+  await until('the check to be probed up and recorded', async () => {
+    const check = (await api('GET', `/v1/public/checks/${id}`)).body.data;
+    return check.status === 'up' && (await historyOf(id)).length >= 2 ? true : undefined;
+  });
+  assert.ok(hits >= 2, 'the target was really probed');
+  const ping = await fetch(`${base}${new URL(pingUrl).pathname}`);
+  assert.equal(ping.status, 200, await ping.text());
+  await until('the ping to be recorded', async () => ((await historyOf(beatId)).some((e) => e.type === 'ping') ? true : undefined));
+  assert.equal((await api('GET', `/v1/public/checks/${beatId}`)).body.data.status, 'up');
+
+  // What was recorded is in PostgreSQL, not in the data directory.
+  const [rows] = await cluster.sql<{ n: number }>(database, 'SELECT count(*)::int AS n FROM history');
+  assert.ok(rows!.n >= 3, `history rows in PostgreSQL: ${rows!.n}`);
+  const [central] = await cluster.sql<{ name: string }>(database, 'SELECT name FROM cluster_instances');
+  assert.equal(central?.name, 'central-pg', 'the served central joined the cluster tables');
+
+  const before = (await historyOf(id)).length;
+  assert.equal((await stopServing(serving)).code, 0, serving.stderr());
+  assert.doesNotMatch(serving.stdout(), /"level":(50|60)/, 'nothing went wrong on the way');
+
+  ({ serving, base } = await start());
+  assert.doesNotMatch(serving.stdout(), ADMIN_KEY, 'a restart creates no second admin');
+  const list = (await api('GET', '/v1/public/checks')).body.data as Array<{ id: string }>;
+  assert.deepEqual(list.map((c) => c.id).sort(), [id, beatId].sort());
+  assert.equal((await api('GET', `/v1/public/checks/${beatId}`)).body.data.status, 'up', 'the heartbeat kept its state');
+  const history = await historyOf(id);
+  assert.ok(history.length >= before, 'the history survived the restart');
+  const hitsAtRestart = hits;
+  await until('the check to be probed again after the restart', async () => ((await historyOf(id)).length > before && hits > hitsAtRestart ? true : undefined));
+  const again = await fetch(`${base}${new URL(pingUrl).pathname}`);
+  assert.equal(again.status, 200);
+  await until('the second ping to be recorded', async () => ((await historyOf(beatId)).filter((e) => e.type === 'ping').length >= 2 ? true : undefined));
+  assert.equal((await stopServing(serving)).code, 0, serving.stderr());
+  assert.doesNotMatch(serving.stdout(), /"level":(50|60)/, 'nothing went wrong on the way');
+});
