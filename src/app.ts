@@ -360,7 +360,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const domains = new DomainMonitor({
     store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log, ownership,
   });
-  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live });
+  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live, shared: ownership });
   const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, commits: writer, clock, log });
   const nodes = new NodeHub({
     registry: new NodeRegistry(store.nodes, config.region, clock), nodes: store.nodes, checks: store.checks, sessions, assignment, intake, peers, log,

@@ -593,7 +593,8 @@ async function serve(configFile: string | undefined): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    const badInput = err instanceof UsageError || err instanceof ConfigError || err instanceof ApiError || err instanceof BackupRefused;
+    // An ApiError of 5xx is a failure (exit 1), not invalid input.
+    const badInput = err instanceof UsageError || err instanceof ConfigError || (err instanceof ApiError && err.status < 500) || err instanceof BackupRefused;
     const expected = badInput || err instanceof StartupError;
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`vigil: ${expected ? message : `unexpected error: ${message}`}\n`);

@@ -7,7 +7,7 @@ import { newId } from '../domain/secrets.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { Store } from '../store/store.js';
 import { alertContent } from './alert-content.js';
-import type { AlertEvent } from '../domain/events.js';
+import { transitionKey, type AlertEvent } from '../domain/events.js';
 import type { AlertRouting } from './alert-routing.js';
 import type { NewAlert } from '../store/alert-store.js';
 import type { DeliverySender } from './delivery/sender.js';
@@ -152,6 +152,7 @@ export class AlertPipeline {
         ...recipients.map((to) => ({ id: newId('dlv'), channel: 'email' as const, target: to })),
         ...webhooks.map((w) => ({ id: newId('dlv'), channel: 'webhook' as const, target: w.id })),
       ],
+      transition: transitionKey(event),
     });
   }
 

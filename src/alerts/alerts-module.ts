@@ -44,6 +44,12 @@ export interface AlertsDeps {
   events?: Pick<Recorder, 'onEvent'>;
   /** Live check states (dependencies hold alerts while a parent is down). */
   live?: Pick<LiveChecks, 'get'>;
+  /**
+   * Several centrals on one store: which checks this one owns. Reminders are queued by the
+   * owner of their check only, and the sender also looks for deliveries other centrals queued
+   * or left behind (a central that died with deliveries pending or leased).
+   */
+  shared?: { owns(checkId: string): boolean };
 }
 
 /**
@@ -60,6 +66,7 @@ export class AlertsModule {
   private readonly client: WebhookThread;
   private readonly writer: BatchWriter;
   private readonly clock: Clock;
+  private readonly shared: boolean;
 
   constructor(deps: AlertsDeps) {
     const { store, writer, mailer, clock, config, log } = deps;
@@ -90,7 +97,8 @@ export class AlertsModule {
       log,
       options: alerts,
     });
-    this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log });
+    this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log, owns: deps.shared?.owns.bind(deps.shared) });
+    this.shared = deps.shared !== undefined;
     const live = deps.live;
     const hold = new DependencyHold((id) => {
       const state = live?.get(id)?.state.status;
@@ -115,6 +123,8 @@ export class AlertsModule {
     return [
       { name: 'alert-reminders', everyMs: MINUTE, run: () => this.reminders.sweep() },
       { name: 'delivery-prune', everyMs: HOUR, jitterMs: MINUTE, atStart: true, run: () => this.sender.prune() },
+      // Deliveries another central queued, or leased and never finished (it died), are due here too.
+      ...(this.shared ? [{ name: 'deliveries-elsewhere', everyMs: 2_000, run: () => this.sender.wake() }] : []),
     ];
   }
 

@@ -27,6 +27,8 @@ export interface ReminderDeps {
   clock: Clock;
   config: Config;
   log: Logger;
+  /** Several centrals: only the owner of a check reminds about it (absent: every check). */
+  owns?: (checkId: string) => boolean;
 }
 
 /** One target that sends reminders: a webhook id or an email recipient, and its interval. */
@@ -81,7 +83,7 @@ export class ReminderSweep {
     const down = await store.checks.list({ accountId, access: null, status: 'down' }, { limit: MAX_DOWN, offset: 0, afterSeq: null });
     for (const check of down) {
       const downSince = check.lastStatusChange;
-      if (downSince === null || inMaintenance(check, now)) continue;
+      if (downSince === null || inMaintenance(check, now) || (this.deps.owns && !this.deps.owns(check.id))) continue;
       const due: Reminding[] = [];
       for (const r of this.reminding(targets, check)) {
         const last = Math.max(downSince, (await repos.deliveries.lastQueued(r.target, check.id, 'website_down')) ?? 0);

@@ -245,7 +245,9 @@ class Planner {
       const now = { ...fieldsOfSettings(current), dependsOn: this.routingOf(current.dependsOn) };
       const { patch, fields } = diff('checks', now, declared, new Set(['dependsOn']));
       const { dependsOn: dependencies, ...settings } = patch;
-      this.at(path, () => validateSettings(applyInput(current, settings), this.options.account, this.options.config, new Set(Object.keys(settings))));
+      if (Object.keys(settings).length > 0) {
+        this.at(path, () => validateSettings(applyInput(current, settings), this.options.account, this.options.config, new Set(Object.keys(settings))));
+      }
       const paused = entry.paused !== undefined && entry.paused !== current.disabled ? entry.paused : null;
       if (paused !== null) fields.push({ field: 'paused', from: current.disabled, to: paused });
       if (fields.length === 0 && !renamedFrom) {
@@ -360,48 +362,44 @@ class Planner {
   }
 
   private planPages(): void {
-    const entries = this.file.statusPages ?? {};
     const index = indexKeys(this.snapshot.pages, this.snapshot.keys.status_page, (p) => p.slug, 'page');
-    const { pairs, unmatched } = this.match('statusPages', entries, index);
-    this.planDeletes('statusPages', 'status_page', unmatched, index);
-    for (const { key, entry, current, renamedFrom } of pairs) {
-      const path = ['statusPages', key];
-      const state = this.at(path, () => pageState(key, entry));
-      state.checks = this.checkKeysOf(entry.checks, [...path, 'checks']);
-      if (current === null) {
-        this.record('statusPages', 'create', key, shown('statusPages', defined(state)));
-        this.steps.push({ section: 'statusPages', action: 'create', key, state });
-        continue;
-      }
-      this.keptKeys.status_page.push({ key, objectId: current.id });
-      const now: PageState = {
-        slug: current.slug, title: current.title, description: current.description, customDomain: current.customDomain,
-        tags: current.tags, autoIncidents: current.autoIncidents, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
-        favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, checks: this.routingOf(current.checkIds),
-      };
-      const { patch, fields } = diff('statusPages', now, state, new Set());
-      this.planUpdate('statusPages', key, current.id, patch, fields, renamedFrom);
-    }
+    this.planStates('statusPages', 'status_page', this.file.statusPages ?? {}, index, pageState, (current): PageState => ({
+      slug: current.slug, title: current.title, description: current.description, customDomain: current.customDomain,
+      tags: current.tags, autoIncidents: current.autoIncidents, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
+      favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, checks: this.routingOf(current.checkIds),
+    }), new Set());
   }
 
   private planWindows(): void {
-    const entries = this.file.maintenanceWindows ?? {};
     const index = indexKeys(this.snapshot.windows, this.snapshot.keys.maintenance_window, (w) => w.title, 'window');
-    const { pairs, unmatched } = this.match('maintenanceWindows', entries, index);
-    this.planDeletes('maintenanceWindows', 'maintenance_window', unmatched, index);
+    this.planStates('maintenanceWindows', 'maintenance_window', this.file.maintenanceWindows ?? {}, index, (_key, entry) => windowState(entry),
+      (current) => windowStateOf(current, (ids) => this.routingOf(ids)), new Set(['checks', 'folders', 'tags']));
+  }
+
+  /** A section whose entries are states compared field by field (lists in `unordered` as sets), naming checks by key. */
+  private planStates<E extends { renamedFrom?: string; checks?: string[] }, T extends { id: string }, S extends PageState | WindowState>(
+    section: 'statusPages' | 'maintenanceWindows',
+    kind: ConfigKind,
+    entries: Record<string, E>,
+    index: KeyIndex<T>,
+    stateOf: (key: string, entry: E) => S,
+    nowOf: (current: T) => S,
+    unordered: ReadonlySet<string>,
+  ): void {
+    const { pairs, unmatched } = this.match(section, entries, index);
+    this.planDeletes(section, kind, unmatched, index);
     for (const { key, entry, current, renamedFrom } of pairs) {
-      const path = ['maintenanceWindows', key];
-      const state = this.at(path, () => windowState(entry));
+      const path = [section, key];
+      const state = this.at(path, () => stateOf(key, entry));
       state.checks = this.checkKeysOf(entry.checks, [...path, 'checks']);
       if (current === null) {
-        this.record('maintenanceWindows', 'create', key, shown('maintenanceWindows', defined(state)));
-        this.steps.push({ section: 'maintenanceWindows', action: 'create', key, state });
+        this.record(section, 'create', key, shown(section, defined(state)));
+        this.steps.push({ section, action: 'create', key, state } as Step);
         continue;
       }
-      this.keptKeys.maintenance_window.push({ key, objectId: current.id });
-      const now = windowStateOf(current, (ids) => this.routingOf(ids));
-      const { patch, fields } = diff('maintenanceWindows', now, state, new Set(['checks', 'folders', 'tags']));
-      this.planUpdate('maintenanceWindows', key, current.id, patch, fields, renamedFrom);
+      this.keptKeys[kind].push({ key, objectId: current.id });
+      const { patch, fields } = diff(section, nowOf(current), state, unordered);
+      this.planUpdate(section, key, current.id, patch, fields, renamedFrom);
     }
   }
 

@@ -42,6 +42,12 @@ export interface MonitorEvent {
   regions: Regions;
   /** The certificate, for `ssl_warning` and `ssl_error`; null otherwise. */
   ssl: SslInfo | null;
+  /**
+   * When the state this event leaves began (the check's lastStatusChange before it; null: never
+   * changed). With the check and the type it names the transition, the same on whichever
+   * central saw it: alerts are queued once per transition (AlertPipeline).
+   */
+  since?: number | null;
 }
 
 /** Any alert-worthy transition: the state machine's (probes, heartbeats) or the domain monitor's. */
@@ -49,4 +55,16 @@ export interface AlertEvent extends Omit<MonitorEvent, 'type'> {
   type: AlertEventType;
   /** For domain_* events: what the lookup found. */
   domain?: DomainInfo | null;
+}
+
+/**
+ * The transition an event of the check state machine announces, named alike by every central
+ * that sees it: its type and when the state it leaves began. A check leaves each state once, so
+ * two centrals that both saw a check go down (a stale owner's late write) name one transition.
+ * Null when the event names none (certificate and domain events, a check that never changed).
+ */
+export function transitionKey(event: Pick<AlertEvent, 'type' | 'since'>): string | null {
+  if (event.since === undefined || event.since === null) return null;
+  if (event.type !== 'website_down' && event.type !== 'website_up' && event.type !== 'website_error') return null;
+  return `${event.type}@${event.since}`;
 }

@@ -126,7 +126,7 @@ export function transition(state: MonitorState, policy: MonitorPolicy, input: Mo
   const status = changes.status ?? from;
   const ssl = obs.ssl === null ? null : sslCheck(state.ssl, obs.ssl, now);
   const next = nextState(state, changes, regionsOf(obs, status), ssl?.memory ?? state.ssl);
-  const events = alerts.map((type) => eventOf(type, now, from, next, obs, obs.error, null));
+  const events: MonitorEvent[] = alerts.map((type) => ({ ...eventOf(type, now, from, next, obs, obs.error, null), since: state.lastStatusChange }));
   if (ssl?.alert) events.push(eventOf(ssl.alert, now, status, next, obs, ssl.reason, obs.ssl));
   return { state: next, events, recheck };
 }

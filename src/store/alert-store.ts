@@ -96,6 +96,13 @@ export interface NewAlert {
   createdAt: number;
   retryUntil: number;
   deliveries: Array<Pick<Delivery, 'id' | 'channel' | 'target'>>;
+  /**
+   * The state change this alert is about, as its check names it on every central (see
+   * `transitionKey`): the store queues one alert per check and transition, and drops a second
+   * one (another central that saw the same change). Absent or null: never deduplicated
+   * (reminders, certificate and domain alerts, notices).
+   */
+  transition?: string | null;
 }
 
 /** Delivery log filters (issue 17); `pending` covers rows being sent. */

@@ -17,6 +17,7 @@ import { CONFIG_KEYS_MIGRATION } from './migrations-config-keys.js';
 import { PEOPLE_MIGRATION } from './migrations-people.js';
 import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
 import { DEPENDENCIES_MIGRATION } from './migrations-dependencies.js';
+import { ALERT_TRANSITIONS_MIGRATION } from './migrations-alert-transitions.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -176,4 +177,5 @@ export const MIGRATIONS: Migration[] = [
   PEOPLE_MIGRATION,
   PASSKEYS_MIGRATION,
   DEPENDENCIES_MIGRATION,
+  ALERT_TRANSITIONS_MIGRATION,
 ];

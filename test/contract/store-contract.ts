@@ -435,6 +435,37 @@ export function storeContract(factory: StoreFactory): void {
       await store.operations.touch(T);
     });
 
+    withStore('one alert per check and transition, whichever central queues it; a lapsed delivery lease is taken by another', async (store) => {
+      const { acc, c } = await seeded(store);
+      const hook = {
+        id: id('whk'), accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/t', urlKey: 'hooks.example.com/t', webhookType: 'generic' as const,
+        events: ['website_down' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], tags: [], remindEveryMinutes: null,
+      };
+      await store.alerts.webhooks.insert(hook);
+      const alert = (transition: string | null, at: number) => ({
+        accountId: acc.id, checkId: c.id, event: 'website_down' as const, contentJson: `{"at":${at}}`, createdAt: at, retryUntil: at + 3_600_000,
+        deliveries: [{ id: id('dlv'), channel: 'webhook' as const, target: hook.id }, { id: id('dlv'), channel: 'email' as const, target: 'ops@example.com' }],
+        transition,
+      });
+      // Two centrals saw the check leave the state that began at T - 60 s: the first queued wins.
+      const first = alert(`website_down@${T - 60_000}`, T);
+      const second = alert(`website_down@${T - 60_000}`, T + 5);
+      await store.alerts.deliveries.enqueue([first], T);
+      await store.alerts.deliveries.enqueue([second], T + 5);
+      const queued = await store.alerts.deliveries.forCheck(c.id);
+      assert.deepEqual(queued.map((d) => d.id).sort(), first.deliveries.map((d) => d.id).sort(), 'the second alert of one transition is dropped with its deliveries');
+      // Another transition, and alerts that name none (reminders), are queued every time.
+      await store.alerts.deliveries.enqueue([alert(`website_down@${T + 60_000}`, T + 70_000), alert(null, T + 80_000), alert(null, T + 80_000)], T + 80_000);
+      assert.equal((await store.alerts.deliveries.forCheck(c.id)).length, 8);
+
+      // A central leased the first delivery and died: once the lease lapses, another takes it (one more attempt).
+      const claimed = await store.alerts.deliveries.claim(T, T + 30_000, 1, new Map(), 4);
+      assert.equal(claimed.length, 1);
+      const retaken = await store.alerts.deliveries.claim(T + 30_001, T + 60_000, 10, new Map(), 4);
+      const again = retaken.find((d) => d.id === claimed[0]!.id);
+      assert.deepEqual(again && [again.status, again.attempts], ['sending', 2]);
+    });
+
     withStore('retention deletes raw history older than asked, oldest first, and raises the horizon', async (store) => {
       const { c } = await seeded(store);
       await store.applyWrites([result(c, T, true), result(c, T + 60_000, true), result(c, T + 120_000, true)], () => assert.fail('no record fails'));

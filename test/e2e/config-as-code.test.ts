@@ -416,6 +416,10 @@ describe('apply', () => {
     assert.equal(result.applied, true);
     assert.equal(result.created[0].key, 's');
     assert.equal(cli(['apply', '/nonexistent/file.yaml', '--account', actor.accountId]).status, 2);
+    // A store that cannot be opened is a failure, not an invalid file: exit 1.
+    const notADirectory = fileOf('not a directory');
+    const failed = cli(['apply', '-', '--account', actor.accountId], { VIGIL_DATA_DIR: notADirectory }, 'version: 1\n');
+    assert.equal(failed.status, 1, failed.stderr);
   });
 });
 

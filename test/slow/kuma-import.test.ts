@@ -11,6 +11,7 @@ import { WebSocketServer } from 'ws';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import type { ImportReport } from '../../src/import/kuma-import.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
 
 /**
  * `vigil import kuma` against the real Kuma databases in test/fixtures/kuma (issue 18): every
@@ -69,6 +70,19 @@ function account(tier = 'pro'): { dataDir: string; email: string; key: string } 
   ok(runCli(['account', 'create', '--email', email, '--tier', tier], dataDir));
   const key = ok(runCli(['key', 'create', '--account', email, '--scopes', 'checks:read,checks:write,checks:delete,alerts:read,alerts:write'], dataDir)) as { key: string };
   return { dataDir, email, key: key.key };
+}
+
+/** How many audit entries of each action the account has, each with who made them. */
+async function audited(dataDir: string, email: string): Promise<Map<string, string[]>> {
+  const store = openSqliteStore(dataDir);
+  try {
+    const account = (await store.accounts.byEmail(email))!;
+    const out = new Map<string, string[]>();
+    for (const e of await store.audit.list({ accountId: account.id }, { limit: 10_000, beforeSeq: null })) out.set(e.action, [...(out.get(e.action) ?? []), e.actor.kind]);
+    return out;
+  } finally {
+    await store.close();
+  }
 }
 
 function importKuma(v: string, dataDir: string, email: string, ...flags: string[]): ImportReport {
@@ -254,9 +268,11 @@ for (const version of VERSIONS) {
 }
 
 describe('runs that must write nothing', () => {
-  test('a dry run prints the plan and writes nothing; a real run then a second run creates nothing new', () => {
+  test('a dry run prints the plan and writes nothing; a real run then a second run creates nothing new', async () => {
     const { dataDir, email } = account();
+    const before = await audited(dataDir, email);
     const dry = importKuma('2.5.3', dataDir, email, '--dry-run');
+    assert.deepEqual(await audited(dataDir, email), before, 'a dry run leaves no audit entry');
     assert.equal(dry.dryRun, true);
     assert.ok(dry.summary.checksCreated! > 0);
     assert.ok(dry.monitors.every((r) => r.checkId === undefined), 'a dry run shows no ids (they were rolled back)');
@@ -265,6 +281,16 @@ describe('runs that must write nothing', () => {
 
     const first = importKuma('2.5.3', dataDir, email);
     assert.equal(first.summary.checksCreated, dry.summary.checksCreated);
+    // Each object the import made is one entry of the API's action, by the CLI.
+    const log = await audited(dataDir, email);
+    const made = (action: string) => log.get(action) ?? [];
+    assert.equal(made('check.create').length, first.summary.checksCreated);
+    assert.equal(made('webhook.create').length, first.summary.webhooksCreated);
+    assert.equal(made('status_page.create').length, first.summary.statusPagesCreated);
+    assert.equal(made('maintenance_window.create').length, first.summary.maintenanceWindowsCreated);
+    for (const action of ['check.create', 'webhook.create', 'status_page.create', 'maintenance_window.create']) {
+      assert.ok(made(action).every((kind) => kind === 'cli'), `${action} by the CLI`);
+    }
     assert.equal(count(), first.summary.checksCreated);
     const second = importKuma('2.5.3', dataDir, email);
     assert.deepEqual([second.summary.checksCreated, second.summary.webhooksCreated, second.summary.statusPagesCreated, second.summary.maintenanceWindowsCreated], [0, 0, 0, 0]);

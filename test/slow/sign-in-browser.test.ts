@@ -73,6 +73,10 @@ describe('signing in in a real browser: passkeys and single sign-on', { skip: mi
     assert.equal(listed.status, 200);
     assert.equal(listed.body.data.length, 1);
     assert.notEqual(listed.body.data[0].lastUsedAt, null);
+    const renamed = await srv.request('PATCH', `/v1/public/passkeys/${listed.body.data[0].id}`, {
+      key: null, headers: { cookie: await sessionCookie(), origin: srv.app.config.publicUrl }, body: { name: 'renamed laptop' },
+    });
+    assert.equal(renamed.status, 200, renamed.text);
   });
 
   test('a passkey removed signs in no more', async () => {
@@ -90,7 +94,8 @@ describe('signing in in a real browser: passkeys and single sign-on', { skip: mi
     const entries = (await srv.request('GET', '/v1/public/audit-log?limit=100')).body.data as Array<{ action: string; actor: { kind: string; name: string }; target: { kind: string; name: string } }>;
     const added = entries.find((e) => e.action === 'member.passkey_add')!;
     assert.deepEqual([added.actor.kind, added.actor.name, added.target.kind, added.target.name], ['user', 'admin@localhost', 'passkey', 'virtual laptop']);
-    assert.equal(entries.find((e) => e.action === 'member.passkey_remove')?.target.name, 'virtual laptop');
+    assert.equal(entries.find((e) => e.action === 'member.passkey_rename')?.target.name, 'renamed laptop');
+    assert.equal(entries.find((e) => e.action === 'member.passkey_remove')?.target.name, 'renamed laptop');
     assert.ok(entries.some((e) => e.action === 'session.sign_in' && e.target.name === 'passkey'), 'the passkey sign-in');
   });
 

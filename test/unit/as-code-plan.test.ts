@@ -1,5 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { loadConfig, resolveConfig } from '../../src/config.js';
 import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { WindowView } from '../../src/core/maintenance-windows-service.js';
@@ -205,4 +207,16 @@ describe('plan limits, before any write', () => {
     const hooks = Array.from({ length: 4 }, (_, i) => `  w${i}:\n    name: W${i}\n    url: https://hooks.example.com/${i}\n`).join('');
     assert.throws(() => planFree(`${CHECKS}webhooks:\n${hooks}`), /: webhooks \(line \d+, column 1\): the account would have 4 webhooks but its plan allows \d+/);
   });
+});
+
+test('the worked example of docs/config-as-code.md is a valid file that plans on an empty account', () => {
+  const doc = readFileSync(fileURLToPath(new URL('../../../docs/config-as-code.md', import.meta.url)), 'utf8');
+  const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
+  const env = Object.fromEntries([...example.matchAll(/\$\{(VIGIL_[A-Z0-9_]+)\}/g)].map(([, name]) => [name!, name === 'VIGIL_WEBHOOK_OPS_SLACK_URL' ? 'https://hooks.slack.com/services/T0/B0/X' : 'value']));
+  const empty: Snapshot = { checks: [], webhooks: [], email: null, pages: [], windows: [], keys: { check: [], webhook: [], status_page: [], maintenance_window: [] } };
+  const { plan: p } = planFile(MonitoringFileSource.parse(example, env), empty, { prune: false, config, account });
+  assert.deepEqual(p.changes.filter((c) => c.action === 'create').map((c) => `${c.section}.${c.key}`), [
+    'checks.api-health', 'checks.database', 'checks.nightly-backup', 'checks.old-site', 'webhooks.ops-slack', 'email.email', 'statusPages.public',
+    'maintenanceWindows.db-upgrade', 'maintenanceWindows.weekly-deploy',
+  ]);
 });

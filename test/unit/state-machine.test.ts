@@ -6,6 +6,7 @@ import {
   type MonitorInput, type MonitorPolicy, type MonitorState, type Transition,
 } from '../../src/monitor/state-machine.js';
 import { NoPeer, type PeerVerdict } from '../../src/monitor/peer.js';
+import { transitionKey } from '../../src/domain/events.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const MIN = 60_000;
@@ -171,7 +172,7 @@ describe('state fields and event payloads', () => {
     const { steps } = run(DEFAULT_POLICY, [INPUTS.ok!, failing, failing, INPUTS.ok!]);
     assert.deepEqual(steps[1]!.events[0], {
       type: 'website_error', at: T0 + MIN, previousStatus: 'up', status: 'up', error: 'HTTP 500',
-      statusCode: 500, responseTime: 80, ssl: null,
+      statusCode: 500, responseTime: 80, ssl: null, since: T0,
       regions: { primary: REGION, peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: false },
     });
     const down = steps[2]!.events[0]!;
@@ -383,4 +384,17 @@ test('missedPingError speaks in the interval\'s unit', () => {
   assert.equal(missedPingError(90 * MIN), 'No ping within 90 min');
   assert.equal(missedPingError(30_000), 'No ping within 30 s');
   assert.equal(missedPingError(1500), 'No ping within 1500 ms');
+});
+
+test('a status event names its transition by when the state it leaves began: alike on every central, once per state', () => {
+  const { steps } = run(policyOf({ downConfirmationAttempts: 1 }), [INPUTS.ok!, INPUTS.fail!, INPUTS.fail!, INPUTS.ok!, INPUTS.fail!]);
+  const events = steps.flatMap((s) => s.events.map((e) => `${e.type} ${transitionKey(e)}`));
+  // Pending -> up at T0 (no alert); down at T0+1min leaves the up state of T0; up at T0+3min leaves that down.
+  assert.deepEqual(events, [`website_down website_down@${T0}`, `website_up website_up@${T0 + MIN}`, `website_down website_down@${T0 + 3 * MIN}`]);
+  // A central that took the check over starts from the stored state and names the same transition.
+  const stored: MonitorState = { ...steps[0]!.state };
+  const elsewhere = transition(stored, policyOf({ downConfirmationAttempts: 1 }), INPUTS.fail!, T0 + MIN + 7);
+  assert.equal(transitionKey(elsewhere.events[0]!), transitionKey(steps[1]!.events[0]!));
+  assert.equal(transitionKey({ type: 'ssl_warning', since: T0 }), null, 'certificate and domain events name no transition');
+  assert.equal(transitionKey({ type: 'website_down', since: null }), null, 'nor a check that never changed');
 });

@@ -177,10 +177,14 @@ function pgDeliveryQueue(db: PgDb): Async<DeliveryQueue> {
 
   const enqueue = async (alerts: readonly NewAlert[], now: number) => {
     for (const a of alerts) {
-      const { seq } = (await db.one<{ seq: number }>(
-        'INSERT INTO alert_events (account_id, check_id, event, content, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING seq',
-        [a.accountId, a.checkId, a.event, a.contentJson, a.createdAt],
-      ))!;
+      // A second alert of one transition (another central saw it too) is dropped with its deliveries.
+      const inserted = await db.one<{ seq: number }>(
+        `INSERT INTO alert_events (account_id, check_id, event, content, created_at, transition) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT DO NOTHING RETURNING seq`,
+        [a.accountId, a.checkId, a.event, a.contentJson, a.createdAt, a.transition ?? null],
+      );
+      if (!inserted) continue;
+      const { seq } = inserted;
       for (const d of a.deliveries) {
         await db.run(
           `INSERT INTO alert_deliveries (id, alert_seq, channel, target, status, attempts, next_at, check_id, retry_until, held)

@@ -612,6 +612,14 @@ export const PG_MIGRATIONS: PgMigration[] = [
     name: 'issue 27: check dependencies (SQLite 20)',
     sql: `ALTER TABLE checks ADD COLUMN depends_on TEXT NOT NULL DEFAULT '[]';`,
   },
+  {
+    version: 8,
+    name: 'issue 26: one alert per check and transition across centrals (SQLite 21)',
+    sql: `
+      ALTER TABLE alert_events ADD COLUMN transition TEXT;
+      CREATE UNIQUE INDEX alert_events_transition ON alert_events (check_id, transition) WHERE transition IS NOT NULL;
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));

@@ -62,7 +62,8 @@ const JOINED = `SELECT d.*, a.account_id, a.check_id, a.event, a.content, a.crea
  */
 export function sqliteDeliveryQueue(db: Db): Synchronous<DeliveryQueue> {
   const insertAlert = db.prepare(
-    'INSERT INTO alert_events (account_id, check_id, event, content, created_at) VALUES (?, ?, ?, ?, ?)',
+    // A second alert of one transition (another central saw it too) is dropped with its deliveries.
+    'INSERT INTO alert_events (account_id, check_id, event, content, created_at, transition) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   const insertDelivery = db.prepare(
     `INSERT INTO alert_deliveries (id, alert_seq, channel, target, status, attempts, next_at, check_id, retry_until, held)
@@ -181,7 +182,9 @@ export function sqliteDeliveryQueue(db: Db): Synchronous<DeliveryQueue> {
   return {
     enqueue: db.transaction((alerts, now: number) => {
       for (const a of alerts) {
-        const seq = Number(insertAlert.run(a.accountId, a.checkId, a.event, a.contentJson, a.createdAt).lastInsertRowid);
+        const inserted = insertAlert.run(a.accountId, a.checkId, a.event, a.contentJson, a.createdAt, a.transition ?? null);
+        if (inserted.changes === 0) continue;
+        const seq = Number(inserted.lastInsertRowid);
         for (const d of a.deliveries) {
           insertDelivery.run({ id: d.id, alert: seq, channel: d.channel, target: d.target, now, check: a.checkId, until: a.retryUntil });
         }
