@@ -15,15 +15,15 @@ const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal(
 
 export function heartbeatRoutes(s: MonitoringServices): Route[] {
   /**
-   * `{ok: true}` once committed. An unknown token may belong to a check the CLI created a moment
-   * ago (an import beside this server): caught up with, the ping is tried once more.
+   * `{ok: true}` once committed. An unknown token may belong to a check the CLI or another
+   * central created a moment ago: caught up with, the ping is tried once more.
    */
   const reply = (known: boolean) => {
     if (!known) throw errors.notFound('Unknown heartbeat token');
     return jsonReply(PONG);
   };
   const acknowledged = (ping: () => Promise<boolean>) =>
-    ping().then(async (known) => (known || (await s.checks.catchUp()) === 0 ? reply(known) : ping().then(reply)));
+    ping().then(async (known) => (known || (await s.checks.catchUpNow()) === 0 ? reply(known) : ping().then(reply)));
   const ping = defineRoute({
     method: 'GET',
     path: '/heartbeat/:token',

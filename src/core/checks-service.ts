@@ -126,6 +126,16 @@ export class ChecksService {
     });
   }
 
+  /**
+   * catchUp() with what other processes committed until now (a store that polls for them reads
+   * at once): a heartbeat token unknown here may belong to a check another central created a
+   * moment ago, before its change notice arrived.
+   */
+  async catchUpNow(): Promise<number> {
+    await this.store.checks.poll?.();
+    return this.catchUp();
+  }
+
   async create(principal: Principal, input: CreateCheckInput): Promise<{ id: string }> {
     const type = input.type ?? 'website';
     const account = principal.account;
