@@ -12,14 +12,14 @@ import { SERVER_CORE, wrkRequests } from './lib/wrk.js';
  * hello world's requests per second. Server on one core (taskset), wrk on the other, 200
  * connections; the baseline gets the same request sequence on the same core.
  */
-const CHECKS = Number(process.env.BENCH_API_CHECKS ?? 10_000);
+export const API_CHECKS = Number(process.env.BENCH_API_CHECKS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 200;
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 
-async function seed(dataDir: string): Promise<{ key: string; ids: string[] }> {
-  // Paused: this bench measures the API, not probes to hosts that do not exist.
-  const { key, ids } = await seedChecks(dataDir, CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5 }));
+/** API_CHECKS paused HTTP checks in `dataDir` (this bench measures the API, not probes); the API key and the ids. */
+export async function seedApiChecks(dataDir: string): Promise<{ key: string; ids: string[] }> {
+  const { key, ids } = await seedChecks(dataDir, API_CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5 }));
   const store = openSqliteStore(dataDir);
   await store.transaction(async () => {
     for (const id of ids) await store.checks.setDisabled(id, true, 'bench', Date.now());
@@ -29,10 +29,10 @@ async function seed(dataDir: string): Promise<{ key: string; ids: string[] }> {
 }
 
 /** Every page at three page sizes, with and without a status filter, some with the total. */
-function listPaths(): string[] {
+export function listPaths(): string[] {
   const paths: string[] = [];
   for (const limit of [10, 25, 100]) {
-    for (let page = 1; page <= Math.ceil(CHECKS / limit); page++) {
+    for (let page = 1; page <= Math.ceil(API_CHECKS / limit); page++) {
       paths.push(`/v1/public/checks?limit=${limit}&page=${page}`);
       paths.push(`/v1/public/checks?limit=${limit}&page=${page}&status=paused`);
       if (page % 10 === 1) paths.push(`/v1/public/checks?limit=${limit}&page=${page}&includeTotal=true`);
@@ -52,7 +52,7 @@ export interface ApiBenchReport {
 export async function runApiBench(): Promise<ApiBenchReport> {
   const dir = tempDir('api');
   try {
-    const { key, ids } = await seed(dir.path);
+    const { key, ids } = await seedApiChecks(dir.path);
     const configFile = join(dir.path, 'bench.json');
     writeFileSync(configFile, JSON.stringify({ rateLimits: { perKeyPerMinute: 1e9 }, logLevel: 'info' }));
     const headers = { 'x-api-key': key };
@@ -73,7 +73,7 @@ export async function runApiBench(): Promise<ApiBenchReport> {
       await stop(vigil);
       rows.push({ name: run.name, target: run.target, distinct: run.paths.length, r, baseline });
     }
-    return { checks: CHECKS, seconds: SECONDS, connections: CONNECTIONS, rows };
+    return { checks: API_CHECKS, seconds: SECONDS, connections: CONNECTIONS, rows };
   } finally {
     dir.remove();
   }

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
  * Turns the bench report into docs/performance.md: every `<!-- bench:NAME -->` …
  * `<!-- /bench:NAME -->` block there is replaced by the report's section of the bench
  * `NAME.bench` (its markdown as printed). Prose outside the blocks is kept, so the figures are
- * never typed by hand. A bench missing from the report (a subset run, a failure) leaves its
- * block as it was. Run by `npm run bench`; `node dist/bench/docs.js [report]` redoes it.
+ * never typed by hand. A bench missing from the report (a subset run, a failure, a bench that
+ * skipped itself) leaves its block as it was. Run by `npm run bench`; `node dist/bench/docs.js [report]` redoes it.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(here, '..', '..');
@@ -27,7 +27,8 @@ export function fill(doc: string, found: Map<string, string>, stamp: string): { 
   const filled: string[] = [];
   const next = doc.replace(/(<!-- bench:([\w-]+) -->\n)[\s\S]*?(\n<!-- \/bench:\2 -->)/g, (all, open: string, name: string, close: string) => {
     const section = found.get(name);
-    if (section === undefined || section.startsWith('FAILED')) return all;
+    // A bench that failed or skipped itself (nothing to compare with) leaves the last figures.
+    if (section === undefined || section.startsWith('FAILED') || section.startsWith('SKIPPED')) return all;
     filled.push(name);
     // The report's ### headings become this page's ##; each block says when it was measured.
     return `${open}${section.replace(/^### /gm, '## ')}\n\n_${stamp}_${close}`;

@@ -15,13 +15,14 @@ import { SERVER_CORE, wrkAlternating } from './lib/wrk.js';
 const ROUNDS = 3;
 const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 12) / ROUNDS;
 const WARMUP_SECONDS = 3;
-const CHECKS = Number(process.env.BENCH_HEARTBEAT_CHECKS ?? 1000);
+export const HEARTBEAT_CHECKS = Number(process.env.BENCH_HEARTBEAT_CHECKS ?? 1000);
 const CONNECTIONS = 200;
-const BODY = '{"status":"ok","duration":12}';
+export const PING_BODY = '{"status":"ok","duration":12}';
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 
-async function seed(dataDir: string): Promise<string[]> {
-  const { ids } = await seedChecks(dataDir, CHECKS, () => ({ type: 'heartbeat', checkFrequency: 60 }));
+/** HEARTBEAT_CHECKS heartbeat checks in `dataDir`; their ping paths, shuffled. */
+export async function seedHeartbeatChecks(dataDir: string): Promise<string[]> {
+  const { ids } = await seedChecks(dataDir, HEARTBEAT_CHECKS, () => ({ type: 'heartbeat', checkFrequency: 60 }));
   const store = openSqliteStore(dataDir);
   const paths: string[] = [];
   for (const id of ids) paths.push(`/heartbeat/${(await store.checks.byId(id))!.heartbeatToken}`);
@@ -29,7 +30,8 @@ async function seed(dataDir: string): Promise<string[]> {
   return shuffled(paths, 3);
 }
 
-async function storedPings(dataDir: string): Promise<number> {
+/** Ping rows in a data directory's history. */
+export async function storedPings(dataDir: string): Promise<number> {
   const store = openSqliteStore(dataDir);
   try {
     return store.db.prepare("SELECT count(*) FROM history WHERE kind = 'ping'").pluck().get() as number;
@@ -52,10 +54,10 @@ export interface HeartbeatBenchReport {
 export async function runHeartbeatBench(): Promise<HeartbeatBenchReport> {
   const dir = tempDir('heartbeat');
   try {
-    const paths = await seed(dir.path);
+    const paths = await seedHeartbeatChecks(dir.path);
     const configFile = join(dir.path, 'bench.json');
     writeFileSync(configFile, JSON.stringify({ logLevel: 'info' }));
-    const load = { connections: CONNECTIONS, paths, method: 'POST', body: BODY, dir: dir.path, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, warmupSeconds: WARMUP_SECONDS };
+    const load = { connections: CONNECTIONS, paths, method: 'POST', body: PING_BODY, dir: dir.path, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, warmupSeconds: WARMUP_SECONDS };
     const helloPort = await freePort();
     const hello = await spawnUntil([HELLO], { PORT: String(helloPort) }, /listening/, 30_000, SERVER_CORE);
     const port = await freePort();
@@ -66,7 +68,7 @@ export async function runHeartbeatBench(): Promise<HeartbeatBenchReport> {
       );
       const acknowledged = ping.total - ping.non2xx + subjectWarmup.total - subjectWarmup.non2xx;
       await stop(vigil);
-      return { checks: CHECKS, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, connections: CONNECTIONS, baseline, ping, acknowledged, stored: await storedPings(dir.path) };
+      return { checks: HEARTBEAT_CHECKS, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, connections: CONNECTIONS, baseline, ping, acknowledged, stored: await storedPings(dir.path) };
     } finally {
       await stop(hello);
       await stop(vigil);

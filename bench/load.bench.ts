@@ -46,6 +46,10 @@ export interface LoadRun {
 export interface ServeCommand {
   args: (configFile: string) => string[];
   env?: NodeJS.ProcessEnv;
+  /** Settings beside the quiet log level (both sides of a comparison get the same). */
+  config?: Record<string, unknown>;
+  /** Holds the server (every thread) to this core with taskset. */
+  core?: string;
 }
 
 export const VIGIL_SERVE: ServeCommand = { args: (configFile) => [CLI, 'serve', '--config', configFile] };
@@ -65,9 +69,9 @@ export async function seedLoadChecks(dir: string, checks: number, targetPort: nu
 /** Starts the server on a seeded data directory, measures one window, stops it and reads its rows. */
 export async function measureServe(dataDir: string, ids: string[], serve: ServeCommand, window: LoadWindow): Promise<LoadRun> {
   const configFile = join(dataDir, 'bench.json');
-  writeFileSync(configFile, JSON.stringify({ logLevel: 'warn' }));
+  writeFileSync(configFile, JSON.stringify({ ...serve.config, logLevel: 'warn' }));
   const port = await freePort();
-  const vigil = await spawnUntil(serve.args(configFile), { ...serve.env, VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) }, /listening on/, 120_000);
+  const vigil = await spawnUntil(serve.args(configFile), { ...serve.env, VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) }, /listening on/, 120_000, serve.core);
   let log = '';
   vigil.stdout!.on('data', (c: Buffer) => (log += c.toString()));
   await new Promise((r) => setTimeout(r, window.warmupSeconds * 1000));

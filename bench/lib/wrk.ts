@@ -118,31 +118,42 @@ export interface WrkTarget {
 export interface AlternatingResult {
   baseline: LoadResult;
   subject: LoadResult;
-  /** The subject's warm-up run (its requests count as acknowledged too). */
+  /** The warm-up runs (their requests count as acknowledged too). */
+  baselineWarmup: LoadResult;
   subjectWarmup: LoadResult;
   rounds: number;
+  /** Every round as measured, in order. */
+  baselineRounds: LoadResult[];
+  subjectRounds: LoadResult[];
 }
 
 /**
  * Baseline and subject measured in turns on the same core, after a warm-up of each (V8's tiers,
  * SQLite's page cache): this machine's speed drifts by a fifth between runs a few seconds apart,
- * and alternating short rounds lets the drift hit both alike instead of one.
+ * and alternating short rounds lets the drift hit both alike instead of one. With `swapFirst`,
+ * every other round starts with the subject (baseline, subject, subject, baseline, …), so a
+ * steady drift favours neither.
  */
 export async function wrkAlternating(
   baseline: WrkTarget,
   subject: WrkTarget,
-  opts: Omit<WrkOptions, 'serverPid' | 'seconds'> & { rounds: number; roundSeconds: number; warmupSeconds: number },
+  opts: Omit<WrkOptions, 'serverPid' | 'seconds'> & { rounds: number; roundSeconds: number; warmupSeconds: number; swapFirst?: boolean },
 ): Promise<AlternatingResult> {
   const run = (t: WrkTarget, seconds: number) => wrkRequests(t.url, { ...opts, seconds, serverPid: t.pid });
-  await run(baseline, opts.warmupSeconds);
+  const baselineWarmup = await run(baseline, opts.warmupSeconds);
   const subjectWarmup = await run(subject, opts.warmupSeconds);
   const base: LoadResult[] = [];
   const sub: LoadResult[] = [];
   for (let i = 0; i < opts.rounds; i++) {
-    base.push(await run(baseline, opts.roundSeconds));
-    sub.push(await run(subject, opts.roundSeconds));
+    if (opts.swapFirst && i % 2 === 1) {
+      sub.push(await run(subject, opts.roundSeconds));
+      base.push(await run(baseline, opts.roundSeconds));
+    } else {
+      base.push(await run(baseline, opts.roundSeconds));
+      sub.push(await run(subject, opts.roundSeconds));
+    }
   }
-  return { baseline: combined(base), subject: combined(sub), subjectWarmup, rounds: opts.rounds };
+  return { baseline: combined(base), subject: combined(sub), baselineWarmup, subjectWarmup, rounds: opts.rounds, baselineRounds: base, subjectRounds: sub };
 }
 
 /** Rounds of equal length as one run: rates and CPU averaged, counts summed, the median p50, the worst p99. */

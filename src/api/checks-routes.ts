@@ -5,7 +5,8 @@ import {
   MaintenanceResponse, ToggleBody, ToggleResponse, UpdateCheckBody,
 } from '../core/schemas/checks.js';
 import { ErrorBody, Success } from '../core/schemas/common.js';
-import { defineRoute, ok, type Route } from './http-types.js';
+import { defineRoute, ok, type Reply, type Route } from './http-types.js';
+import type { Check } from '../domain/records.js';
 import { detailReply, ListPages } from './check-json.js';
 import type { MonitoringServices } from './services.js';
 import { publicApi } from './route-presets.js';
@@ -16,6 +17,13 @@ const base = { ...publicApi, tag: 'checks' } as const;
 
 export function checkRoutes(s: MonitoringServices): Route[] {
   const listPages = new ListPages(s.config);
+  /** GET /checks/{id}'s answer: synchronous, with no closure per request, over a store that answers at once. */
+  const detailOf = (check: Check, now: number): Reply | Promise<Reply> => {
+    const blocked = s.checks.blockedBy(check);
+    return blocked instanceof Promise
+      ? blocked.then((b) => detailReply(check, s.config, now, s.lastProbe(check.id), b))
+      : detailReply(check, s.config, now, s.lastProbe(check.id), blocked);
+  };
   return [
     defineRoute({
       ...base,
@@ -56,9 +64,10 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       scope: 'checks:read',
       idempotency: 'none',
       responses: { 200: CheckDetailResponse, ...errorsFor(401, 403, 404, 429) },
-      handler: ({ principal, params, now }) =>
-        whenAnswered(s.checks.get(principal, params.id!), (check) =>
-          whenAnswered(s.checks.blockedBy(check), (blocked) => detailReply(check, s.config, now, s.lastProbe(check.id), blocked))),
+      handler: ({ principal, params, now }) => {
+        const check = s.checks.get(principal, params.id!);
+        return check instanceof Promise ? check.then((c) => detailOf(c, now)) : detailOf(check, now);
+      },
     }),
     defineRoute({
       ...base,

@@ -23,7 +23,7 @@ export function heartbeatRoutes(s: MonitoringServices): Route[] {
     return jsonReply(PONG);
   };
   const acknowledged = (ping: () => Promise<boolean>) =>
-    ping().then(async (known) => (known || (await s.checks.catchUpNow()) === 0 ? reply(known) : ping().then(reply)));
+    ping().then((known) => (known ? reply(true) : s.checks.catchUpNow().then((caught) => (caught === 0 ? reply(false) : ping().then(reply)))));
   const ping = defineRoute({
     method: 'GET',
     path: '/heartbeat/:token',

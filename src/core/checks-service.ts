@@ -22,6 +22,15 @@ import { parseTarget } from './check-target.js';
 import type { CheckObserver } from '../domain/check-observer.js';
 
 const NOT_BLOCKED: readonly string[] = Object.freeze([]);
+const idsOf = (checks: readonly Check[]): readonly string[] => (checks.length === 0 ? NOT_BLOCKED : checks.map((c) => c.id));
+
+/** The check, if the principal may read it; else the error saying why not. */
+function readableBy(principal: Principal, id: string, check: Check | null): Check {
+  if (!check) throw errors.notFound(`Check ${id} not found`);
+  if (check.accountId !== principal.account.id) throw errors.forbidden('This check belongs to another account');
+  if (!accessAllows(principal.access, check)) throw errors.forbidden('This key is not allowed to access this check');
+  return check;
+}
 
 /** Fields whose change resets the schedule (spec 3: "behavior fields"). */
 const BEHAVIOUR_FIELDS = new Set([
@@ -120,10 +129,8 @@ export class ChecksService {
    * Returns how many there were.
    */
   catchUp(): Answer<number> {
-    return whenAnswered(this.store.checks.writtenElsewhere(), (checks) => {
-      for (const check of checks) this.saved(check, true);
-      return checks.length;
-    });
+    const checks = this.store.checks.writtenElsewhere();
+    return checks instanceof Promise ? checks.then(this.handOver) : this.handOver(checks);
   }
 
   /**
@@ -135,6 +142,12 @@ export class ChecksService {
     await this.store.checks.poll?.();
     return this.catchUp();
   }
+
+  /** The checks catchUp found, to the observers as if saved here; how many. */
+  private readonly handOver = (checks: readonly Check[]): number => {
+    for (const check of checks) this.saved(check, true);
+    return checks.length;
+  };
 
   async create(principal: Principal, input: CreateCheckInput): Promise<{ id: string }> {
     const type = input.type ?? 'website';
@@ -212,12 +225,14 @@ export class ChecksService {
 
   /** Synchronous over a store that answers at once (GET /checks/{id} is a hot path). */
   get(principal: Principal, id: string): Answer<Check> {
-    return whenAnswered(this.catchUp(), () => whenAnswered(this.store.checks.byId(id), (check) => {
-      if (!check) throw errors.notFound(`Check ${id} not found`);
-      if (check.accountId !== principal.account.id) throw errors.forbidden('This check belongs to another account');
-      if (!accessAllows(principal.access, check)) throw errors.forbidden('This key is not allowed to access this check');
-      return check;
-    }));
+    // No closure per call over a store that answers at once.
+    const caught = this.catchUp();
+    return caught instanceof Promise ? caught.then(() => this.readable(principal, id)) : this.readable(principal, id);
+  }
+
+  private readable(principal: Principal, id: string): Answer<Check> {
+    const check = this.store.checks.byId(id);
+    return check instanceof Promise ? check.then((c) => readableBy(principal, id, c)) : readableBy(principal, id, check);
   }
 
   async list(principal: Principal, filter: { status?: ListStatus; tags?: readonly string[] }, page: PageRequest): Promise<{ data: Check[]; meta: PageMeta }> {
@@ -238,7 +253,8 @@ export class ChecksService {
 
   /** The checks this one depends on that are down now (its alerts are held meanwhile). */
   blockedBy(check: Check): Answer<readonly string[]> {
-    return whenAnswered(blockedBy(check, this.lookup), (parents) => (parents.length === 0 ? NOT_BLOCKED : parents.map((p) => p.id)));
+    const parents = blockedBy(check, this.lookup);
+    return parents instanceof Promise ? parents.then(idsOf) : idsOf(parents);
   }
 
   /** Moves whenever any check changes (for caches of rendered lists). */

@@ -55,6 +55,16 @@ const STATUSES: Record<MonitorStatus, MonitorStatus> = { pending: 'pending', up:
  * that sets every field in its constructor, so a subclass's fields (the engine's) stay inside
  * the object too: fields added to a plain object afterwards went to a second array.
  */
+/** What an observation's write moves in a live entry. */
+export interface LiveSnapshot {
+  state: MonitorState;
+  probesTotal: number;
+  probesUp: number;
+  ssl: SslInfo | null;
+  lastSyncedAt: number;
+  countersWrittenAt: number;
+}
+
 export class LiveCheck {
   readonly id: string;
   readonly seq: number;
@@ -81,8 +91,13 @@ export class LiveCheck {
   /** The state-change log may not know the current status yet (fresh start, resume after 'pending'). */
   verifyLog: boolean;
   lastProbe: LastProbe | null;
-  /** Observation writes submitted so far (the recorder numbers them to tell the latest). */
-  written: number;
+  /**
+   * The recorder's latest observation write of this check whose commit is not known yet, and
+   * what it moved here from (put back if that write does not commit). Kept on the entry, not
+   * per write: only the latest write's starting point is ever put back.
+   */
+  unsettledWrite: object | null;
+  beforeUnsettled: LiveSnapshot | null;
 
   constructor(check: Check, policy: Omit<MonitorPolicy, 'maintenance'>, accountId: string, previous: LiveCheck | undefined, now: number) {
     this.id = check.id;
@@ -102,7 +117,8 @@ export class LiveCheck {
     this.countersWrittenAt = previous?.countersWrittenAt ?? now;
     this.verifyLog = previous === undefined;
     this.lastProbe = previous?.lastProbe ?? null;
-    this.written = 0;
+    this.unsettledWrite = null;
+    this.beforeUnsettled = null;
   }
 }
 

@@ -5,42 +5,22 @@ import type { BatchWriter } from '../store/batch-writer.js';
 import type { HistoryResultInput, RuntimeWrite } from '../store/store.js';
 import type { NodeCursorWrite, ObservationWrite, WriteRecord } from '../store/writes.js';
 import { domainStep, type DomainEventType } from './domain-expiry.js';
-import type { LiveCheck } from './live-check.js';
+import type { LiveCheck, LiveSnapshot } from './live-check.js';
 import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
 import { transition, type MonitorInput, type MonitorPolicy, type MonitorState, type ProbeInput, type Recheck } from './state-machine.js';
 
-/** What a write moves in a live entry: put back when the write does not commit. */
-interface LiveSnapshot {
-  state: MonitorState;
-  probesTotal: number;
-  probesUp: number;
-  ssl: LiveCheck['ssl'];
-  lastSyncedAt: number;
-  countersWrittenAt: number;
+/** Copies what an observation's write moves in a live entry (no allocation: this runs per probe and ping). */
+function copySnapshot(to: LiveSnapshot, from: LiveSnapshot): LiveSnapshot {
+  to.state = from.state;
+  to.probesTotal = from.probesTotal;
+  to.probesUp = from.probesUp;
+  to.ssl = from.ssl;
+  to.lastSyncedAt = from.lastSyncedAt;
+  to.countersWrittenAt = from.countersWrittenAt;
+  return to;
 }
 
-interface Unsettled {
-  live: LiveCheck;
-  /** The write's number among the check's (live.written when it was submitted). */
-  n: number;
-  before: LiveSnapshot;
-}
-
-function snapshotOf(live: LiveCheck): LiveSnapshot {
-  return {
-    state: live.state, probesTotal: live.probesTotal, probesUp: live.probesUp, ssl: live.ssl,
-    lastSyncedAt: live.lastSyncedAt, countersWrittenAt: live.countersWrittenAt,
-  };
-}
-
-function restore(live: LiveCheck, s: LiveSnapshot): void {
-  live.state = s.state;
-  live.probesTotal = s.probesTotal;
-  live.probesUp = s.probesUp;
-  live.ssl = s.ssl;
-  live.lastSyncedAt = s.lastSyncedAt;
-  live.countersWrittenAt = s.countersWrittenAt;
-}
+const emptySnapshot = (): LiveSnapshot => ({ state: null!, probesTotal: 0, probesUp: 0, ssl: null, lastSyncedAt: 0, countersWrittenAt: 0 });
 
 /** Where transitions go: the alert pipeline and the status feed subscribe. */
 export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
@@ -121,8 +101,10 @@ const NOTHING: Outcome = Object.freeze({ write: null, events: Object.freeze([]) 
 export class Recorder {
   private readonly eventSinks: EventSink[] = [];
   private readonly changeSinks: ChangeSink[] = [];
-  /** Writes not yet committed, with the live state from before each (null: not followed). */
-  private readonly unsettled: Map<ObservationWrite, Unsettled> | null;
+  /** Writes not yet committed and the live entry each moved (null: not followed). */
+  private readonly unsettled: Map<ObservationWrite, LiveCheck> | null;
+  /** The live entry as it was before the observation being recorded now (reused). */
+  private readonly before: LiveSnapshot = emptySnapshot();
 
   constructor(
     private readonly deps: {
@@ -159,10 +141,10 @@ export class Recorder {
   /** Records the observation (its write is submitted, its events raised); says whether to probe again now. */
   record(live: LiveCheck, obs: Observation, now: number): Recheck {
     const degraded = live.state.degraded;
-    const before = this.unsettled ? snapshotOf(live) : null;
+    if (this.unsettled) copySnapshot(this.before, live);
     const out = this.outcome(live, obs, now);
     if (out.write) {
-      this.follow(live, out.write, before);
+      this.follow(live, out.write);
       this.deps.writer.submit(out.write);
     }
     this.raise(live, out.events);
@@ -173,9 +155,9 @@ export class Recorder {
   /** The same, resolving once the write is durable; events follow the commit (a ping's acknowledgement). */
   recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
     const degraded = live.state.degraded;
-    const before = this.unsettled ? snapshotOf(live) : null;
+    if (this.unsettled) copySnapshot(this.before, live);
     const out = this.outcome(live, obs, now);
-    if (out.write) this.follow(live, out.write, before);
+    if (out.write) this.follow(live, out.write);
     const followed = (): void => {
       this.raise(live, out.events);
       this.changed(live, obs, out, degraded);
@@ -185,9 +167,11 @@ export class Recorder {
     return Promise.resolve();
   }
 
-  private follow(live: LiveCheck, write: ObservationWrite, before: LiveSnapshot | null): void {
-    live.written++;
-    if (this.unsettled && before) this.unsettled.set(write, { live, n: live.written, before });
+  private follow(live: LiveCheck, write: ObservationWrite): void {
+    if (this.unsettled === null) return;
+    this.unsettled.set(write, live);
+    live.unsettledWrite = write;
+    live.beforeUnsettled = copySnapshot(live.beforeUnsettled ?? emptySnapshot(), this.before);
   }
 
   /**
@@ -202,12 +186,14 @@ export class Recorder {
     if (unsettled.size === 0) return;
     for (const record of batch) {
       if (record.kind !== 'observation') continue;
-      const u = unsettled.get(record);
-      if (u === undefined) continue;
+      const live = unsettled.get(record);
+      if (live === undefined) continue;
       unsettled.delete(record);
+      const latest = live.unsettledWrite === record;
+      if (latest) live.unsettledWrite = null;
       if (failed !== 'all' && !failed.has(record)) continue;
-      if (u.n === u.live.written) restore(u.live, u.before);
-      u.live.verifyLog = true;
+      if (latest) copySnapshot(live, live.beforeUnsettled!);
+      live.verifyLog = true;
     }
   }
 

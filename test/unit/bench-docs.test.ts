@@ -18,6 +18,14 @@ test('the docs blocks are replaced by the report sections of the same bench, hea
   assert.equal(fill(next, sections(report), 'stamp').doc, next, 'regenerating is stable');
 });
 
+test('a bench that skipped itself (nothing to compare with) leaves its block as it was', () => {
+  const skipped = sections('<!-- report:before-after -->\nSKIPPED: no build to compare with\n<!-- /report:before-after -->');
+  const doc = '<!-- bench:before-after -->\nthe last pair\n<!-- /bench:before-after -->\n';
+  const { doc: next, filled } = fill(doc, skipped, 'stamp');
+  assert.deepEqual(filled, []);
+  assert.equal(next, doc);
+});
+
 test("the README's summary collects the headlines of every block, in page order", () => {
   const get = { measure: 'GET one check', figure: '50,000 req/s', baseline: 'hello 100,000 req/s', ratio: '50.0%', target: '≥ 50%' };
   const ping = { ...get, measure: 'durable ping', ratio: '25.0%' };
