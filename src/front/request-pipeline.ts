@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { databaseUnreachable } from '../store/unreachable.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
@@ -172,6 +173,10 @@ export class RequestPipeline {
   }
 
   private unexpected(err: unknown, req: HttpRequest): ApiError {
+    if (databaseUnreachable(err)) {
+      this.deps.log.warn({ err: (err as Error).message, method: req.method, path: req.path }, 'the database cannot be reached');
+      return errors.unavailable('This central cannot reach its database; try again, or another central');
+    }
     this.deps.log.error({ err, method: req.method, path: req.path, client: req.remoteAddress }, 'unhandled error');
     return errors.internal();
   }

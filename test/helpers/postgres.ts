@@ -21,6 +21,8 @@ export interface PgCluster {
   createDatabase(name?: string): Promise<string>;
   /** Runs SQL as the superuser in a database (tests that inspect or damage what the store wrote). */
   sql<T extends pg.QueryResultRow = pg.QueryResultRow>(database: string, text: string, params?: unknown[]): Promise<T[]>;
+  /** Stops the server (fast shutdown) and keeps its directory: clients find nobody listening. */
+  halt(): Promise<void>;
   /** Stops the server (fast shutdown, bounded) and removes the directory. */
   stop(): Promise<void>;
 }
@@ -122,6 +124,10 @@ export async function startPostgres(options: PgClusterOptions = {}): Promise<PgC
         const database = name ?? `vigil_test_${process.pid}_${++databases}`;
         await sql('postgres', `CREATE DATABASE "${database}"`);
         return url(database);
+      },
+      async halt() {
+        run(bin, 'pg_ctl', ['-D', data, 'stop', '-m', 'fast', '-w', '-t', '30'], 60_000);
+        started = false;
       },
       async stop() {
         stopNow();

@@ -120,3 +120,54 @@ test('vigil serve on PostgreSQL: probes, records, takes pings, and keeps it all 
   assert.equal((await stopServing(serving)).code, 0, serving.stderr());
   assert.doesNotMatch(serving.stdout(), /"level":(50|60)/, 'nothing went wrong on the way');
 });
+
+test('vigil serve whose PostgreSQL goes away answers 503 in the error shape, /readyz too, and keeps running', { timeout: 180_000 }, async () => {
+  const own = await startPostgres();
+  try {
+    const url = await own.createDatabase();
+    const port = await freePort();
+    // A lease far longer than the test: every 503 here comes from the database being gone, not from a lapsed lease.
+    const configFile = join(dir, 'gone.json');
+    writeFileSync(configFile, JSON.stringify({
+      server: { host: '127.0.0.1', port }, dataDir: join(dir, 'gone'), store: { url }, instance: { name: 'central-gone' },
+      cluster: { leaseMs: 600_000 }, rdap: { bootstrapUrl: null }, rateLimits: { perKeyPerMinute: 100_000 },
+    }));
+    const serving = spawnServing(process.execPath, [CLI, 'serve', '--config', configFile]);
+    running.push(serving);
+    const base = (await serving.waitFor(LISTENING))[1]!;
+    const key = ADMIN_KEY.exec(serving.stdout())![0];
+    // Every request gets an answer within the connect timeout (10 s) and a margin: none hangs.
+    let n = 0;
+    const ask = async (path: string, body?: unknown) => {
+      const res = await fetch(`${base}${path}`, {
+        method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': `gone-${++n}` }, signal: AbortSignal.timeout(20_000),
+      });
+      return { status: res.status, body: (await res.json()) as { error?: { code: number; message: string }; status?: string; checks?: Record<string, string> } };
+    };
+    const created = await ask('/v1/public/checks', { type: 'heartbeat', name: 'nightly', checkFrequency: 5 });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    // What reads the database: a check's history, and a new check.
+    const history = `/v1/public/checks/${(created.body as unknown as { data: { id: string } }).data.id}/history`;
+    assert.equal((await ask(history)).status, 200);
+    await until('the central to be ready', async () => ((await ask('/readyz')).status === 200 ? true : undefined));
+
+    await own.halt();
+    // 503 at once (what it keeps in memory, such as the list of checks, it may still show), never a 500.
+    const checks = await ask(history);
+    assert.equal(checks.status, 503, JSON.stringify(checks.body));
+    assert.equal(checks.body.error?.code, 503, JSON.stringify(checks.body));
+    assert.match(checks.body.error!.message, /database/);
+    const ready = await ask('/readyz');
+    assert.equal(ready.status, 503);
+    assert.equal(ready.body.status, 'not_ready');
+    assert.match(ready.body.checks?.store ?? '', /^not writable/);
+    assert.equal((await ask('/v1/public/checks', { type: 'heartbeat', name: 'weekly', checkFrequency: 5 })).status, 503, 'a write too');
+    for (let i = 0; i < 3; i++) assert.equal((await ask(history)).status, 503, 'and it keeps answering 503');
+    assert.equal(serving.child.exitCode, null, `serve is still running:\n${serving.stderr()}`);
+    const stopped = await stopServing(serving);
+    assert.deepEqual(stopped, { code: 0, signal: null }, `it stops by itself on SIGTERM:\n${serving.stderr()}`);
+  } finally {
+    await own.stop();
+  }
+});
