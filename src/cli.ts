@@ -363,7 +363,7 @@ async function withAccounts(configFile: string | undefined, run: (accounts: Acco
  * centrals of the checks this command changes.
  */
 async function openBeside(input: ConfigInput): Promise<Store> {
-  if (input.store.url !== null) return openPgStore(input.store.url, { pollMs: 0, changes: 'publish', maxConnections: 2 });
+  if (input.store.url !== null) return openPgStore(input.store.url, { pollMs: 0, changes: 'publish', maxConnections: 4 });
   return openSqliteStore(input.dataDir, { guest: true });
 }
 

@@ -23,6 +23,8 @@ export interface PgCluster {
   sql<T extends pg.QueryResultRow = pg.QueryResultRow>(database: string, text: string, params?: unknown[]): Promise<T[]>;
   /** Stops the server (fast shutdown) and keeps its directory: clients find nobody listening. */
   halt(): Promise<void>;
+  /** Starts a halted server again, on the same port with the same data. */
+  resume(): Promise<void>;
   /** Stops the server (fast shutdown, bounded) and removes the directory. */
   stop(): Promise<void>;
 }
@@ -104,7 +106,8 @@ export async function startPostgres(options: PgClusterOptions = {}): Promise<PgC
       ...options.settings,
     };
     const serverArgs = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(' ');
-    run(bin, 'pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', serverArgs, '-w', '-t', '60', 'start'], 90_000, options.cpu);
+    const start = () => run(bin, 'pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', serverArgs, '-w', '-t', '60', 'start'], 90_000, options.cpu);
+    start();
     started = true;
     const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
     const sql = async <T extends pg.QueryResultRow>(database: string, text: string, params: unknown[] = []): Promise<T[]> => {
@@ -128,6 +131,10 @@ export async function startPostgres(options: PgClusterOptions = {}): Promise<PgC
       async halt() {
         run(bin, 'pg_ctl', ['-D', data, 'stop', '-m', 'fast', '-w', '-t', '30'], 60_000);
         started = false;
+      },
+      async resume() {
+        start();
+        started = true;
       },
       async stop() {
         stopNow();

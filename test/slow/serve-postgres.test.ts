@@ -121,7 +121,7 @@ test('vigil serve on PostgreSQL: probes, records, takes pings, and keeps it all 
   assert.doesNotMatch(serving.stdout(), /"level":(50|60)/, 'nothing went wrong on the way');
 });
 
-test('vigil serve whose PostgreSQL goes away answers 503 in the error shape, /readyz too, and keeps running', { timeout: 180_000 }, async () => {
+test('vigil serve whose PostgreSQL goes away answers 503 in the error shape, /readyz too, and serves again once it is back', { timeout: 180_000 }, async () => {
   const own = await startPostgres();
   try {
     const url = await own.createDatabase();
@@ -165,6 +165,12 @@ test('vigil serve whose PostgreSQL goes away answers 503 in the error shape, /re
     assert.equal((await ask('/v1/public/checks', { type: 'heartbeat', name: 'weekly', checkFrequency: 5 })).status, 503, 'a write too');
     for (let i = 0; i < 3; i++) assert.equal((await ask(history)).status, 503, 'and it keeps answering 503');
     assert.equal(serving.child.exitCode, null, `serve is still running:\n${serving.stderr()}`);
+
+    // The database back: the same central serves again without a restart.
+    await own.resume();
+    await until('the central to be ready again', async () => ((await ask('/readyz')).status === 200 ? true : undefined), 300);
+    assert.equal((await ask(history)).status, 200);
+    assert.equal((await ask('/v1/public/checks', { type: 'heartbeat', name: 'monthly', checkFrequency: 5 })).status, 201);
     const stopped = await stopServing(serving);
     assert.deepEqual(stopped, { code: 0, signal: null }, `it stops by itself on SIGTERM:\n${serving.stderr()}`);
   } finally {
