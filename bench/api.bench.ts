@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { seedChecks } from './lib/seed.js';
-import { openSqliteStore } from '../src/store/sqlite/index.js';
+import { THIS_BUILD, type SeedingBuild } from './lib/seed.js';
 import { CLI, fmt, freePort, headline, LOAD_COLUMNS, loadRow, percentOf, runIfMain, shuffled, spawnUntil, stop, table, tempDir, type LoadResult } from './lib/harness.js';
 import { SERVER_CORE, wrkRequests } from './lib/wrk.js';
 
@@ -18,12 +17,10 @@ const CONNECTIONS = 200;
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 
 /** API_CHECKS paused HTTP checks in `dataDir` (this bench measures the API, not probes); the API key and the ids. */
-export async function seedApiChecks(dataDir: string): Promise<{ key: string; ids: string[] }> {
-  const { key, ids } = await seedChecks(dataDir, API_CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5 }));
-  const store = openSqliteStore(dataDir);
-  await store.transaction(async () => {
-    for (const id of ids) await store.checks.setDisabled(id, true, 'bench', Date.now());
-  });
+export async function seedApiChecks(dataDir: string, build: SeedingBuild = THIS_BUILD): Promise<{ key: string; ids: string[] }> {
+  const { key, ids } = await build.seedChecks(dataDir, API_CHECKS, (i) => ({ url: `https://site-${i}.example.com/health`, name: `Site ${i}`, checkFrequency: 5 }));
+  const store = build.openSqliteStore(dataDir);
+  for (const id of ids) await store.checks.setDisabled(id, true, 'bench', Date.now());
   await store.close();
   return { key, ids };
 }

@@ -6,6 +6,7 @@ import { API_CHECKS, listPaths, seedApiChecks } from './api.bench.js';
 import { HEARTBEAT_CHECKS, PING_BODY, seedHeartbeatChecks, storedPings } from './heartbeat.bench.js';
 import { measureServe, seedLoadChecks, type LoadRun, type LoadWindow, type ServeCommand } from './load.bench.js';
 import { CLI, fmt, freePort, headline, runIfMain, shuffled, spawnUntil, stop, table, tempDir } from './lib/harness.js';
+import { seedingBuild, type SeedingBuild } from './lib/seed.js';
 import { acknowledged, CONNECTIONS, meanCpuPerRequest, meanOf, roundCells, sideBySide, type ServeSpec } from './lib/side-by-side.js';
 import { LOAD_CORE, SERVER_CORE, type AlternatingResult } from './lib/wrk.js';
 
@@ -15,22 +16,22 @@ import { LOAD_CORE, SERVER_CORE, type AlternatingResult } from './lib/wrk.js';
  * tree). Issue 24 item 9 asks that list, get and durable-ping rates and CPU per probe at 25 and
  * 1,000 probes/s stay within 5% of the build before the asynchronous store, or better.
  *
- * Both builds run the same `vigil serve` command on copies of one seeded data directory (the
- * schema must be the same), with the same settings and thread budget (one probe thread), held
+ * Both builds run the same `vigil serve` command on copies of one data directory seeded by the
+ * build before (the build after migrates its copy when it starts, as an upgrade does), with the same settings and thread budget (one probe thread), held
  * to core SERVER_CORE with taskset; wrk, and the probe target, run on the other core. HTTP
  * measures start both servers side by side and alternate wrk rounds between them, every other
- * round starting with `after`; probe measures start one server at a time on a shared data
- * directory, in the order before, after, after, before, …
+ * round starting with `after`; probe measures start one server at a time, each build on its
+ * own copy, in the order before, after, after, before, …
  *
  * Without BENCH_BEFORE the bench says it skipped the pair (the report's block then keeps the
  * last pair measured). To build one: `git worktree add /tmp/vigil-before <commit>`, link or
  * install its node_modules, `npm run build` there.
  */
 const BEFORE = process.env.BENCH_BEFORE;
-const HTTP_ROUNDS = Number(process.env.BENCH_PAIR_ROUNDS ?? 4);
+const HTTP_ROUNDS = Number(process.env.BENCH_PAIR_ROUNDS ?? 6);
 const ROUND_SECONDS = Number(process.env.BENCH_PAIR_ROUND_SECONDS ?? 4);
 const WARMUP_SECONDS = 3;
-const PROBE_ROUNDS = Number(process.env.BENCH_PAIR_PROBE_ROUNDS ?? 2);
+const PROBE_ROUNDS = Number(process.env.BENCH_PAIR_PROBE_ROUNDS ?? 3);
 const PROBE_SIZES = (process.env.BENCH_PAIR_CHECKS ?? '500,20000').split(',').map(Number).filter((n) => n > 0);
 const PROBE_WINDOW: LoadWindow = { warmupSeconds: Number(process.env.BENCH_PAIR_WARMUP ?? 20), seconds: Number(process.env.BENCH_PAIR_SECONDS ?? 20), tailSeconds: 2 };
 const TARGET = fileURLToPath(new URL('./fixtures/http-target.js', import.meta.url));
@@ -58,10 +59,9 @@ function commitOf(root: string): string {
 }
 
 function builds(beforeRoot: string): Record<Side, Build> {
-  const root = resolve(beforeRoot);
-  const cli = join(root, 'dist', 'src', 'cli.js');
+  const cli = join(beforeRoot, 'dist', 'src', 'cli.js');
   if (!existsSync(cli)) throw new Error(`BENCH_BEFORE=${beforeRoot}: no ${cli} (run npm run build there first)`);
-  return { before: { side: 'before', label: commitOf(root), cli }, after: { side: 'after', label: commitOf(THIS_TREE), cli: CLI } };
+  return { before: { side: 'before', label: commitOf(beforeRoot), cli }, after: { side: 'after', label: commitOf(THIS_TREE), cli: CLI } };
 }
 
 interface HttpMeasure {
@@ -106,7 +106,7 @@ async function httpPair(
   return { pair, dataDirs: { before: before.dataDir, after: after.dataDir } };
 }
 
-async function probePairs(b: Record<Side, Build>): Promise<ProbeMeasure[]> {
+async function probePairs(b: Record<Side, Build>, seeding: SeedingBuild): Promise<ProbeMeasure[]> {
   const port = await freePort();
   const target = await spawnUntil([TARGET], { PORT: String(port) }, /listening/, 30_000, LOAD_CORE);
   try {
@@ -114,14 +114,19 @@ async function probePairs(b: Record<Side, Build>): Promise<ProbeMeasure[]> {
     for (const checks of PROBE_SIZES) {
       const dir = tempDir('pair-load');
       try {
-        // One data directory per size, used by one server at a time: each run reads only its own window's rows.
-        const ids = await seedLoadChecks(dir.path, checks, port);
+        // Each build's own copy of one seed (the build after migrates its copy), used by one
+        // server at a time: each run reads only its own window's rows.
+        const seed = join(dir.path, 'seed');
+        mkdirSync(seed);
+        const ids = await seedLoadChecks(seed, checks, port, seeding);
+        const dataDirs = { before: join(dir.path, 'before'), after: join(dir.path, 'after') };
+        for (const side of SIDES) cpSync(seed, dataDirs[side], { recursive: true });
         const runs: Record<Side, LoadRun[]> = { before: [], after: [] };
         for (let round = 0; round < PROBE_ROUNDS; round++) {
           for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
             const serve: ServeCommand = { args: (configFile) => [b[side].cli, 'serve', '--config', configFile], config: SETTINGS, core: SERVER_CORE };
             progress(`probes, ${checks} checks: round ${round + 1}, ${side}`);
-            runs[side].push(await measureServe(dir.path, ids, serve, PROBE_WINDOW));
+            runs[side].push(await measureServe(dataDirs[side], ids, serve, PROBE_WINDOW));
           }
         }
         out.push({ checks, runs });
@@ -136,12 +141,15 @@ async function probePairs(b: Record<Side, Build>): Promise<ProbeMeasure[]> {
 }
 
 export async function runBeforeAfter(beforeRoot: string): Promise<PairReport> {
-  const b = builds(beforeRoot);
+  const root = resolve(beforeRoot);
+  const b = builds(root);
+  // Seeded by the build before: its schema is the older one, which the build after migrates.
+  const seeding = await seedingBuild(root);
   const scratch = tempDir('pair');
   try {
     const api = join(scratch.path, 'api-seed');
     mkdirSync(api);
-    const { key, ids } = await seedApiChecks(api);
+    const { key, ids } = await seedApiChecks(api, seeding);
     const headers = { 'x-api-key': key };
     const list = { name: 'GET /v1/public/checks (pages, sizes, filters)', short: 'list', pair: (await httpPair(b, api, scratch.path, 'list', { paths: listPaths(), headers })).pair };
     const idPaths = shuffled(ids.map((id) => `/v1/public/checks/${id}`), 11);
@@ -149,7 +157,7 @@ export async function runBeforeAfter(beforeRoot: string): Promise<PairReport> {
 
     const beats = join(scratch.path, 'heartbeat-seed');
     mkdirSync(beats);
-    const pingPaths = await seedHeartbeatChecks(beats);
+    const pingPaths = await seedHeartbeatChecks(beats, seeding);
     const pinged = await httpPair(b, beats, scratch.path, 'ping', { paths: pingPaths, method: 'POST', body: PING_BODY });
     const { pair } = pinged;
     const ping: PingMeasure = {
@@ -159,7 +167,7 @@ export async function runBeforeAfter(beforeRoot: string): Promise<PairReport> {
       acknowledged: { before: acknowledged([pair.baselineWarmup, ...pair.baselineRounds]), after: acknowledged([pair.subjectWarmup, ...pair.subjectRounds]) },
       stored: { before: await storedPings(pinged.dataDirs.before), after: await storedPings(pinged.dataDirs.after) },
     };
-    return { builds: b, list, get, ping, probes: await probePairs(b) };
+    return { builds: b, list, get, ping, probes: await probePairs(b, seeding) };
   } finally {
     scratch.remove();
   }

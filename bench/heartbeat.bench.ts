@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { seedChecks } from './lib/seed.js';
+import { THIS_BUILD, type SeedingBuild } from './lib/seed.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
 import { CLI, fmt, freePort, headline, LOAD_COLUMNS, loadRow, percentOf, runIfMain, shuffled, spawnUntil, stop, table, tempDir, type LoadResult } from './lib/harness.js';
 import { SERVER_CORE, wrkAlternating } from './lib/wrk.js';
@@ -21,9 +21,9 @@ export const PING_BODY = '{"status":"ok","duration":12}';
 const HELLO = fileURLToPath(new URL('./fixtures/hello-uws.js', import.meta.url));
 
 /** HEARTBEAT_CHECKS heartbeat checks in `dataDir`; their ping paths, shuffled. */
-export async function seedHeartbeatChecks(dataDir: string): Promise<string[]> {
-  const { ids } = await seedChecks(dataDir, HEARTBEAT_CHECKS, () => ({ type: 'heartbeat', checkFrequency: 60 }));
-  const store = openSqliteStore(dataDir);
+export async function seedHeartbeatChecks(dataDir: string, build: SeedingBuild = THIS_BUILD): Promise<string[]> {
+  const { ids } = await build.seedChecks(dataDir, HEARTBEAT_CHECKS, () => ({ type: 'heartbeat', checkFrequency: 60 }));
+  const store = build.openSqliteStore(dataDir);
   const paths: string[] = [];
   for (const id of ids) paths.push(`/heartbeat/${(await store.checks.byId(id))!.heartbeatToken}`);
   await store.close();

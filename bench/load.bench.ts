@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { nextDue } from '../src/engine/timing-wheel.js';
-import { seedChecks } from './lib/seed.js';
+import { THIS_BUILD, type SeedingBuild } from './lib/seed.js';
 import { CLI, cpuSeconds, fmt, freePort, headline, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
 
 /**
@@ -62,8 +62,8 @@ export interface LoadWindow {
 }
 
 /** Seeds `checks` HTTP checks at 20 s against the target into `dir`; their ids. */
-export async function seedLoadChecks(dir: string, checks: number, targetPort: number): Promise<string[]> {
-  return (await seedChecks(dir, checks, (i) => ({ url: `http://127.0.0.1:${targetPort}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000 }))).ids;
+export async function seedLoadChecks(dir: string, checks: number, targetPort: number, build: SeedingBuild = THIS_BUILD): Promise<string[]> {
+  return (await build.seedChecks(dir, checks, (i) => ({ url: `http://127.0.0.1:${targetPort}/c/${i}`, checkFrequency: INTERVAL_MS / 60_000 }))).ids;
 }
 
 /** Starts the server on a seeded data directory, measures one window, stops it and reads its rows. */
