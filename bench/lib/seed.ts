@@ -6,7 +6,7 @@ import type { Principal } from '../../src/core/principal.js';
 import type { CreateCheckInput } from '../../src/core/schemas/checks.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Check } from '../../src/domain/records.js';
+import type { Check, Scope } from '../../src/domain/records.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 
 /** A bench config: no plan limit in the way, probes every 30 s allowed, quiet logs. */
@@ -19,14 +19,16 @@ export function benchConfig(dataDir: string, extra: Record<string, unknown> = {}
   );
 }
 
-/** Creates an account and `count` checks through the real service, in one transaction. */
-export async function seedChecks(dataDir: string, count: number, input: (i: number) => CreateCheckInput): Promise<{ key: string; ids: string[] }> {
+/** Creates an account and `count` checks through the real service, in one transaction; a key with `scopes`. */
+export async function seedChecks(
+  dataDir: string, count: number, input: (i: number) => CreateCheckInput, scopes: Scope[] = ['checks:read', 'checks:write'],
+): Promise<{ key: string; ids: string[] }> {
   const config = benchConfig(dataDir);
   const store = openSqliteStore(dataDir);
   try {
     const accounts = new AccountsService(store, config, systemClock);
     const account = await accounts.createAccount(`bench-${Date.now()}@example.com`, 'pro');
-    const { key } = await accounts.createKey({ account: account.id, scopes: ['checks:read', 'checks:write'] });
+    const { key } = await accounts.createKey({ account: account.id, scopes });
     const principal: Principal = { kind: 'api_key', credentialId: 'bench', account, scopes: ['checks:write'], access: null, key: null };
     const checks = new ChecksService(store, config, systemClock);
     const ids: string[] = [];

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from '../domain/errors.js';
-import { whenAnswered } from '../store/answer.js';
 import { ErrorBody } from '../core/schemas/common.js';
 import { checkUrl } from '../domain/check-url.js';
 import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
@@ -16,15 +15,15 @@ const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal(
 
 export function heartbeatRoutes(s: MonitoringServices): Route[] {
   /**
-   * `{ok: true}` once committed. An unknown token may belong to a check the CLI created a moment
-   * ago (an import beside this server): caught up with, the ping is tried once more.
+   * `{ok: true}` once committed. An unknown token may belong to a check the CLI or another
+   * central created a moment ago: caught up with, the ping is tried once more.
    */
   const reply = (known: boolean) => {
     if (!known) throw errors.notFound('Unknown heartbeat token');
     return jsonReply(PONG);
   };
   const acknowledged = (ping: () => Promise<boolean>) =>
-    ping().then((known) => (known ? reply(true) : whenAnswered(s.checks.catchUp(), (caught) => (caught === 0 ? reply(false) : ping().then(reply)))));
+    ping().then((known) => (known ? reply(true) : s.checks.catchUpNow().then((caught) => (caught === 0 ? reply(false) : ping().then(reply)))));
   const ping = defineRoute({
     method: 'GET',
     path: '/heartbeat/:token',

@@ -133,6 +133,16 @@ export class ChecksService {
     return checks instanceof Promise ? checks.then(this.handOver) : this.handOver(checks);
   }
 
+  /**
+   * catchUp() with what other processes committed until now (a store that polls for them reads
+   * at once): a heartbeat token unknown here may belong to a check another central created a
+   * moment ago, before its change notice arrived.
+   */
+  async catchUpNow(): Promise<number> {
+    await this.store.checks.poll?.();
+    return this.catchUp();
+  }
+
   /** The checks catchUp found, to the observers as if saved here; how many. */
   private readonly handOver = (checks: readonly Check[]): number => {
     for (const check of checks) this.saved(check, true);

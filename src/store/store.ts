@@ -181,6 +181,12 @@ export interface CheckRepo {
    * another process are not reported.
    */
   writtenElsewhere(): Answer<Check[]>;
+  /**
+   * A store that learns of other processes' checks by polling (PostgreSQL): reads them now, for
+   * the next writtenElsewhere(), instead of at the next poll. Absent where writtenElsewhere()
+   * reads the database itself (SQLite).
+   */
+  poll?(): Answer<void>;
   /** Every enabled check, streamed without filling the record cache (engine start). */
   forEachEnabled(visit: (check: Check) => void): Answer<void>;
   /** Every heartbeat check, paused ones too (their pings are still recorded). */

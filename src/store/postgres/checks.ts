@@ -65,6 +65,8 @@ export function pgChecks(db: PgDb): PgCheckRepo {
   let updatedMark = 0;
   const known = new Map<string, number>();
   let found: Check[] = [];
+  let polling: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
   const changed = (id?: string, updatedAt?: number) => {
     version++;
     if (id !== undefined && updatedAt !== undefined) known.set(id, updatedAt);
@@ -188,29 +190,44 @@ export function pgChecks(db: PgDb): PgCheckRepo {
       if (out.length > 0) version++;
       return out;
     },
-    async poll() {
-      const first = seqMark === null;
-      if (seqMark === null) {
-        const marks = await db.one<{ seq: number; updated: number }>('SELECT coalesce(max(seq), 0) AS seq, coalesce(max(updated_at), 0) AS updated FROM checks');
-        seqMark = marks!.seq;
-        updatedMark = marks!.updated;
-      }
-      const rows = await db.query(
-        'SELECT * FROM checks WHERE seq > $1 UNION ALL SELECT * FROM checks WHERE updated_at >= $2 AND seq <= $1',
-        [seqMark, updatedMark - OVERLAP_MS],
-      );
-      for (const r of rows) {
-        const check = toCheck(r);
-        seqMark = Math.max(seqMark!, check.seq);
-        updatedMark = Math.max(updatedMark, check.updatedAt);
-        if (known.get(check.id) === check.updatedAt) continue;
-        known.set(check.id, check.updatedAt);
-        // The first poll only learns what is there already.
-        if (!first) found.push(check);
-      }
-      for (const [id, at] of known) if (at < updatedMark - OVERLAP_MS) known.delete(id);
-    },
+    poll: () => poll(),
   };
+
+  /** One read at a time; a call while one runs gets the next one, which sees what committed before the call. */
+  function poll(): Promise<void> {
+    if (!polling) {
+      polling = pollOnce().finally(() => (polling = null));
+      return polling;
+    }
+    next ??= polling.catch(() => undefined).then(() => {
+      next = null;
+      return poll();
+    });
+    return next;
+  }
+
+  async function pollOnce(): Promise<void> {
+    const first = seqMark === null;
+    if (seqMark === null) {
+      const marks = await db.one<{ seq: number; updated: number }>('SELECT coalesce(max(seq), 0) AS seq, coalesce(max(updated_at), 0) AS updated FROM checks');
+      seqMark = marks!.seq;
+      updatedMark = marks!.updated;
+    }
+    const rows = await db.query(
+      'SELECT * FROM checks WHERE seq > $1 UNION ALL SELECT * FROM checks WHERE updated_at >= $2 AND seq <= $1',
+      [seqMark, updatedMark - OVERLAP_MS],
+    );
+    for (const r of rows) {
+      const check = toCheck(r);
+      seqMark = Math.max(seqMark!, check.seq);
+      updatedMark = Math.max(updatedMark, check.updatedAt);
+      if (known.get(check.id) === check.updatedAt) continue;
+      known.set(check.id, check.updatedAt);
+      // The first poll only learns what is there already.
+      if (!first) found.push(check);
+    }
+    for (const [id, at] of known) if (at < updatedMark - OVERLAP_MS) known.delete(id);
+  }
 }
 
 /** saveRuntime's parameters ($12 says whether the timing fields are written). */

@@ -1,0 +1,356 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startCentrals, until, type Central, type Centrals } from '../helpers/centrals.js';
+import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
+import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
+import { fairShare, SLOTS } from '../../src/domain/leases.js';
+
+/*
+ * Several centrals for real (issue 26 items 2 and 5): `vigil serve` processes on one PostgreSQL
+ * database of the test's own, killed with SIGKILL, stopped with SIGTERM, cut off from the
+ * database by a TCP link that stops forwarding. Leases of 3 s (renewed every second); checks
+ * every 3 s against a local target that logs every request it gets, so a check probed twice in
+ * one interval (two centrals acting on it at once) shows there whichever central did it. Every
+ * wait is a bounded loop on a condition.
+ */
+
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const INTERVAL_MS = 3_000;
+const CHECKS = 8;
+const EDGE = 'vps-us-1';
+
+interface Target {
+  url(path: string): string;
+  /** When each path was requested. */
+  hits: Map<string, number[]>;
+  /** Paths answering 500. */
+  broken: Set<string>;
+  close(): Promise<void>;
+}
+
+async function startTarget(): Promise<Target> {
+  const hits = new Map<string, number[]>();
+  const broken = new Set<string>();
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? '';
+    hits.set(path, [...(hits.get(path) ?? []), Date.now()]);
+    res.writeHead(broken.has(path) ? 500 : 200).end(broken.has(path) ? 'broken' : 'ok');
+  });
+  server.keepAliveTimeout = 100;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: (path) => `${origin}${path}`,
+    hits,
+    broken,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
+/** Two requests of one check closer than half its interval: two centrals probed it at once. */
+function doubleProbes(target: Target, paths: string[], since: number): string[] {
+  const found: string[] = [];
+  for (const path of paths) {
+    const times = (target.hits.get(path) ?? []).filter((t) => t >= since);
+    for (let i = 1; i < times.length; i++) {
+      if (times[i]! - times[i - 1]! < INTERVAL_MS / 2) found.push(`${path}: ${times[i]! - times[i - 1]!} ms apart at ${new Date(times[i]!).toISOString()}`);
+    }
+  }
+  return found;
+}
+
+const hitsSince = (target: Target, path: string, since: number) => (target.hits.get(path) ?? []).filter((t) => t >= since).length;
+
+describe('several centrals on one PostgreSQL, real processes', { timeout: 240_000 }, () => {
+  let world: Centrals;
+  let target: Target;
+  let receiver: Receiver;
+  let a: Central;
+  let b: Central;
+  const paths = Array.from({ length: CHECKS }, (_, i) => `/c${i}`);
+  const ids = new Map<string, string>();
+  const prober: { proc: ChildProcess | null } = { proc: null };
+
+  /** Requests the receiver answered 200, of one check and event. */
+  const sends = (checkId: string, event: string) =>
+    receiver.received.filter((r) => r.json?.check?.id === checkId && r.json?.event === event && (r as { answered?: number }).answered === 200);
+  /** Deliveries (X-Vigil-Delivery) the receiver answered 200, of one check and event. */
+  const delivered = (checkId: string, event: string) => new Set(sends(checkId, event).map((r) => r.headers['x-vigil-delivery'])).size;
+  /** Resolves once the store holds no delivery of the check still to send. */
+  const sent = (via: Central, checkId: string) =>
+    until('its deliveries recorded as sent', async () => {
+      const res = await via.request('GET', `/v1/public/alerts/deliveries?checkId=${checkId}&status=pending`);
+      return res.status === 200 && res.body.data.length === 0 ? true : undefined;
+    });
+
+  /** Which central recorded a check's latest result. */
+  const latestBy = async (via: Central, id: string): Promise<string | undefined> => {
+    const rows = (await via.request('GET', `/v1/public/checks/${id}/history?limit=1`)).body?.data as Array<{ details: { central?: string } }> | undefined;
+    return rows?.[0]?.details.central;
+  };
+
+  const split = async (...cs: Central[]) => {
+    const names = cs.map((c) => c.name);
+    await until(`a fair split among ${names.join(', ')}`, async () => {
+      for (const c of cs) if ((await c.cluster()).slots !== fairShare(names, c.name)) return undefined;
+      return true;
+    });
+  };
+
+  /** Whatever an earlier test killed runs again, and the two share the checks (a failed test does not fail the next). */
+  const revive = async () => {
+    if (!a.alive()) a = await world.start('central-a', { port: a.port });
+    if (!b.alive()) b = await world.start('central-b', { port: b.port });
+    await split(a, b);
+  };
+
+  before(async () => {
+    assertCaTrusted();
+    target = await startTarget();
+    receiver = await startReceiver();
+    // What the receiver answered each delivery: only answered 200 counts as delivered.
+    const respond = receiver.respond;
+    receiver.respond = (req) => {
+      const answer = respond(req);
+      (req as { answered?: number }).answered = typeof answer === 'number' ? answer : typeof answer === 'object' ? answer.status : 0;
+      return answer;
+    };
+    // Deliveries leased by a central that dies come back after 2 × timeoutMs + 5 s.
+    world = await startCentrals({ config: { alerts: { retryBaseMs: 1_000, timeoutMs: 2_000 } } });
+    a = await world.start('central-a');
+    b = await world.start('central-b');
+  });
+
+  after(async () => {
+    prober.proc?.kill('SIGKILL');
+    await world?.close();
+    await target?.close();
+    await receiver?.close();
+  });
+
+  test('two centrals share the checks: each one probed once per interval, and both record results', async () => {
+    const hook = await a.request('POST', '/v1/public/alerts/webhooks', { body: { name: 'receiver', url: receiver.url('/hook') } });
+    assert.equal(hook.status, 201, hook.text);
+    for (const path of paths) {
+      const res = await a.request('POST', '/v1/public/checks', { body: { url: target.url(path), name: path, checkFrequency: INTERVAL_MS / 60_000, downConfirmationAttempts: 1 } });
+      assert.equal(res.status, 201, res.text);
+      ids.set(path, res.body.data.id);
+    }
+    await split(a, b);
+    // Past the probe a new check gets at once (see below).
+    const since = Date.now() + 1_000;
+    await until('three probes of every check', () => (paths.every((p) => hitsSince(target, p, since) >= 3) ? true : undefined), 200);
+    assert.deepEqual(doubleProbes(target, paths, since), []);
+    const by = new Set<string | undefined>();
+    for (const path of paths) by.add(await latestBy(b, ids.get(path)!));
+    assert.deepEqual([...by].sort(), ['central-a', 'central-b'], 'both centrals probe and record');
+  });
+
+  test('heartbeat pings to either central count once each; a missed deadline is evaluated and alerted once', async () => {
+    const made = await a.request('POST', '/v1/public/checks', { body: { type: 'heartbeat', name: 'job', checkFrequency: 0.05 } });
+    assert.equal(made.status, 201, made.text);
+    const id = made.body.data.id as string;
+    const path = new URL((await a.request('GET', `/v1/public/checks/${id}`)).body.data.url).pathname;
+    const history = async () => (await b.request('GET', `/v1/public/checks/${id}/history?limit=100`)).body.data as Array<{ type: string; details: Record<string, unknown> }>;
+    const pings = async () => (await history()).filter((r) => r.type === 'ping');
+    // First to the central that did not create it, at once: a write acknowledged by one is read by the others.
+    assert.equal((await fetch(`${b.url}${path}`)).status, 200);
+    assert.equal((await fetch(`${a.url}${path}`)).status, 200);
+    await until('both pings recorded', async () => ((await pings()).length >= 2 ? true : undefined));
+    assert.deepEqual((await pings()).map((p) => p.details.central).sort(), ['central-a', 'central-b'], 'each recorded once, naming the central that received it');
+    // No more pings: the deadline passes; only the owner evaluates it.
+    await until('the missed deadline', async () => ((await history()).some((r) => r.type === 'event' && r.details.event === 'missed') ? true : undefined), 200);
+    await receiver.waitFor(() => delivered(id, 'website_down') >= 1, 20_000);
+    // Both centrals have ticked well past the deadline since; still one of each.
+    const seen = Date.now();
+    await until('two more seconds of ticks', () => (Date.now() - seen > 2_000 ? true : undefined));
+    assert.equal((await history()).filter((r) => r.type === 'event' && r.details.event === 'missed').length, 1);
+    assert.equal((await pings()).length, 2);
+    assert.equal(delivered(id, 'website_down'), 1, 'one alert for one missed deadline');
+  });
+
+  test('a key revoked through one central is refused by the other within a second', async () => {
+    const made = await a.request('POST', '/v1/public/keys', { body: { name: 'short-lived', scopes: ['checks:read'] } });
+    assert.equal(made.status, 201, made.text);
+    const secret = made.body.data.key as string;
+    assert.equal((await b.request('GET', '/v1/public/checks', { key: secret })).status, 200, 'the other central takes a key made here');
+    assert.equal((await a.request('DELETE', `/v1/public/keys/${made.body.data.id}`)).status, 204);
+    const revokedAt = Date.now();
+    const refusedAt = await until('b to refuse the key', async () => ((await b.request('GET', '/v1/public/checks', { key: secret })).status === 401 ? Date.now() : undefined), 50, 20);
+    assert.ok(refusedAt - revokedAt <= 1_000, `refused ${refusedAt - revokedAt} ms after the revocation`);
+  });
+
+  test('kill -9: the survivor takes every check over within leaseMs + 5 s, no check is probed twice, and the alerts around the failover are delivered once each', async () => {
+    await revive();
+    const x = await a.request('POST', '/v1/public/checks', { body: { url: target.url('/x'), name: 'x', checkFrequency: INTERVAL_MS / 60_000, downConfirmationAttempts: 1 } });
+    assert.equal(x.status, 201, x.text);
+    const xId = x.body.data.id as string;
+    const xSettled = Date.now() + INTERVAL_MS;
+    const owner = await until('a result of x', () => latestBy(a, xId));
+    const [dying, survivor] = owner === a.name ? [a, b] : [b, a];
+    // Down, delivered by its owner, which then dies.
+    target.broken.add('/x');
+    await receiver.waitFor(() => delivered(xId, 'website_down') === 1, 20_000);
+    await sent(dying, xId);
+    const since = Date.now();
+    await dying.kill();
+    const killedAt = Date.now();
+    const heldAt = await until('the survivor to hold every slot', async () => ((await survivor.cluster()).slots === SLOTS ? Date.now() : undefined), 200);
+    assert.ok(heldAt - killedAt <= world.leaseMs + 5_000, `taken over ${heldAt - killedAt} ms after kill -9`);
+    const after = Date.now();
+    await until('every check probed twice by the survivor', () => ([...paths, '/x'].every((p) => hitsSince(target, p, after) >= 2) ? true : undefined), 200);
+    const iso = (t: number) => new Date(t).toISOString();
+    assert.deepEqual([...doubleProbes(target, paths, since - INTERVAL_MS), ...doubleProbes(target, ['/x'], xSettled)], [], `killed ${iso(killedAt)}, held ${iso(heldAt)}, /x: ${(target.hits.get('/x') ?? []).map(iso).join(' ')}`);
+    // The survivor read x's state from the store: still down, nothing raised again. Up: delivered by the survivor.
+    assert.equal(sends(xId, 'website_down').length, 1, 'the survivor does not alert the down again');
+    target.broken.delete('/x');
+    await receiver.waitFor(() => delivered(xId, 'website_up') === 1, 20_000);
+    const settled = Date.now();
+    await until('two intervals more', () => (Date.now() - settled > 2 * INTERVAL_MS ? true : undefined));
+    assert.deepEqual([sends(xId, 'website_down').length, sends(xId, 'website_up').length], [1, 1], 'each transition delivered once');
+  });
+
+  test('a delivery pending on a central that dies is sent by another, once', async () => {
+    await revive();
+    const y = await a.request('POST', '/v1/public/checks', { body: { url: target.url('/y'), name: 'y', checkFrequency: INTERVAL_MS / 60_000, downConfirmationAttempts: 1 } });
+    assert.equal(y.status, 201, y.text);
+    const yId = y.body.data.id as string;
+    const owner = await until('a result of y', () => latestBy(a, yId));
+    const [dying, survivor] = owner === a.name ? [a, b] : [b, a];
+    // The receiver refuses y's first attempt; its owner dies with the delivery pending (to be retried, or leased).
+    let refusing = true;
+    const respond = receiver.respond;
+    receiver.respond = (req) => (refusing && req.json?.check?.id === yId ? 503 : respond(req));
+    target.broken.add('/y');
+    await receiver.waitFor(() => receiver.received.some((r) => r.json?.check?.id === yId && r.json?.event === 'website_down'), 20_000);
+    await dying.kill();
+    refusing = false;
+    await until('the survivor to hold every slot', async () => ((await survivor.cluster()).slots === SLOTS ? true : undefined), 200);
+    // A lease of a dead central's delivery runs 2 × alerts.timeoutMs + 5 s (9 s here).
+    await receiver.waitFor(() => delivered(yId, 'website_down') === 1, 30_000);
+    const settled = Date.now();
+    await until('two intervals more', () => (Date.now() - settled > 2 * INTERVAL_MS ? true : undefined));
+    // One delivery of one alert. Sent again only if its central died between the receiver's
+    // answer and recording it (then with the same X-Vigil-Delivery, which receivers dedupe on).
+    assert.equal(delivered(yId, 'website_down'), 1, 'one delivery of the transition');
+    const alerts = await survivor.request('GET', `/v1/public/alerts/deliveries?checkId=${yId}`);
+    assert.equal(alerts.body.data.length, 1, 'one delivery row');
+    receiver.respond = respond;
+  });
+
+  test('SIGTERM: a stopping central hands its checks over at once', async () => {
+    await revive();
+    const since = Date.now();
+    const stopping = b.stop();
+    const stoppedAt = Date.now();
+    // Without the hand-over the survivor would wait for b's lease, which has at least two
+    // thirds of leaseMs to run when b stops (it renews every third).
+    const heldAt = await until('a to hold every slot', async () => ((await a.cluster()).slots === SLOTS ? Date.now() : undefined), 200, 50);
+    assert.ok(heldAt - stoppedAt < (world.leaseMs * 2) / 3, `a held every slot ${heldAt - stoppedAt} ms after b was told to stop`);
+    assert.equal(await stopping, 0, 'a clean stop');
+    const after = Date.now();
+    await until('a to probe every check', () => (paths.every((p) => hitsSince(target, p, after) >= 1) ? true : undefined), 200);
+    assert.deepEqual(doubleProbes(target, paths, since), []);
+    const instances = JSON.parse(world.cli(['instances']).stdout) as Array<{ name: string; live: boolean }>;
+    assert.deepEqual(instances.filter((i) => i.live).map((i) => i.name), ['central-a']);
+  });
+
+  test('a prober node moves to the surviving central and its results are recorded there, none twice', async () => {
+    await revive();
+    // a alone first: it owns every check, so the node (listing a, then b) serves them all there.
+    assert.equal(await b.stop(), 0);
+    await until('a to hold every slot', async () => ((await a.cluster()).slots === SLOTS ? true : undefined), 200);
+    const made = world.cli(['node', 'create', '--region', EDGE, '--name', 'edge']);
+    assert.equal(made.status, 0, made.stderr);
+    const { token } = JSON.parse(made.stdout) as { token: string };
+    const res = await a.request('POST', '/v1/public/checks', { body: { url: target.url('/edge'), name: 'edge', checkFrequency: INTERVAL_MS / 60_000, checkRegionOverride: EDGE } });
+    assert.equal(res.status, 201, res.text);
+    const id = res.body.data.id as string;
+    const config = join(world.dir, 'node.json');
+    writeFileSync(config, JSON.stringify({ logLevel: 'info', dataDir: join(world.dir, 'node'), nodes: { failoverMs: 3_000, pingMs: 1_000, reconnectMaxMs: 1_000 } }));
+    prober.proc = spawn(process.execPath, [CLI, 'prober', '--server', a.url, '--server', b.url, '--token', token, '--config', config], {
+      env: { ...process.env, VIGIL_CONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let nodeLog = '';
+    prober.proc.stdout!.on('data', (d: Buffer) => (nodeLog += d.toString()));
+    prober.proc.stderr!.on('data', (d: Buffer) => (nodeLog += d.toString()));
+    const edgeRows = async (via: Central) =>
+      ((await via.request('GET', `/v1/public/checks/${id}/history?limit=100`)).body?.data as Array<{ region: string; createdAt: string; details: { central?: string } }> | undefined ?? [])
+        .filter((r) => r.region === EDGE);
+    await until('results from the node', async () => ((await edgeRows(a)).length >= 2 ? true : undefined), 200).catch((err: Error) => {
+      throw new Error(`${err.message}; the node said: ${nodeLog.slice(-2_000)}`);
+    });
+    // b joins (and may take the check: see "Limits" in docs/high-availability.md); a dies.
+    b = await world.start('central-b', { port: b.port });
+    await split(a, b);
+    await a.kill();
+    const killedAt = Date.now();
+    const rows = await until('the node’s results recorded through b', async () => {
+      const r = await edgeRows(b);
+      return r.filter((x) => Date.parse(x.createdAt) > killedAt && x.details.central === b.name).length >= 2 ? r : undefined;
+    }, 300).catch((err: Error) => {
+      throw new Error(`${err.message}; the node said: ${nodeLog.slice(-2_000)}`);
+    });
+    // Recorded by b as the node's (its region), b the central that took them in: the node is on b.
+    const times = rows.map((r) => r.createdAt);
+    assert.equal(new Set(times).size, times.length, 'no result recorded twice');
+    prober.proc.kill('SIGTERM');
+  });
+
+  test('a central cut off from the database stops probing before another takes over, and answers 503', async () => {
+    await revive();
+    const c = await world.start('central-c', { linked: true });
+    await split(a, b, c);
+    const since = Date.now();
+    await until('c to probe its share', () => (paths.every((p) => hitsSince(target, p, since) >= 1) ? true : undefined), 200);
+    c.link!.cut();
+    const cutAt = Date.now();
+    await until('c to answer 503 on /readyz', async () => ((await c.readyz()) === 503 ? true : undefined), 200);
+    const api = await c.request('GET', '/v1/public/checks');
+    assert.equal(api.status, 503, 'its API answers 503 at once instead of hanging');
+    assert.equal(api.body.error.code, 503);
+    const takenAt = await until('a and b to hold every slot', async () => {
+      const [ca, cb] = [await a.cluster(), await b.cluster()];
+      return ca.slots + cb.slots === SLOTS ? Date.now() : undefined;
+    }, 200);
+    assert.ok(takenAt - cutAt <= world.leaseMs + 5_000, `taken over ${takenAt - cutAt} ms after the cut`);
+    const after = Date.now();
+    await until('every check probed twice since', () => (paths.every((p) => hitsSince(target, p, after) >= 2) ? true : undefined), 200);
+    assert.deepEqual(doubleProbes(target, paths, since), [], 'c had stopped before the others took its checks');
+    // Healed, it joins again under a new epoch and takes a share, still without double probes.
+    c.link!.heal();
+    await until('c ready again', async () => ((await c.readyz()) === 200 ? true : undefined), 200);
+    await split(a, b, c);
+    const healed = Date.now();
+    await until('every check probed twice after the heal', () => (paths.every((p) => hitsSince(target, p, healed) >= 2) ? true : undefined), 200);
+    assert.deepEqual(doubleProbes(target, paths, since), []);
+  });
+
+  test('a paused central (SIGSTOP) has its checks taken over, and on waking probes none of them', async () => {
+    const [c] = world.centrals.filter((x) => x.name === 'central-c' && x.alive());
+    const since = Date.now();
+    c!.pause();
+    const pausedAt = Date.now();
+    const takenAt = await until('a and b to hold every slot', async () => {
+      const [ca, cb] = [await a.cluster(), await b.cluster()];
+      return ca.slots + cb.slots === SLOTS ? Date.now() : undefined;
+    }, 200);
+    assert.ok(takenAt - pausedAt <= world.leaseMs + 5_000, `taken over ${takenAt - pausedAt} ms after the pause`);
+    c!.resume();
+    await until('c ready again', async () => ((await c!.readyz()) === 200 ? true : undefined), 200);
+    await split(a, b, c!);
+    const woke = Date.now();
+    await until('every check probed twice after', () => (paths.every((p) => hitsSince(target, p, woke) >= 2) ? true : undefined), 200);
+    assert.deepEqual(doubleProbes(target, paths, since), []);
+  });
+});
