@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { whenAnswered, type Answer, type CheckQuery, type ListStatus, type Store } from '../store/store.js';
+import { type Answer, type CheckQuery, type ListStatus, type Store } from '../store/store.js';
 import { AuditLog, type AuditSource } from './audit-log.js';
 import { SYSTEM_ACTOR } from '../domain/people.js';
 import { applyInput, DEFAULT_SETTINGS, validateSettings } from './check-settings.js';
@@ -260,8 +260,11 @@ export class ChecksService {
   /** Moves whenever any check changes (for caches of rendered lists). */
   /** Synchronous over a store that answers at once (GET /checks is a hot path). */
   version(): Answer<number> {
-    return whenAnswered(this.catchUp(), () => this.store.checks.version());
+    const caught = this.catchUp();
+    return caught instanceof Promise ? caught.then(this.storedVersion) : this.store.checks.version();
   }
+
+  private readonly storedVersion = (): number => this.store.checks.version();
 
   /** A new ping URL; the old token is invalid from the next request on (decisions §4). */
   async regenerateToken(principal: Principal, id: string): Promise<{ check: Check; token: string }> {

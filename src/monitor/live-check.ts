@@ -44,6 +44,16 @@ export function probePolicy(check: Pick<Check, 'downConfirmationAttempts' | 'imm
 const INITIAL_REGIONS = Object.freeze(initialState().regions);
 const STATUSES: Record<MonitorStatus, MonitorStatus> = { pending: 'pending', up: 'up', down: 'down' };
 
+/** What an observation's write moves in a live entry. */
+export interface LiveSnapshot {
+  state: MonitorState;
+  probesTotal: number;
+  probesUp: number;
+  ssl: SslInfo | null;
+  lastSyncedAt: number;
+  countersWrittenAt: number;
+}
+
 /**
  * What monitoring knows of one check, in memory, between observations: the state machine's
  * state, the counters and when the check row was last written. The engine, the heartbeat
@@ -55,16 +65,6 @@ const STATUSES: Record<MonitorStatus, MonitorStatus> = { pending: 'pending', up:
  * that sets every field in its constructor, so a subclass's fields (the engine's) stay inside
  * the object too: fields added to a plain object afterwards went to a second array.
  */
-/** What an observation's write moves in a live entry. */
-export interface LiveSnapshot {
-  state: MonitorState;
-  probesTotal: number;
-  probesUp: number;
-  ssl: SslInfo | null;
-  lastSyncedAt: number;
-  countersWrittenAt: number;
-}
-
 export class LiveCheck {
   readonly id: string;
   readonly seq: number;
@@ -92,11 +92,11 @@ export class LiveCheck {
   verifyLog: boolean;
   lastProbe: LastProbe | null;
   /**
-   * The recorder's latest observation write of this check whose commit is not known yet, and
-   * what it moved here from (put back if that write does not commit). Kept on the entry, not
-   * per write: only the latest write's starting point is ever put back.
+   * How many observation writes of this check the recorder has followed (the latest one's
+   * number), and what the latest moved here from (put back if that write does not commit).
+   * Kept on the entry, not per write: only the latest write's starting point is ever put back.
    */
-  unsettledWrite: object | null;
+  latestWrite: number;
   beforeUnsettled: LiveSnapshot | null;
 
   constructor(check: Check, policy: Omit<MonitorPolicy, 'maintenance'>, accountId: string, previous: LiveCheck | undefined, now: number) {
@@ -117,7 +117,7 @@ export class LiveCheck {
     this.countersWrittenAt = previous?.countersWrittenAt ?? now;
     this.verifyLog = previous === undefined;
     this.lastProbe = previous?.lastProbe ?? null;
-    this.unsettledWrite = null;
+    this.latestWrite = 0;
     this.beforeUnsettled = null;
   }
 }
