@@ -92,11 +92,11 @@ export class LiveCheck {
   verifyLog: boolean;
   lastProbe: LastProbe | null;
   /**
-   * The recorder's latest observation write of this check whose commit is not known yet, and
-   * what it moved here from (put back if that write does not commit). Kept on the entry, not
-   * per write: only the latest write's starting point is ever put back.
+   * How many observation writes of this check the recorder has followed (the latest one's
+   * number), and what the latest moved here from (put back if that write does not commit).
+   * Kept on the entry, not per write: only the latest write's starting point is ever put back.
    */
-  unsettledWrite: object | null;
+  latestWrite: number;
   beforeUnsettled: LiveSnapshot | null;
 
   constructor(check: Check, policy: Omit<MonitorPolicy, 'maintenance'>, accountId: string, previous: LiveCheck | undefined, now: number) {
@@ -117,7 +117,7 @@ export class LiveCheck {
     this.countersWrittenAt = previous?.countersWrittenAt ?? now;
     this.verifyLog = previous === undefined;
     this.lastProbe = previous?.lastProbe ?? null;
-    this.unsettledWrite = null;
+    this.latestWrite = 0;
     this.beforeUnsettled = null;
   }
 }

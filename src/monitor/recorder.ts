@@ -91,6 +91,11 @@ interface Outcome {
 
 const NOTHING: Outcome = Object.freeze({ write: null, events: Object.freeze([]) as unknown as AlertEvent[], recheck: 'none' });
 
+/** The live entry an observation write moved, and the write's number on it, kept on the write for its batch's fate. */
+const MOVED = Symbol('moved');
+const NTH = Symbol('nth');
+type Followed = ObservationWrite & { [MOVED]?: LiveCheck; [NTH]?: number };
+
 /**
  * The one place that turns an observation of a check into its consequences (DESIGN: one
  * recorder): the pure state machine decides the new state, one typed write carries the result,
@@ -101,8 +106,8 @@ const NOTHING: Outcome = Object.freeze({ write: null, events: Object.freeze([]) 
 export class Recorder {
   private readonly eventSinks: EventSink[] = [];
   private readonly changeSinks: ChangeSink[] = [];
-  /** Writes not yet committed and the live entry each moved (null: not followed). */
-  private readonly unsettled: Map<ObservationWrite, LiveCheck> | null;
+  /** Whether writes are followed until their batch's fate is known (the writer reports it). */
+  private readonly follows: boolean;
   /** The live entry as it was before the observation being recorded now (reused). */
   private readonly before: LiveSnapshot = emptySnapshot();
 
@@ -113,7 +118,7 @@ export class Recorder {
       central?: string;
     },
   ) {
-    this.unsettled = deps.writer.afterEachCommit ? new Map() : null;
+    this.follows = deps.writer.afterEachCommit !== undefined;
     deps.writer.afterEachCommit?.((batch, failed) => this.settled(batch, failed));
   }
 
@@ -141,7 +146,7 @@ export class Recorder {
   /** Records the observation (its write is submitted, its events raised); says whether to probe again now. */
   record(live: LiveCheck, obs: Observation, now: number): Recheck {
     const degraded = live.state.degraded;
-    if (this.unsettled) copySnapshot(this.before, live);
+    if (this.follows) copySnapshot(this.before, live);
     const out = this.outcome(live, obs, now);
     if (out.write) {
       this.follow(live, out.write);
@@ -155,7 +160,7 @@ export class Recorder {
   /** The same, resolving once the write is durable; events follow the commit (a ping's acknowledgement). */
   recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
     const degraded = live.state.degraded;
-    if (this.unsettled) copySnapshot(this.before, live);
+    if (this.follows) copySnapshot(this.before, live);
     const out = this.outcome(live, obs, now);
     if (out.write) this.follow(live, out.write);
     const followed = (): void => {
@@ -168,9 +173,10 @@ export class Recorder {
   }
 
   private follow(live: LiveCheck, write: ObservationWrite): void {
-    if (this.unsettled === null) return;
-    this.unsettled.set(write, live);
-    live.unsettledWrite = write;
+    if (!this.follows) return;
+    // On the write itself, not in a map: only a batch that fails reads it back.
+    (write as Followed)[MOVED] = live;
+    (write as Followed)[NTH] = ++live.latestWrite;
     live.beforeUnsettled = copySnapshot(live.beforeUnsettled ?? emptySnapshot(), this.before);
   }
 
@@ -182,17 +188,13 @@ export class Recorder {
    * check goes on from there). Either way the state-change log is verified on the next write.
    */
   private settled(batch: readonly WriteRecord[], failed: ReadonlyMap<WriteRecord, unknown> | 'all'): void {
-    const unsettled = this.unsettled!;
-    if (unsettled.size === 0) return;
-    for (const record of batch) {
+    // A committed write needs nothing: the entry already holds what it wrote.
+    if (failed !== 'all' && failed.size === 0) return;
+    for (const record of failed === 'all' ? batch : failed.keys()) {
       if (record.kind !== 'observation') continue;
-      const live = unsettled.get(record);
+      const live = (record as Followed)[MOVED];
       if (live === undefined) continue;
-      unsettled.delete(record);
-      const latest = live.unsettledWrite === record;
-      if (latest) live.unsettledWrite = null;
-      if (failed !== 'all' && !failed.has(record)) continue;
-      if (latest) copySnapshot(live, live.beforeUnsettled!);
+      if (live.latestWrite === (record as Followed)[NTH]) copySnapshot(live, live.beforeUnsettled!);
       live.verifyLog = true;
     }
   }
