@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { seedChecks } from './lib/seed.js';
 import { cpuSeconds, fmt, freePort, headline, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
-import { nextDue } from '../src/engine/timing-wheel.js';
+import { DueTally, type DueCount } from './lib/due-tally.js';
 import { SLOTS } from '../src/domain/leases.js';
 import { SCOPES, type Scope } from '../src/domain/records.js';
 import { openDatabase } from '../src/store/db.js';
@@ -35,6 +35,8 @@ const FAST_MS = 3_000;
 const TARGET = fileURLToPath(new URL('./fixtures/http-target.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (n: number, of: number) => `${fmt((n / Math.max(1, of)) * 100, 2)}%`;
+/** Progress on stderr (the report is stdout). */
+const note = (what: string) => process.stderr.write(`centrals: ${new Date().toISOString().slice(11, 19)} ${what}\n`);
 const database = (w: Centrals) => new URL(w.databaseUrl).pathname.slice(1);
 
 /** Seeds the checks (SQLite, through the services), copies them into the world's empty database; the key and ids. */
@@ -56,18 +58,14 @@ async function seed(w: Centrals, count: number, url: (i: number) => string, scop
   }
 }
 
-const split = async (cs: Central[]) =>
+/** By the database's record (a central's /metrics lists every check: slow to scrape at 20,000). */
+const split = async (w: Centrals, cs: Central[]) =>
   until('a fair split', async () => {
-    for (const c of cs) if ((await c.cluster()).slots !== SLOTS / cs.length) return undefined;
-    return true;
+    const held = await w.slots();
+    return cs.every((c) => held.get(c.name) === SLOTS / cs.length) ? true : undefined;
   }, 600, 200);
 
-interface Throughput {
-  due: number;
-  ran: number;
-  onTime: number;
-  failed: number;
-  lagP99: number;
+interface Throughput extends DueCount {
   cpuPct: number[];
   byCentral: Record<string, number>;
 }
@@ -79,9 +77,11 @@ async function throughput(): Promise<Throughput> {
   try {
     const { key, ids } = await seed(w, CHECKS, (i) => `http://127.0.0.1:${targetPort}/c/${i}`);
     w.adminKey = key;
+    note(`${fmt(CHECKS)} checks seeded`);
     const a = await w.start('central-a');
     const b = await w.start('central-b');
-    await split([a, b]);
+    await split(w, [a, b]);
+    note('two centrals share the slots; warming up');
     await sleep(INTERVAL_MS); // a whole interval of warm-up after the split
     const pids = [a, b].map((c) => c.serving.child.pid!);
     const cpu0 = pids.map(cpuSeconds);
@@ -90,34 +90,21 @@ async function throughput(): Promise<Throughput> {
     const t1 = Date.now();
     const cpu = pids.map((p, i) => cpuSeconds(p) - cpu0[i]!);
     await sleep(INTERVAL_MS); // late probes of due times inside the window still run
+    note('window measured');
     const db = database(w);
     const idOfSeq = new Map((await w.pg.sql<{ seq: string; id: string }>(db, 'SELECT seq, id FROM checks')).map((r) => [Number(r.seq), r.id]));
     const rows = await w.pg.sql<{ check_seq: string; at: string; status: string; meta: string | null }>(
       db, "SELECT check_seq, at, status, meta FROM history WHERE kind = 'probe' AND at >= $1", [t0],
     );
-    let due = 0;
-    for (const id of ids) for (let t = nextDue(id, INTERVAL_MS, t0); t < t1; t += INTERVAL_MS) due++;
-    const served = new Set<string>();
-    const lags: number[] = [];
+    const tally = new DueTally(ids, INTERVAL_MS, t0, t1, ON_TIME_MS);
     const byCentral: Record<string, number> = {};
-    let onTime = 0, failed = 0, ran = 0;
     for (const row of rows) {
-      const id = idOfSeq.get(Number(row.check_seq))!;
-      const at = Number(row.at);
-      const d = nextDue(id, INTERVAL_MS, at - INTERVAL_MS + 1);
-      if (d < t0 || d >= t1 || served.has(`${id}@${d}`)) continue;
-      served.add(`${id}@${d}`);
-      ran++;
-      lags.push(at - d);
-      if (at - d <= ON_TIME_MS) onTime++;
-      if (row.status !== 'up') failed++;
+      if (!tally.add(idOfSeq.get(Number(row.check_seq))!, Number(row.at), row.status)) continue;
       const central = row.meta ? ((JSON.parse(row.meta) as { central?: string }).central ?? '?') : '?';
       byCentral[central] = (byCentral[central] ?? 0) + 1;
     }
-    lags.sort((x, y) => x - y);
     return {
-      due, ran, onTime, failed,
-      lagP99: lags[Math.max(0, Math.ceil(lags.length * 0.99) - 1)] ?? 0,
+      ...tally.count(),
       cpuPct: cpu.map((c) => (c / ((t1 - t0) / 1000)) * 100),
       byCentral,
     };
@@ -140,6 +127,8 @@ interface Failover {
   deliveredOnce: number;
   lost: number;
   doubled: number;
+  /** Requests that repeated a delivery already answered (same X-Vigil-Delivery). */
+  resent: number;
 }
 
 /** The local target of the failover run: every path answers 200, or 500 while broken; requests logged per path. */
@@ -164,14 +153,14 @@ async function flapTarget(): Promise<{ url(path: string): string; broken: Set<st
 
 async function failover(): Promise<Failover> {
   const target = await flapTarget();
-  // Deliveries the receiver answered, by check and transition time.
-  const deliveries: Array<{ check: string; event: string; at: number }> = [];
+  // Deliveries the receiver answered: check, event, X-Vigil-Delivery.
+  const deliveries: Array<{ check: string; event: string; id: string }> = [];
   const receiver: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      const json = JSON.parse(body) as { event: string; at: number; check: { id: string } };
-      deliveries.push({ check: json.check.id, event: json.event, at: json.at });
+      const json = JSON.parse(body) as { event: string; check: { id: string } };
+      deliveries.push({ check: json.check.id, event: json.event, id: String(req.headers['x-vigil-delivery']) });
       res.writeHead(200).end();
     });
   });
@@ -179,7 +168,7 @@ async function failover(): Promise<Failover> {
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   const w = await startCentrals({
     leaseMs: LEASE_MS, pg: { durable: true },
-    config: { logLevel: 'warn', alerts: { allowHttpWebhooks: true, retryBaseMs: 1_000 } },
+    config: { logLevel: 'warn', alerts: { allowHttpWebhooks: true, retryBaseMs: 1_000 }, plans: { pro: { maxChecks: 1e7 } } },
   });
   try {
     const { key } = await seed(w, 1_000, (i) => target.url(`/steady/${i}`), [...SCOPES]);
@@ -195,7 +184,7 @@ async function failover(): Promise<Failover> {
       if (made.status !== 201) throw new Error(`check: ${made.text}`);
       flappers.push({ id: made.body.data.id as string, path });
     }
-    await split(centrals);
+    await split(w, centrals);
     const statusOf = async (id: string) => (await centrals.find((c) => c.alive())!.request('GET', `/v1/public/checks/${id}`)).body?.data?.status as string | undefined;
     await until('every fast check up', async () => {
       for (const f of flappers) if ((await statusOf(f.id)) !== 'up') return undefined;
@@ -214,11 +203,12 @@ async function failover(): Promise<Failover> {
       }
       flips += FLAPPERS;
       await sleep(FAST_MS / 2);
+      note(`failover cycle ${i + 1}`);
       const dying = centrals[i % 2]!;
       const survivor = centrals[(i + 1) % 2]!;
       await dying.kill();
       const killedAt = Date.now();
-      const heldAt = await until('the survivor to hold every slot', async () => ((await survivor.cluster()).slots === SLOTS ? Date.now() : undefined), 600, 100);
+      const heldAt = await until('the survivor to hold every slot', async () => ((await w.slots()).get(survivor.name) === SLOTS ? Date.now() : undefined), 600, 100);
       await until('every fast check probed after the takeover', () => (flappers.every((f) => (target.hits.get(f.path) ?? []).some((t) => t > heldAt)) ? true : undefined), 300, 100);
       let gap = 0;
       for (const f of flappers) {
@@ -228,8 +218,9 @@ async function failover(): Promise<Failover> {
         gap = Math.max(gap, after - before);
       }
       cycles.push({ takeoverMs: heldAt - killedAt, probeGapMs: gap });
+      note(`taken over in ${heldAt - killedAt} ms, longest probe gap ${gap} ms`);
       centrals[i % 2] = await w.start(dying.name, { port: dying.port });
-      await split(centrals);
+      await split(w, centrals);
       await until('every fast check in its new state', async () => {
         for (const f of flappers) if ((await statusOf(f.id)) !== (down ? 'down' : 'up')) return undefined;
         return true;
@@ -263,7 +254,9 @@ async function failover(): Promise<Failover> {
     await sleep(2_000); // anything sent twice arrives by now
     const transitions = await changes();
     const expected = counts(transitions);
-    const got = counts(deliveries);
+    // A delivery sent again (its central died before recording the answer) carries the same id.
+    const distinct = [...new Map(deliveries.map((d) => [d.id, d])).values()];
+    const got = counts(distinct);
     let lost = 0, doubled = 0, once = 0;
     for (const [k, n] of expected) {
       const d = got.get(k) ?? 0;
@@ -272,7 +265,7 @@ async function failover(): Promise<Failover> {
       once += Math.min(n, d);
     }
     for (const [k, d] of got) if (!expected.has(k)) doubled += d;
-    return { cycles, flips, transitions: transitions.length, deliveredOnce: once, lost, doubled };
+    return { cycles, flips, transitions: transitions.length, deliveredOnce: once, lost, doubled, resent: deliveries.length - distinct.length };
   } finally {
     await w.close();
     await target.close();
@@ -281,7 +274,9 @@ async function failover(): Promise<Failover> {
 }
 
 export async function runCentralsBench(): Promise<{ throughput: Throughput; failover: Failover }> {
-  return { throughput: await throughput(), failover: await failover() };
+  const t = await throughput();
+  note(`throughput: ${JSON.stringify(t)}`);
+  return { throughput: t, failover: await failover() };
 }
 
 const median = (xs: number[]) => {
@@ -303,7 +298,7 @@ export function centralsMarkdown({ throughput: t, failover: f }: { throughput: T
       ['… CPU of each central (percent of one core)', t.cpuPct.map((c) => `${fmt(c)}%`).join(', '), '-'],
       [`failover after kill -9, ${f.cycles.length} cycles, leaseMs ${fmt(LEASE_MS)}: kill to the survivor holding every slot`, `median ${fmt(median(takeovers) / 1000, 1)} s, worst ${fmt(Math.max(...takeovers) / 1000, 1)} s`, `≤ ${fmt(bound / 1000)} s`],
       [`… longest gap between two probes of a 3 s check across the kill`, `median ${fmt(median(gaps) / 1000, 1)} s, worst ${fmt(Math.max(...gaps) / 1000, 1)} s`, '-'],
-      [`… alerts: transitions recorded (${fmt(f.flips)} state flips made)`, `${fmt(f.transitions)}: ${fmt(f.deliveredOnce)} delivered once, ${fmt(f.lost)} lost, ${fmt(f.doubled)} doubled`, '0 lost, 0 doubled'],
+      [`… alerts: transitions recorded (${fmt(f.flips)} state flips made)`, `${fmt(f.transitions)}: ${fmt(f.deliveredOnce)} delivered once, ${fmt(f.lost)} lost, ${fmt(f.doubled)} doubled (${fmt(f.resent)} sent again under the same X-Vigil-Delivery)`, '0 lost, 0 doubled'],
     ]),
     headline({
       measure: `Failover after kill -9 (two centrals, leaseMs ${fmt(LEASE_MS)}), worst of ${f.cycles.length}`,

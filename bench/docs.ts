@@ -14,6 +14,8 @@ const ROOT = join(here, '..', '..');
 export const REPORT = join(ROOT, 'bench-results.md');
 export const DOC = join(ROOT, 'docs', 'performance.md');
 export const README = join(ROOT, 'README.md');
+/** Other pages with bench blocks of their own (their headlines stay out of the README's summary). */
+export const PAGES = [join(ROOT, 'docs', 'high-availability.md')];
 
 /** The report's sections by bench name, as run.ts writes them. */
 export function sections(report: string): Map<string, string> {
@@ -51,11 +53,17 @@ export function summary(doc: string): string {
   ].join('\n');
 }
 
-export function generateDocs(reportPath = REPORT, docPath = DOC, readmePath = README): string[] {
+export function generateDocs(reportPath = REPORT, docPath = DOC, readmePath = README, pages = PAGES): string[] {
   const report = readFileSync(reportPath, 'utf8');
   const stamp = /^# Vigil benchmarks \((.*)\)$/m.exec(report)?.[1] ?? 'unknown run';
   const { doc, filled } = fill(readFileSync(docPath, 'utf8'), sections(report), `Generated from the bench report of ${stamp}.`);
   writeFileSync(docPath, doc);
+  for (const page of pages) {
+    const other = fill(readFileSync(page, 'utf8'), sections(report), `Generated from the bench report of ${stamp}.`);
+    if (other.filled.length === 0) continue;
+    writeFileSync(page, other.doc);
+    filled.push(...other.filled);
+  }
   const readme = fill(readFileSync(readmePath, 'utf8'), new Map([['summary', summary(doc)]]), 'Generated from the bench blocks of docs/performance.md.');
   writeFileSync(readmePath, readme.doc);
   return filled;

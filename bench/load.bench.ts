@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { nextDue } from '../src/engine/timing-wheel.js';
+import { DueTally } from './lib/due-tally.js';
 import { THIS_BUILD, type SeedingBuild } from './lib/seed.js';
 import { CLI, cpuSeconds, fmt, freePort, headline, runIfMain, spawnUntil, stop, table, tempDir } from './lib/harness.js';
 
@@ -86,31 +86,17 @@ export async function measureServe(dataDir: string, ids: string[], serve: ServeC
   await new Promise((r) => setTimeout(r, window.tailSeconds * 1000));
   await stop(vigil);
 
-  let due = 0;
-  for (const id of ids) for (let t = nextDue(id, INTERVAL_MS, t0); t < t1; t += INTERVAL_MS) due++;
   const db = new Database(join(dataDir, 'vigil.db'), { readonly: true });
   const idOfSeq = new Map(db.prepare('SELECT seq, id FROM checks').raw().all() as Array<[number, string]>);
-  const served = new Set<string>();
-  let onTime = 0, failed = 0, inWindow = 0;
-  const lags: number[] = [];
-  // A row's start time says which due time it served (the last one at or before it).
+  const tally = new DueTally(ids, INTERVAL_MS, t0, t1, ON_TIME_MS);
   for (const [seq, at, status] of db.prepare("SELECT check_seq, at, status FROM history WHERE kind = 'probe' AND at >= ?").raw().iterate(t0) as IterableIterator<[number, number, string]>) {
-    const id = idOfSeq.get(seq)!;
-    const d = nextDue(id, INTERVAL_MS, at - INTERVAL_MS + 1);
-    if (d < t0 || d >= t1 || served.has(`${id}@${d}`)) continue;
-    served.add(`${id}@${d}`);
-    inWindow++;
-    lags.push(at - d);
-    if (at - d <= ON_TIME_MS) onTime++;
-    if (status !== 'up') failed++;
+    tally.add(idOfSeq.get(seq)!, at, status);
   }
   // Probes in the window (by start time) for the CPU share, whatever due time they served.
   const probes = db.prepare("SELECT count(*) FROM history WHERE kind = 'probe' AND at >= ? AND at < ?").pluck().get(t0, t1) as number;
   db.close();
-  lags.sort((a, b) => a - b);
   return {
-    checks: ids.length, due, ran: inWindow, onTime, failed,
-    lagP99: lags[Math.max(0, Math.ceil(lags.length * 0.99) - 1)] ?? 0,
+    checks: ids.length, ...tally.count(),
     cpuMsPerProbe: (cpu * 1000) / Math.max(1, probes),
     cpuPct: (cpu / ((t1 - t0) / 1000)) * 100,
     rss,

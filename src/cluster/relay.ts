@@ -23,10 +23,14 @@ interface CheckMessage {
   deleted?: { accountId: string; folder: string | null };
 }
 
+/** The status changes of one turn, in order (a ping per check per turn, on a busy central). */
 interface StatusMessage {
   from: string;
-  change: StatusChange;
+  changes: StatusChange[];
 }
+
+/** A status message's size at most: well under PostgreSQL's NOTIFY limit (store/postgres/notify-bus.ts). */
+const STATUS_MESSAGE_BYTES = 6_000;
 
 /**
  * What one central does that the others must learn of within a second (several centrals):
@@ -54,17 +58,55 @@ export function relayChanges(deps: RelayDeps): void {
       }
     })().catch((err: unknown) => log.error({ err, checkId: message.id }, 'a change made on another central was not applied here'));
   });
+  // The feed publishes a turn's changes together: they go out as one message (a NOTIFY each
+  // was a query per ping), sent once the turn's microtasks have run.
+  let outgoing: StatusChange[] = [];
+  const send = () => {
+    for (const payload of statusMessages(name, outgoing)) bus.publish('status', payload);
+    outgoing = [];
+  };
   feed.subscribe((change) => {
     // Edits reach the other centrals as check messages, which publish their own.
-    if (change.type === 'saved' || change.type === 'deleted') return;
-    if (!relayed.has(change)) bus.publish('status', JSON.stringify({ from: name, change } satisfies StatusMessage));
+    if (change.type === 'saved' || change.type === 'deleted' || relayed.has(change)) return;
+    if (outgoing.push(change) === 1) queueMicrotask(send);
   });
+  // Its own messages come back too: known by their opening, they are not parsed.
+  const own = statusMessageOpening(name);
   bus.subscribe('status', (payload) => {
+    if (payload.startsWith(own)) return;
     const message = JSON.parse(payload) as StatusMessage;
     if (message.from === name) return;
-    relayed.add(message.change);
-    feed.publish(message.change);
+    for (const change of message.changes) {
+      relayed.add(change);
+      feed.publish(change);
+    }
   });
+}
+
+function statusMessageOpening(name: string): string {
+  return `{"from":${JSON.stringify(name)},"changes":[`;
+}
+
+/** `changes` as status messages of at most STATUS_MESSAGE_BYTES each (JSON of StatusMessage). */
+export function statusMessages(name: string, changes: readonly StatusChange[]): string[] {
+  const opening = statusMessageOpening(name);
+  const messages: string[] = [];
+  let parts: string[] = [];
+  const empty = Buffer.byteLength(opening) + 2;
+  let bytes = empty;
+  for (const change of changes) {
+    const part = JSON.stringify(change);
+    const size = Buffer.byteLength(part) + 1;
+    if (parts.length > 0 && bytes + size > STATUS_MESSAGE_BYTES) {
+      messages.push(`${opening}${parts.join(',')}]}`);
+      parts = [];
+      bytes = empty;
+    }
+    parts.push(part);
+    bytes += size;
+  }
+  if (parts.length > 0) messages.push(`${opening}${parts.join(',')}]}`);
+  return messages;
 }
 
 /**

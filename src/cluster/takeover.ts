@@ -5,7 +5,7 @@ import type { CheckRepo } from '../store/store.js';
 
 export interface TakeoverDeps {
   live: LiveChecks;
-  checks: Pick<CheckRepo, 'byId'>;
+  checks: Pick<CheckRepo, 'byId' | 'forEachEnabled'>;
   /** The checks service's observers hear of the check as stored (engine, domains, feeds). */
   announce: (check: Check) => void;
   /** Heartbeats re-arm their deadline from the last ping stored. */
@@ -19,12 +19,21 @@ export interface TakeoverDeps {
  * from the store (state, counters, the heartbeat's last ping).
  */
 export async function takeOver(deps: TakeoverDeps, owns: (checkId: string) => boolean): Promise<number> {
-  const ids = [...deps.live.ids()].filter(owns);
+  const ids = new Set([...deps.live.ids()].filter(owns));
   for (const id of ids) deps.live.delete(id);
-  let adopted = 0;
+  // One read of the enabled checks rather than one per check: a central gaining thousands of
+  // checks probes them again within a second, not as fast as it can read them one by one.
+  const found: Check[] = [];
+  await deps.checks.forEachEnabled((check) => {
+    if (ids.delete(check.id)) found.push(check);
+  });
+  // The rest: paused heartbeats (their pings are still recorded), or checks deleted meanwhile.
   for (const id of ids) {
     const check = await deps.checks.byId(id);
-    if (!check) continue;
+    if (check) found.push(check);
+  }
+  let adopted = 0;
+  for (const check of found) {
     deps.announce(check);
     await deps.heartbeats.adopt(check);
     adopted++;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { slotOf } from '../../src/domain/leases.js';
 import { startPostgres, type PgCluster, type PgClusterOptions } from './postgres.js';
-import { freePort, LISTENING, spawnServing, type Serving } from './serve-process.js';
+import { freePort, spawnServing, type Serving } from './serve-process.js';
 import { send, type RequestOptions, type TestResponse } from './server.js';
 import { startTcpLink, type TcpLink } from './tcp-link.js';
 
@@ -62,6 +62,8 @@ export interface Centrals {
   centrals: Central[];
   /** Starts a central and waits until it is ready (listening, and /readyz 200). */
   start(name: string, options?: CentralOptions): Promise<Central>;
+  /** Slots whose lease runs, per central, by the database's record. */
+  slots(): Promise<Map<string, number>>;
   /** The central whose lease covers the check's slot now, by the database's record (null: none). */
   ownerOf(checkId: string): Promise<string | null>;
   /** `vigil <args>` on the same database, as an operator runs it beside the centrals. */
@@ -171,7 +173,8 @@ export async function startCentrals(options: CentralsOptions = {}): Promise<Cent
       };
       world.centrals.push(central);
       try {
-        await serving.waitFor(LISTENING);
+        // Any log level: the line is JSON at info, plain text below it.
+        await until(`${name} to listen`, () => (/Vigil listening on http/.test(serving.stdout()) ? true : undefined), 1_200);
         world.adminKey ||= /Admin API key \(shown once, store it now\): (\S+)/.exec(serving.stdout())?.[1] ?? '';
         await until(`${name} to be ready`, async () => ((await central.readyz()) === 200 ? true : undefined));
       } catch (err) {
@@ -179,6 +182,10 @@ export async function startCentrals(options: CentralsOptions = {}): Promise<Cent
         throw new Error(`${(err as Error).message}\nstdout: ${serving.stdout().slice(-4_000)}\nstderr: ${serving.stderr().slice(-4_000)}`);
       }
       return central;
+    },
+    async slots() {
+      const rows = await pg.sql<{ owner: string; n: string }>(new URL(databaseUrl).pathname.slice(1), 'SELECT owner, count(*) AS n FROM cluster_slots WHERE owner IS NOT NULL AND lease_until > $1 GROUP BY owner', [Date.now()]);
+      return new Map(rows.map((r) => [r.owner, Number(r.n)]));
     },
     async ownerOf(checkId) {
       const [row] = await pg.sql<{ owner: string | null }>(new URL(databaseUrl).pathname.slice(1), 'SELECT owner FROM cluster_slots WHERE slot = $1 AND lease_until > $2', [slotOf(checkId), Date.now()]);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { Account, Check } from '../../src/domain/records.js';
 import { openPgStore, type PgStore } from '../../src/store/postgres/index.js';
+import { PgDb } from '../../src/store/postgres/db.js';
 import { ensurePartitions } from '../../src/store/postgres/partitions.js';
 import { PG_MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { WriteRecord } from '../../src/store/writes.js';
@@ -175,5 +176,40 @@ test('a commit that fails rolls the unit back whole: a transaction rejects, and 
     assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'the next one commits');
   } finally {
     await store.close();
+  }
+});
+
+test('units that overlap: one ending leaves the other bound to its client, for its reads and its nested units', async () => {
+  // The async context is disabled once no unit is open (db.ts): it must stay on while any is.
+  const db = new PgDb(await cluster.createDatabase(), { max: 3 });
+  try {
+    await db.run('CREATE TABLE t (v INTEGER)');
+    let endA!: () => void;
+    const aMayEnd = new Promise<void>((resolve) => (endA = resolve));
+    let aEnded!: () => void;
+    const afterA = new Promise<void>((resolve) => (aEnded = resolve));
+    const a = db.transaction(async () => {
+      await db.run('INSERT INTO t VALUES ($1)', [1]);
+      await aMayEnd;
+    }).then(aEnded);
+    const b = db.transaction(async () => {
+      await db.run('INSERT INTO t VALUES ($1)', [2]);
+      endA();
+      await afterA;
+      assert.equal(db.inUnit(), true, 'still in its unit once the other has ended');
+      assert.deepEqual((await db.query('SELECT v FROM t ORDER BY v')).map((r) => r.v), [1, 2], 'reads on its own client see its write');
+      await assert.rejects(db.transaction(async () => {
+        await db.run('INSERT INTO t VALUES ($1)', [3]);
+        throw new Error('nested rolls back');
+      }), /nested rolls back/);
+      await db.transaction(() => db.run('INSERT INTO t VALUES ($1)', [4]));
+    });
+    await Promise.all([a, b]);
+    assert.equal(db.inUnit(), false);
+    assert.deepEqual((await db.query('SELECT v FROM t ORDER BY v')).map((r) => r.v), [1, 2, 4], 'only the nested unit that threw was undone');
+    const again = await db.transaction(async () => db.inUnit());
+    assert.equal(again, true, 'a unit opened after all had ended is bound again');
+  } finally {
+    await db.close();
   }
 });

@@ -4,7 +4,7 @@ import type { NodeCursor } from '../node-repo.js';
 import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
 import { BrokenUnit, CommitFailed, type PgDb } from './db.js';
 import { maintenanceEndEvent } from '../sqlite/apply-writes.js';
-import { columnsOf, eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
+import { eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
 import { runtimeParams, type PgCheckRepo } from './checks.js';
 import type { PgAlertStore } from './alerts.js';
 import { insertRows, lateOf, minuteBuckets, ROLLUP_COLUMNS, rowValues, type PgRollupStore } from './rollups.js';
@@ -14,6 +14,7 @@ import type { NodeRepo } from '../node-repo.js';
 import type { PingInboxRepo } from '../ping-inbox.js';
 import { StaleOwner, type Fence } from '../cluster-repo.js';
 import { fenceHolds } from './cluster.js';
+import { arrayColumns } from './array-literals.js';
 
 export interface PgRepos {
   checks: PgCheckRepo;
@@ -147,12 +148,12 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
   const buckets = minuteBuckets(samples);
   const late = lateOf(buckets, now);
   const statement = new OneStatement();
-  if (history.length > 0) statement.add('h', INSERT_HISTORY, columnsOf(history, HISTORY_COLUMNS.length));
-  if (runtimes.size > 0) statement.add('r', RUNTIME_UPDATE, columnsOf([...runtimes].map(([id, runtime]) => runtimeParams(id, runtime)), 16));
-  if (states.length > 0) statement.add('s', STATE_INSERT, columnsOf(states, 3));
-  if (inboxDone.length > 0) statement.add('i', INBOX_DELETE, [inboxDone]);
-  if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, columnsOf([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
-  if (buckets.length > 0) statement.add('m', insertRows('minute'), columnsOf(buckets.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
+  if (history.length > 0) statement.add('h', INSERT_HISTORY, arrayColumns(history, HISTORY_COLUMNS.length));
+  if (runtimes.size > 0) statement.add('r', RUNTIME_UPDATE, arrayColumns([...runtimes].map(([id, runtime]) => runtimeParams(id, runtime)), 16));
+  if (states.length > 0) statement.add('s', STATE_INSERT, arrayColumns(states, 3));
+  if (inboxDone.length > 0) statement.add('i', INBOX_DELETE, [`{${inboxDone.join(',')}}`]);
+  if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, arrayColumns([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
+  if (buckets.length > 0) statement.add('m', insertRows('minute'), arrayColumns(buckets.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
   if (sequential.length === 0 && late.length === 0 && !fence && !db.inUnit() && !db.commitFailureArmed) {
     // The common batch (results, pings): one statement, atomic by itself, one round trip.
     await statement.run(db);
@@ -177,7 +178,7 @@ class OneStatement {
   private readonly params: unknown[] = [];
   private shape = '';
 
-  add(name: string, sql: string, params: unknown[]): void {
+  add(name: string, sql: string, params: readonly unknown[]): void {
     const base = this.params.length;
     this.parts.push(`${name} AS (${sql.replace(/\$(\d+)/g, (_, n: string) => `$${base + Number(n)}`)})`);
     this.params.push(...params);

@@ -8,7 +8,9 @@ import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './schema.js';
  * The connection pool and units of work of the PostgreSQL store. A unit of work holds one pooled
  * client from BEGIN to COMMIT, bound to the async context (AsyncLocalStorage): every query made
  * in the unit's async chain runs on that client, without a handle passed around. A nested unit
- * is a savepoint. Effects (afterCommit) wait for the outermost commit.
+ * is a savepoint. Effects (afterCommit) wait for the outermost commit. The async context is
+ * enabled only while a unit is open (as in store/sqlite/units.ts): on Node 20 an enabled
+ * AsyncLocalStorage hooks every promise of the process, the ping path's included.
  */
 
 /** int8 and numeric as JavaScript numbers: epoch milliseconds, counts and sums all fit in 2^53. */
@@ -57,6 +59,8 @@ const MIGRATE_LOCK = '7320537162440011776';
 export class PgDb {
   readonly pool: pg.Pool;
   private readonly units = new AsyncLocalStorage<Unit>();
+  /** Outermost units open now (several may be, each on its own client); at 0 the context is disabled. */
+  private unitsOpen = 0;
 
   constructor(url: string, options: { max?: number; effectFailed?: (err: unknown) => void } = {}) {
     this.pool = new pg.Pool({
@@ -85,6 +89,7 @@ export class PgDb {
 
   /** Whether a unit of work is open in the calling async context. */
   inUnit(): boolean {
+    if (this.unitsOpen === 0) return false;
     const unit = this.units.getStore();
     return unit !== undefined && !unit.closed;
   }
@@ -99,7 +104,7 @@ export class PgDb {
    * when not named by the caller): the hot ones are parsed and planned once.
    */
   private send<T extends Row>(text: string, params: readonly unknown[], name: string | undefined): Promise<pg.QueryResult<T>> {
-    const unit = this.units.getStore();
+    const unit = this.unitsOpen === 0 ? undefined : this.units.getStore();
     const on = unit && !unit.closed ? unit.client : this.pool;
     const config: pg.QueryConfig = { text, values: params as unknown[] };
     if (name) config.name = name;
@@ -128,9 +133,16 @@ export class PgDb {
 
   /** fn in one transaction; nested calls run in a savepoint of the outer one. */
   async transaction<T>(fn: () => T | Promise<T>): Promise<T> {
-    const outer = this.units.getStore();
+    const outer = this.unitsOpen === 0 ? undefined : this.units.getStore();
     if (outer && !outer.closed) return this.savepoint(outer, fn);
-    const client = await this.pool.connect();
+    this.unitsOpen++;
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      this.closed();
+      throw err;
+    }
     const unit: Unit = { client, levels: [[]], closed: false, savepoints: 0 };
     let broken: unknown = undefined;
     try {
@@ -160,9 +172,15 @@ export class PgDb {
       throw err;
     } finally {
       unit.closed = true;
+      this.closed();
       // A client whose ROLLBACK failed is in an unknown state: it is closed, not reused.
       client.release(broken instanceof Error ? broken : undefined);
     }
+  }
+
+  /** An outermost unit has ended: with none left open, stop hooking every promise (see the header). */
+  private closed(): void {
+    if (--this.unitsOpen === 0) this.units.disable();
   }
 
   private async savepoint<T>(unit: Unit, fn: () => T | Promise<T>): Promise<T> {
@@ -189,7 +207,7 @@ export class PgDb {
 
   /** Runs effect once the unit open in this context commits; at once outside any. */
   afterCommit(effect: () => void): void {
-    const unit = this.units.getStore();
+    const unit = this.unitsOpen === 0 ? undefined : this.units.getStore();
     if (unit && !unit.closed) unit.levels.at(-1)!.push(effect);
     else this.runAll([effect]);
   }

@@ -6,7 +6,7 @@ import type { ProbeResult } from '../../domain/probe-types.js';
 import { sumTotals, type BucketSums, type Horizons, type OpenBuckets, type RollupLevel, type RollupStore, type RollupTotals } from '../rollup-store.js';
 import { sampleOf } from '../sqlite/rollup-rows.js';
 import type { PgDb, Row } from './db.js';
-import { columnsOf } from './history.js';
+import { arrayColumns } from './array-literals.js';
 import type { Async } from './types.js';
 
 /**
@@ -130,7 +130,7 @@ export function pgRollups(db: PgDb, failed: (err: unknown) => void): PgRollupSto
     db.run('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [MARK_KEY[level], String(at)]);
 
   const insert = async (level: RollupLevel, rows: unknown[][]) => {
-    if (rows.length > 0) await db.run(insertRows(level), columnsOf(rows, 2 + ROLLUP_COLUMNS.length), `vigil_rollup_insert_${level}`);
+    if (rows.length > 0) await db.run(insertRows(level), arrayColumns(rows, 2 + ROLLUP_COLUMNS.length), `vigil_rollup_insert_${level}`);
   };
 
   const write = async (samples: ReadonlyArray<[number, number, RollupSample]>, now: number) => {
