@@ -55,3 +55,26 @@ export async function signedInPage(context: BrowserContext, baseUrl: string, key
   problems.length = 0;
   return { page, problems };
 }
+
+/** What page-side predicates below read; the tests compile without the DOM library. */
+type PageDocument = { document: { querySelectorAll(selector: string): ArrayLike<{ dataset: Record<string, string> }> } };
+
+/**
+ * Waits until `selector` matches exactly `count` elements. Page waits take functions, never
+ * strings: Playwright evaluates a string predicate again on every poll with `eval`, which the
+ * dashboard's Content-Security-Policy refuses, so a string wait fails whenever it has to poll.
+ */
+export async function waitForCount(page: Page, selector: string, count: number): Promise<void> {
+  await page.waitForFunction(
+    ([sel, n]) => (globalThis as unknown as PageDocument).document.querySelectorAll(sel).length === n,
+    [selector, count] as const,
+  );
+}
+
+/** Waits until every element `selector` matches has `data-<key>` starting with `prefix`. */
+export async function waitForEveryData(page: Page, selector: string, key: string, prefix: string): Promise<void> {
+  await page.waitForFunction(
+    ([sel, k, p]) => Array.from((globalThis as unknown as PageDocument).document.querySelectorAll(sel)).every((el) => (el.dataset[k] ?? '').startsWith(p)),
+    [selector, key, prefix] as const,
+  );
+}

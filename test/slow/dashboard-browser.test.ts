@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { browserMissing, launchBrowser } from '../helpers/browser.js';
+import { browserMissing, launchBrowser, waitForCount } from '../helpers/browser.js';
 import { newKey } from '../e2e/util.js';
 
 const missing = browserMissing();
@@ -84,7 +84,7 @@ describe('dashboard in a real browser', { skip: missing ?? false, timeout: 180_0
     checkId = /#\/checks\/(chk_\w+)/.exec(page.url())![1]!;
     await page.waitForSelector('.badge.big[data-status="up"]');
     await page.click('.seg button:has-text("1h")');
-    await page.waitForFunction(`Number(document.querySelector('.chart')?.getAttribute('data-points')) > 0`);
+    await page.waitForSelector('.chart:not([data-points=""]):not([data-points="0"])');
     await page.waitForSelector('.chart canvas');
     await page.waitForSelector('table.history tbody tr');
     await page.screenshot({ path: `${SHOTS}dashboard-check.png`, fullPage: true });
@@ -105,10 +105,10 @@ describe('dashboard in a real browser', { skip: missing ?? false, timeout: 180_0
 
   test('filters and search narrow the list', async () => {
     await page.fill('#search', 'billing');
-    await page.waitForFunction(`document.querySelectorAll('.row').length === 1`);
+    await waitForCount(page, '.row', 1);
     await page.fill('#search', '');
     await page.selectOption('select[aria-label=Folder]', 'api');
-    await page.waitForFunction(`document.querySelectorAll('.row').length === 2`);
+    await waitForCount(page, '.row', 2);
     await page.selectOption('select[aria-label=Folder]', '');
   });
 
@@ -121,7 +121,7 @@ describe('dashboard in a real browser', { skip: missing ?? false, timeout: 180_0
     await page.click('button.danger:has-text("Delete")');
     await page.click('dialog.confirm button[value=ok]');
     await page.waitForURL(/#\/$/);
-    await page.waitForFunction(`!document.querySelector('.row[data-id="${checkId}"]')`);
+    await waitForCount(page, `.row[data-id="${checkId}"]`, 0);
     assert.equal((await srv.request('GET', `/v1/public/checks/${checkId}`)).status, 404);
   });
 

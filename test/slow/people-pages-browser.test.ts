@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { browserMissing, launchBrowser, signedInPage } from '../helpers/browser.js';
+import { browserMissing, launchBrowser, signedInPage, waitForEveryData } from '../helpers/browser.js';
 import { NO_PROBES } from '../e2e/util.js';
 
 const missing = browserMissing();
@@ -50,7 +50,7 @@ describe('members, set-up link and audit log in a real browser', { skip: missing
     assert.ok(rows.some((r) => r.includes('session.sign_in') && r.includes('newbie@example.com')), rows.join('\n'));
     await admin.page.fill('input[name=action]', 'member.');
     await admin.page.click('form.filters button[type=submit]');
-    await admin.page.waitForFunction(`[...document.querySelectorAll('table.audit tbody tr')].every((tr) => tr.dataset.action.startsWith('member.'))`);
+    await waitForEveryData(admin.page, 'table.audit tbody tr', 'action', 'member.');
     assert.deepEqual([...problems, ...admin.problems], []);
   });
 });
