@@ -816,6 +816,30 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(failures, []);
     });
 
+    withStore('cluster: a fenced batch of current results (the group commit at its fastest) writes while the lease holds, nothing after', async (store) => {
+      const { c } = await seeded(store);
+      const lease = 15_000;
+      const now = Date.now();
+      const holder = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.0', now, lease) };
+      const failures: unknown[] = [];
+      await store.applyWrites([result(c, now, true), result(c, now + 1, false)], (_r, err) => failures.push(err), { holder, now });
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 2, 'the holder of a running lease writes');
+      await assert.rejects(
+        async () => store.applyWrites([result(c, now + 2, true)], (_r, err) => failures.push(err), { holder, now: now + lease }),
+        StaleOwner,
+      );
+      await store.cluster.join('central-a', '1.0.1', now + 1_000, lease);
+      await assert.rejects(
+        async () => store.applyWrites([result(c, now + 3, true)], (_r, err) => failures.push(err), { holder, now: now + 2_000 }),
+        StaleOwner,
+        'a superseded epoch',
+      );
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 2, 'nothing of a refused batch was written');
+      const totals = await store.rollups.totals(c.seq, 'minute', [[now - (now % 60_000), now - (now % 60_000) + 120_000]]);
+      assert.equal(totals.total, 2, 'nor added to the rollups');
+      assert.deepEqual(failures, []);
+    });
+
     withStore('ping inbox: a ping kept for the owner of its slot, taken by slot, gone with the write that records it', async (store) => {
       const { c } = await seeded(store);
       const ping = { checkId: c.id, slot: 7, at: T + 1_000, signal: 'ping' as const, error: null, details: { duration: 12 }, region: 'eu', receivedBy: 'central-b' };
