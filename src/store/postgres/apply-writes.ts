@@ -7,7 +7,7 @@ import { maintenanceEndEvent } from '../sqlite/apply-writes.js';
 import { eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
 import { runtimeParams, type PgCheckRepo } from './checks.js';
 import type { PgAlertStore } from './alerts.js';
-import { insertRows, lateOf, minuteBuckets, ROLLUP_COLUMNS, rowValues, type PgRollupStore } from './rollups.js';
+import { countsOnly, countValues, insertCountRows, insertRows, lateOf, minuteBuckets, ROLLUP_COLUMNS, rowValues, type PgRollupStore } from './rollups.js';
 import type { Async } from './types.js';
 import type { HistoryRepo, StateChangeRepo } from '../store.js';
 import type { NodeRepo } from '../node-repo.js';
@@ -157,7 +157,10 @@ async function applyGrouped(
   if (states.length > 0) statement.add('s', STATE_INSERT, arrayColumns(states, 3));
   if (inboxDone.length > 0) statement.add('i', INBOX_DELETE, [`{${inboxDone.join(',')}}`]);
   if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, arrayColumns([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
-  if (buckets.length > 0) statement.add('m', insertRows('minute'), arrayColumns(buckets.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
+  const counted = buckets.filter(([, , rollup]) => countsOnly(rollup));
+  const full = counted.length === buckets.length ? [] : buckets.filter(([, , rollup]) => !countsOnly(rollup));
+  if (full.length > 0) statement.add('m', insertRows('minute'), arrayColumns(full.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
+  if (counted.length > 0) statement.add('k', insertCountRows('minute'), arrayColumns(counted.map(([seq, at, rollup]) => countValues(seq, at, rollup)), 5));
   if (sequential.length === 0 && late.length === 0 && !db.inUnit() && !db.commitFailureArmed) {
     // The common batch (results, pings): one statement, atomic by itself, one round trip, its fence included.
     if (fence) statement.fence(fence);
