@@ -79,7 +79,7 @@ import { NodeSessions } from './nodes/node-sessions.js';
 import { Assignment } from './nodes/assignment.js';
 import { PeerRechecks } from './nodes/peer-rechecks.js';
 import { ResultIntake } from './nodes/result-intake.js';
-import { nodeSweeps } from './nodes/node-sweeps.js';
+import { nodeSweeps, seenBefore } from './nodes/node-sweeps.js';
 import { JobRunner } from './util/job-runner.js';
 import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
 import { takeOver } from './cluster/takeover.js';
@@ -389,7 +389,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
       (err: unknown) => log.error({ err }, 'taking checks over failed'),
     );
   });
-  await nodes.start();
+  await nodes.start(seenBefore(config, clock.now(), shared !== null));
   await engine.start();
   await heartbeats.start();
   alerts.start();
@@ -409,7 +409,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
-    ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
+    ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, shared: shared !== null, config, clock, log }),
     cluster.job(),
   ]) jobs.add(job);
   if (shared) {

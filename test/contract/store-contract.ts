@@ -674,7 +674,17 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual((await store.nodes.list()).map((n) => n.id).sort(), [node.id, other.id].sort());
       await store.nodes.revoke(other.id, T + 1);
       assert.deepEqual(await store.nodes.revokedAmong([node.id, other.id]), [other.id]);
-      await store.nodes.markAllDisconnected();
+      assert.deepEqual(await store.nodes.connectedSince(T), [{ id: node.id, region: 'us-1', lastSeenAt: T }]);
+      assert.deepEqual(await store.nodes.connectedSince(T + 1), [], 'not heard from since');
+      // Another central the node moved to heard from it later: the one it left does not mark it disconnected.
+      await store.nodes.saveLive(node.id, { ...live, lastSeenAt: T + 5_000 });
+      await store.nodes.saveLive(node.id, { ...live, connected: false, lastSeenAt: T + 2_000 });
+      assert.deepEqual(await store.nodes.connectedSince(T + 5_000), [{ id: node.id, region: 'us-1', lastSeenAt: T + 5_000 }]);
+      await store.nodes.saveLive(other.id, { ...live, lastSeenAt: T + 5_000 });
+      assert.deepEqual((await store.nodes.connectedSince(T)).map((n) => n.id), [node.id], 'a revoked node counts nowhere');
+      await store.nodes.markDisconnected(T + 5_000);
+      assert.equal((await store.nodes.byId(node.id))!.connected, true, 'heard from at the start: left to the central it is connected to');
+      await store.nodes.markDisconnected(T + 5_001);
       assert.equal((await store.nodes.byId(node.id))!.connected, false);
     });
 
