@@ -4,6 +4,8 @@ import type { DomainMemory } from '../store/alert-store.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { HistoryResultInput, RuntimeWrite } from '../store/store.js';
 import type { NodeCursorWrite, ObservationWrite, PingInboxWrite, WriteRecord } from '../store/writes.js';
+import type { OutboxEvent } from '../store/alert-outbox.js';
+import { newId } from '../domain/secrets.js';
 import { domainStep, type DomainEventType } from './domain-expiry.js';
 import type { LiveCheck, LiveSnapshot } from './live-check.js';
 import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
@@ -22,8 +24,11 @@ function copySnapshot(to: LiveSnapshot, from: LiveSnapshot): LiveSnapshot {
 
 const emptySnapshot = (): LiveSnapshot => ({ state: null!, probesTotal: 0, probesUp: 0, ssl: null, lastSyncedAt: 0, countersWrittenAt: 0 });
 
-/** Where transitions go: the alert pipeline and the status feed subscribe. */
-export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
+/**
+ * Where transitions go: the alert pipeline and the status feed subscribe. `outboxId`: the
+ * event's row in the alert outbox, written with the state change (null when no sink routes alerts).
+ */
+export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent, outboxId?: string | null) => void;
 /**
  * The check's status changed (alert-worthy or not, e.g. pending to up), it became or stopped
  * being slow (`degraded`), or a ping arrived that changed neither: live views refresh the
@@ -114,6 +119,8 @@ export class Recorder {
   private readonly follows: boolean;
   /** The live entry as it was before the observation being recorded now (reused). */
   private readonly before: LiveSnapshot = emptySnapshot();
+  /** Whether events go to the alert outbox (an alert pipeline listens). */
+  private outbox = false;
 
   constructor(
     private readonly deps: {
@@ -133,9 +140,14 @@ export class Recorder {
     return { ...row, meta: { ...row.meta, central } };
   }
 
-  /** Subscribes to every event the state machine or the domain rules raise. */
-  onEvent(sink: EventSink): void {
+  /**
+   * Subscribes to every event the state machine or the domain rules raise. A sink that routes
+   * alerts (`outbox`) has every event kept in the alert outbox with its state change, so an
+   * event its process never routes (it died first) is still routed by a sweep.
+   */
+  onEvent(sink: EventSink, options?: { outbox?: boolean }): void {
     this.eventSinks.push(sink);
+    if (options?.outbox) this.outbox = true;
   }
 
   onChange(sink: ChangeSink): void {
@@ -152,11 +164,12 @@ export class Recorder {
     const degraded = live.state.degraded;
     if (this.follows) copySnapshot(this.before, live);
     const out = this.outcome(live, obs, now);
+    const kept = out.events.length > 0 ? this.keep(live, out, now) : null;
     if (out.write) {
       this.follow(live, out.write);
       this.deps.writer.submit(out.write);
     }
-    this.raise(live, out.events);
+    this.raise(live, out.events, kept);
     this.changed(live, obs, out, degraded);
     return out.recheck;
   }
@@ -166,9 +179,10 @@ export class Recorder {
     const degraded = live.state.degraded;
     if (this.follows) copySnapshot(this.before, live);
     const out = this.outcome(live, obs, now);
+    const kept = out.events.length > 0 ? this.keep(live, out, now) : null;
     if (out.write) this.follow(live, out.write);
     const followed = (): void => {
-      this.raise(live, out.events);
+      this.raise(live, out.events, kept);
       this.changed(live, obs, out, degraded);
     };
     if (out.write) return this.deps.writer.commit(out.write).then(followed);
@@ -236,10 +250,21 @@ export class Recorder {
     return this.deps.writer.commit(record);
   }
 
-  private raise(live: LiveCheck, events: readonly AlertEvent[]): void {
+  /**
+   * The outcome's events, each with an id, onto its write (the alert outbox, same transaction as
+   * the state change); null when no alert pipeline listens. Only outcomes with events come here.
+   */
+  private keep(live: LiveCheck, out: Outcome, now: number): OutboxEvent[] | null {
+    if (!this.outbox || out.write === null) return null;
+    const kept = out.events.map((event) => ({ id: newId('evt'), checkId: live.id, accountId: live.accountId, event, createdAt: now }));
+    out.write.outbox = kept;
+    return kept;
+  }
+
+  private raise(live: LiveCheck, events: readonly AlertEvent[], kept: readonly OutboxEvent[] | null): void {
     if (this.eventSinks.length === 0 || events.length === 0) return;
     const ref = { id: live.id, accountId: live.accountId, seq: live.seq };
-    for (const event of events) for (const sink of this.eventSinks) sink(ref, event);
+    for (let i = 0; i < events.length; i++) for (const sink of this.eventSinks) sink(ref, events[i]!, kept?.[i]!.id ?? null);
   }
 
   private outcome(live: LiveCheck, obs: Observation, now: number): Outcome {
@@ -312,6 +337,7 @@ export class Recorder {
       peerResult: obs.kind === 'probe' && obs.peer ? probeRow(live.seq, obs.peer.result, obs.peer.region) : null,
       nodeCursor: obs.kind === 'probe' ? obs.nodeCursor ?? null : null,
       inboxSeq: obs.kind === 'ping' || obs.kind === 'probe' ? obs.inboxSeq ?? null : null,
+      outbox: null,
     };
     return { write, events: t.events, recheck: t.recheck };
   }

@@ -1,6 +1,7 @@
 import type { RollupSample } from '../domain/rollup.js';
 import type { DomainInfo } from '../domain/probe-types.js';
 import type { DomainMemory, NewAlert } from './alert-store.js';
+import type { OutboxClaim, OutboxEvent } from './alert-outbox.js';
 import type { HistoryEventInput, HistoryResultInput, LoggedStatus, RuntimeWrite } from './store.js';
 import type { NodeCursor, NodeLiveFigures } from './node-repo.js';
 import type { NewInboxItem } from './ping-inbox.js';
@@ -46,6 +47,8 @@ export interface ObservationWrite {
   nodeCursor?: NodeCursorWrite | null;
   /** A ping or a node's result another central received: it leaves the inbox in the same transaction (exactly once). */
   inboxSeq?: number | null;
+  /** The alert events this observation raised, kept in the outbox in the same transaction (null on the hot path: none). */
+  outbox?: OutboxEvent[] | null;
 }
 
 /**
@@ -84,6 +87,8 @@ export interface AlertsWrite {
   kind: 'alerts';
   alerts: NewAlert[];
   at: number;
+  /** The outbox events this drain routed, alerts or not: claimed (deleted) in the same transaction. */
+  routed?: OutboxClaim[];
 }
 
 /** Called for each record of a batch that failed on its own (the rest of its batch still commits). */

@@ -466,6 +466,63 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(again && [again.status, again.attempts], ['sending', 2]);
     });
 
+    withStore('the alert outbox: events committed with their state change; an alerts write queues only the alerts whose event it claims', async (store) => {
+      const { acc, c } = await seeded(store);
+      const hook = {
+        id: id('whk'), accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/o', urlKey: 'hooks.example.com/o', webhookType: 'generic' as const,
+        events: ['website_down' as const, 'website_up' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], tags: [], remindEveryMinutes: null,
+      };
+      await store.alerts.webhooks.insert(hook);
+      const event = (type: 'website_down' | 'website_up', at: number) => ({
+        type, at, previousStatus: type === 'website_down' ? 'up' as const : 'down' as const, status: type === 'website_down' ? 'down' as const : 'up' as const,
+        error: type === 'website_down' ? 'HTTP 500' : null, statusCode: 500, responseTime: 100, ssl: null, since: at - 60_000,
+        regions: { primary: 'local', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: true },
+      });
+      const changed = (at: number, type: 'website_down' | 'website_up', eventId: string): WriteRecord => ({
+        ...result(c, at, type === 'website_up'), statusChange: type === 'website_down' ? 'down' : 'up',
+        outbox: [{ id: eventId, checkId: c.id, accountId: acc.id, event: event(type, at), createdAt: at }],
+      } as WriteRecord);
+      const alert = (outboxId: string | null, at: number) => ({
+        accountId: acc.id, checkId: c.id, event: 'website_down' as const, contentJson: `{"at":${at}}`, createdAt: at, retryUntil: at + 3_600_000,
+        deliveries: [{ id: id('dlv'), channel: 'webhook' as const, target: hook.id }], transition: null, outboxId,
+      });
+      const routed = (...ids: string[]) => ids.map((x) => ({ id: x, checkId: c.id }));
+      const none = () => assert.fail('no record fails');
+
+      // The event is kept in the state change's transaction, and read back as it was.
+      await store.applyWrites([changed(T + 1_000, 'website_down', 'evt_one')], none);
+      assert.deepEqual((await store.stateChanges.between(c.seq, T, T + 1_000)).map((s) => s.status), ['down']);
+      const due = await store.alerts.outbox.due(T + 1_000, 10);
+      assert.deepEqual(due, [{ id: 'evt_one', checkId: c.id, accountId: acc.id, event: event('website_down', T + 1_000), createdAt: T + 1_000 }]);
+      assert.deepEqual(await store.alerts.outbox.due(T + 999, 10), [], 'only events written at or before the time asked');
+
+      // The first write to claim it queues its alert and deletes the row; a second claim (another central, a sweep) queues nothing.
+      await store.applyWrites([{ kind: 'alerts', alerts: [alert('evt_one', T + 1_001)], at: T + 1_001, routed: routed('evt_one') }], none);
+      await store.applyWrites([{ kind: 'alerts', alerts: [alert('evt_one', T + 1_002), alert(null, T + 1_002)], at: T + 1_002, routed: routed('evt_one') }], none);
+      assert.equal((await store.alerts.deliveries.forCheck(c.id)).length, 2, 'the first claim\'s alert, and the one of no event');
+      assert.deepEqual(await store.alerts.outbox.due(T + 10_000, 10), []);
+
+      // The event and its claim in one batch (order kept); an event routed with no alert leaves the outbox too.
+      await store.applyWrites([
+        changed(T + 2_000, 'website_up', 'evt_two'), changed(T + 3_000, 'website_down', 'evt_three'),
+        { kind: 'alerts', alerts: [alert('evt_two', T + 3_001), alert('evt_two', T + 3_001)], at: T + 3_001, routed: routed('evt_two', 'evt_three') },
+      ], none);
+      assert.equal((await store.alerts.deliveries.forCheck(c.id)).length, 3, 'one alert per claimed event, however often it was routed');
+      assert.deepEqual(await store.alerts.outbox.due(T + 10_000, 10), []);
+
+      // A state change whose commit failed left no event: its routed alert queues nothing.
+      factory.failNextCommit(store);
+      await assert.rejects(async () => store.applyWrites([changed(T + 4_000, 'website_up', 'evt_four')], none));
+      assert.deepEqual(await store.alerts.outbox.due(T + 10_000, 10), []);
+      await store.applyWrites([{ kind: 'alerts', alerts: [alert('evt_four', T + 4_001)], at: T + 4_001, routed: routed('evt_four') }], none);
+      assert.equal((await store.alerts.deliveries.forCheck(c.id)).length, 3);
+
+      // Left unrouted, events are due oldest first.
+      await store.applyWrites([changed(T + 5_000, 'website_up', 'evt_six'), changed(T + 6_000, 'website_down', 'evt_five')], none);
+      assert.deepEqual((await store.alerts.outbox.due(T + 6_000, 10)).map((e) => e.id), ['evt_six', 'evt_five']);
+      assert.deepEqual((await store.alerts.outbox.due(T + 6_000, 1)).map((e) => e.id), ['evt_six']);
+    });
+
     withStore('retention deletes raw history older than asked, oldest first, and raises the horizon', async (store) => {
       const { c } = await seeded(store);
       await store.applyWrites([result(c, T, true), result(c, T + 60_000, true), result(c, T + 120_000, true)], () => assert.fail('no record fails'));

@@ -129,7 +129,8 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
       // The parts that read before they write, and the rare ones, go record by record.
       // While a batch verifies a status (after a fresh start), its state changes stay in record order.
       const ordered = verifying && (w.statusChange !== null || w.verifyStatus !== null);
-      if (w.endMaintenance !== null || w.domain !== null || w.domainMemory !== null || ordered) {
+      // Alert events too (rare): their outbox rows go in before a claim later in the batch reads them.
+      if (w.endMaintenance !== null || w.domain !== null || w.domainMemory !== null || ordered || w.outbox) {
         sequential.push({
           ...w, result: null, peerResult: null, event: null, runtime: null, sample: null, nodeCursor: null, inboxSeq: null,
           statusChange: ordered ? w.statusChange : null, verifyStatus: ordered ? w.verifyStatus : null,
@@ -206,7 +207,7 @@ async function applyOne(r: PgRepos, record: WriteRecord, samples: Array<[number,
     case 'domain-info':
       return r.checks.saveDomain(record.checkId, record.domain);
     case 'alerts':
-      return r.alerts.deliveries.enqueue(record.alerts, record.at);
+      return r.alerts.deliveries.enqueue(record.alerts, record.at, record.routed);
     case 'node-cursor':
       return r.nodes.setCursor(record.nodeId, record.cursor);
     case 'node-live':
@@ -234,6 +235,7 @@ async function observation(r: PgRepos, w: ObservationWrite, samples: Array<[numb
     await r.stateChanges.append(w.checkSeq, w.at, w.verifyStatus);
   }
   if (w.sample) samples.push([w.checkSeq, w.sampleAt, w.sample]);
+  if (w.outbox) await r.alerts.outbox.add(w.outbox);
 }
 
 /** A maintenance window that ran out ends as if switched off then (see store/sqlite/apply-writes.ts). */
