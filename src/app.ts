@@ -83,7 +83,7 @@ import { nodeSweeps, seenBefore } from './nodes/node-sweeps.js';
 import { JobRunner } from './util/job-runner.js';
 import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
 import { takeOver } from './cluster/takeover.js';
-import { relayChanges } from './cluster/relay.js';
+import { relayChanges, relayRunNow } from './cluster/relay.js';
 import { announceInbox, inboxJob } from './cluster/inbox.js';
 import { slotOf } from './domain/leases.js';
 import { RateShare } from './cluster/rate-share.js';
@@ -340,14 +340,16 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const checks = new ChecksService(store, config, clock);
   const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads });
 
-  const sessions = new NodeSessions({ clock, log });
-  const assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock });
-  const peers = new PeerRechecks({ sessions, dispatcher, region: config.region, clock });
   // A single server owns every check: nothing on the probe path asks.
   const ownership = cluster.shared ? cluster : undefined;
   const bus = store.changes;
-  // A ping or a node's result for a check another central owns waits in the store's inbox for that central.
   const shared = bus && ownership ? { bus, ownership } : null;
+  const sessions = new NodeSessions({ clock, log });
+  // An immediate re-check of a check whose node is connected to another central is run there.
+  const runElsewhere = shared ? relayRunNow(shared.bus, cluster.name, (checkId) => assignment.runHere(checkId)) : undefined;
+  const assignment: Assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock, runElsewhere });
+  const peers = new PeerRechecks({ sessions, dispatcher, region: config.region, clock });
+  // A ping or a node's result for a check another central owns waits in the store's inbox for that central.
   const handOver: HandOver | undefined = shared
     ? (checkId, result, region, cursor) => recorder.write({
       kind: 'ping-inbox', item: { checkId, slot: slotOf(checkId), at: result.startedAt, signal: 'result', result, region, receivedBy: cluster.name }, nodeCursor: cursor,

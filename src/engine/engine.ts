@@ -348,10 +348,13 @@ export class Engine implements CheckObserver {
     this.metrics.completed++;
     const late = item.result.startedAt < entry.lastResultAt;
     if (!late) entry.lastResultAt = item.result.startedAt;
-    // No immediate re-check: the node that probes the check is connected to another central.
-    return this.deps.recorder.recordDurably(entry, {
+    const recorded = this.deps.recorder.recordDurably(entry, {
       kind: 'probe', result: item.result, region: item.region, peer, late, inboxSeq: item.seq, receivedBy: item.receivedBy,
     }, now);
+    // The node that probes it is connected to another central: placement relays the re-check there.
+    return recorded.then((recheck) => {
+      if (recheck === 'immediate') this.deps.placement?.runNow(entry.id);
+    });
   }
 
   /** `dueAt` is the wheel's due time of a probe run here (null for a node's result). */

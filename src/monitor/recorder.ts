@@ -174,8 +174,8 @@ export class Recorder {
     return out.recheck;
   }
 
-  /** The same, resolving once the write is durable; events follow the commit (a ping's acknowledgement). */
-  recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
+  /** The same, resolving once the write is durable (with whether to probe again now); events follow the commit (a ping's acknowledgement). */
+  recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<Recheck> {
     const degraded = live.state.degraded;
     if (this.follows) copySnapshot(this.before, live);
     const out = this.outcome(live, obs, now);
@@ -185,9 +185,14 @@ export class Recorder {
       this.raise(live, out.events, kept);
       this.changed(live, obs, out, degraded);
     };
-    if (out.write) return this.deps.writer.commit(out.write).then(followed);
+    if (out.write) {
+      return this.deps.writer.commit(out.write).then(() => {
+        followed();
+        return out.recheck;
+      });
+    }
     followed();
-    return Promise.resolve();
+    return Promise.resolve(out.recheck);
   }
 
   private follow(live: LiveCheck, write: ObservationWrite): void {

@@ -36,6 +36,8 @@ export interface AssignmentDeps {
   checks: CheckEvents;
   config: Config;
   clock: Clock;
+  /** Several centrals: has the central a check's node is connected to run it now (`runHere` there). */
+  runElsewhere?: (checkId: string) => void;
 }
 
 /**
@@ -109,10 +111,18 @@ export class Assignment implements CheckObserver, Placement {
     return there ? [...new Set([...here, ...there])].sort() : here;
   }
 
-  /** An immediate re-check of a check probed on a node goes to that node. */
+  /** An immediate re-check of a check probed on a node goes to that node, wherever it is connected. */
   runNow(checkId: string): void {
+    if (!this.runHere(checkId)) this.deps.runElsewhere?.(checkId);
+  }
+
+  /** The same when the check's node is connected here; false when it is not. */
+  runHere(checkId: string): boolean {
     const owner = this.checks.get(checkId)?.owner;
-    if (owner) this.deps.sessions.sendTo(owner, { type: 'run', id: checkId });
+    const session = owner ? this.deps.sessions.get(owner)?.session : null;
+    if (!session) return false;
+    session.send({ type: 'run', id: checkId });
+    return true;
   }
 
   wasGiven(nodeId: string, checkId: string): boolean {

@@ -11,6 +11,8 @@ export type ChangeTopic =
   | 'inbox'
   /** A check was created, changed or deleted on a central: the others schedule or drop it. */
   | 'checks'
+  /** A check's owner asks for an immediate re-check by a prober node connected to another central. */
+  | 'run'
   /** A check's status changed on the central that owns it: the others' live streams and page caches hear of it. */
   | 'status'
   /** Requests a central counted per rate-limit bucket in the last second. */

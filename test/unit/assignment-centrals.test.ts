@@ -5,6 +5,8 @@ import { NodeSessions } from '../../src/nodes/node-sessions.js';
 import type { CentralMessage } from '../../src/nodes/protocol.js';
 import { ownerOf } from '../../src/nodes/rendezvous.js';
 import { ManualClock } from '../../src/domain/clock.js';
+import { InProcessBus } from '../../src/store/change-bus.js';
+import { relayRunNow } from '../../src/cluster/relay.js';
 import type { Check } from '../../src/domain/records.js';
 import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import { loadConfig, resolveConfig } from '../../src/config.js';
@@ -31,12 +33,14 @@ function check(id: string, region: string | null): Check {
   } as Check;
 }
 
-function world() {
+function world(runElsewhere?: (checkId: string) => void) {
   const clock = new ManualClock(T);
   const config = resolveConfig(loadConfig({ warn: () => {}, overrides: { region: 'vps-eu-1', nodes: { failoverMs: FAILOVER_MS } } }), 8080);
   const sessions = new NodeSessions({ clock, log: createLogger('silent') });
   const observers: Array<{ checkSaved(c: Check, runNow: boolean): void }> = [];
-  const assignment = new Assignment({ sessions, nodes: { regions: () => [{ region: EDGE, nodes: 2 }] }, checks: { observe: (o) => void observers.push(o) }, config, clock });
+  const assignment = new Assignment({
+    sessions, nodes: { regions: () => [{ region: EDGE, nodes: 2 }] }, checks: { observe: (o) => void observers.push(o) }, config, clock, runElsewhere,
+  });
   const frames = new Map<string, CentralMessage[]>();
   const connect = (id: string) => {
     frames.set(id, []);
@@ -57,7 +61,8 @@ function world() {
   };
   const ids = Array.from({ length: 40 }, (_, i) => `chk_${i}`);
   for (const id of ids) for (const o of observers) o.checkSaved(check(id, EDGE), false);
-  return { clock, sessions, assignment, connect, holds, ids };
+  const runs = (id: string) => (frames.get(id) ?? []).flatMap((m) => (m.type === 'run' ? [m.id] : []));
+  return { clock, sessions, assignment, connect, holds, runs, ids };
 }
 
 test('a region whose node is connected to another central is lit here: this central never probes it itself', () => {
@@ -108,4 +113,21 @@ test('a node that left this central for another counts there; the store’s stal
   // Another central heard from it later: it is there.
   w.assignment.seenElsewhere([{ id: 'nod_a', region: EDGE, lastSeenAt: w.clock.now() }]);
   assert.equal(w.assignment.probesHere(EDGE), false);
+});
+
+test('an immediate re-check the owner asks for reaches the node on the other central', async () => {
+  const bus = new InProcessBus();
+  let a: ReturnType<typeof world> | null = null;
+  let b: ReturnType<typeof world> | null = null;
+  a = world(relayRunNow(bus, 'central-a', (id) => a!.assignment.runHere(id)));
+  b = world(relayRunNow(bus, 'central-b', (id) => b!.assignment.runHere(id)));
+  a.connect('nod_a');
+  b.assignment.seenElsewhere([{ id: 'nod_a', region: EDGE, lastSeenAt: b.clock.now() }]);
+  b.assignment.runNow('chk_7');
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(a.runs('nod_a'), ['chk_7'], 'central-a has its node run it');
+  a.assignment.runNow('chk_8');
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(a.runs('nod_a'), ['chk_7', 'chk_8'], 'a node connected here is asked directly, once');
+  bus.close();
 });
