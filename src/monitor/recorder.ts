@@ -3,7 +3,7 @@ import type { DomainInfo, ProbeResult } from '../domain/probe-types.js';
 import type { DomainMemory } from '../store/alert-store.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { HistoryResultInput, RuntimeWrite } from '../store/store.js';
-import type { NodeCursorWrite, ObservationWrite, WriteRecord } from '../store/writes.js';
+import type { NodeCursorWrite, ObservationWrite, PingInboxWrite, WriteRecord } from '../store/writes.js';
 import type { OutboxEvent } from '../store/alert-outbox.js';
 import { newId } from '../domain/secrets.js';
 import { domainStep, type DomainEventType } from './domain-expiry.js';
@@ -42,6 +42,10 @@ export interface ProbeObservation extends ProbeInput {
   late?: boolean;
   /** A prober node's result: its outbox cursor is written in the same transaction (exactly once). */
   nodeCursor?: NodeCursorWrite | null;
+  /** A node's result another central received (several centrals): it leaves the inbox with this write. */
+  inboxSeq?: number | null;
+  /** That central, kept as the result's `central` (who took it in), as a forwarded ping's is. */
+  receivedBy?: string;
 }
 
 /** A heartbeat ping: `start` is a job starting (neither success nor failure). */
@@ -130,8 +134,8 @@ export class Recorder {
   }
 
   /** A result's row with the central that made it (several centrals only; a forwarded ping keeps its receiver's). */
-  private stamp(row: HistoryResultInput): HistoryResultInput {
-    const central = this.deps.central;
+  private stamp(row: HistoryResultInput, receivedBy?: string): HistoryResultInput {
+    const central = receivedBy ?? this.deps.central;
     if (central === undefined || (row.meta !== null && 'central' in row.meta)) return row;
     return { ...row, meta: { ...row.meta, central } };
   }
@@ -228,9 +232,17 @@ export class Recorder {
     this.deps.writer.submit({ kind: 'domain-info', checkId, domain: null });
   }
 
-  /** A write that is no observation but must keep its place in line (a prober node's cursor). */
-  write(record: NodeCursorWrite): void {
+  /** A write that is no observation but must keep its place in line (a prober node's cursor, a node's result handed to another central). */
+  write(record: NodeCursorWrite | PingInboxWrite): void {
     this.deps.writer.submit(record);
+  }
+
+  /** An inbox entry nothing records (its check is no longer probed here): it leaves the inbox alone, resolving once durable. */
+  discard(checkId: string, inboxSeq: number, now: number): Promise<void> {
+    return this.deps.writer.commit({
+      kind: 'observation', checkId, checkSeq: 0, at: now, result: null, event: null, sample: null, sampleAt: now, runtime: null,
+      statusChange: null, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null, inboxSeq,
+    });
   }
 
   /** The same, resolving once it and everything submitted before it is durable (a node's acknowledgement). */
@@ -292,7 +304,7 @@ export class Recorder {
       statusCode = r.statusCode;
       sslChanged = r.ssl !== null && (r.ssl.fingerprint !== live.ssl?.fingerprint || r.ssl.valid !== live.ssl?.valid);
       if (r.ssl) live.ssl = r.ssl;
-      result = this.stamp(probeRow(live.seq, r, obs.region));
+      result = this.stamp(probeRow(live.seq, r, obs.region), obs.receivedBy);
     } else if (obs.kind === 'ping') {
       ok = obs.signal === 'ping';
       result = this.stamp({
@@ -324,7 +336,7 @@ export class Recorder {
       domainMemory: null,
       peerResult: obs.kind === 'probe' && obs.peer ? probeRow(live.seq, obs.peer.result, obs.peer.region) : null,
       nodeCursor: obs.kind === 'probe' ? obs.nodeCursor ?? null : null,
-      inboxSeq: obs.kind === 'ping' ? obs.inboxSeq ?? null : null,
+      inboxSeq: obs.kind === 'ping' || obs.kind === 'probe' ? obs.inboxSeq ?? null : null,
       outbox: null,
     };
     return { write, events: t.events, recheck: t.recheck };
@@ -336,9 +348,9 @@ export class Recorder {
     if (obs.result.ok) live.probesUp++;
     const write: ObservationWrite = {
       kind: 'observation', checkId: live.id, checkSeq: live.seq, at: now,
-      result: this.stamp(probeRow(live.seq, obs.result, obs.region)), event: null, sample: obs.result, sampleAt: obs.result.startedAt,
+      result: this.stamp(probeRow(live.seq, obs.result, obs.region), obs.receivedBy), event: null, sample: obs.result, sampleAt: obs.result.startedAt,
       runtime: null, statusChange: null, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null,
-      peerResult: null, nodeCursor: obs.nodeCursor ?? null,
+      peerResult: null, nodeCursor: obs.nodeCursor ?? null, inboxSeq: obs.inboxSeq ?? null,
     };
     return { write, events: NOTHING.events, recheck: 'none' };
   }

@@ -262,6 +262,6 @@ function keysOf(record: WriteRecord): string[] {
     case 'node-live':
       return ['node-live'];
     case 'ping-inbox':
-      return [`c:${record.ping.checkId}`];
+      return record.nodeCursor ? [`c:${record.item.checkId}`, `n:${record.nodeCursor.nodeId}`] : [`c:${record.item.checkId}`];
   }
 }

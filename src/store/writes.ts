@@ -4,7 +4,7 @@ import type { DomainMemory, NewAlert } from './alert-store.js';
 import type { OutboxClaim, OutboxEvent } from './alert-outbox.js';
 import type { HistoryEventInput, HistoryResultInput, LoggedStatus, RuntimeWrite } from './store.js';
 import type { NodeCursor, NodeLiveFigures } from './node-repo.js';
-import type { NewInboxPing } from './ping-inbox.js';
+import type { NewInboxItem } from './ping-inbox.js';
 
 /**
  * What monitoring writes, as typed records the batched writer hands to the store in groups
@@ -45,16 +45,21 @@ export interface ObservationWrite {
   peerResult?: HistoryResultInput | null;
   /** A prober node's result: its outbox cursor moves in the same transaction (exactly once). */
   nodeCursor?: NodeCursorWrite | null;
-  /** A ping another central received: it leaves the inbox in the same transaction (exactly once). */
+  /** A ping or a node's result another central received: it leaves the inbox in the same transaction (exactly once). */
   inboxSeq?: number | null;
   /** The alert events this observation raised, kept in the outbox in the same transaction (null on the hot path: none). */
   outbox?: OutboxEvent[] | null;
 }
 
-/** A ping received for a check another central owns, kept for it (several centrals). */
+/**
+ * A ping or a prober node's result received for a check another central owns, kept for it
+ * (several centrals). A node's result moves the node's outbox cursor in the same transaction,
+ * so it is handed over exactly once.
+ */
 export interface PingInboxWrite {
   kind: 'ping-inbox';
-  ping: NewInboxPing;
+  item: NewInboxItem;
+  nodeCursor?: NodeCursorWrite | null;
 }
 
 /** The newest result recorded from a prober node's outbox (with nothing else to write). */

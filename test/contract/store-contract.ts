@@ -731,7 +731,17 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual((await store.nodes.list()).map((n) => n.id).sort(), [node.id, other.id].sort());
       await store.nodes.revoke(other.id, T + 1);
       assert.deepEqual(await store.nodes.revokedAmong([node.id, other.id]), [other.id]);
-      await store.nodes.markAllDisconnected();
+      assert.deepEqual(await store.nodes.connectedSince(T), [{ id: node.id, region: 'us-1', lastSeenAt: T }]);
+      assert.deepEqual(await store.nodes.connectedSince(T + 1), [], 'not heard from since');
+      // Another central the node moved to heard from it later: the one it left does not mark it disconnected.
+      await store.nodes.saveLive(node.id, { ...live, lastSeenAt: T + 5_000 });
+      await store.nodes.saveLive(node.id, { ...live, connected: false, lastSeenAt: T + 2_000 });
+      assert.deepEqual(await store.nodes.connectedSince(T + 5_000), [{ id: node.id, region: 'us-1', lastSeenAt: T + 5_000 }]);
+      await store.nodes.saveLive(other.id, { ...live, lastSeenAt: T + 5_000 });
+      assert.deepEqual((await store.nodes.connectedSince(T)).map((n) => n.id), [node.id], 'a revoked node counts nowhere');
+      await store.nodes.markDisconnected(T + 5_000);
+      assert.equal((await store.nodes.byId(node.id))!.connected, true, 'heard from at the start: left to the central it is connected to');
+      await store.nodes.markDisconnected(T + 5_001);
       assert.equal((await store.nodes.byId(node.id))!.connected, false);
     });
 
@@ -876,14 +886,43 @@ export function storeContract(factory: StoreFactory): void {
     withStore('ping inbox: a ping kept for the owner of its slot, taken by slot, gone with the write that records it', async (store) => {
       const { c } = await seeded(store);
       const ping = { checkId: c.id, slot: 7, at: T + 1_000, signal: 'ping' as const, error: null, details: { duration: 12 }, region: 'eu', receivedBy: 'central-b' };
-      await store.applyWrites([{ kind: 'ping-inbox', ping }, { kind: 'ping-inbox', ping: { ...ping, slot: 9, at: T + 2_000, signal: 'fail', error: 'boom' } }], () => assert.fail());
+      await store.applyWrites([{ kind: 'ping-inbox', item: ping }, { kind: 'ping-inbox', item: { ...ping, slot: 9, at: T + 2_000, signal: 'fail', error: 'boom' } }], () => assert.fail());
       assert.deepEqual(await store.pingInbox.take([8], 10), []);
       const [taken] = await store.pingInbox.take([7, 8], 10);
       assert.deepEqual({ ...taken!, seq: 0 }, { ...ping, seq: 0 });
       assert.equal((await store.pingInbox.take([7, 9], 10)).length, 2);
       const record = result(c, T + 1_000, true);
       await store.applyWrites([{ ...record, inboxSeq: taken!.seq } as WriteRecord], () => assert.fail());
-      assert.deepEqual((await store.pingInbox.take([7, 9], 10)).map((p) => p.error), ['boom'], 'recorded once: it left the inbox with its write');
+      assert.deepEqual((await store.pingInbox.take([7, 9], 10)).map((p) => p.signal === 'result' ? null : p.error), ['boom'], 'recorded once: it left the inbox with its write');
+    });
+
+    withStore('inbox: a prober node’s result handed to its owner with the node’s cursor, exactly once', async (store) => {
+      const { c } = await seeded(store);
+      const node = { id: id('nod'), name: 'edge', region: 'eu-1', createdAt: T, revokedAt: null };
+      await store.nodes.insert(node, hash(node.id));
+      const probe = { ok: false, statusCode: 503, responseTime: 40, timing: null, error: 'HTTP 503', snippet: 'busy', ssl: null, location: null, startedAt: T + 1_000 };
+      const item = { checkId: c.id, slot: 3, at: probe.startedAt, signal: 'result' as const, result: probe, region: 'eu-1', receivedBy: 'central-a' };
+      const handed = (seq: number): WriteRecord => ({ kind: 'ping-inbox', item, nodeCursor: { kind: 'node-cursor', nodeId: node.id, cursor: { epoch: 'e1', seq } } });
+      // The handing over and the cursor commit together, or neither does.
+      factory.failNextCommit(store);
+      await assert.rejects(async () => store.applyWrites([handed(4)], () => assert.fail()));
+      assert.deepEqual(await store.pingInbox.take([3], 10), [], 'a failed commit hands nothing over');
+      assert.deepEqual(await store.nodes.cursor(node.id), { epoch: null, seq: 0 }, 'and moves no cursor');
+      await store.applyWrites([handed(4), { kind: 'node-cursor', nodeId: node.id, cursor: { epoch: 'e1', seq: 5 } }], () => assert.fail());
+      assert.deepEqual(await store.nodes.cursor(node.id), { epoch: 'e1', seq: 5 }, 'cursor writes apply in batch order');
+      const [taken, ...more] = await store.pingInbox.take([3], 10);
+      assert.deepEqual(more, []);
+      assert.deepEqual({ ...taken!, seq: 0 }, { ...item, seq: 0 }, 'the result comes back as it went in');
+      // The owner's write records it and removes it; an entry whose check is no longer probed leaves with an empty write.
+      await store.applyWrites([handed(6)], () => assert.fail());
+      const [, second] = await store.pingInbox.take([3], 10);
+      await store.applyWrites([{ ...result(c, T + 1_000, false), inboxSeq: taken!.seq } as WriteRecord], () => assert.fail());
+      await store.applyWrites([{
+        kind: 'observation', checkId: c.id, checkSeq: 0, at: T, result: null, event: null, sample: null, sampleAt: T, runtime: null,
+        statusChange: null, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null, inboxSeq: second!.seq,
+      }], () => assert.fail());
+      assert.deepEqual(await store.pingInbox.take([3], 10), [], 'each left with its write');
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'recorded once');
     });
   });
 }

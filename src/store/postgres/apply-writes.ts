@@ -124,6 +124,8 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
       if (record.kind !== 'observation') {
         if (record.kind === 'node-cursor') cursors.set(record.nodeId, record.cursor);
         else sequential.push(record);
+        // In batch order with the other cursor writes (the statement writes the last).
+        if (record.kind === 'ping-inbox' && record.nodeCursor) cursors.set(record.nodeCursor.nodeId, record.nodeCursor.cursor);
         continue;
       }
       const w = record;
@@ -216,7 +218,9 @@ async function applyOne(r: PgRepos, record: WriteRecord, samples: Array<[number,
       for (const n of record.nodes) await r.nodes.saveLive(n.id, n.live);
       return;
     case 'ping-inbox':
-      return r.pingInbox.add(record.ping);
+      await r.pingInbox.add(record.item);
+      if (record.nodeCursor) await r.nodes.setCursor(record.nodeCursor.nodeId, record.nodeCursor.cursor);
+      return;
   }
 }
 

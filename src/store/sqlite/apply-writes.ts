@@ -54,7 +54,9 @@ export function writeApplier(r: Repos): (record: WriteRecord) => void {
         for (const n of record.nodes) r.nodes.saveLive(n.id, n.live);
         return;
       case 'ping-inbox':
-        return r.pingInbox.add(record.ping);
+        r.pingInbox.add(record.item);
+        if (record.nodeCursor) r.nodes.setCursor(record.nodeCursor.nodeId, record.nodeCursor.cursor);
+        return;
     }
   };
 }
