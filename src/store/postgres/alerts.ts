@@ -15,13 +15,16 @@ export function pgAlertStore(db: PgDb): PgAlertStore {
   return { emailSettings: pgEmailSettings(db), webhooks: pgWebhooks(db), deliveries: pgDeliveryQueue(db), domainWatch: pgDomainWatch(db), outbox: pgAlertOutbox(db) };
 }
 
-/** The alert outbox (store/alert-outbox.ts): rare rows, one statement per event. */
+/** The alert outbox (store/alert-outbox.ts): a batch's events in one statement (a storm of state changes is one batch). */
 function pgAlertOutbox(db: PgDb): Async<AlertOutboxRepo> {
   return {
     add: async (events) => {
-      for (const e of events) {
-        await db.run('INSERT INTO alert_outbox (id, check_id, account_id, event, created_at) VALUES ($1, $2, $3, $4, $5)', [e.id, e.checkId, e.accountId, JSON.stringify(e.event), e.createdAt]);
-      }
+      if (events.length === 0) return;
+      await db.run(
+        `INSERT INTO alert_outbox (id, check_id, account_id, event, created_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])`,
+        [events.map((e) => e.id), events.map((e) => e.checkId), events.map((e) => e.accountId), events.map((e) => JSON.stringify(e.event)), events.map((e) => e.createdAt)],
+      );
     },
     due: async (before, limit) =>
       (await db.query<Parameters<typeof outboxEvent>[0]>('SELECT * FROM alert_outbox WHERE created_at <= $1 ORDER BY created_at, id LIMIT $2', [before, limit])).map(outboxEvent),

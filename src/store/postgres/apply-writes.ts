@@ -2,6 +2,7 @@ import type { RollupSample } from '../../domain/rollup.js';
 import type { RuntimeWrite } from '../store.js';
 import type { NodeCursor } from '../node-repo.js';
 import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
+import type { OutboxEvent } from '../alert-outbox.js';
 import { BrokenUnit, CommitFailed, type PgDb } from './db.js';
 import { maintenanceEndEvent } from '../sqlite/apply-writes.js';
 import { eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
@@ -115,6 +116,8 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
   const cursors = new Map<string, NodeCursor>();
   const samples: Array<[number, number, RollupSample]> = [];
   const sequential: WriteRecord[] = [];
+  // Alert events (rare), inserted before the records that may claim them later in the batch.
+  const outbox: OutboxEvent[] = [];
   const verifying = batch.some((x) => x.kind === 'observation' && x.verifyStatus !== null && x.statusChange === null);
   for (const record of batch) {
     try {
@@ -129,10 +132,9 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
       // The parts that read before they write, and the rare ones, go record by record.
       // While a batch verifies a status (after a fresh start), its state changes stay in record order.
       const ordered = verifying && (w.statusChange !== null || w.verifyStatus !== null);
-      // Alert events too (rare): their outbox rows go in before a claim later in the batch reads them.
-      if (w.endMaintenance !== null || w.domain !== null || w.domainMemory !== null || ordered || w.outbox) {
+      if (w.endMaintenance !== null || w.domain !== null || w.domainMemory !== null || ordered) {
         sequential.push({
-          ...w, result: null, peerResult: null, event: null, runtime: null, sample: null, nodeCursor: null, inboxSeq: null,
+          ...w, result: null, peerResult: null, event: null, runtime: null, sample: null, nodeCursor: null, inboxSeq: null, outbox: null,
           statusChange: ordered ? w.statusChange : null, verifyStatus: ordered ? w.verifyStatus : null,
         });
       }
@@ -144,6 +146,7 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
       if (w.runtime) runtimes.set(w.checkId, mergeRuntime(runtimes.get(w.checkId), w.runtime));
       if (!verifying && w.statusChange !== null) states.push([w.checkSeq, w.at, w.statusChange]);
       if (w.sample) samples.push([w.checkSeq, w.sampleAt, w.sample]);
+      if (w.outbox) outbox.push(...w.outbox);
     } catch (err) {
       throw new RecordFailed(record, err);
     }
@@ -157,12 +160,13 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
   if (inboxDone.length > 0) statement.add('i', INBOX_DELETE, [`{${inboxDone.join(',')}}`]);
   if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, arrayColumns([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
   if (buckets.length > 0) statement.add('m', insertRows('minute'), arrayColumns(buckets.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
-  if (sequential.length === 0 && late.length === 0 && !fence && !db.inUnit() && !db.commitFailureArmed) {
+  if (sequential.length === 0 && outbox.length === 0 && late.length === 0 && !fence && !db.inUnit() && !db.commitFailureArmed) {
     // The common batch (results, pings): one statement, atomic by itself, one round trip.
     await statement.run(db);
   } else {
     await db.transaction(async () => {
       await fence?.();
+      if (outbox.length > 0) await r.alerts.outbox.add(outbox);
       // Ended maintenance windows first, as record by record would (they only touch maintenance).
       for (const record of sequential) await applyOne(r, record, samples);
       await statement.run(db);
