@@ -29,7 +29,7 @@ import { openPgStore } from './store/postgres/index.js';
 import type { Store } from './store/store.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
-import { Engine } from './engine/engine.js';
+import { Engine, type HandOver } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { Recorder } from './monitor/recorder.js';
 import { LiveChecks } from './monitor/live-checks.js';
@@ -79,11 +79,13 @@ import { NodeSessions } from './nodes/node-sessions.js';
 import { Assignment } from './nodes/assignment.js';
 import { PeerRechecks } from './nodes/peer-rechecks.js';
 import { ResultIntake } from './nodes/result-intake.js';
-import { nodeSweeps } from './nodes/node-sweeps.js';
+import { nodeSweeps, seenBefore } from './nodes/node-sweeps.js';
 import { JobRunner } from './util/job-runner.js';
 import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
 import { takeOver } from './cluster/takeover.js';
-import { relayChanges } from './cluster/relay.js';
+import { relayChanges, relayRunNow } from './cluster/relay.js';
+import { announceInbox, inboxJob } from './cluster/inbox.js';
+import { slotOf } from './domain/leases.js';
 import { RateShare } from './cluster/rate-share.js';
 import { LeaseCluster } from './cluster/lease-cluster.js';
 import { VERSION } from './version.js';
@@ -338,20 +340,28 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const checks = new ChecksService(store, config, clock);
   const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads });
 
-  const sessions = new NodeSessions({ clock, log });
-  const assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock });
-  const peers = new PeerRechecks({ sessions, dispatcher, region: config.region, clock });
   // A single server owns every check: nothing on the probe path asks.
   const ownership = cluster.shared ? cluster : undefined;
-  const engine = new Engine({
-    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, autoStart: base.opts.autoTick !== false,
-  });
   const bus = store.changes;
-  // A ping for a check another central owns waits in the store's inbox for that central.
-  const forward = bus && ownership
+  const shared = bus && ownership ? { bus, ownership } : null;
+  const sessions = new NodeSessions({ clock, log });
+  // An immediate re-check of a check whose node is connected to another central is run there.
+  const runElsewhere = shared ? relayRunNow(shared.bus, cluster.name, (checkId) => assignment.runHere(checkId)) : undefined;
+  const assignment: Assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock, runElsewhere });
+  const peers = new PeerRechecks({ sessions, dispatcher, region: config.region, clock });
+  // A ping or a node's result for a check another central owns waits in the store's inbox for that central.
+  const handOver: HandOver | undefined = shared
+    ? (checkId, result, region, cursor) => recorder.write({
+      kind: 'ping-inbox', item: { checkId, slot: slotOf(checkId), at: result.startedAt, signal: 'result', result, region, receivedBy: cluster.name }, nodeCursor: cursor,
+    })
+    : undefined;
+  const engine = new Engine({
+    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, handOver, autoStart: base.opts.autoTick !== false,
+  });
+  const forward = shared
     ? (ping: Omit<NewInboxPing, 'receivedBy'>) => {
       const kept = { ...ping, details: { ...ping.details, central: cluster.name }, receivedBy: cluster.name };
-      return writer.commit({ kind: 'ping-inbox', ping: kept }).then(() => bus.publish('pings', cluster.name));
+      return writer.commit({ kind: 'ping-inbox', item: kept });
     }
     : undefined;
   const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log, ownership, forward });
@@ -381,7 +391,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
       (err: unknown) => log.error({ err }, 'taking checks over failed'),
     );
   });
-  await nodes.start();
+  await nodes.start(seenBefore(config, clock.now(), shared !== null));
   await engine.start();
   await heartbeats.start();
   alerts.start();
@@ -401,13 +411,19 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
-    ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, config, clock, log }),
+    ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, shared: shared !== null, config, clock, log }),
     cluster.job(),
   ]) jobs.add(job);
-  if (bus && ownership) {
-    relayChanges({ bus, name: cluster.name, checks, repo: store.checks, feed: base.statusFeed, log });
-    jobs.add({ name: 'ping-inbox', everyMs: 1_000, run: async () => heartbeats.applyForwarded(await store.pingInbox.take(cluster.heldSlots(), 500)) });
-    bus.subscribe('pings', () => jobs.runNow('ping-inbox'));
+  if (shared) {
+    relayChanges({ bus: shared.bus, name: cluster.name, checks, repo: store.checks, feed: base.statusFeed, log });
+    const inbox = inboxJob({
+      inbox: store.pingInbox, held: () => cluster.heldSlots(), pings: (pings) => heartbeats.applyForwarded(pings), results: (results) => intake.forwarded(results),
+    });
+    jobs.add(inbox);
+    announceInbox(writer, shared.bus, cluster.name);
+    shared.bus.subscribe('inbox', (from) => {
+      if (from !== cluster.name) jobs.runNow(inbox.name);
+    });
   }
   jobs.start();
   return { config, recorder, engine, heartbeats, domains, alerts, nodes, cluster, services, renders, live: liveFeed, pipeline, windows };

@@ -10,12 +10,13 @@ import { alertContent } from './alert-content.js';
 import { transitionKey, type AlertEvent } from '../domain/events.js';
 import type { AlertRouting } from './alert-routing.js';
 import type { NewAlert } from '../store/alert-store.js';
+import type { OutboxClaim } from '../store/alert-outbox.js';
 import type { DeliverySender } from './delivery/sender.js';
 import { routeMatches } from './target-options.js';
 import type { DependencyHold } from './dependency-hold.js';
 
 export interface AlertPipelineDeps {
-  store: Pick<Store, 'checks'>;
+  store: Pick<Store, 'checks' | 'alerts'>;
   routing: AlertRouting;
   writer: BatchWriter;
   sender: DeliverySender;
@@ -33,9 +34,20 @@ export interface AlertPipelineDeps {
  */
 const SLICE_MS = 0.5;
 
+/**
+ * How old an outbox event must be before a sweep routes it: far longer than routing an event
+ * ever takes (a few milliseconds; seconds when the store is slow), so the sweep finds only events
+ * whose central died, or whose routing failed, before they were routed.
+ */
+export const OUTBOX_GRACE_MS = 10_000;
+/** Outbox events handed back per sweep. */
+const SWEEP_LIMIT = 500;
+
 interface PendingAlert {
   ref: { id: string; accountId: string };
   event: AlertEvent;
+  /** Its row in the alert outbox, claimed by the alerts write of the drain that routes it. */
+  outboxId?: string | null;
 }
 
 /**
@@ -46,19 +58,45 @@ interface PendingAlert {
  * once they are durable. Probing never waits on any of it.
  */
 export class AlertPipeline {
-  readonly metrics = { events: 0, suppressed: 0, queued: 0 };
+  readonly metrics = { events: 0, suppressed: 0, queued: 0, swept: 0 };
   private buffer: PendingAlert[] = [];
   private scheduled: NodeJS.Immediate | null = null;
   private committing = 0;
   /** A drain is routing (it awaits the store): the next one starts when it is done. */
   private draining = false;
+  /** Outbox events buffered or being claimed here: a sweep does not hand them in again. */
+  private readonly outboxIds = new Set<string>();
 
   constructor(private readonly deps: AlertPipelineDeps) {}
 
-  handle(ref: { id: string; accountId: string }, event: AlertEvent): void {
+  /** `outboxId`: the event's outbox row (the recorder's); its alerts are queued only if this pipeline's write claims it. */
+  handle(ref: { id: string; accountId: string }, event: AlertEvent, outboxId: string | null = null): void {
+    if (outboxId !== null) {
+      if (this.outboxIds.has(outboxId)) return;
+      this.outboxIds.add(outboxId);
+    }
     this.metrics.events++;
-    this.buffer.push({ ref, event });
+    this.buffer.push({ ref, event, outboxId });
     if (!this.draining) this.scheduled ??= setImmediate(() => void this.drain());
+  }
+
+  /**
+   * Routes the outbox events nobody routed within OUTBOX_GRACE_MS (their central died between
+   * the state change and its routing, or routing failed). Another central sweeping the same
+   * event, or its own central routing it late, is harmless: only the write that deletes its row
+   * queues its alerts. Says how many it handed in.
+   */
+  async sweep(): Promise<number> {
+    const due = await this.deps.store.alerts.outbox.due(this.deps.clock.now() - OUTBOX_GRACE_MS, SWEEP_LIMIT);
+    let handed = 0;
+    for (const e of due) {
+      if (this.outboxIds.has(e.id)) continue;
+      this.deps.log.warn({ checkId: e.checkId, event: e.event.type, outboxId: e.id }, 'alert event left unrouted: routing it now');
+      this.handle({ id: e.checkId, accountId: e.accountId }, e.event, e.id);
+      handed++;
+    }
+    this.metrics.swept += handed;
+    return handed;
   }
 
   /** Events not yet durable as deliveries (tests and benchmarks wait for zero). */
@@ -76,14 +114,19 @@ export class AlertPipeline {
     this.draining = true;
     const now = this.deps.clock.now();
     const rows: NewAlert[] = [];
+    // Every outbox event routed, alert or not: the write claims them all.
+    const routed: OutboxClaim[] = [];
     const until = performance.now() + SLICE_MS;
     let taken = 0;
     try {
       while (taken < this.buffer.length && (taken === 0 || performance.now() < until)) {
-        const { ref, event } = this.buffer[taken++]!;
+        const { ref, event, outboxId = null } = this.buffer[taken++]!;
         try {
-          await this.route(ref, event, now, rows);
+          await this.route(ref, event, now, rows, outboxId);
+          if (outboxId !== null) routed.push({ id: outboxId, checkId: ref.id });
         } catch (err) {
+          // Left in the outbox: a sweep routes it again.
+          if (outboxId !== null) this.outboxIds.delete(outboxId);
           this.deps.log.error({ err, checkId: ref.id, event: event.type }, 'alert not routed');
         }
       }
@@ -92,19 +135,23 @@ export class AlertPipeline {
     }
     this.buffer = taken === this.buffer.length ? [] : this.buffer.slice(taken);
     if (this.buffer.length > 0) this.scheduled ??= setImmediate(() => void this.drain());
-    if (rows.length === 0) return;
+    if (rows.length === 0 && routed.length === 0) return;
     this.metrics.queued += rows.reduce((n, a) => n + a.deliveries.length, 0);
     this.committing++;
     void this.deps.writer
-      .commit({ kind: 'alerts', alerts: rows, at: now })
+      .commit(routed.length > 0 ? { kind: 'alerts', alerts: rows, at: now, routed } : { kind: 'alerts', alerts: rows, at: now })
       .then(
-        () => this.deps.sender.wake(),
+        () => (rows.length > 0 ? this.deps.sender.wake() : undefined),
+        // The events stay in the outbox: a sweep routes them again.
         (err: unknown) => this.deps.log.error({ err, alerts: rows.length }, 'alert deliveries not queued'),
       )
-      .finally(() => this.committing--);
+      .finally(() => {
+        this.committing--;
+        for (const r of routed) this.outboxIds.delete(r.id);
+      });
   }
 
-  private async route(ref: PendingAlert['ref'], event: AlertEvent, now: number, rows: NewAlert[]): Promise<void> {
+  private async route(ref: PendingAlert['ref'], event: AlertEvent, now: number, rows: NewAlert[], outboxId: string | null): Promise<void> {
     const hold = this.deps.hold;
     if (hold && event.type === 'website_up') {
       // A parent back up releases its dependants' held alerts, routed like any (in a later turn).
@@ -153,6 +200,7 @@ export class AlertPipeline {
         ...webhooks.map((w) => ({ id: newId('dlv'), channel: 'webhook' as const, target: w.id })),
       ],
       transition: transitionKey(event),
+      outboxId,
     });
   }
 

@@ -106,10 +106,10 @@ export class AlertsModule {
       return whenAnswered(store.checks.byId(id), (check) => (check === null ? null : check.disabled ? 'paused' : check.status));
     });
     this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log, hold });
-    deps.events?.onEvent((check, event) => {
+    deps.events?.onEvent((check, event, outboxId) => {
       log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
-      this.handle(check, event);
-    });
+      this.pipeline.handle(check, event, outboxId ?? null);
+    }, { outbox: true });
   }
 
   start(): void {
@@ -118,13 +118,16 @@ export class AlertsModule {
     this.sender.start();
   }
 
-  /** The periodic jobs: reminders of checks still down, and old deliveries dropped. */
+  /** The periodic jobs: reminders of checks still down, old deliveries dropped, unrouted events routed. */
   jobs(): Job[] {
     return [
       { name: 'alert-reminders', everyMs: MINUTE, run: () => this.reminders.sweep() },
       { name: 'delivery-prune', everyMs: HOUR, jitterMs: MINUTE, atStart: true, run: () => this.sender.prune() },
       // Deliveries another central queued, or leased and never finished (it died), are due here too.
       ...(this.shared ? [{ name: 'deliveries-elsewhere', everyMs: 2_000, run: () => this.sender.wake() }] : []),
+      // Events kept with their state change and never routed (their central died first; on one
+      // server, a crash): routed here, at start and then every 2 s, by whichever central looks.
+      { name: 'alert-outbox', everyMs: 2_000, atStart: true, run: () => this.pipeline.sweep() },
     ];
   }
 

@@ -130,3 +130,16 @@ export function announceCheckChanges(bus: ChangeBus, name: string, checks: Pick<
   };
   checks.observe(observer);
 }
+
+/**
+ * Immediate re-checks of checks whose prober node is connected to another central (several
+ * centrals): the owner asks on the bus, and the central the node is connected to has it run
+ * the check now (`runHere`; the others have no such node and do nothing). Returns the asking.
+ */
+export function relayRunNow(bus: ChangeBus, name: string, runHere: (checkId: string) => void): (checkId: string) => void {
+  bus.subscribe('run', (payload) => {
+    const message = JSON.parse(payload) as { from: string; id: string };
+    if (message.from !== name) runHere(message.id);
+  });
+  return (id) => bus.publish('run', JSON.stringify({ from: name, id }));
+}

@@ -65,6 +65,21 @@ export interface Ownership {
 /** Called as a node's result is recorded: the node's outbox cursor to write with it. */
 export type CursorFor = () => NodeCursorWrite;
 
+/**
+ * Several centrals: a node's result for a check another central owns goes to the store's inbox
+ * for its owner, the node's outbox cursor moving in the same write.
+ */
+export type HandOver = (checkId: string, result: ProbeResult, region: string, cursor: NodeCursorWrite) => void;
+
+/** A node's result another central received, from the inbox: it leaves it with the write that records it. */
+export interface ForwardedResult {
+  seq: number;
+  checkId: string;
+  result: ProbeResult;
+  region: string;
+  receivedBy: string;
+}
+
 export interface EngineDeps {
   store: Pick<Store, 'checks' | 'accounts'>;
   recorder: Recorder;
@@ -80,6 +95,8 @@ export interface EngineDeps {
   placement?: Placement;
   /** Several centrals: the checks this one owns (a single server owns all and passes none). */
   ownership?: Ownership;
+  /** Several centrals: where a node's result for a check another central owns goes. */
+  handOver?: HandOver;
   /** The checks service: the engine follows its mutations (none in benchmarks that schedule by hand). */
   checks?: CheckEvents;
   /** Tests drive the wheel themselves; production ticks on real time. */
@@ -297,6 +314,10 @@ export class Engine implements CheckObserver {
       this.deps.recorder.write(cursor());
       return null;
     }
+    if (this.deps.handOver && this.deps.ownership && !this.deps.ownership.owns(checkId)) {
+      this.deps.handOver(checkId, result, region, cursor());
+      return null;
+    }
     if (result.ok || !fresh || result.startedAt < entry.lastResultAt) {
       this.record(entry, result, region, null, null, cursor);
       return null;
@@ -304,15 +325,52 @@ export class Engine implements CheckObserver {
     return this.peer.recheck(entry.task, region).then((peer) => this.record(entry, result, region, peer, null, cursor));
   }
 
+  /**
+   * A node's result another central received for a check this one owns (several centrals),
+   * recorded as `recordRemote` records it (peer re-check, late-result rule), leaving the inbox
+   * with its write; resolves once that write is durable. One whose check is no longer probed
+   * here leaves the inbox unrecorded; one of a check this central does not own (any more) stays
+   * there for its owner.
+   */
+  recordForwarded(item: ForwardedResult, fresh: boolean): Promise<void> {
+    if (this.closing || this.adding.has(item.checkId) || (this.deps.ownership && !this.deps.ownership.owns(item.checkId))) return Promise.resolve();
+    const entry = this.scheduledEntry(item.checkId);
+    if (!entry) return this.deps.recorder.discard(item.checkId, item.seq, this.deps.clock.now());
+    const { result } = item;
+    if (result.ok || !fresh || result.startedAt < entry.lastResultAt) return this.recordFromInbox(entry, item, null);
+    return this.peer.recheck(entry.task, item.region).then((peer) => this.recordFromInbox(entry, item, peer));
+  }
+
+  private recordFromInbox(entry: Scheduled, item: ForwardedResult, peer: PeerVerdict | null): Promise<void> {
+    const now = this.deps.clock.now();
+    if (this.closing || (this.deps.ownership && !this.deps.ownership.owns(entry.id))) return Promise.resolve();
+    if (this.deps.live.get(entry.id) !== entry) return this.deps.recorder.discard(entry.id, item.seq, now);
+    this.metrics.completed++;
+    const late = item.result.startedAt < entry.lastResultAt;
+    if (!late) entry.lastResultAt = item.result.startedAt;
+    const recorded = this.deps.recorder.recordDurably(entry, {
+      kind: 'probe', result: item.result, region: item.region, peer, late, inboxSeq: item.seq, receivedBy: item.receivedBy,
+    }, now);
+    // The node that probes it is connected to another central: placement relays the re-check there.
+    return recorded.then((recheck) => {
+      if (recheck === 'immediate') this.deps.placement?.runNow(entry.id);
+    });
+  }
+
   /** `dueAt` is the wheel's due time of a probe run here (null for a node's result). */
   private record(entry: Scheduled, result: ProbeResult, region: string, peer: PeerVerdict | null, dueAt: number | null, cursor?: CursorFor): void {
     this.metrics.completed++;
     if (dueAt !== null) this.load.completed(dueAt, result.startedAt, this.deps.clock.now());
     // A check deleted, paused or changed while its probe ran: this result is for a stale entry.
-    // A check this central no longer owns (its lease ran out, or it was handed over): the
-    // result is not this central's to record.
-    if (this.closing || this.deps.live.get(entry.id) !== entry || (this.deps.ownership && !this.deps.ownership.owns(entry.id))) {
+    if (this.closing || this.deps.live.get(entry.id) !== entry) {
       if (cursor) this.deps.recorder.write(cursor());
+      return;
+    }
+    // A check this central no longer owns (its lease ran out, or it was handed over): not this
+    // central's to record; a node's result goes to its owner.
+    if (this.deps.ownership && !this.deps.ownership.owns(entry.id)) {
+      if (cursor && this.deps.handOver) this.deps.handOver(entry.id, result, region, cursor());
+      else if (cursor) this.deps.recorder.write(cursor());
       return;
     }
     const now = this.deps.clock.now();

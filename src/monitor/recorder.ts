@@ -3,7 +3,9 @@ import type { DomainInfo, ProbeResult } from '../domain/probe-types.js';
 import type { DomainMemory } from '../store/alert-store.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { HistoryResultInput, RuntimeWrite } from '../store/store.js';
-import type { NodeCursorWrite, ObservationWrite, WriteRecord } from '../store/writes.js';
+import type { NodeCursorWrite, ObservationWrite, PingInboxWrite, WriteRecord } from '../store/writes.js';
+import type { OutboxEvent } from '../store/alert-outbox.js';
+import { newId } from '../domain/secrets.js';
 import { domainStep, type DomainEventType } from './domain-expiry.js';
 import type { LiveCheck, LiveSnapshot } from './live-check.js';
 import { inMaintenance, takeLapsedMaintenance } from './maintenance.js';
@@ -22,8 +24,11 @@ function copySnapshot(to: LiveSnapshot, from: LiveSnapshot): LiveSnapshot {
 
 const emptySnapshot = (): LiveSnapshot => ({ state: null!, probesTotal: 0, probesUp: 0, ssl: null, lastSyncedAt: 0, countersWrittenAt: 0 });
 
-/** Where transitions go: the alert pipeline and the status feed subscribe. */
-export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent) => void;
+/**
+ * Where transitions go: the alert pipeline and the status feed subscribe. `outboxId`: the
+ * event's row in the alert outbox, written with the state change (null when no sink routes alerts).
+ */
+export type EventSink = (check: { id: string; accountId: string; seq: number }, event: AlertEvent, outboxId?: string | null) => void;
 /**
  * The check's status changed (alert-worthy or not, e.g. pending to up), it became or stopped
  * being slow (`degraded`), or a ping arrived that changed neither: live views refresh the
@@ -37,6 +42,10 @@ export interface ProbeObservation extends ProbeInput {
   late?: boolean;
   /** A prober node's result: its outbox cursor is written in the same transaction (exactly once). */
   nodeCursor?: NodeCursorWrite | null;
+  /** A node's result another central received (several centrals): it leaves the inbox with this write. */
+  inboxSeq?: number | null;
+  /** That central, kept as the result's `central` (who took it in), as a forwarded ping's is. */
+  receivedBy?: string;
 }
 
 /** A heartbeat ping: `start` is a job starting (neither success nor failure). */
@@ -110,6 +119,8 @@ export class Recorder {
   private readonly follows: boolean;
   /** The live entry as it was before the observation being recorded now (reused). */
   private readonly before: LiveSnapshot = emptySnapshot();
+  /** Whether events go to the alert outbox (an alert pipeline listens). */
+  private outbox = false;
 
   constructor(
     private readonly deps: {
@@ -123,15 +134,20 @@ export class Recorder {
   }
 
   /** A result's row with the central that made it (several centrals only; a forwarded ping keeps its receiver's). */
-  private stamp(row: HistoryResultInput): HistoryResultInput {
-    const central = this.deps.central;
+  private stamp(row: HistoryResultInput, receivedBy?: string): HistoryResultInput {
+    const central = receivedBy ?? this.deps.central;
     if (central === undefined || (row.meta !== null && 'central' in row.meta)) return row;
     return { ...row, meta: { ...row.meta, central } };
   }
 
-  /** Subscribes to every event the state machine or the domain rules raise. */
-  onEvent(sink: EventSink): void {
+  /**
+   * Subscribes to every event the state machine or the domain rules raise. A sink that routes
+   * alerts (`outbox`) has every event kept in the alert outbox with its state change, so an
+   * event its process never routes (it died first) is still routed by a sweep.
+   */
+  onEvent(sink: EventSink, options?: { outbox?: boolean }): void {
     this.eventSinks.push(sink);
+    if (options?.outbox) this.outbox = true;
   }
 
   onChange(sink: ChangeSink): void {
@@ -148,28 +164,35 @@ export class Recorder {
     const degraded = live.state.degraded;
     if (this.follows) copySnapshot(this.before, live);
     const out = this.outcome(live, obs, now);
+    const kept = out.events.length > 0 ? this.keep(live, out, now) : null;
     if (out.write) {
       this.follow(live, out.write);
       this.deps.writer.submit(out.write);
     }
-    this.raise(live, out.events);
+    this.raise(live, out.events, kept);
     this.changed(live, obs, out, degraded);
     return out.recheck;
   }
 
-  /** The same, resolving once the write is durable; events follow the commit (a ping's acknowledgement). */
-  recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<void> {
+  /** The same, resolving once the write is durable (with whether to probe again now); events follow the commit (a ping's acknowledgement). */
+  recordDurably(live: LiveCheck, obs: Observation, now: number): Promise<Recheck> {
     const degraded = live.state.degraded;
     if (this.follows) copySnapshot(this.before, live);
     const out = this.outcome(live, obs, now);
+    const kept = out.events.length > 0 ? this.keep(live, out, now) : null;
     if (out.write) this.follow(live, out.write);
     const followed = (): void => {
-      this.raise(live, out.events);
+      this.raise(live, out.events, kept);
       this.changed(live, obs, out, degraded);
     };
-    if (out.write) return this.deps.writer.commit(out.write).then(followed);
+    if (out.write) {
+      return this.deps.writer.commit(out.write).then(() => {
+        followed();
+        return out.recheck;
+      });
+    }
     followed();
-    return Promise.resolve();
+    return Promise.resolve(out.recheck);
   }
 
   private follow(live: LiveCheck, write: ObservationWrite): void {
@@ -214,9 +237,17 @@ export class Recorder {
     this.deps.writer.submit({ kind: 'domain-info', checkId, domain: null });
   }
 
-  /** A write that is no observation but must keep its place in line (a prober node's cursor). */
-  write(record: NodeCursorWrite): void {
+  /** A write that is no observation but must keep its place in line (a prober node's cursor, a node's result handed to another central). */
+  write(record: NodeCursorWrite | PingInboxWrite): void {
     this.deps.writer.submit(record);
+  }
+
+  /** An inbox entry nothing records (its check is no longer probed here): it leaves the inbox alone, resolving once durable. */
+  discard(checkId: string, inboxSeq: number, now: number): Promise<void> {
+    return this.deps.writer.commit({
+      kind: 'observation', checkId, checkSeq: 0, at: now, result: null, event: null, sample: null, sampleAt: now, runtime: null,
+      statusChange: null, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null, inboxSeq,
+    });
   }
 
   /** The same, resolving once it and everything submitted before it is durable (a node's acknowledgement). */
@@ -224,10 +255,21 @@ export class Recorder {
     return this.deps.writer.commit(record);
   }
 
-  private raise(live: LiveCheck, events: readonly AlertEvent[]): void {
+  /**
+   * The outcome's events, each with an id, onto its write (the alert outbox, same transaction as
+   * the state change); null when no alert pipeline listens. Only outcomes with events come here.
+   */
+  private keep(live: LiveCheck, out: Outcome, now: number): OutboxEvent[] | null {
+    if (!this.outbox || out.write === null) return null;
+    const kept = out.events.map((event) => ({ id: newId('evt'), checkId: live.id, accountId: live.accountId, event, createdAt: now }));
+    out.write.outbox = kept;
+    return kept;
+  }
+
+  private raise(live: LiveCheck, events: readonly AlertEvent[], kept: readonly OutboxEvent[] | null): void {
     if (this.eventSinks.length === 0 || events.length === 0) return;
     const ref = { id: live.id, accountId: live.accountId, seq: live.seq };
-    for (const event of events) for (const sink of this.eventSinks) sink(ref, event);
+    for (let i = 0; i < events.length; i++) for (const sink of this.eventSinks) sink(ref, events[i]!, kept?.[i]!.id ?? null);
   }
 
   private outcome(live: LiveCheck, obs: Observation, now: number): Outcome {
@@ -267,7 +309,7 @@ export class Recorder {
       statusCode = r.statusCode;
       sslChanged = r.ssl !== null && (r.ssl.fingerprint !== live.ssl?.fingerprint || r.ssl.valid !== live.ssl?.valid);
       if (r.ssl) live.ssl = r.ssl;
-      result = this.stamp(probeRow(live.seq, r, obs.region));
+      result = this.stamp(probeRow(live.seq, r, obs.region), obs.receivedBy);
     } else if (obs.kind === 'ping') {
       ok = obs.signal === 'ping';
       result = this.stamp({
@@ -299,7 +341,8 @@ export class Recorder {
       domainMemory: null,
       peerResult: obs.kind === 'probe' && obs.peer ? probeRow(live.seq, obs.peer.result, obs.peer.region) : null,
       nodeCursor: obs.kind === 'probe' ? obs.nodeCursor ?? null : null,
-      inboxSeq: obs.kind === 'ping' ? obs.inboxSeq ?? null : null,
+      inboxSeq: obs.kind === 'ping' || obs.kind === 'probe' ? obs.inboxSeq ?? null : null,
+      outbox: null,
     };
     return { write, events: t.events, recheck: t.recheck };
   }
@@ -310,9 +353,9 @@ export class Recorder {
     if (obs.result.ok) live.probesUp++;
     const write: ObservationWrite = {
       kind: 'observation', checkId: live.id, checkSeq: live.seq, at: now,
-      result: this.stamp(probeRow(live.seq, obs.result, obs.region)), event: null, sample: obs.result, sampleAt: obs.result.startedAt,
+      result: this.stamp(probeRow(live.seq, obs.result, obs.region), obs.receivedBy), event: null, sample: obs.result, sampleAt: obs.result.startedAt,
       runtime: null, statusChange: null, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null,
-      peerResult: null, nodeCursor: obs.nodeCursor ?? null,
+      peerResult: null, nodeCursor: obs.nodeCursor ?? null, inboxSeq: obs.inboxSeq ?? null,
     };
     return { write, events: NOTHING.events, recheck: 'none' };
   }

@@ -36,17 +36,25 @@ export interface AssignmentDeps {
   checks: CheckEvents;
   config: Config;
   clock: Clock;
+  /** Several centrals: has the central a check's node is connected to run it now (`runHere` there). */
+  runElsewhere?: (checkId: string) => void;
 }
 
 /**
  * Which node probes which check: rendezvous hashing among a region's connected nodes, and the
  * failover of a region dark for `nodes.failoverMs` to the central's own wheel (`Placement`).
+ * With several centrals a region's nodes may be connected to different centrals: each central
+ * hashes among all of them (those connected here, and those the store says are connected to the
+ * others), gives its own nodes their share, and counts a region lit while any central has a node
+ * of it; the results of checks another central owns reach that owner through the store's inbox.
  */
 export class Assignment implements CheckObserver, Placement {
   private readonly checks = new Map<string, RemoteCheck>();
   private readonly regionChecks = new Map<string, Set<string>>();
   /** When each region last had a connected node (the start for regions never seen). */
   private readonly darkSince = new Map<string, number>();
+  /** Several centrals: nodes connected to the others, by region (sorted), as the store last said. */
+  private elsewhere = new Map<string, string[]>();
   /** Checks each node was ever given while the central ran: results for others are refused. */
   private readonly given = new Map<string, Set<string>>();
   private readonly region: string;
@@ -70,10 +78,51 @@ export class Assignment implements CheckObserver, Placement {
     return this.deps.clock.now() - since >= this.deps.config.nodes.failoverMs;
   }
 
-  /** An immediate re-check of a check probed on a node goes to that node. */
+  /**
+   * Several centrals: the nodes the store says are connected, heard from lately. A region with
+   * one connected to another central is lit here too; a node this central heard from last is
+   * left out (the store's word on it is this central's own, or older).
+   */
+  seenElsewhere(nodes: ReadonlyArray<{ id: string; region: string; lastSeenAt: number }>): void {
+    const now = this.deps.clock.now();
+    const next = new Map<string, string[]>();
+    for (const n of nodes) {
+      const here = this.deps.sessions.get(n.id);
+      if (n.region === this.region || (here && (here.session || (here.lastSeenAt ?? 0) >= n.lastSeenAt))) continue;
+      const ids = next.get(n.region);
+      if (ids) ids.push(n.id);
+      else next.set(n.region, [n.id]);
+    }
+    const before = this.elsewhere;
+    this.elsewhere = next;
+    for (const [region, ids] of next) {
+      ids.sort();
+      if (this.deps.sessions.connectedIn(region).length === 0) this.darkSince.set(region, now);
+    }
+    for (const region of new Set([...before.keys(), ...next.keys()])) {
+      if ((before.get(region) ?? []).join() !== (next.get(region) ?? []).join()) this.rebalance(region);
+    }
+  }
+
+  /** The nodes that share a region's checks: connected here, and with several centrals to the others. */
+  private nodesIn(region: string): string[] {
+    const here = this.deps.sessions.connectedIn(region);
+    const there = this.elsewhere.get(region);
+    return there ? [...new Set([...here, ...there])].sort() : here;
+  }
+
+  /** An immediate re-check of a check probed on a node goes to that node, wherever it is connected. */
   runNow(checkId: string): void {
+    if (!this.runHere(checkId)) this.deps.runElsewhere?.(checkId);
+  }
+
+  /** The same when the check's node is connected here; false when it is not. */
+  runHere(checkId: string): boolean {
     const owner = this.checks.get(checkId)?.owner;
-    if (owner) this.deps.sessions.sendTo(owner, { type: 'run', id: checkId });
+    const session = owner ? this.deps.sessions.get(owner)?.session : null;
+    if (!session) return false;
+    session.send({ type: 'run', id: checkId });
+    return true;
   }
 
   wasGiven(nodeId: string, checkId: string): boolean {
@@ -94,7 +143,7 @@ export class Assignment implements CheckObserver, Placement {
     const views: RegionView[] = [{ id: this.region, nodes: central?.nodes ?? 0, connected: sessions.connectedIn(this.region).length, online: true }];
     for (const r of registered) {
       if (r.region === this.region) continue;
-      const connected = sessions.connectedIn(r.region).length;
+      const connected = this.nodesIn(r.region).length;
       views.push({ id: r.region, nodes: r.nodes, connected, online: connected > 0 });
     }
     return views;
@@ -109,7 +158,7 @@ export class Assignment implements CheckObserver, Placement {
     const previous = this.checks.get(check.id);
     if (previous && previous.region !== region) this.checkDeleted(check);
     const entry = this.track(check)!;
-    const owner = ownerOf(check.id, this.deps.sessions.connectedIn(region));
+    const owner = ownerOf(check.id, this.nodesIn(region));
     if (previous?.owner && previous.owner !== owner) this.deps.sessions.sendTo(previous.owner, { type: 'unassign', ids: [check.id] });
     entry.owner = owner;
     if (owner) this.give(owner, [entry.assigned], runNow ? [check.id] : [], false);
@@ -153,7 +202,7 @@ export class Assignment implements CheckObserver, Placement {
 
   /** Recomputes owners in a region; `fresh` (a node just said hello) gets its whole share as a reset. */
   private rebalance(region: string, fresh?: string): void {
-    const nodes = this.deps.sessions.connectedIn(region);
+    const nodes = this.nodesIn(region);
     const adds = new Map<string, AssignedCheck[]>(nodes.map((n) => [n, []]));
     const removes = new Map<string, string[]>();
     for (const id of this.regionChecks.get(region) ?? []) {

@@ -10,7 +10,7 @@ import type { ResultIntake } from './result-intake.js';
 
 export interface NodeHubDeps {
   registry: Pick<NodeRegistry, 'authenticate'>;
-  nodes: Pick<NodeRepo, 'markAllDisconnected'>;
+  nodes: Pick<NodeRepo, 'markDisconnected'>;
   checks: Pick<Store['checks'], 'forEachEnabled'>;
   sessions: NodeSessions;
   assignment: Assignment;
@@ -27,9 +27,10 @@ export interface NodeHubDeps {
 export class NodeHub {
   constructor(private readonly deps: NodeHubDeps) {}
 
-  async start(): Promise<void> {
+  /** `seenBefore`: nodes last heard from before it are not connected now (see `nodeSweeps`' `seenBefore`). */
+  async start(seenBefore: number): Promise<void> {
     // What the last run of the server saved as connected is not, now.
-    await this.deps.nodes.markAllDisconnected();
+    await this.deps.nodes.markDisconnected(seenBefore);
     this.deps.assignment.load((visit) => this.deps.checks.forEachEnabled(visit));
   }
 

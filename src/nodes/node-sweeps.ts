@@ -9,12 +9,32 @@ import type { NodeSessions } from './node-sessions.js';
 
 const LIVE_EVERY_MS = 2_000;
 const REVOCATION_EVERY_MS = 1_000;
+const ELSEWHERE_EVERY_MS = 1_000;
+
+/**
+ * How long a node the store says is connected counts as connected to some central: a central
+ * hears from each of its nodes at least every `nodes.pingMs` (the pong) and saves what it
+ * heard every 2 s; 2 s more for the centrals' clocks.
+ */
+export function liveWindowMs(config: Config): number {
+  return config.nodes.pingMs + 2 * LIVE_EVERY_MS + 2_000;
+}
+
+/**
+ * Where a starting central's `markDisconnected` stops: a single server knows no node is
+ * connected anywhere yet; one of several leaves alone the nodes another central heard from lately.
+ */
+export function seenBefore(config: Config, now: number, shared: boolean): number {
+  return shared ? now - liveWindowMs(config) : now;
+}
 
 export interface NodeSweepsDeps {
   sessions: NodeSessions;
-  assignment: Pick<Assignment, 'owned'>;
+  assignment: Pick<Assignment, 'owned' | 'seenElsewhere'>;
   writer: Pick<BatchWriter, 'submit'>;
-  nodes: Pick<NodeRepo, 'revokedAmong'>;
+  nodes: Pick<NodeRepo, 'revokedAmong' | 'connectedSince'>;
+  /** Several centrals on the store: nodes connected to the others count for their regions here. */
+  shared: boolean;
   config: Config;
   clock: Clock;
   log: Logger;
@@ -22,11 +42,23 @@ export interface NodeSweepsDeps {
 
 /**
  * The hub's periodic jobs: pings for each node's clock offset, the nodes' figures saved for
- * `vigil node list` (another process), and revocations made there closing the sockets here.
+ * `vigil node list` (another process), revocations made there closing the sockets here, and
+ * with several centrals, the nodes connected to the others read back.
  */
 export function nodeSweeps(deps: NodeSweepsDeps): Job[] {
   const { sessions } = deps;
+  const elsewhere: Job[] = deps.shared
+    ? [{
+      name: 'node-elsewhere',
+      everyMs: ELSEWHERE_EVERY_MS,
+      run: async () => {
+        const now = deps.clock.now();
+        deps.assignment.seenElsewhere(await deps.nodes.connectedSince(now - liveWindowMs(deps.config)));
+      },
+    }]
+    : [];
   return [
+    ...elsewhere,
     {
       name: 'node-ping',
       everyMs: deps.config.nodes.pingMs,

@@ -7,11 +7,15 @@ import type { NodeRepo } from '../store/node-repo.js';
 import { whenAnswered, type Answer } from '../store/answer.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { NodeCursorWrite, WriteRecord } from '../store/writes.js';
+import type { InboxResult } from '../store/ping-inbox.js';
 import type { NodeSessions, NodeState } from './node-sessions.js';
 import { asProbeResult, type NodeMessage } from './protocol.js';
 
 /** Results this much older than now are replays: they are not re-checked by a peer. */
 const FRESH_MS = 45_000;
+
+/** Whether a result is recent enough for a peer to re-check its failure. */
+const fresh = (now: number, result: ProbeResult): boolean => now - result.startedAt <= FRESH_MS;
 
 /** Where a node's outbox stands, as the central has it. */
 interface Cursor {
@@ -37,8 +41,8 @@ export interface ResultIntakeDeps {
   sessions: NodeSessions;
   /** Whether a check was given to the node (results for others are refused). */
   given: { wasGiven(nodeId: string, checkId: string): boolean };
-  engine: Pick<Engine, 'recordRemote'>;
-  recorder: Pick<Recorder, 'write' | 'writeDurably'>;
+  engine: Pick<Engine, 'recordRemote' | 'recordForwarded'>;
+  recorder: { write(record: NodeCursorWrite): void } & Pick<Recorder, 'writeDurably'>;
   cursors: Pick<NodeRepo, 'cursor'>;
   /** The writer, told which batches committed: the cursor moves back over what did not. */
   commits?: Pick<BatchWriter, 'afterEachCommit'>;
@@ -106,13 +110,29 @@ export class ResultIntake {
       const result = asProbeResult(item.result);
       const startedAt = this.deps.sessions.local(node, result.startedAt);
       const corrected: ProbeResult = startedAt === result.startedAt ? result : { ...result, startedAt };
-      const fresh = now - corrected.startedAt <= FRESH_MS;
-      this.deps.engine.recordRemote(item.checkId, corrected, node.region, fresh, cursor)?.then(
+      this.deps.engine.recordRemote(item.checkId, corrected, node.region, fresh(now, corrected), cursor)?.then(
         () => this.acknowledge(node, c),
         (err: unknown) => this.deps.log.error({ err, nodeId: node.id }, 'recording a node result failed'),
       );
     }
     this.acknowledge(node, c);
+  }
+
+  /**
+   * Node results other centrals received for checks this one owns (several centrals, from the
+   * store's inbox): each recorded as if its node were connected here, leaving the inbox with
+   * its write. Resolves once each is durable (or its write failed: it is then still in the
+   * inbox, taken again at the next run).
+   */
+  async forwarded(items: readonly InboxResult[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const writes: Array<Promise<void>> = [];
+    for (const item of items) {
+      writes.push(this.deps.engine.recordForwarded(item, fresh(now, item.result)).catch((err: unknown) => {
+        this.deps.log.error({ err, checkId: item.checkId }, 'a node result another central received was not recorded; taken again at the next run');
+      }));
+    }
+    await Promise.all(writes);
   }
 
   /**
@@ -148,7 +168,7 @@ export class ResultIntake {
   private settled(batch: readonly WriteRecord[], failed: ReadonlyMap<WriteRecord, unknown> | 'all'): void {
     if (this.cursors.size === 0) return;
     for (const record of batch) {
-      const write = record.kind === 'node-cursor' ? record : record.kind === 'observation' ? record.nodeCursor : null;
+      const write = record.kind === 'node-cursor' ? record : record.kind === 'observation' || record.kind === 'ping-inbox' ? record.nodeCursor : null;
       if (!write) continue;
       const c = this.cursors.get(write.nodeId);
       if (!c || !c.unsettled.delete(write) || write.cursor.epoch !== c.epoch) continue;

@@ -1,5 +1,6 @@
 import type { Answer } from './answer.js';
 import type { AlertEventType } from '../domain/events.js';
+import type { AlertOutboxRepo, OutboxClaim } from './alert-outbox.js';
 
 /** Records and repositories of the alerts layer; SQLite implementations live in ./sqlite/. */
 
@@ -103,6 +104,8 @@ export interface NewAlert {
    * (reminders, certificate and domain alerts, notices).
    */
   transition?: string | null;
+  /** The outbox event this alert was routed from (see `claimedAlerts`); absent or null: none. */
+  outboxId?: string | null;
 }
 
 /** Delivery log filters (issue 17); `pending` covers rows being sent. */
@@ -154,7 +157,11 @@ export interface SettledAttempt {
 }
 
 export interface DeliveryQueue {
-  enqueue(alerts: readonly NewAlert[], now: number): Answer<void>;
+  /**
+   * Queues alerts in one transaction. `routed`: the outbox events their drain routed, deleted
+   * here; an alert routed from one of them is queued only when this call deleted its row.
+   */
+  enqueue(alerts: readonly NewAlert[], now: number, routed?: readonly OutboxClaim[]): Answer<void>;
   /**
    * Leases up to `limit` due rows (pending ones whose time has come, and sending ones whose
    * lease ran out) until `leaseUntil` and counts the attempt, taking no target past
@@ -210,4 +217,5 @@ export interface AlertStore {
   webhooks: WebhookRepo;
   deliveries: DeliveryQueue;
   domainWatch: DomainWatchRepo;
+  outbox: AlertOutboxRepo;
 }

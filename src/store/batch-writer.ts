@@ -315,10 +315,11 @@ function keysOf(record: WriteRecord): string[] {
     case 'node-cursor':
       return [`n:${record.nodeId}`];
     case 'alerts':
-      return record.alerts.map((a) => `c:${a.checkId}`);
+      // The checks of the events it claims too: their observation writes commit first.
+      return record.routed ? [...record.alerts.map((a) => `c:${a.checkId}`), ...record.routed.map((r) => `c:${r.checkId}`)] : record.alerts.map((a) => `c:${a.checkId}`);
     case 'node-live':
       return ['node-live'];
     case 'ping-inbox':
-      return [`c:${record.ping.checkId}`];
+      return record.nodeCursor ? [`c:${record.item.checkId}`, `n:${record.nodeCursor.nodeId}`] : [`c:${record.item.checkId}`];
   }
 }

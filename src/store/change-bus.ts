@@ -7,10 +7,12 @@
 export type ChangeTopic =
   /** A central released check slots (stopping, rebalancing): the others renew now and claim them. */
   | 'cluster'
-  /** A central put a ping for a check it does not own in the inbox: the owners record it now. */
-  | 'pings'
+  /** A central put a ping or a node's result for a check it does not own in the inbox: the owners record it now. */
+  | 'inbox'
   /** A check was created, changed or deleted on a central: the others schedule or drop it. */
   | 'checks'
+  /** A check's owner asks for an immediate re-check by a prober node connected to another central. */
+  | 'run'
   /** A check's status changed on the central that owns it: the others' live streams and page caches hear of it. */
   | 'status'
   /** Requests a central counted per rate-limit bucket in the last second. */

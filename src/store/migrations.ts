@@ -18,6 +18,7 @@ import { PEOPLE_MIGRATION } from './migrations-people.js';
 import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
 import { DEPENDENCIES_MIGRATION } from './migrations-dependencies.js';
 import { ALERT_TRANSITIONS_MIGRATION } from './migrations-alert-transitions.js';
+import { ALERT_OUTBOX_MIGRATION } from './migrations-alert-outbox.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -178,4 +179,5 @@ export const MIGRATIONS: Migration[] = [
   PASSKEYS_MIGRATION,
   DEPENDENCIES_MIGRATION,
   ALERT_TRANSITIONS_MIGRATION,
+  ALERT_OUTBOX_MIGRATION,
 ];

@@ -40,9 +40,19 @@ export interface NodeRepo {
   revokedAmong(ids: string[]): Answer<string[]>;
   /** Regions that have at least one node not revoked, sorted. */
   regions(): Answer<Array<{ region: string; nodes: number }>>;
+  /**
+   * What a central sees of a node it has heard from. Several centrals may write one node (it
+   * moved): the write that heard from it last wins, so a central the node left does not mark
+   * it disconnected over the one it is connected to now.
+   */
   saveLive(id: string, live: NodeLiveFigures): Answer<void>;
-  /** At start nobody is connected yet, whatever the last run left. */
-  markAllDisconnected(): Answer<void>;
+  /**
+   * At start: nodes last heard from before `seenBefore` are not connected, whatever the last run
+   * left (a single server passes its start; several centrals leave the others' nodes alone).
+   */
+  markDisconnected(seenBefore: number): Answer<void>;
+  /** Nodes not revoked that a central heard from, connected, at or after `seenSince` (several centrals: where each region's nodes are). */
+  connectedSince(seenSince: number): Answer<Array<{ id: string; region: string; lastSeenAt: number }>>;
   cursor(id: string): Answer<NodeCursor>;
   setCursor(id: string, cursor: NodeCursor): Answer<void>;
 }

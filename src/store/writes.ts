@@ -1,9 +1,10 @@
 import type { RollupSample } from '../domain/rollup.js';
 import type { DomainInfo } from '../domain/probe-types.js';
 import type { DomainMemory, NewAlert } from './alert-store.js';
+import type { OutboxClaim, OutboxEvent } from './alert-outbox.js';
 import type { HistoryEventInput, HistoryResultInput, LoggedStatus, RuntimeWrite } from './store.js';
 import type { NodeCursor, NodeLiveFigures } from './node-repo.js';
-import type { NewInboxPing } from './ping-inbox.js';
+import type { NewInboxItem } from './ping-inbox.js';
 
 /**
  * What monitoring writes, as typed records the batched writer hands to the store in groups
@@ -44,14 +45,21 @@ export interface ObservationWrite {
   peerResult?: HistoryResultInput | null;
   /** A prober node's result: its outbox cursor moves in the same transaction (exactly once). */
   nodeCursor?: NodeCursorWrite | null;
-  /** A ping another central received: it leaves the inbox in the same transaction (exactly once). */
+  /** A ping or a node's result another central received: it leaves the inbox in the same transaction (exactly once). */
   inboxSeq?: number | null;
+  /** The alert events this observation raised, kept in the outbox in the same transaction (null on the hot path: none). */
+  outbox?: OutboxEvent[] | null;
 }
 
-/** A ping received for a check another central owns, kept for it (several centrals). */
+/**
+ * A ping or a prober node's result received for a check another central owns, kept for it
+ * (several centrals). A node's result moves the node's outbox cursor in the same transaction,
+ * so it is handed over exactly once.
+ */
 export interface PingInboxWrite {
   kind: 'ping-inbox';
-  ping: NewInboxPing;
+  item: NewInboxItem;
+  nodeCursor?: NodeCursorWrite | null;
 }
 
 /** The newest result recorded from a prober node's outbox (with nothing else to write). */
@@ -79,6 +87,8 @@ export interface AlertsWrite {
   kind: 'alerts';
   alerts: NewAlert[];
   at: number;
+  /** The outbox events this drain routed, alerts or not: claimed (deleted) in the same transaction. */
+  routed?: OutboxClaim[];
 }
 
 /** Called for each record of a batch that failed on its own (the rest of its batch still commits). */

@@ -470,6 +470,63 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual(again && [again.status, again.attempts], ['sending', 2]);
     });
 
+    withStore('the alert outbox: events committed with their state change; an alerts write queues only the alerts whose event it claims', async (store) => {
+      const { acc, c } = await seeded(store);
+      const hook = {
+        id: id('whk'), accountId: acc.id, name: 'ops', url: 'https://hooks.example.com/o', urlKey: 'hooks.example.com/o', webhookType: 'generic' as const,
+        events: ['website_down' as const, 'website_up' as const], enabled: true, secret: null, createdAt: T, checkIds: [], folders: [], tags: [], remindEveryMinutes: null,
+      };
+      await store.alerts.webhooks.insert(hook);
+      const event = (type: 'website_down' | 'website_up', at: number) => ({
+        type, at, previousStatus: type === 'website_down' ? 'up' as const : 'down' as const, status: type === 'website_down' ? 'down' as const : 'up' as const,
+        error: type === 'website_down' ? 'HTTP 500' : null, statusCode: 500, responseTime: 100, ssl: null, since: at - 60_000,
+        regions: { primary: 'local', peer: null, regionsTotal: 1, regionsDown: 1, confirmedDown: true },
+      });
+      const changed = (at: number, type: 'website_down' | 'website_up', eventId: string): WriteRecord => ({
+        ...result(c, at, type === 'website_up'), statusChange: type === 'website_down' ? 'down' : 'up',
+        outbox: [{ id: eventId, checkId: c.id, accountId: acc.id, event: event(type, at), createdAt: at }],
+      } as WriteRecord);
+      const alert = (outboxId: string | null, at: number) => ({
+        accountId: acc.id, checkId: c.id, event: 'website_down' as const, contentJson: `{"at":${at}}`, createdAt: at, retryUntil: at + 3_600_000,
+        deliveries: [{ id: id('dlv'), channel: 'webhook' as const, target: hook.id }], transition: null, outboxId,
+      });
+      const routed = (...ids: string[]) => ids.map((x) => ({ id: x, checkId: c.id }));
+      const none = () => assert.fail('no record fails');
+
+      // The event is kept in the state change's transaction, and read back as it was.
+      await store.applyWrites([changed(T + 1_000, 'website_down', 'evt_one')], none);
+      assert.deepEqual((await store.stateChanges.between(c.seq, T, T + 1_000)).map((s) => s.status), ['down']);
+      const due = await store.alerts.outbox.due(T + 1_000, 10);
+      assert.deepEqual(due, [{ id: 'evt_one', checkId: c.id, accountId: acc.id, event: event('website_down', T + 1_000), createdAt: T + 1_000 }]);
+      assert.deepEqual(await store.alerts.outbox.due(T + 999, 10), [], 'only events written at or before the time asked');
+
+      // The first write to claim it queues its alert and deletes the row; a second claim (another central, a sweep) queues nothing.
+      await store.applyWrites([{ kind: 'alerts', alerts: [alert('evt_one', T + 1_001)], at: T + 1_001, routed: routed('evt_one') }], none);
+      await store.applyWrites([{ kind: 'alerts', alerts: [alert('evt_one', T + 1_002), alert(null, T + 1_002)], at: T + 1_002, routed: routed('evt_one') }], none);
+      assert.equal((await store.alerts.deliveries.forCheck(c.id)).length, 2, 'the first claim\'s alert, and the one of no event');
+      assert.deepEqual(await store.alerts.outbox.due(T + 10_000, 10), []);
+
+      // The event and its claim in one batch (order kept); an event routed with no alert leaves the outbox too.
+      await store.applyWrites([
+        changed(T + 2_000, 'website_up', 'evt_two'), changed(T + 3_000, 'website_down', 'evt_three'),
+        { kind: 'alerts', alerts: [alert('evt_two', T + 3_001), alert('evt_two', T + 3_001)], at: T + 3_001, routed: routed('evt_two', 'evt_three') },
+      ], none);
+      assert.equal((await store.alerts.deliveries.forCheck(c.id)).length, 3, 'one alert per claimed event, however often it was routed');
+      assert.deepEqual(await store.alerts.outbox.due(T + 10_000, 10), []);
+
+      // A state change whose commit failed left no event: its routed alert queues nothing.
+      factory.failNextCommit(store);
+      await assert.rejects(async () => store.applyWrites([changed(T + 4_000, 'website_up', 'evt_four')], none));
+      assert.deepEqual(await store.alerts.outbox.due(T + 10_000, 10), []);
+      await store.applyWrites([{ kind: 'alerts', alerts: [alert('evt_four', T + 4_001)], at: T + 4_001, routed: routed('evt_four') }], none);
+      assert.equal((await store.alerts.deliveries.forCheck(c.id)).length, 3);
+
+      // Left unrouted, events are due oldest first.
+      await store.applyWrites([changed(T + 5_000, 'website_up', 'evt_six'), changed(T + 6_000, 'website_down', 'evt_five')], none);
+      assert.deepEqual((await store.alerts.outbox.due(T + 6_000, 10)).map((e) => e.id), ['evt_six', 'evt_five']);
+      assert.deepEqual((await store.alerts.outbox.due(T + 6_000, 1)).map((e) => e.id), ['evt_six']);
+    });
+
     withStore('retention deletes raw history older than asked, oldest first, and raises the horizon', async (store) => {
       const { c } = await seeded(store);
       await store.applyWrites([result(c, T, true), result(c, T + 60_000, true), result(c, T + 120_000, true)], () => assert.fail('no record fails'));
@@ -678,7 +735,17 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual((await store.nodes.list()).map((n) => n.id).sort(), [node.id, other.id].sort());
       await store.nodes.revoke(other.id, T + 1);
       assert.deepEqual(await store.nodes.revokedAmong([node.id, other.id]), [other.id]);
-      await store.nodes.markAllDisconnected();
+      assert.deepEqual(await store.nodes.connectedSince(T), [{ id: node.id, region: 'us-1', lastSeenAt: T }]);
+      assert.deepEqual(await store.nodes.connectedSince(T + 1), [], 'not heard from since');
+      // Another central the node moved to heard from it later: the one it left does not mark it disconnected.
+      await store.nodes.saveLive(node.id, { ...live, lastSeenAt: T + 5_000 });
+      await store.nodes.saveLive(node.id, { ...live, connected: false, lastSeenAt: T + 2_000 });
+      assert.deepEqual(await store.nodes.connectedSince(T + 5_000), [{ id: node.id, region: 'us-1', lastSeenAt: T + 5_000 }]);
+      await store.nodes.saveLive(other.id, { ...live, lastSeenAt: T + 5_000 });
+      assert.deepEqual((await store.nodes.connectedSince(T)).map((n) => n.id), [node.id], 'a revoked node counts nowhere');
+      await store.nodes.markDisconnected(T + 5_000);
+      assert.equal((await store.nodes.byId(node.id))!.connected, true, 'heard from at the start: left to the central it is connected to');
+      await store.nodes.markDisconnected(T + 5_001);
       assert.equal((await store.nodes.byId(node.id))!.connected, false);
     });
 
@@ -869,14 +936,43 @@ export function storeContract(factory: StoreFactory): void {
     withStore('ping inbox: a ping kept for the owner of its slot, taken by slot, gone with the write that records it', async (store) => {
       const { c } = await seeded(store);
       const ping = { checkId: c.id, slot: 7, at: T + 1_000, signal: 'ping' as const, error: null, details: { duration: 12 }, region: 'eu', receivedBy: 'central-b' };
-      await store.applyWrites([{ kind: 'ping-inbox', ping }, { kind: 'ping-inbox', ping: { ...ping, slot: 9, at: T + 2_000, signal: 'fail', error: 'boom' } }], () => assert.fail());
+      await store.applyWrites([{ kind: 'ping-inbox', item: ping }, { kind: 'ping-inbox', item: { ...ping, slot: 9, at: T + 2_000, signal: 'fail', error: 'boom' } }], () => assert.fail());
       assert.deepEqual(await store.pingInbox.take([8], 10), []);
       const [taken] = await store.pingInbox.take([7, 8], 10);
       assert.deepEqual({ ...taken!, seq: 0 }, { ...ping, seq: 0 });
       assert.equal((await store.pingInbox.take([7, 9], 10)).length, 2);
       const record = result(c, T + 1_000, true);
       await store.applyWrites([{ ...record, inboxSeq: taken!.seq } as WriteRecord], () => assert.fail());
-      assert.deepEqual((await store.pingInbox.take([7, 9], 10)).map((p) => p.error), ['boom'], 'recorded once: it left the inbox with its write');
+      assert.deepEqual((await store.pingInbox.take([7, 9], 10)).map((p) => p.signal === 'result' ? null : p.error), ['boom'], 'recorded once: it left the inbox with its write');
+    });
+
+    withStore('inbox: a prober node’s result handed to its owner with the node’s cursor, exactly once', async (store) => {
+      const { c } = await seeded(store);
+      const node = { id: id('nod'), name: 'edge', region: 'eu-1', createdAt: T, revokedAt: null };
+      await store.nodes.insert(node, hash(node.id));
+      const probe = { ok: false, statusCode: 503, responseTime: 40, timing: null, error: 'HTTP 503', snippet: 'busy', ssl: null, location: null, startedAt: T + 1_000 };
+      const item = { checkId: c.id, slot: 3, at: probe.startedAt, signal: 'result' as const, result: probe, region: 'eu-1', receivedBy: 'central-a' };
+      const handed = (seq: number): WriteRecord => ({ kind: 'ping-inbox', item, nodeCursor: { kind: 'node-cursor', nodeId: node.id, cursor: { epoch: 'e1', seq } } });
+      // The handing over and the cursor commit together, or neither does.
+      factory.failNextCommit(store);
+      await assert.rejects(async () => store.applyWrites([handed(4)], () => assert.fail()));
+      assert.deepEqual(await store.pingInbox.take([3], 10), [], 'a failed commit hands nothing over');
+      assert.deepEqual(await store.nodes.cursor(node.id), { epoch: null, seq: 0 }, 'and moves no cursor');
+      await store.applyWrites([handed(4), { kind: 'node-cursor', nodeId: node.id, cursor: { epoch: 'e1', seq: 5 } }], () => assert.fail());
+      assert.deepEqual(await store.nodes.cursor(node.id), { epoch: 'e1', seq: 5 }, 'cursor writes apply in batch order');
+      const [taken, ...more] = await store.pingInbox.take([3], 10);
+      assert.deepEqual(more, []);
+      assert.deepEqual({ ...taken!, seq: 0 }, { ...item, seq: 0 }, 'the result comes back as it went in');
+      // The owner's write records it and removes it; an entry whose check is no longer probed leaves with an empty write.
+      await store.applyWrites([handed(6)], () => assert.fail());
+      const [, second] = await store.pingInbox.take([3], 10);
+      await store.applyWrites([{ ...result(c, T + 1_000, false), inboxSeq: taken!.seq } as WriteRecord], () => assert.fail());
+      await store.applyWrites([{
+        kind: 'observation', checkId: c.id, checkSeq: 0, at: T, result: null, event: null, sample: null, sampleAt: T, runtime: null,
+        statusChange: null, verifyStatus: null, endMaintenance: null, domain: null, domainMemory: null, inboxSeq: second!.seq,
+      }], () => assert.fail());
+      assert.deepEqual(await store.pingInbox.take([3], 10), [], 'each left with its write');
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'recorded once');
     });
   });
 }

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +62,7 @@ export interface Centrals {
   /** The admin key the first central printed. */
   adminKey: string;
   centrals: Central[];
+  probers: Serving[];
   /** Starts a central and waits until it is ready (listening, and /readyz 200). */
   start(name: string, options?: CentralOptions): Promise<Central>;
   /** Slots whose lease runs, per central, by the database's record. */
@@ -68,6 +71,11 @@ export interface Centrals {
   ownerOf(checkId: string): Promise<string | null>;
   /** `vigil <args>` on the same database, as an operator runs it beside the centrals. */
   cli(args: string[]): { status: number; stdout: string; stderr: string };
+  /**
+   * A node of `region` registered (`vigil node create`) and a `vigil prober` run for it, dialling
+   * `servers` in order; killed by `close` if still running. Its output (stdout and stderr) is `log`.
+   */
+  prober(region: string, servers: Central[]): Serving & { log(): string };
   /** Kills every central still running, stops PostgreSQL, removes the directory. */
   close(): Promise<void>;
 }
@@ -77,6 +85,38 @@ export interface CentralsOptions {
   /** Config every central gets (laid over the defaults below). */
   config?: Record<string, unknown>;
   pg?: PgClusterOptions;
+}
+
+/** A probe target on loopback that logs when each path was requested. */
+export interface Target {
+  url(path: string): string;
+  /** When each path was requested. */
+  hits: Map<string, number[]>;
+  /** Paths answering 500. */
+  broken: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function startTarget(): Promise<Target> {
+  const hits = new Map<string, number[]>();
+  const broken = new Set<string>();
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? '';
+    hits.set(path, [...(hits.get(path) ?? []), Date.now()]);
+    res.writeHead(broken.has(path) ? 500 : 200).end(broken.has(path) ? 'broken' : 'ok');
+  });
+  server.keepAliveTimeout = 100;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: (path) => `${origin}${path}`,
+    hits,
+    broken,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
 }
 
 /** Polls `probe` until it returns something other than undefined, at most `tries` times `everyMs` apart. */
@@ -198,7 +238,21 @@ export async function startCentrals(options: CentralsOptions = {}): Promise<Cent
       });
       return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
     },
+    prober(region, servers) {
+      const made = world.cli(['node', 'create', '--region', region, '--name', `edge-${world.probers.length}`]);
+      if (made.status !== 0) throw new Error(`vigil node create: ${made.stderr}`);
+      const { token } = JSON.parse(made.stdout) as { token: string };
+      const config = join(dir, `node-${world.probers.length}.json`);
+      writeFileSync(config, JSON.stringify({ logLevel: 'info', dataDir: join(dir, `node-${world.probers.length}`), nodes: base.nodes }));
+      const args = [CLI, 'prober', ...servers.flatMap((c) => ['--server', c.url]), '--token', token, '--config', config];
+      const serving = spawnServing(process.execPath, args);
+      const node = { ...serving, log: () => `${serving.stdout()}${serving.stderr()}` };
+      world.probers.push(node);
+      return node;
+    },
+    probers: [],
     async close() {
+      for (const p of world.probers) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
       for (const c of world.centrals) {
         if (!c.alive()) continue;
         c.resume();

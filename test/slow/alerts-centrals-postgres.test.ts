@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { openPgStore } from '../../src/store/postgres/index.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { AlertEvent } from '../../src/domain/events.js';
+import { OUTBOX_GRACE_MS } from '../../src/alerts/alert-pipeline.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
@@ -22,6 +23,10 @@ let cluster: PgCluster;
 let receiver: Receiver;
 let url = '';
 let failing = false;
+/** The admin's key, made by whichever central started first. */
+let adminKey = '';
+/** Targets that fail whatever `failing` says. */
+const down = new Set<string>();
 const centrals: TestServer[] = [];
 const seen: Array<{ central: string; checkId: string; accountId: string; event: AlertEvent }> = [];
 
@@ -47,7 +52,7 @@ async function central(name: string): Promise<TestServer> {
     },
     undefined,
     // A PostgreSQL store where the helper's type names SQLite's: the app takes any Store.
-    { store: store as unknown as SqliteStore, dispatcher: new ScriptedDispatcher(() => ({ ok: !failing })) },
+    { store: store as unknown as SqliteStore, dispatcher: new ScriptedDispatcher((task) => ({ ok: !failing && !down.has(task.url) })) },
   );
   srv.app.recorder.onEvent((check, event) => seen.push({ central: name, checkId: check.id, accountId: check.accountId, event }));
   centrals.push(srv);
@@ -69,6 +74,7 @@ test('a state change routed by both centrals is delivered once; a delivery left 
   const a = await central('a');
   const b = await central('b');
   const key = a.adminKey || b.adminKey;
+  adminKey = key;
   assert.ok(key, 'one of the two created the admin');
   await createWebhook(a, key, { url: receiver.url('/centrals'), events: ['website_down', 'website_up'] });
   const checkId = await createFastCheck(b, key, 'http://127.0.0.1:1/shop');
@@ -104,4 +110,33 @@ test('a state change routed by both centrals is delivered once; a delivery left 
   assert.deepEqual(ups.map((d) => d.id), [attempted], 'the same delivery, finished by the other central');
   assert.equal(received('website_up').filter((r) => r.headers['x-vigil-delivery'] === attempted).length, 2, 'the hung attempt, then the one that went through');
   assert.equal(received('website_down').length, 1);
+});
+
+test('a state change its central never routed (it died between the commit and the routing) is routed by the other central, once', { timeout: 120_000 }, async () => {
+  const survivor = centrals[0]!;
+  const joined = await central('c');
+  await until('both centrals to hold slots', () => (survivor.app.cluster.heldSlots().length > 0 && joined.app.cluster.heldSlots().length > 0 ? true : undefined));
+  const key = adminKey;
+  const target = 'http://127.0.0.1:1/orphan';
+  const checkId = await createFastCheck(survivor, key, target);
+  await until('the check to be up', async () => ((await survivor.request('GET', `/v1/public/checks/${checkId}`, { key })).body.data.status === 'up' ? true : undefined));
+  const owner = await until('one central to own the check', () => centrals.find((c) => c.app.cluster.owns(checkId)));
+  const other = centrals.find((c) => c !== owner)!;
+  // The owner commits the state change and its outbox event, and never routes anything again.
+  const unrouted: Array<{ event: AlertEvent; outboxId: string | null }> = [];
+  owner.app.alerts.pipeline.handle = (_ref, event, outboxId = null) => void unrouted.push({ event, outboxId });
+  const mine = (event: string) => received(event).filter((r) => r.json.check.id === checkId);
+  down.add(target);
+  const event = await until('the owner to raise website_down', () => unrouted.find((u) => u.event.type === 'website_down'));
+  assert.ok(event.outboxId, 'kept in the outbox with its state change');
+  await until('the other central to deliver it', () => (mine('website_down').length > 0 ? true : undefined), 400);
+  assert.ok(other.app.alerts.pipeline.metrics.swept >= 1, 'by its sweep');
+  // Further sweeps (both centrals run them) find nothing: the alerts write claimed the event.
+  const swept = other.app.alerts.pipeline.metrics.swept;
+  await other.app.alerts.pipeline.sweep();
+  await other.app.alerts.idle();
+  assert.equal(other.app.alerts.pipeline.metrics.swept, swept);
+  assert.deepEqual(await other.app.store.alerts.outbox.due(Date.now() + OUTBOX_GRACE_MS, 10), []);
+  assert.equal(mine('website_down').length, 1, 'delivered once');
+  down.delete(target);
 });

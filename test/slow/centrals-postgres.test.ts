@@ -1,12 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startCentrals, until, type Central, type Centrals } from '../helpers/centrals.js';
+import { startCentrals, startTarget, until, type Central, type Centrals, type Target } from '../helpers/centrals.js';
 import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { fairShare, SLOTS } from '../../src/domain/leases.js';
@@ -21,41 +15,9 @@ import { fairShare, SLOTS } from '../../src/domain/leases.js';
  * measured by bench/centrals.bench.ts, not asserted here.
  */
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const INTERVAL_MS = 3_000;
 const CHECKS = 8;
 const EDGE = 'vps-us-1';
-
-interface Target {
-  url(path: string): string;
-  /** When each path was requested. */
-  hits: Map<string, number[]>;
-  /** Paths answering 500. */
-  broken: Set<string>;
-  close(): Promise<void>;
-}
-
-async function startTarget(): Promise<Target> {
-  const hits = new Map<string, number[]>();
-  const broken = new Set<string>();
-  const server: Server = createServer((req, res) => {
-    const path = req.url ?? '';
-    hits.set(path, [...(hits.get(path) ?? []), Date.now()]);
-    res.writeHead(broken.has(path) ? 500 : 200).end(broken.has(path) ? 'broken' : 'ok');
-  });
-  server.keepAliveTimeout = 100;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: (path) => `${origin}${path}`,
-    hits,
-    broken,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
-  };
-}
 
 /** Two requests of one check closer than half its interval: two centrals probed it at once. */
 function doubleProbes(target: Target, paths: string[], since: number): string[] {
@@ -79,7 +41,6 @@ describe('several centrals on one PostgreSQL, real processes', { timeout: 240_00
   let b: Central;
   const paths = Array.from({ length: CHECKS }, (_, i) => `/c${i}`);
   const ids = new Map<string, string>();
-  const prober: { proc: ChildProcess | null } = { proc: null };
 
   /** Requests the receiver answered 200, of one check and event. */
   const sends = (checkId: string, event: string) =>
@@ -132,7 +93,6 @@ describe('several centrals on one PostgreSQL, real processes', { timeout: 240_00
   });
 
   after(async () => {
-    prober.proc?.kill('SIGKILL');
     await world?.close();
     await target?.close();
     await receiver?.close();
@@ -266,28 +226,17 @@ describe('several centrals on one PostgreSQL, real processes', { timeout: 240_00
     // a alone first: it owns every check, so the node (listing a, then b) serves them all there.
     assert.equal(await b.stop(), 0);
     await until('a to hold every slot', async () => ((await a.cluster()).slots === SLOTS ? true : undefined), 200);
-    const made = world.cli(['node', 'create', '--region', EDGE, '--name', 'edge']);
-    assert.equal(made.status, 0, made.stderr);
-    const { token } = JSON.parse(made.stdout) as { token: string };
+    const node = world.prober(EDGE, [a, b]);
     const res = await a.request('POST', '/v1/public/checks', { body: { url: target.url('/edge'), name: 'edge', checkFrequency: INTERVAL_MS / 60_000, checkRegionOverride: EDGE } });
     assert.equal(res.status, 201, res.text);
     const id = res.body.data.id as string;
-    const config = join(world.dir, 'node.json');
-    writeFileSync(config, JSON.stringify({ logLevel: 'info', dataDir: join(world.dir, 'node'), nodes: { failoverMs: 3_000, pingMs: 1_000, reconnectMaxMs: 1_000 } }));
-    prober.proc = spawn(process.execPath, [CLI, 'prober', '--server', a.url, '--server', b.url, '--token', token, '--config', config], {
-      env: { ...process.env, VIGIL_CONFIG: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let nodeLog = '';
-    prober.proc.stdout!.on('data', (d: Buffer) => (nodeLog += d.toString()));
-    prober.proc.stderr!.on('data', (d: Buffer) => (nodeLog += d.toString()));
     const edgeRows = async (via: Central) =>
       ((await via.request('GET', `/v1/public/checks/${id}/history?limit=100`)).body?.data as Array<{ region: string; createdAt: string; details: { central?: string } }> | undefined ?? [])
         .filter((r) => r.region === EDGE);
     await until('results from the node', async () => ((await edgeRows(a)).length >= 2 ? true : undefined), 200).catch((err: Error) => {
-      throw new Error(`${err.message}; the node said: ${nodeLog.slice(-2_000)}`);
+      throw new Error(`${err.message}; the node said: ${node.log().slice(-2_000)}`);
     });
-    // b joins (and may take the check: see "Limits" in docs/high-availability.md); a dies.
+    // b joins (and may take the check: the node's results then reach b through the inbox); a dies.
     b = await world.start('central-b', { port: b.port });
     await split(a, b);
     await a.kill();
@@ -296,12 +245,12 @@ describe('several centrals on one PostgreSQL, real processes', { timeout: 240_00
       const r = await edgeRows(b);
       return r.filter((x) => Date.parse(x.createdAt) > killedAt && x.details.central === b.name).length >= 2 ? r : undefined;
     }, 300).catch((err: Error) => {
-      throw new Error(`${err.message}; the node said: ${nodeLog.slice(-2_000)}`);
+      throw new Error(`${err.message}; the node said: ${node.log().slice(-2_000)}`);
     });
     // Recorded by b as the node's (its region), b the central that took them in: the node is on b.
     const times = rows.map((r) => r.createdAt);
     assert.equal(new Set(times).size, times.length, 'no result recorded twice');
-    prober.proc.kill('SIGTERM');
+    node.child.kill('SIGTERM');
   });
 
   test('a central cut off from the database stops probing before another takes over, and answers 503', async () => {

@@ -39,6 +39,7 @@ function world(stored = { epoch: 'e1' as string | null, seq: 5 }, followCommits 
         }
         return new Promise<void>((resolve) => held.set(checkId, () => (cursors.push(cursor()), resolve())));
       },
+      recordForwarded: () => assert.fail('nothing is forwarded here'),
     },
     recorder: { write: (w) => void cursors.push(w), writeDurably: async (w) => void durable.push(w) },
     cursors: { cursor: () => stored },

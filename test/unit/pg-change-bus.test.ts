@@ -34,7 +34,7 @@ test('a notification published by one central reaches another, topic by topic; o
     const sentAt = Date.now();
     a!.publish('checks', JSON.stringify({ from: 'a', id: 'chk_1' }));
     a!.publish('status', 'down');
-    a!.publish('pings', 'nobody listens');
+    a!.publish('inbox', 'nobody listens');
     const real = () => heard.filter((h) => h !== 'status warm-up');
     for (let i = 0; i < 100 && real().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(real(), ['checks {"from":"a","id":"chk_1"}', 'status down']);

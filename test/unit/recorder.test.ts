@@ -375,3 +375,54 @@ describe('live state follows what commits (issue 24 item 3)', () => {
     assert.equal(check.verifyLog, true, 'the status log is checked on the next write');
   });
 });
+
+describe('the alert outbox (events committed with their state change)', () => {
+  const routing = () => {
+    const h = harness();
+    const told: Array<{ type: string; outboxId: string | null | undefined }> = [];
+    h.recorder.onEvent((_check, event, outboxId) => void told.push({ type: event.type, outboxId }), { outbox: true });
+    return { h, told };
+  };
+
+  test('a transition\'s events ride on its write with an id each, and the sinks are told the same ids', () => {
+    const { h, told } = routing();
+    const check = live({ status: 'up', lastStatusChange: T0 - 60_000 });
+    h.recorder.record(check, probe(false, T0), T0);
+    const w = only(h.submitted);
+    assert.equal(w.statusChange, 'down');
+    assert.equal(w.outbox?.length, 1);
+    const kept = w.outbox![0]!;
+    assert.match(kept.id, /^evt_[0-9a-f]{20}$/);
+    assert.deepEqual({ checkId: kept.checkId, accountId: kept.accountId, type: kept.event.type, createdAt: kept.createdAt }, { checkId: 'chk_1', accountId: 'acc_1', type: 'website_down', createdAt: T0 });
+    assert.deepEqual(told, [{ type: 'website_down', outboxId: kept.id }]);
+    assert.equal(h.events[0]!.event, kept.event, 'every sink hears the same event');
+  });
+
+  test('a result with no transition writes nothing to the outbox', () => {
+    const { h, told } = routing();
+    const check = live({ status: 'up', lastStatusChange: T0 - 60_000 });
+    h.recorder.record(check, probe(true, T0), T0);
+    assert.equal(only(h.submitted).outbox ?? null, null);
+    assert.deepEqual(told, []);
+  });
+
+  test('a ping\'s event is in the write it commits, and told with its id after the commit', async () => {
+    const { h, told } = routing();
+    const check = live({ status: 'down', lastStatusChange: T0 - 60_000 }, DEADLINE_POLICY);
+    const done = h.recorder.recordDurably(check, ping('ping'), T0);
+    const w = only(h.committed);
+    assert.equal(w.outbox?.[0]?.event.type, 'website_up');
+    assert.deepEqual(told, []);
+    h.settle(true);
+    await done;
+    assert.deepEqual(told, [{ type: 'website_up', outboxId: w.outbox![0]!.id }]);
+  });
+
+  test('without a sink that routes alerts, events are told with no id and nothing is kept', () => {
+    const h = harness();
+    const check = live({ status: 'up', lastStatusChange: T0 - 60_000 });
+    h.recorder.record(check, probe(false, T0), T0);
+    assert.equal(h.events.length, 1);
+    assert.equal(only(h.submitted).outbox ?? null, null);
+  });
+});

@@ -3,6 +3,7 @@ import type {
   AlertStore, Delivery, DeliveryChannel, DeliveryFilter, DeliveryQueue, DeliveryStatus, DomainMemory, DomainWatchRepo,
   EmailFormat, EmailSettingsRepo, NewAlert, SettledAttempt, Webhook, WebhookRepo, WebhookType,
 } from '../alert-store.js';
+import { claimedAlerts, outboxEvent, type AlertOutboxRepo, type OutboxClaim } from '../alert-outbox.js';
 import { STATUSES } from '../sqlite/alerts/delivery-queue.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
@@ -11,7 +12,23 @@ import type { Async } from './types.js';
 export type PgAlertStore = { [K in keyof AlertStore]: Async<AlertStore[K]> };
 
 export function pgAlertStore(db: PgDb): PgAlertStore {
-  return { emailSettings: pgEmailSettings(db), webhooks: pgWebhooks(db), deliveries: pgDeliveryQueue(db), domainWatch: pgDomainWatch(db) };
+  return { emailSettings: pgEmailSettings(db), webhooks: pgWebhooks(db), deliveries: pgDeliveryQueue(db), domainWatch: pgDomainWatch(db), outbox: pgAlertOutbox(db) };
+}
+
+/** The alert outbox (store/alert-outbox.ts): a batch's events in one statement (a storm of state changes is one batch). */
+function pgAlertOutbox(db: PgDb): Async<AlertOutboxRepo> {
+  return {
+    add: async (events) => {
+      if (events.length === 0) return;
+      await db.run(
+        `INSERT INTO alert_outbox (id, check_id, account_id, event, created_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])`,
+        [events.map((e) => e.id), events.map((e) => e.checkId), events.map((e) => e.accountId), events.map((e) => JSON.stringify(e.event)), events.map((e) => e.createdAt)],
+      );
+    },
+    due: async (before, limit) =>
+      (await db.query<Parameters<typeof outboxEvent>[0]>('SELECT * FROM alert_outbox WHERE created_at <= $1 ORDER BY created_at, id LIMIT $2', [before, limit])).map(outboxEvent),
+  };
 }
 
 function pgEmailSettings(db: PgDb): Async<EmailSettingsRepo> {
@@ -175,8 +192,12 @@ function pgDeliveryQueue(db: PgDb): Async<DeliveryQueue> {
   const finish = (status: DeliveryStatus, lastStatus: number | null, error: string | null, now: number, id: string) =>
     db.run('UPDATE alert_deliveries SET status = $1, last_status = $2, last_error = $3, finished_at = $4 WHERE id = $5', [status, lastStatus, error, now, id]);
 
-  const enqueue = async (alerts: readonly NewAlert[], now: number) => {
-    for (const a of alerts) {
+  const enqueue = async (alerts: readonly NewAlert[], now: number, routed?: readonly OutboxClaim[]) => {
+    // Another central routing the same event waits on the row lock here, then finds it gone.
+    const claimed = routed
+      ? new Set((await db.query<{ id: string }>('DELETE FROM alert_outbox WHERE id = ANY($1::text[]) RETURNING id', [routed.map((r) => r.id)])).map((r) => r.id))
+      : null;
+    for (const a of claimed ? claimedAlerts(alerts, claimed) : alerts) {
       // A second alert of one transition (another central saw it too) is dropped with its deliveries.
       const inserted = await db.one<{ seq: number }>(
         `INSERT INTO alert_events (account_id, check_id, event, content, created_at, transition) VALUES ($1, $2, $3, $4, $5, $6)
@@ -262,7 +283,7 @@ function pgDeliveryQueue(db: PgDb): Async<DeliveryQueue> {
   };
 
   return {
-    enqueue: (alerts, now) => db.transaction(() => enqueue(alerts, now)),
+    enqueue: (alerts, now, routed) => db.transaction(() => enqueue(alerts, now, routed)),
     claim: (...args) => db.transaction(() => claim(...args)),
     settle: (settled, now) => db.transaction(() => settle(settled, now)),
     settleAndClaim: (settled, now, leaseUntil, limit, inFlight, perTarget) =>

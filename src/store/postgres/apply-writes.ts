@@ -2,6 +2,7 @@ import type { RollupSample } from '../../domain/rollup.js';
 import type { RuntimeWrite } from '../store.js';
 import type { NodeCursor } from '../node-repo.js';
 import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
+import type { OutboxEvent } from '../alert-outbox.js';
 import { BrokenUnit, CommitFailed, type PgDb } from './db.js';
 import { maintenanceEndEvent } from '../sqlite/apply-writes.js';
 import { eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
@@ -119,12 +120,16 @@ async function applyGrouped(
   const cursors = new Map<string, NodeCursor>();
   const samples: Array<[number, number, RollupSample]> = [];
   const sequential: WriteRecord[] = [];
+  // Alert events (rare), inserted before the records that may claim them later in the batch.
+  const outbox: OutboxEvent[] = [];
   const verifying = batch.some((x) => x.kind === 'observation' && x.verifyStatus !== null && x.statusChange === null);
   for (const record of batch) {
     try {
       if (record.kind !== 'observation') {
         if (record.kind === 'node-cursor') cursors.set(record.nodeId, record.cursor);
         else sequential.push(record);
+        // In batch order with the other cursor writes (the statement writes the last).
+        if (record.kind === 'ping-inbox' && record.nodeCursor) cursors.set(record.nodeCursor.nodeId, record.nodeCursor.cursor);
         continue;
       }
       const w = record;
@@ -133,7 +138,7 @@ async function applyGrouped(
       const ordered = verifying && (w.statusChange !== null || w.verifyStatus !== null);
       if (w.endMaintenance !== null || w.domain !== null || w.domainMemory !== null || ordered) {
         sequential.push({
-          ...w, result: null, peerResult: null, event: null, runtime: null, sample: null, nodeCursor: null, inboxSeq: null,
+          ...w, result: null, peerResult: null, event: null, runtime: null, sample: null, nodeCursor: null, inboxSeq: null, outbox: null,
           statusChange: ordered ? w.statusChange : null, verifyStatus: ordered ? w.verifyStatus : null,
         });
       }
@@ -145,6 +150,7 @@ async function applyGrouped(
       if (w.runtime) runtimes.set(w.checkId, mergeRuntime(runtimes.get(w.checkId), w.runtime));
       if (!verifying && w.statusChange !== null) states.push([w.checkSeq, w.at, w.statusChange]);
       if (w.sample) samples.push([w.checkSeq, w.sampleAt, w.sample]);
+      if (w.outbox) outbox.push(...w.outbox);
     } catch (err) {
       throw new RecordFailed(record, err);
     }
@@ -161,13 +167,14 @@ async function applyGrouped(
   const full = counted.length === buckets.length ? [] : buckets.filter(([, , rollup]) => !countsOnly(rollup));
   if (full.length > 0) statement.add('m', insertRows('minute'), arrayColumns(full.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
   if (counted.length > 0) statement.add('k', insertCountRows('minute'), arrayColumns(counted.map(([seq, at, rollup]) => countValues(seq, at, rollup)), 5));
-  if (sequential.length === 0 && late.length === 0 && !db.inUnit() && !db.commitFailureArmed) {
+  if (sequential.length === 0 && outbox.length === 0 && late.length === 0 && !db.inUnit() && !db.commitFailureArmed) {
     // The common batch (results, pings): one statement, atomic by itself, one round trip, its fence included.
     if (fence) statement.fence(fence);
     await statement.run(db);
   } else {
     await db.transaction(async () => {
       await fenced(fence);
+      if (outbox.length > 0) await r.alerts.outbox.add(outbox);
       // Ended maintenance windows first, as record by record would (they only touch maintenance).
       for (const record of sequential) await applyOne(r, record, samples);
       await statement.run(db);
@@ -231,14 +238,16 @@ async function applyOne(r: PgRepos, record: WriteRecord, samples: Array<[number,
     case 'domain-info':
       return r.checks.saveDomain(record.checkId, record.domain);
     case 'alerts':
-      return r.alerts.deliveries.enqueue(record.alerts, record.at);
+      return r.alerts.deliveries.enqueue(record.alerts, record.at, record.routed);
     case 'node-cursor':
       return r.nodes.setCursor(record.nodeId, record.cursor);
     case 'node-live':
       for (const n of record.nodes) await r.nodes.saveLive(n.id, n.live);
       return;
     case 'ping-inbox':
-      return r.pingInbox.add(record.ping);
+      await r.pingInbox.add(record.item);
+      if (record.nodeCursor) await r.nodes.setCursor(record.nodeCursor.nodeId, record.nodeCursor.cursor);
+      return;
   }
 }
 
@@ -257,6 +266,7 @@ async function observation(r: PgRepos, w: ObservationWrite, samples: Array<[numb
     await r.stateChanges.append(w.checkSeq, w.at, w.verifyStatus);
   }
   if (w.sample) samples.push([w.checkSeq, w.sampleAt, w.sample]);
+  if (w.outbox) await r.alerts.outbox.add(w.outbox);
 }
 
 /** A maintenance window that ran out ends as if switched off then (see store/sqlite/apply-writes.ts). */

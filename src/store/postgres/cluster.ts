@@ -1,5 +1,5 @@
 import type { ClusterRepo, Holder, InstanceRow } from '../cluster-repo.js';
-import type { InboxPing, PingInboxRepo } from '../ping-inbox.js';
+import { inboxColumns, inboxItem, type PingInboxRepo } from '../ping-inbox.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
 
@@ -76,19 +76,20 @@ export const FENCE_QUERY = 'SELECT 1 FROM cluster_instances WHERE name = $1 AND 
 
 export function pgPingInbox(db: PgDb): Async<PingInboxRepo> {
   return {
-    add: async (p) =>
-      void (await db.run(
+    add: async (item) => {
+      const c = inboxColumns(item);
+      await db.run(
         'INSERT INTO ping_inbox (check_id, slot, at, signal, error, details, region, received_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-        [p.checkId, p.slot, p.at, p.signal, p.error, JSON.stringify(p.details), p.region, p.receivedBy],
-      )),
+        [item.checkId, item.slot, item.at, item.signal, c.error, c.details, c.region, item.receivedBy],
+      );
+    },
     remove: async (seq) => void (await db.run('DELETE FROM ping_inbox WHERE seq = $1', [seq])),
     take: async (slots, limit) => {
       if (slots.length === 0) return [];
       const rows = await db.query('SELECT * FROM ping_inbox WHERE slot = ANY($1::int[]) ORDER BY seq LIMIT $2', [[...slots], limit]);
-      return rows.map((r) => ({
-        seq: Number(r.seq), checkId: r.check_id as string, slot: r.slot as number, at: Number(r.at), signal: r.signal as InboxPing['signal'],
-        error: r.error as string | null, details: JSON.parse(r.details as string) as Record<string, unknown>, region: r.region as string | null,
-        receivedBy: r.received_by as string,
+      return rows.map((r) => inboxItem({
+        seq: Number(r.seq), checkId: r.check_id as string, slot: r.slot as number, at: Number(r.at), signal: r.signal as string,
+        error: r.error as string | null, details: r.details as string, region: r.region as string | null, receivedBy: r.received_by as string,
       }));
     },
   };

@@ -69,10 +69,14 @@ export function pgNodes(db: PgDb): Async<NodeRepo> {
     saveLive: async (id, l) =>
       void (await db.run(
         `UPDATE nodes SET connected = $1, last_seen_at = $2, version = $3, assigned = $4, probes_per_second = $5, outbox_depth = $6,
-           clock_offset_ms = $7, rejected_results = $8, dropped_results = $9 WHERE id = $10`,
-        [l.connected, l.lastSeenAt, l.version, l.assigned, l.probesPerSecond, l.outboxDepth, l.clockOffsetMs, l.rejectedResults, l.droppedResults, id],
+           clock_offset_ms = $7, rejected_results = $8, dropped_results = $9 WHERE id = $10 AND (last_seen_at IS NULL OR last_seen_at <= $11)`,
+        [l.connected, l.lastSeenAt, l.version, l.assigned, l.probesPerSecond, l.outboxDepth, l.clockOffsetMs, l.rejectedResults, l.droppedResults, id, l.lastSeenAt ?? 0],
       )),
-    markAllDisconnected: async () => void (await db.run('UPDATE nodes SET connected = false WHERE connected')),
+    markDisconnected: async (seenBefore) =>
+      void (await db.run('UPDATE nodes SET connected = false WHERE connected AND (last_seen_at IS NULL OR last_seen_at < $1)', [seenBefore])),
+    connectedSince: async (seenSince) =>
+      (await db.query('SELECT id, region, last_seen_at FROM nodes WHERE connected AND revoked_at IS NULL AND last_seen_at >= $1 ORDER BY id', [seenSince]))
+        .map((r) => ({ id: r.id as string, region: r.region as string, lastSeenAt: Number(r.last_seen_at) })),
     cursor: async (id) => (await db.one<NodeCursor & Row>('SELECT epoch, last_seq AS seq FROM nodes WHERE id = $1', [id])) ?? { epoch: null, seq: 0 },
     setCursor: async (id, c) => void (await db.run('UPDATE nodes SET epoch = $1, last_seq = $2 WHERE id = $3', [c.epoch, c.seq, id])),
   };

@@ -620,6 +620,20 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE UNIQUE INDEX alert_events_transition ON alert_events (check_id, transition) WHERE transition IS NOT NULL;
     `,
   },
+  {
+    version: 9,
+    name: 'issue 26: alert events kept with their state change until routed (SQLite 22)',
+    sql: `
+      CREATE TABLE alert_outbox (
+        id TEXT PRIMARY KEY,
+        check_id TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX alert_outbox_created ON alert_outbox (created_at);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));

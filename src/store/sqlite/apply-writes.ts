@@ -38,6 +38,7 @@ export function writeApplier(r: Repos): (record: WriteRecord) => void {
     }
     // Every result that history keeps reaches the rollups too, so long and short ranges agree.
     if (w.sample) r.rollups.addSample(w.checkSeq, w.sampleAt, w.sample);
+    if (w.outbox) r.alerts.outbox.add(w.outbox);
   };
   return (record) => {
     switch (record.kind) {
@@ -46,14 +47,16 @@ export function writeApplier(r: Repos): (record: WriteRecord) => void {
       case 'domain-info':
         return r.checks.saveDomain(record.checkId, record.domain);
       case 'alerts':
-        return r.alerts.deliveries.enqueue(record.alerts, record.at);
+        return r.alerts.deliveries.enqueue(record.alerts, record.at, record.routed);
       case 'node-cursor':
         return r.nodes.setCursor(record.nodeId, record.cursor);
       case 'node-live':
         for (const n of record.nodes) r.nodes.saveLive(n.id, n.live);
         return;
       case 'ping-inbox':
-        return r.pingInbox.add(record.ping);
+        r.pingInbox.add(record.item);
+        if (record.nodeCursor) r.nodes.setCursor(record.nodeCursor.nodeId, record.nodeCursor.cursor);
+        return;
     }
   };
 }

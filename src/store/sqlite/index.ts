@@ -110,6 +110,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
       webhooks: gate(alerts.webhooks),
       deliveries: gate(alerts.deliveries),
       domainWatch: gate(alerts.domainWatch),
+      outbox: gate(alerts.outbox),
     },
     oauth: gate(sqliteOAuth(db, credentialsChanged)),
     rollups: gate(rollups, ['add', 'addSample', 'close']),

@@ -45,9 +45,12 @@ export function sqliteNodes(db: Db): Synchronous<NodeRepo> {
   const regions = db.prepare('SELECT region, count(*) AS nodes FROM nodes WHERE revoked_at IS NULL GROUP BY region ORDER BY region');
   const saveLive = db.prepare(
     `UPDATE nodes SET connected = ?, last_seen_at = ?, version = ?, assigned = ?, probes_per_second = ?, outbox_depth = ?,
-       clock_offset_ms = ?, rejected_results = ?, dropped_results = ? WHERE id = ?`,
+       clock_offset_ms = ?, rejected_results = ?, dropped_results = ? WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at <= ?)`,
   );
-  const disconnectAll = db.prepare('UPDATE nodes SET connected = 0 WHERE connected = 1');
+  const disconnect = db.prepare('UPDATE nodes SET connected = 0 WHERE connected = 1 AND (last_seen_at IS NULL OR last_seen_at < ?)');
+  const connectedSince = db.prepare<[number], { id: string; region: string; lastSeenAt: number }>(
+    'SELECT id, region, last_seen_at AS lastSeenAt FROM nodes WHERE connected = 1 AND revoked_at IS NULL AND last_seen_at >= ? ORDER BY id',
+  );
   const cursor = db.prepare('SELECT epoch, last_seq AS seq FROM nodes WHERE id = ?');
   const setCursor = db.prepare('UPDATE nodes SET epoch = ?, last_seq = ? WHERE id = ?');
   return {
@@ -67,9 +70,10 @@ export function sqliteNodes(db: Db): Synchronous<NodeRepo> {
     saveLive: (id, l: NodeLiveFigures) =>
       void saveLive.run(
         fromBool(l.connected), l.lastSeenAt, l.version, l.assigned, l.probesPerSecond, l.outboxDepth,
-        l.clockOffsetMs, l.rejectedResults, l.droppedResults, id,
+        l.clockOffsetMs, l.rejectedResults, l.droppedResults, id, l.lastSeenAt ?? 0,
       ),
-    markAllDisconnected: () => void disconnectAll.run(),
+    markDisconnected: (seenBefore) => void disconnect.run(seenBefore),
+    connectedSince: (seenSince) => connectedSince.all(seenSince),
     cursor: (id) => (cursor.get(id) as NodeCursor | undefined) ?? { epoch: null, seq: 0 },
     setCursor: (id, c) => void setCursor.run(c.epoch, c.seq, id),
   };

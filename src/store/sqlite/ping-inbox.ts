@@ -1,13 +1,13 @@
 import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
-import type { InboxPing, PingInboxRepo } from '../ping-inbox.js';
+import { inboxColumns, inboxItem, type PingInboxRepo } from '../ping-inbox.js';
 
 interface Row {
   seq: number;
   check_id: string;
   slot: number;
   at: number;
-  signal: InboxPing['signal'];
+  signal: string;
   error: string | null;
   details: string;
   region: string | null;
@@ -23,14 +23,16 @@ export function sqlitePingInbox(db: Db): Synchronous<PingInboxRepo> {
     'SELECT * FROM ping_inbox WHERE slot IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?',
   );
   return {
-    add: (p) => void add.run(p.checkId, p.slot, p.at, p.signal, p.error, JSON.stringify(p.details), p.region, p.receivedBy),
+    add: (item) => {
+      const c = inboxColumns(item);
+      add.run(item.checkId, item.slot, item.at, item.signal, c.error, c.details, c.region, item.receivedBy);
+    },
     remove: (seq) => void remove.run(seq),
     take: (slots, limit) =>
       slots.length === 0
         ? []
-        : take.all(JSON.stringify(slots), limit).map((r) => ({
-            seq: r.seq, checkId: r.check_id, slot: r.slot, at: r.at, signal: r.signal, error: r.error,
-            details: JSON.parse(r.details) as Record<string, unknown>, region: r.region, receivedBy: r.received_by,
+        : take.all(JSON.stringify(slots), limit).map((r) => inboxItem({
+            seq: r.seq, checkId: r.check_id, slot: r.slot, at: r.at, signal: r.signal, error: r.error, details: r.details, region: r.region, receivedBy: r.received_by,
           })),
   };
 }

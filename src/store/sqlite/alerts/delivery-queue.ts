@@ -1,7 +1,9 @@
 import type { Synchronous } from '../../answer.js';
 import type { Db } from '../../db.js';
 import type { AlertEventType } from '../../../domain/events.js';
-import type { Delivery, DeliveryChannel, DeliveryFilter, DeliveryQueue, DeliveryStatus, SettledAttempt } from '../../alert-store.js';
+import type { Delivery, DeliveryChannel, DeliveryFilter, DeliveryQueue, DeliveryStatus, NewAlert, SettledAttempt } from '../../alert-store.js';
+import { claimedAlerts, type OutboxClaim } from '../../alert-outbox.js';
+import { outboxClaimer } from './outbox.js';
 
 interface DeliveryRow {
   seq: number;
@@ -61,6 +63,7 @@ const JOINED = `SELECT d.*, a.account_id, a.check_id, a.event, a.content, a.crea
  * alert_events; delivery rows stay small, so a burst writes few pages.
  */
 export function sqliteDeliveryQueue(db: Db): Synchronous<DeliveryQueue> {
+  const claimOutbox = outboxClaimer(db);
   const insertAlert = db.prepare(
     // A second alert of one transition (another central saw it too) is dropped with its deliveries.
     'INSERT INTO alert_events (account_id, check_id, event, content, created_at, transition) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
@@ -180,8 +183,8 @@ export function sqliteDeliveryQueue(db: Db): Synchronous<DeliveryQueue> {
   );
 
   return {
-    enqueue: db.transaction((alerts, now: number) => {
-      for (const a of alerts) {
+    enqueue: db.transaction((alerts: readonly NewAlert[], now: number, routed?: readonly OutboxClaim[]) => {
+      for (const a of routed ? claimedAlerts(alerts, claimOutbox(routed)) : alerts) {
         const inserted = insertAlert.run(a.accountId, a.checkId, a.event, a.contentJson, a.createdAt, a.transition ?? null);
         if (inserted.changes === 0) continue;
         const seq = Number(inserted.lastInsertRowid);

@@ -5,6 +5,7 @@ import { sqliteDeliveryQueue } from './delivery-queue.js';
 import { sqliteDomainWatch } from '../domain-watch.js';
 import { sqliteEmailSettings } from './email-settings.js';
 import { sqliteWebhooks } from './webhooks.js';
+import { sqliteAlertOutbox } from './outbox.js';
 
 /** The alerts layer's repositories over the node's SQLite database (tables of migration 3). */
 /** The alerts repositories as SQLite answers them: at once. */
@@ -16,5 +17,6 @@ export function sqliteAlertStore(db: Db): SqliteAlertStore {
     webhooks: sqliteWebhooks(db),
     deliveries: sqliteDeliveryQueue(db),
     domainWatch: sqliteDomainWatch(db),
+    outbox: sqliteAlertOutbox(db),
   };
 }

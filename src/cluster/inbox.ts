@@ -1,0 +1,53 @@
+import type { BatchWriter } from '../store/batch-writer.js';
+import type { ChangeBus } from '../store/change-bus.js';
+import type { InboxPing, InboxResult, PingInboxRepo } from '../store/ping-inbox.js';
+import type { Job } from '../util/job-runner.js';
+
+/** Entries taken per run: the oldest first. */
+const TAKE = 500;
+
+export interface InboxDeps {
+  inbox: Pick<PingInboxRepo, 'take'>;
+  /** The slots this central holds now. */
+  held: () => number[];
+  /** Records pings, each leaving the inbox with its write; resolves once they are durable. */
+  pings: (pings: InboxPing[]) => Promise<void>;
+  /** Records prober-node results, the same way. */
+  results: (results: InboxResult[]) => Promise<void>;
+}
+
+/**
+ * The owner's side of the inbox (several centrals): every second, and at once when another
+ * central says it put something there, the entries of the slots this central holds are
+ * recorded, each removed by the write that records it. A run ends only once its writes are
+ * durable (the job never overlaps itself), so the next run does not take them again; an entry
+ * whose write failed is still there and is.
+ */
+export function inboxJob(deps: InboxDeps): Job {
+  return {
+    name: 'inbox',
+    everyMs: 1_000,
+    run: async () => {
+      const pings: InboxPing[] = [];
+      const results: InboxResult[] = [];
+      for (const item of await deps.inbox.take(deps.held(), TAKE)) {
+        if (item.signal === 'result') results.push(item);
+        else pings.push(item);
+      }
+      await Promise.all([deps.pings(pings), deps.results(results)]);
+    },
+  };
+}
+
+/** Tells the others once per committed batch that held an inbox entry (one NOTIFY, not one per entry). */
+export function announceInbox(writer: Pick<BatchWriter, 'afterEachCommit'>, bus: ChangeBus, name: string): void {
+  writer.afterEachCommit((batch, failed) => {
+    if (failed === 'all') return;
+    for (const record of batch) {
+      if (record.kind === 'ping-inbox' && !failed.has(record)) {
+        bus.publish('inbox', name);
+        return;
+      }
+    }
+  });
+}
