@@ -375,7 +375,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const nodes = new NodeHub({
     registry: new NodeRegistry(store.nodes, config.region, clock), nodes: store.nodes, checks: store.checks, sessions, assignment, intake, peers, log,
   });
-  new StatusPublisher({ feed: base.statusFeed, applied: () => writer.drained(), recorder, checks, clock });
+  new StatusPublisher({ feed: base.statusFeed, applied: () => writer.applied(), recorder, checks, clock });
 
   const windows = new WindowScheduler({ store, checks, clock, log });
   checks.observe(windows);

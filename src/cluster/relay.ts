@@ -23,11 +23,14 @@ interface CheckMessage {
   deleted?: { accountId: string; folder: string | null };
 }
 
-/** The status changes of one turn, in order (a ping per check per turn, on a busy central). */
+/** The status changes of a while, in order (a change per check and type). */
 interface StatusMessage {
   from: string;
   changes: StatusChange[];
 }
+
+/** How long a status change may wait for company before it goes to the other centrals (who must hear of it within a second). */
+export const RELAY_EVERY_MS = 200;
 
 /** A status message's size at most: well under PostgreSQL's NOTIFY limit (store/postgres/notify-bus.ts). */
 const STATUS_MESSAGE_BYTES = 6_000;
@@ -58,17 +61,20 @@ export function relayChanges(deps: RelayDeps): void {
       }
     })().catch((err: unknown) => log.error({ err, checkId: message.id }, 'a change made on another central was not applied here'));
   });
-  // The feed publishes a turn's changes together: they go out as one message (a NOTIFY each
-  // was a query per ping), sent once the turn's microtasks have run.
-  let outgoing: StatusChange[] = [];
+  // Changes go out together every RELAY_EVERY_MS, as few messages (a NOTIFY each was a query
+  // per ping), a check's change of one type once, at its latest: under a ping load a check
+  // pings many times in that while, and every ping was a change to encode and send.
+  let outgoing = new Map<string, StatusChange>();
   const send = () => {
-    for (const payload of statusMessages(name, outgoing)) bus.publish('status', payload);
-    outgoing = [];
+    const changes = [...outgoing.values()];
+    outgoing = new Map();
+    for (const payload of statusMessages(name, changes)) bus.publish('status', payload);
   };
   feed.subscribe((change) => {
     // Edits reach the other centrals as check messages, which publish their own.
     if (change.type === 'saved' || change.type === 'deleted' || relayed.has(change)) return;
-    if (outgoing.push(change) === 1) queueMicrotask(send);
+    if (outgoing.size === 0) setTimeout(send, RELAY_EVERY_MS);
+    outgoing.set(`${change.type}:${change.checkId}`, change);
   });
   // Its own messages come back too: known by their opening, they are not parsed.
   const own = statusMessageOpening(name);

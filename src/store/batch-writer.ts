@@ -40,6 +40,13 @@ export class BatchWriter {
   private records: WriteRecord[] = [];
   /** Parallel to `records`: null for a submit, which costs no allocation. */
   private waiters: (Waiter | null)[] = [];
+  /** Parallel to `records`: the generation each was queued in (see applied()). */
+  private generations: number[] = [];
+  private generation = 0;
+  /** Records queued and not yet settled, per generation, oldest generation first. */
+  private readonly unsettled = new Map<number, number>();
+  /** applied() callers, oldest first: each waits for the generations up to its own. */
+  private barriers: Array<{ generation: number; resolve: () => void }> = [];
   private scheduled: NodeJS.Immediate | null = null;
   /** The flush of submitted records when no commit comes first. */
   private timer: NodeJS.Timeout | null = null;
@@ -109,6 +116,17 @@ export class BatchWriter {
     while (this.records.length > 0 && this.flights < this.parallel) if (!this.flushBatch()) break;
   }
 
+  /**
+   * Resolves once every record queued so far is settled (committed, failed or lost), whatever
+   * is queued after the call. Unlike drained(), it ends under a steady load too, where the
+   * queue is never empty (the status feed waits on it each turn).
+   */
+  applied(): Promise<void> {
+    if (this.unsettled.size === 0) return Promise.resolve();
+    const generation = this.generation++;
+    return new Promise((resolve) => this.barriers.push({ generation, resolve }));
+  }
+
   /** Resolves once nothing is queued or being applied. */
   async drained(): Promise<void> {
     for (;;) {
@@ -130,6 +148,8 @@ export class BatchWriter {
     }
     this.records.push(record);
     this.waiters.push(waiter);
+    this.generations.push(this.generation);
+    this.unsettled.set(this.generation, (this.unsettled.get(this.generation) ?? 0) + 1);
     if (this.records.length >= this.maxBatch) this.flush();
     else if (waiter !== null) {
       this.scheduled ??= setImmediate(() => {
@@ -146,7 +166,7 @@ export class BatchWriter {
 
   /** Starts one batch; false when every queued record waits on a batch in flight. */
   private flushBatch(): boolean {
-    const { batch, waiters } = this.parallel > 1 ? this.takeFree() : this.take();
+    const { batch, waiters, generations } = this.parallel > 1 ? this.takeFree() : this.take();
     if (batch.length === 0) return false;
     const keys = this.parallel > 1 ? batch.flatMap(keysOf) : [];
     for (const k of keys) this.busy.set(k, (this.busy.get(k) ?? 0) + 1);
@@ -157,6 +177,7 @@ export class BatchWriter {
     this.flights++;
     const landed = () => {
       this.flights--;
+      this.settledGenerations(generations);
       for (const k of keys) {
         const n = this.busy.get(k)! - 1;
         if (n === 0) this.busy.delete(k);
@@ -190,23 +211,50 @@ export class BatchWriter {
   }
 
   /** The oldest records, up to maxBatch. */
-  private take(): { batch: WriteRecord[]; waiters: (Waiter | null)[] } {
+  private take(): Taken {
     if (this.records.length <= this.maxBatch) {
-      const taken = { batch: this.records, waiters: this.waiters };
+      const taken = { batch: this.records, waiters: this.waiters, generations: this.generations };
       this.records = [];
       this.waiters = [];
+      this.generations = [];
       return taken;
     }
-    return { batch: this.records.splice(0, this.maxBatch), waiters: this.waiters.splice(0, this.maxBatch) };
+    return {
+      batch: this.records.splice(0, this.maxBatch), waiters: this.waiters.splice(0, this.maxBatch), generations: this.generations.splice(0, this.maxBatch),
+    };
+  }
+
+  /** A batch has landed: its records leave their generations' counts, and the barriers those held are released. */
+  private settledGenerations(generations: readonly number[]): void {
+    for (let i = 0; i < generations.length; ) {
+      const g = generations[i]!;
+      let n = 1;
+      while (i + n < generations.length && generations[i + n] === g) n++;
+      i += n;
+      const left = this.unsettled.get(g)! - n;
+      if (left === 0) this.unsettled.delete(g);
+      else this.unsettled.set(g, left);
+    }
+    if (this.barriers.length === 0) return;
+    // Generations only grow and the map keeps insertion order: its first key is the oldest unsettled.
+    const oldest = this.unsettled.size === 0 ? Number.POSITIVE_INFINITY : this.unsettled.keys().next().value!;
+    let released = 0;
+    while (released < this.barriers.length && this.barriers[released]!.generation < oldest) released++;
+    if (released === 0) return;
+    const done = this.barriers.slice(0, released);
+    this.barriers = this.barriers.slice(released);
+    for (const b of done) b.resolve();
   }
 
   /** The oldest records none of whose keys a batch in flight holds, up to maxBatch; the others keep their places. */
-  private takeFree(): { batch: WriteRecord[]; waiters: (Waiter | null)[] } {
+  private takeFree(): Taken {
     if (this.busy.size === 0) return this.take();
     const batch: WriteRecord[] = [];
     const waiters: (Waiter | null)[] = [];
+    const generations: number[] = [];
     const keptRecords: WriteRecord[] = [];
     const keptWaiters: (Waiter | null)[] = [];
+    const keptGenerations: number[] = [];
     // A key held back once stays held for the rest of this pass, so later records of it wait too.
     const held = new Set<string>();
     for (let i = 0; i < this.records.length; i++) {
@@ -215,15 +263,18 @@ export class BatchWriter {
       if (batch.length < this.maxBatch && !keys.some((k) => this.busy.has(k) || held.has(k))) {
         batch.push(record);
         waiters.push(this.waiters[i]!);
+        generations.push(this.generations[i]!);
       } else {
         for (const k of keys) held.add(k);
         keptRecords.push(record);
         keptWaiters.push(this.waiters[i]!);
+        keptGenerations.push(this.generations[i]!);
       }
     }
     this.records = keptRecords;
     this.waiters = keptWaiters;
-    return { batch, waiters };
+    this.generations = keptGenerations;
+    return { batch, waiters, generations };
   }
 
   /** The commit itself failed (disk full, I/O error): nothing in the batch is durable. */
@@ -245,6 +296,13 @@ export class BatchWriter {
     }
     for (const listener of this.batchListeners) listener(batch.length);
   }
+}
+
+/** Records taken from the queue for one batch, with their waiters and generations (parallel arrays). */
+interface Taken {
+  batch: WriteRecord[];
+  waiters: (Waiter | null)[];
+  generations: number[];
 }
 
 /** What a record's order matters for: its check, and the prober node whose cursor it moves. */

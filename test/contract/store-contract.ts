@@ -4,9 +4,13 @@ import { DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import type { Account, ApiKey, Check } from '../../src/domain/records.js';
 import type { Store } from '../../src/store/store.js';
 import { newUser, type Actor } from '../../src/domain/people.js';
-import type { WriteRecord } from '../../src/store/writes.js';
+import type { ObservationWrite, WriteRecord } from '../../src/store/writes.js';
 import type { AuthChallengeRow, PasskeyRow } from '../../src/store/passkey-store.js';
 import { StaleOwner } from '../../src/store/cluster-repo.js';
+import { Rollup } from '../../src/domain/rollup.js';
+
+/** A rollup's row with its histograms as plain arrays (comparable whatever bytes type holds them). */
+const rowOf = (r: Rollup) => Object.fromEntries(Object.entries(r.toRow()).map(([k, v]) => [k, v instanceof Uint8Array ? [...v] : v]));
 
 /**
  * The Store contract (src/store/store.ts, docs/architecture.md#transactions), one set of tests
@@ -783,6 +787,28 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(totals.total, 2, 'the rollups hold the committed results, and only them');
       assert.equal(totals.failure, 1);
     });
+    withStore('the group commit: rollups of pings and failures (counts only) and of timed results read back as their samples make them', async (store) => {
+      const { c } = await seeded(store);
+      const timing = { dns: 3, connect: 5, tls: 7, ttfb: 20, total: 40 };
+      const ping = (at: number, ok: boolean): WriteRecord => ({
+        ...(result(c, at, ok) as ObservationWrite),
+        result: { checkSeq: c.seq, at, kind: 'ping', status: ok ? 'up' : 'down', statusCode: null, responseTime: null, timing: null, error: null, region: null, snippet: null, meta: { signal: 'ping' } },
+        sample: { ok, responseTime: null, timing: null },
+      });
+      const timed = (at: number): WriteRecord => ({ ...(result(c, at, true) as ObservationWrite), sample: { ok: true, responseTime: 40, timing } });
+      // Now (the one statement) and long ago (the transaction of a late batch): a minute of counts only, and one mixed.
+      for (const base of [Date.now() - (Date.now() % 60_000), T]) {
+        const batch = [ping(base + 1_000, true), ping(base + 2_000, false), ping(base + 3_000, true), ping(base + 61_000, true), timed(base + 62_000), ping(base + 63_000, false)];
+        await store.applyWrites(batch, () => assert.fail('no record fails'));
+        for (const [from, records] of [[base, batch.slice(0, 3)], [base + 60_000, batch.slice(3)]] as const) {
+          const expected = new Rollup();
+          for (const r of records) if (r.kind === 'observation') expected.add(r.sample!);
+          const read = await store.rollups.rollup(c.seq, 'minute', [[from, from + 60_000]]);
+          assert.deepEqual(rowOf(read), rowOf(expected), `the minute at ${from - base} ms`);
+        }
+      }
+    });
+
     withStore('passkeys: insert, list per member, find by credential id, rename, record a use, delete', async (store) => {
       const user = await member(store);
       const other = await member(store);
@@ -880,6 +906,30 @@ export function storeContract(factory: StoreFactory): void {
         'a superseded epoch',
       );
       assert.equal((await store.history.forCheck(c.seq, 10)).length, 1, 'nothing of a refused batch was written');
+      assert.deepEqual(failures, []);
+    });
+
+    withStore('cluster: a fenced batch of current results (the group commit at its fastest) writes while the lease holds, nothing after', async (store) => {
+      const { c } = await seeded(store);
+      const lease = 15_000;
+      const now = Date.now();
+      const holder = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.0', now, lease) };
+      const failures: unknown[] = [];
+      await store.applyWrites([result(c, now, true), result(c, now + 1, false)], (_r, err) => failures.push(err), { holder, now });
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 2, 'the holder of a running lease writes');
+      await assert.rejects(
+        async () => store.applyWrites([result(c, now + 2, true)], (_r, err) => failures.push(err), { holder, now: now + lease }),
+        StaleOwner,
+      );
+      await store.cluster.join('central-a', '1.0.1', now + 1_000, lease);
+      await assert.rejects(
+        async () => store.applyWrites([result(c, now + 3, true)], (_r, err) => failures.push(err), { holder, now: now + 2_000 }),
+        StaleOwner,
+        'a superseded epoch',
+      );
+      assert.equal((await store.history.forCheck(c.seq, 10)).length, 2, 'nothing of a refused batch was written');
+      const totals = await store.rollups.totals(c.seq, 'minute', [[now - (now % 60_000), now - (now % 60_000) + 120_000]]);
+      assert.equal(totals.total, 2, 'nor added to the rollups');
       assert.deepEqual(failures, []);
     });
 

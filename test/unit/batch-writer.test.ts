@@ -88,6 +88,39 @@ describe('batched writer over an asynchronous store', () => {
     assert.ok(store.maxInFlight <= 2);
   });
 
+  test('applied() waits for what was queued before it, not after: it ends under a load that never lets the queue empty', async () => {
+    const store = new AsyncStore();
+    const writer = new BatchWriter(store, log, 5000, 250, 2);
+    assert.equal(await Promise.race([writer.applied().then(() => 'at once'), new Promise((r) => setImmediate(() => r('later')))]), 'at once', 'nothing queued');
+    const firsts = [writer.commit(record('a')), writer.commit(record('b'))];
+    await waitFor(() => store.batches.length === 1, 'the first batch');
+    const held = writer.commit(record('a'));
+    let applied = false;
+    const barrier = writer.applied().then(() => (applied = true));
+    let drained = false;
+    void writer.drained().then(() => (drained = true));
+    // From here on, something is always queued or in flight.
+    const later = [writer.commit(record('c'))];
+    await waitFor(() => store.batches.length === 2, "'c' beside the first batch");
+    await store.commitNext();
+    await Promise.all(firsts);
+    await waitFor(() => store.batches.length === 3, "the held record of 'a'");
+    later.push(writer.commit(record('d')));
+    await store.commitNext();
+    await later[0];
+    await new Promise((r) => setImmediate(r));
+    assert.equal(applied, false, "the record of 'a' queued before it is still in flight");
+    await waitFor(() => store.batches.length === 4, "'d' in flight");
+    await store.commitNext();
+    await held;
+    await barrier;
+    assert.equal(drained, false, "drained() still waits for 'd', queued after");
+    assert.deepEqual(store.batches, [['a', 'b'], ['c'], ['a'], ['d']]);
+    await store.commitNext();
+    await Promise.all(later);
+    await writer.drained();
+  });
+
   test('a record failing on its own rejects its commit only; a failed commit rejects the whole batch', async () => {
     const store = new AsyncStore();
     const writer = new BatchWriter(store, log);

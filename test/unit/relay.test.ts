@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { relayChanges, statusMessages } from '../../src/cluster/relay.js';
+import { RELAY_EVERY_MS, relayChanges, statusMessages } from '../../src/cluster/relay.js';
 import { StatusFeed, type StatusChange } from '../../src/core/status-feed.js';
 import { InProcessBus } from '../../src/store/change-bus.js';
 import type { Logger } from '../../src/log.js';
@@ -17,7 +17,7 @@ test('a turn of status changes goes out as few messages, each under the size lim
   assert.deepEqual(statusMessages('central-a', []), []);
 });
 
-test('status changes reach the other central once, in order, and never come back to their sender', async () => {
+test('status changes reach the other central once (a check\'s latest of each type), in order, and never come back to their sender', async () => {
   const bus = new InProcessBus();
   const log = { error: () => assert.fail('nothing fails') } as unknown as Logger;
   const central = (name: string) => {
@@ -33,9 +33,13 @@ test('status changes reach the other central once, in order, and never come back
   const sent = Array.from({ length: 120 }, (_, n) => change(n, n % 2 ? 'ping' : 'down'));
   for (const c of sent) a.feed.publish(c);
   a.feed.publish(change(999, 'saved'));
-  for (let turns = 0; b.heard.length < sent.length && turns < 100; turns++) await new Promise((resolve) => setImmediate(resolve));
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(b.heard, sent, 'every change but the edit, once, in order');
-  assert.equal(a.heard.length, sent.length + 1, 'the sender hears only its own');
+  // A check pinging again before the changes go out: its latest ping goes, once, in its first place.
+  const again = { ...change(1, 'ping'), at: 5_000 };
+  a.feed.publish(again);
+  const expected = sent.map((c) => (c.checkId === again.checkId && c.type === 'ping' ? again : c));
+  for (let waits = 0; b.heard.length < expected.length && waits < 100; waits++) await new Promise((resolve) => setTimeout(resolve, RELAY_EVERY_MS / 4));
+  await new Promise((resolve) => setTimeout(resolve, RELAY_EVERY_MS));
+  assert.deepEqual(b.heard, expected, 'every change but the edit, a check\'s change of a type once, in order');
+  assert.equal(a.heard.length, sent.length + 2, 'the sender hears only its own');
   bus.close();
 });

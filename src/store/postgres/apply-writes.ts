@@ -8,13 +8,13 @@ import { maintenanceEndEvent } from '../sqlite/apply-writes.js';
 import { eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
 import { runtimeParams, type PgCheckRepo } from './checks.js';
 import type { PgAlertStore } from './alerts.js';
-import { insertRows, lateOf, minuteBuckets, ROLLUP_COLUMNS, rowValues, type PgRollupStore } from './rollups.js';
+import { countsOnly, countValues, insertCountRows, insertRows, lateOf, minuteBuckets, ROLLUP_COLUMNS, rowValues, type PgRollupStore } from './rollups.js';
 import type { Async } from './types.js';
 import type { HistoryRepo, StateChangeRepo } from '../store.js';
 import type { NodeRepo } from '../node-repo.js';
 import type { PingInboxRepo } from '../ping-inbox.js';
 import { StaleOwner, type Fence } from '../cluster-repo.js';
-import { fenceHolds } from './cluster.js';
+import { FENCE_QUERY, fenceHolds } from './cluster.js';
 import { arrayColumns } from './array-literals.js';
 
 export interface PgRepos {
@@ -46,6 +46,8 @@ const RUNTIME_UPDATE = `UPDATE checks c SET status = u.status, consecutive_failu
   WHERE c.id = u.id`;
 const STATE_INSERT = 'INSERT INTO state_changes (check_seq, at, status) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[])';
 const INBOX_DELETE = 'DELETE FROM ping_inbox WHERE seq = ANY($1::bigint[])';
+/** What the one statement fails on (a text that is no integer) when its fence does not hold. */
+const STALE_OWNER = 'vigil: the writer no longer holds its lease';
 const CURSOR_UPDATE = `UPDATE nodes n SET epoch = u.epoch, last_seq = u.seq FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, epoch, seq) WHERE n.id = u.id`;
 
 /**
@@ -72,7 +74,7 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
     const now = Date.now();
     let rest = batch;
     try {
-      await applyGrouped(db, r, rest, now, fence && (() => fenced(fence)));
+      await applyGrouped(db, r, rest, now, fence, fenced);
       return;
     } catch (err) {
       if (err instanceof StaleOwner) throw err;
@@ -83,7 +85,7 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
         failed(err.record, err.error);
         rest = batch.filter((x) => x !== err.record);
         try {
-          await applyGrouped(db, r, rest, now, fence && (() => fenced(fence)));
+          await applyGrouped(db, r, rest, now, fence, fenced);
           return;
         } catch (again) {
           if (again instanceof StaleOwner) throw again;
@@ -108,7 +110,9 @@ export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteReco
 }
 
 /** Everything a batch writes, gathered per table; building a record's rows may throw (RecordFailed). */
-async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[], now: number, fence?: () => Promise<void>): Promise<void> {
+async function applyGrouped(
+  db: PgDb, r: PgRepos, batch: readonly WriteRecord[], now: number, fence: Fence | undefined, fenced: (fence: Fence | undefined) => Promise<void>,
+): Promise<void> {
   const history: unknown[][] = [];
   const inboxDone: number[] = [];
   const runtimes = new Map<string, RuntimeWrite>();
@@ -159,13 +163,17 @@ async function applyGrouped(db: PgDb, r: PgRepos, batch: readonly WriteRecord[],
   if (states.length > 0) statement.add('s', STATE_INSERT, arrayColumns(states, 3));
   if (inboxDone.length > 0) statement.add('i', INBOX_DELETE, [`{${inboxDone.join(',')}}`]);
   if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, arrayColumns([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
-  if (buckets.length > 0) statement.add('m', insertRows('minute'), arrayColumns(buckets.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
-  if (sequential.length === 0 && outbox.length === 0 && late.length === 0 && !fence && !db.inUnit() && !db.commitFailureArmed) {
-    // The common batch (results, pings): one statement, atomic by itself, one round trip.
+  const counted = buckets.filter(([, , rollup]) => countsOnly(rollup));
+  const full = counted.length === buckets.length ? [] : buckets.filter(([, , rollup]) => !countsOnly(rollup));
+  if (full.length > 0) statement.add('m', insertRows('minute'), arrayColumns(full.map(([seq, at, rollup]) => rowValues(seq, at, rollup.toRow())), 2 + ROLLUP_COLUMNS.length));
+  if (counted.length > 0) statement.add('k', insertCountRows('minute'), arrayColumns(counted.map(([seq, at, rollup]) => countValues(seq, at, rollup)), 5));
+  if (sequential.length === 0 && outbox.length === 0 && late.length === 0 && !db.inUnit() && !db.commitFailureArmed) {
+    // The common batch (results, pings): one statement, atomic by itself, one round trip, its fence included.
+    if (fence) statement.fence(fence);
     await statement.run(db);
   } else {
     await db.transaction(async () => {
-      await fence?.();
+      await fenced(fence);
       if (outbox.length > 0) await r.alerts.outbox.add(outbox);
       // Ended maintenance windows first, as record by record would (they only touch maintenance).
       for (const record of sequential) await applyOne(r, record, samples);
@@ -192,8 +200,27 @@ class OneStatement {
     this.shape += name;
   }
 
+  /**
+   * The batch's fence as a part of it: the writer's row locked FOR SHARE as fenceHolds() locks
+   * it, held until the statement commits; when the lease no longer holds, the statement fails
+   * (a cast of STALE_OWNER) and writes nothing.
+   */
+  fence(fence: Fence): void {
+    this.add('f', FENCE_QUERY, [fence.holder.name, fence.holder.epoch, fence.now]);
+    this.fenced = fence;
+  }
+
+  private fenced: Fence | null = null;
+
   async run(db: PgDb): Promise<void> {
-    if (this.parts.length > 0) await db.run(`WITH ${this.parts.join(', ')} SELECT 1`, this.params, `vigil_batch_${this.shape}`);
+    if (this.parts.length === 0) return;
+    const result = this.fenced ? `SELECT (CASE WHEN EXISTS (SELECT 1 FROM f) THEN '1' ELSE '${STALE_OWNER}' END)::int` : 'SELECT 1';
+    try {
+      await db.run(`WITH ${this.parts.join(', ')} ${result}`, this.params, `vigil_batch_${this.shape}`);
+    } catch (err) {
+      if (this.fenced && (err as Error).message?.includes(STALE_OWNER)) throw new StaleOwner(this.fenced.holder);
+      throw err;
+    }
   }
 }
 

@@ -213,13 +213,22 @@ export function pgChecks(db: PgDb): PgCheckRepo {
       seqMark = marks!.seq;
       updatedMark = marks!.updated;
     }
-    const rows = await db.query(
-      'SELECT * FROM checks WHERE seq > $1 UNION ALL SELECT * FROM checks WHERE updated_at >= $2 AND seq <= $1',
+    // What changed is read in two steps: the overlap reads every check stamped in its last
+    // OVERLAP_MS again on every poll (all of them after a bulk import, until another change),
+    // so only (id, stamp) first, and whole rows only of what is new here.
+    const stamps = await db.query<{ seq: number; id: string; updated_at: number }>(
+      'SELECT seq, id, updated_at FROM checks WHERE seq > $1 UNION ALL SELECT seq, id, updated_at FROM checks WHERE updated_at >= $2 AND seq <= $1',
       [seqMark, updatedMark - OVERLAP_MS],
     );
+    const fresh: string[] = [];
+    for (const r of stamps) {
+      seqMark = Math.max(seqMark!, r.seq);
+      updatedMark = Math.max(updatedMark, r.updated_at);
+      if (known.get(r.id) !== r.updated_at) fresh.push(r.id);
+    }
+    const rows = fresh.length === 0 ? [] : await db.query('SELECT * FROM checks WHERE id = ANY($1::text[])', [fresh]);
     for (const r of rows) {
       const check = toCheck(r);
-      seqMark = Math.max(seqMark!, check.seq);
       updatedMark = Math.max(updatedMark, check.updatedAt);
       if (known.get(check.id) === check.updatedAt) continue;
       known.set(check.id, check.updatedAt);

@@ -68,8 +68,11 @@ export function pgCluster(db: PgDb): Async<ClusterRepo> {
  * takeover waits for the batch, and a batch after the lease ended finds no row.
  */
 export async function fenceHolds(db: PgDb, h: Holder, now: number): Promise<boolean> {
-  return (await db.one('SELECT 1 FROM cluster_instances WHERE name = $1 AND epoch = $2 AND lease_until > $3 FOR SHARE', [h.name, h.epoch, now])) !== null;
+  return (await db.one(FENCE_QUERY, [h.name, h.epoch, now])) !== null;
 }
+
+/** The fence's query ($1 name, $2 epoch, $3 now): a row while the lease holds, locked until the transaction ends. */
+export const FENCE_QUERY = 'SELECT 1 FROM cluster_instances WHERE name = $1 AND epoch = $2 AND lease_until > $3 FOR SHARE';
 
 export function pgPingInbox(db: PgDb): Async<PingInboxRepo> {
   return {

@@ -63,6 +63,33 @@ export const insertRows = (level: RollupLevel) => {
 
 export const rowValues = (seq: number, at: number, row: RollupRow): unknown[] => [seq, at, ...ROLLUP_COLUMNS.map(([, field]) => row[field])];
 
+/** A bucket of counts only (pings, failures): no response time, no phase; its row is an empty one's but for the counts. */
+export const countsOnly = (r: Rollup): boolean => r.rtCount === 0 && PHASES.every((p) => r.phases[p].count === 0);
+
+const COUNTS: ReadonlyArray<keyof RollupRow> = ['total', 'success', 'failure'];
+
+/**
+ * insertRows() for counts-only buckets: each row's check, time and three counts are sent
+ * (`$1`..`$5`), every other column is the constant an empty rollup's row holds. Most of a
+ * ping's rollup row is empty histograms and zero sums, which cost the most to send and parse.
+ */
+export const insertCountRows = (level: RollupLevel) => {
+  const empty = new Rollup().toRow();
+  const constant = (field: keyof RollupRow, type: string) => {
+    const v = empty[field];
+    if (v === null) return `NULL::${type}`;
+    if (v instanceof Uint8Array) return `'\\x${Buffer.from(v).toString('hex')}'::bytea`;
+    return `${String(v)}::${type}`;
+  };
+  const values = ROLLUP_COLUMNS.map(([column, field, type]) => (COUNTS.includes(field) ? `u.${column}` : constant(field, type)));
+  return `INSERT INTO ${TABLE[level]} (check_seq, at, ${ROLLUP_COLUMNS.map(([c]) => c).join(', ')})
+    SELECT u.check_seq, u.at, ${values.join(', ')}
+    FROM unnest($1::bigint[], $2::bigint[], $3::integer[], $4::integer[], $5::integer[]) AS u(check_seq, at, total, success, failure)
+    WHERE EXISTS (SELECT 1 FROM checks c WHERE c.seq = u.check_seq)`;
+};
+
+export const countValues = (seq: number, at: number, r: Rollup): unknown[] => [seq, at, r.total, r.success, r.failure];
+
 /**
  * The rows a level's read sums over the intervals (`$2` froms, `$3` tos): its own rows before its
  * mark, the next finer level's from there on. `cols` is what each source row gives.
