@@ -84,6 +84,7 @@ import { JobRunner } from './util/job-runner.js';
 import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
 import { takeOver } from './cluster/takeover.js';
 import { relayChanges, relayRunNow } from './cluster/relay.js';
+import { relayPeerRechecks } from './cluster/peer-relay.js';
 import { announceInbox, inboxJob } from './cluster/inbox.js';
 import { slotOf } from './domain/leases.js';
 import { RateShare } from './cluster/rate-share.js';
@@ -348,7 +349,11 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   // An immediate re-check of a check whose node is connected to another central is run there.
   const runElsewhere = shared ? relayRunNow(shared.bus, cluster.name, (checkId) => assignment.runHere(checkId)) : undefined;
   const assignment: Assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock, runElsewhere });
-  const peers = new PeerRechecks({ sessions, dispatcher, region: config.region, clock });
+  // A failure seen here is re-checked by a node of another region, connected here or to another central.
+  const askElsewhere = shared ? relayPeerRechecks(shared.bus, cluster.name, (nodeId, task) => peers.recheckOn(nodeId, task)) : undefined;
+  const peers: PeerRechecks = new PeerRechecks({
+    sessions, dispatcher, region: config.region, clock, elsewhere: askElsewhere && { nodes: () => assignment.nodesElsewhere(), ask: askElsewhere },
+  });
   // A ping or a node's result for a check another central owns waits in the store's inbox for that central.
   const handOver: HandOver | undefined = shared
     ? (checkId, result, region, cursor) => recorder.write({

@@ -104,6 +104,11 @@ export class Assignment implements CheckObserver, Placement {
     }
   }
 
+  /** Several centrals: the nodes connected to the others (none is of this central's region). */
+  nodesElsewhere(): string[] {
+    return [...this.elsewhere.values()].flat();
+  }
+
   /** The nodes that share a region's checks: connected here, and with several centrals to the others. */
   private nodesIn(region: string): string[] {
     const here = this.deps.sessions.connectedIn(region);

@@ -19,6 +19,11 @@ export interface PeerRechecksDeps {
   dispatcher: Pick<ProbeDispatcher, 'run'>;
   region: string;
   clock: Clock;
+  /** Several centrals: nodes connected to the others (of regions other than `region`), asked when none of another region is connected here. */
+  elsewhere?: {
+    nodes(): string[];
+    ask(nodeId: string, task: ProbeTask, limitMs: number): Promise<PeerVerdict | null>;
+  };
 }
 
 /**
@@ -36,8 +41,27 @@ export class PeerRechecks implements PeerRechecker {
     const limit = task.timeoutMs + PEER_SLACK_MS;
     if (primaryRegion !== this.deps.region) return this.recheckHere(task, limit);
     const candidates = this.deps.sessions.readyNodes().filter((n) => n.region !== primaryRegion);
-    if (candidates.length === 0) return Promise.resolve(null);
-    const node = candidates[this.nextRid % candidates.length]!;
+    if (candidates.length === 0) return this.recheckElsewhere(task, limit);
+    return this.ask(candidates[this.nextRid % candidates.length]!, task, limit);
+  }
+
+  /**
+   * Another central's ask (several centrals): a peer re-check by this node, if it is connected
+   * here; null when it is not.
+   */
+  recheckOn(nodeId: string, task: ProbeTask): Promise<PeerVerdict | null> | null {
+    const node = this.deps.sessions.get(nodeId);
+    if (!node?.ready || !node.session) return null;
+    return this.ask(node, task, task.timeoutMs + PEER_SLACK_MS);
+  }
+
+  private recheckElsewhere(task: ProbeTask, limit: number): Promise<PeerVerdict | null> {
+    const nodes = this.deps.elsewhere?.nodes() ?? [];
+    if (nodes.length === 0) return Promise.resolve(null);
+    return this.deps.elsewhere!.ask(nodes[this.nextRid++ % nodes.length]!, task, limit);
+  }
+
+  private ask(node: NodeState, task: ProbeTask, limit: number): Promise<PeerVerdict | null> {
     const rid = this.nextRid++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {

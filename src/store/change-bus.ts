@@ -13,6 +13,9 @@ export type ChangeTopic =
   | 'checks'
   /** A check's owner asks for an immediate re-check by a prober node connected to another central. */
   | 'run'
+  /** A central asks a prober node connected to another central for a peer re-check, and is answered. */
+  | 'recheck'
+  | 'rechecked'
   /** A check's status changed on the central that owns it: the others' live streams and page caches hear of it. */
   | 'status'
   /** Requests a central counted per rate-limit bucket in the last second. */

@@ -104,6 +104,27 @@ describe('a prober node and two centrals on one PostgreSQL', { timeout: 180_000 
     }
   });
 
+  test('a failure seen from the centrals’ region is re-checked by the node, also for a check the other central owns', async () => {
+    // A check of the centrals' own region that b owns: b probes it, and its only peer is the node on a.
+    let id = '';
+    for (let i = 0; i < 40 && !id; i++) {
+      const made = await b.request('POST', '/v1/public/checks', {
+        body: { url: target.url(`/peer${i}`), name: `peer${i}`, checkFrequency: INTERVAL_MS / 60_000, downConfirmationAttempts: 1 },
+      });
+      assert.equal(made.status, 201, made.text);
+      if ((await world.ownerOf(made.body.data.id)) === b.name) id = made.body.data.id as string;
+    }
+    assert.notEqual(id, '', 'b owns one of them');
+    const path = new URL((await b.request('GET', `/v1/public/checks/${id}`)).body.data.url as string).pathname;
+    target.broken.add(path);
+    const regions = await until('the peer’s verdict', async () => {
+      const all = (await b.request('GET', '/v1/public/checks/status')).body?.data as Array<{ id: string; regions: { regionsTotal: number } | null }> | undefined;
+      const mine = all?.find((c) => c.id === id)?.regions;
+      return mine && mine.regionsTotal === 2 ? mine : undefined;
+    }, 200);
+    assert.deepEqual(regions, { primary: CENTRAL_REGION, peer: EDGE, regionsTotal: 2, regionsDown: 2, confirmedDown: true });
+  });
+
   test('the node gone: after nodes.failoverMs each central probes its own share from its own region', async () => {
     const [node] = world.probers;
     node!.child.kill('SIGKILL');

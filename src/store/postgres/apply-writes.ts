@@ -12,7 +12,7 @@ import { countsOnly, countValues, insertCountRows, insertRows, lateOf, minuteBuc
 import type { Async } from './types.js';
 import type { HistoryRepo, StateChangeRepo } from '../store.js';
 import type { NodeRepo } from '../node-repo.js';
-import type { PingInboxRepo } from '../ping-inbox.js';
+import { inboxColumns, type PingInboxRepo } from '../ping-inbox.js';
 import { StaleOwner, type Fence } from '../cluster-repo.js';
 import { FENCE_QUERY, fenceHolds } from './cluster.js';
 import { arrayColumns } from './array-literals.js';
@@ -46,6 +46,8 @@ const RUNTIME_UPDATE = `UPDATE checks c SET status = u.status, consecutive_failu
   WHERE c.id = u.id`;
 const STATE_INSERT = 'INSERT INTO state_changes (check_seq, at, status) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[])';
 const INBOX_DELETE = 'DELETE FROM ping_inbox WHERE seq = ANY($1::bigint[])';
+const INBOX_INSERT = `INSERT INTO ping_inbox (check_id, slot, at, signal, error, details, region, received_by)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`;
 /** What the one statement fails on (a text that is no integer) when its fence does not hold. */
 const STALE_OWNER = 'vigil: the writer no longer holds its lease';
 const CURSOR_UPDATE = `UPDATE nodes n SET epoch = u.epoch, last_seq = u.seq FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, epoch, seq) WHERE n.id = u.id`;
@@ -115,6 +117,7 @@ async function applyGrouped(
 ): Promise<void> {
   const history: unknown[][] = [];
   const inboxDone: number[] = [];
+  const inboxAdded: unknown[][] = [];
   const runtimes = new Map<string, RuntimeWrite>();
   const states: unknown[][] = [];
   const cursors = new Map<string, NodeCursor>();
@@ -125,11 +128,16 @@ async function applyGrouped(
   const verifying = batch.some((x) => x.kind === 'observation' && x.verifyStatus !== null && x.statusChange === null);
   for (const record of batch) {
     try {
+      if (record.kind === 'ping-inbox') {
+        const c = inboxColumns(record.item);
+        inboxAdded.push([record.item.checkId, record.item.slot, record.item.at, record.item.signal, c.error, c.details, c.region, record.item.receivedBy]);
+        // In batch order with the other cursor writes (the statement writes the last).
+        if (record.nodeCursor) cursors.set(record.nodeCursor.nodeId, record.nodeCursor.cursor);
+        continue;
+      }
       if (record.kind !== 'observation') {
         if (record.kind === 'node-cursor') cursors.set(record.nodeId, record.cursor);
         else sequential.push(record);
-        // In batch order with the other cursor writes (the statement writes the last).
-        if (record.kind === 'ping-inbox' && record.nodeCursor) cursors.set(record.nodeCursor.nodeId, record.nodeCursor.cursor);
         continue;
       }
       const w = record;
@@ -162,6 +170,7 @@ async function applyGrouped(
   if (runtimes.size > 0) statement.add('r', RUNTIME_UPDATE, arrayColumns([...runtimes].map(([id, runtime]) => runtimeParams(id, runtime)), 16));
   if (states.length > 0) statement.add('s', STATE_INSERT, arrayColumns(states, 3));
   if (inboxDone.length > 0) statement.add('i', INBOX_DELETE, [`{${inboxDone.join(',')}}`]);
+  if (inboxAdded.length > 0) statement.add('b', INBOX_INSERT, arrayColumns(inboxAdded, 8));
   if (cursors.size > 0) statement.add('n', CURSOR_UPDATE, arrayColumns([...cursors].map(([id, c]) => [id, c.epoch, c.seq]), 3));
   const counted = buckets.filter(([, , rollup]) => countsOnly(rollup));
   const full = counted.length === buckets.length ? [] : buckets.filter(([, , rollup]) => !countsOnly(rollup));

@@ -178,6 +178,23 @@ export class PgDb {
     }
   }
 
+  /** The last service unit in line (Store.transaction): this process runs one at a time. */
+  private unitLine: Promise<unknown> = Promise.resolve();
+
+  /**
+   * A service's unit of work (Store.transaction). Outermost ones take turns, as the Store
+   * contract has it (units never interleave), so a unit that reads before it writes (a limit
+   * checked before an insert) is not raced by another of this process; a nested one is a
+   * savepoint of the open unit. The writer's batches and a repository's own transactions do not
+   * wait in this line: they are single statements or touch rows only their caller owns.
+   */
+  serviceUnit<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.inUnit()) return this.transaction(fn);
+    const turn = this.unitLine.then(() => this.transaction(fn));
+    this.unitLine = turn.catch(() => undefined);
+    return turn;
+  }
+
   /** An outermost unit has ended: with none left open, stop hooking every promise (see the header). */
   private closed(): void {
     if (--this.unitsOpen === 0) this.units.disable();

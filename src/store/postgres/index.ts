@@ -167,7 +167,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     maintenanceWindows: pgMaintenanceWindows(db),
     configKeys: pgConfigKeys(db),
     credentialsVersion: () => `${remote}:${cred.local}`,
-    transaction: (fn) => db.transaction(fn),
+    transaction: (fn) => db.serviceUnit(fn),
     afterCommit: (effect) => db.afterCommit(effect),
     applyWrites,
     async maintainPartitions(now, rawBefore, minutesBefore) {
