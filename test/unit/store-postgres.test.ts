@@ -63,6 +63,37 @@ test('centrals starting at once on an empty database: one migrates, the others w
   }
 });
 
+test('the checks poll reads whole rows only of checks new to it: those stamped together (a bulk import) are not read again each poll', async () => {
+  const url = await cluster.createDatabase();
+  const server = await openPgStore(url, { pollMs: 0, watchChecks: true });
+  const cli = await openPgStore(url, { pollMs: 0 });
+  const wholeRows: number[] = [];
+  const query = server.db.query.bind(server.db);
+  server.db.query = (async (text: string, params?: readonly unknown[], name?: string) => {
+    if (text.startsWith('SELECT * FROM checks WHERE id = ANY')) wholeRows.push((params![0] as string[]).length);
+    return query(text, params, name);
+  }) as typeof server.db.query;
+  try {
+    const bulk: Check[] = [];
+    for (let i = 0; i < 5; i++) bulk.push((await seeded(cli)).c);
+    await server.refresh();
+    assert.deepEqual((await server.checks.writtenElsewhere()).map((x) => x.id).sort(), bulk.map((c) => c.id).sort());
+    assert.deepEqual(wholeRows, [5]);
+    await server.refresh();
+    await server.refresh();
+    assert.deepEqual(wholeRows, [5], 'still within the overlap, and unchanged: not read again');
+    assert.deepEqual(await server.checks.writtenElsewhere(), []);
+    const changed = bulk[2]!;
+    await cli.checks.updateSettings(changed.id, { ...changed, name: 'renamed elsewhere' }, changed.url, Date.now() + 1);
+    await server.refresh();
+    assert.deepEqual(wholeRows, [5, 1], 'only the changed one');
+    assert.deepEqual((await server.checks.writtenElsewhere()).map((x) => [x.id, x.name]), [[changed.id, 'renamed elsewhere']]);
+  } finally {
+    await server.close();
+    await cli.close();
+  }
+});
+
 test('a key revoked by another process moves the credentials version; checks it wrote are reported', async () => {
   const url = await cluster.createDatabase();
   const server = await openPgStore(url, { pollMs: 0, watchChecks: true });
