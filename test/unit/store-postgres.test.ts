@@ -244,3 +244,33 @@ test('units that overlap: one ending leaves the other bound to its client, for i
     await db.close();
   }
 });
+
+test('a unit whose process stops inside it is ended by PostgreSQL: the slots it locked are taken over, and it cannot commit', { timeout: 60_000 }, async () => {
+  const store = await openPgStore(await cluster.createDatabase(), { pollMs: 0 });
+  try {
+    const t = Date.now();
+    const a = { name: 'central-a', epoch: await store.cluster.join('central-a', '1.0.0', t, 1_000) };
+    const b = { name: 'central-b', epoch: await store.cluster.join('central-b', '1.0.0', t, 60_000) };
+    assert.deepEqual(await store.cluster.claim(a, [0], t, 1_000), [0]);
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    let renewed: number[] | null = null;
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    // Central a renews inside a unit and then stops (SIGSTOP) before its COMMIT: slot 0's row stays locked.
+    const stopped = store.transaction(async () => {
+      renewed = await store.cluster.renew(a, t, 1_000, 1);
+      holding();
+      await woken;
+    });
+    await held;
+    assert.deepEqual(renewed, [0]);
+    // Once a's lease has run out, b's claim waits on that lock until PostgreSQL ends a's idle transaction.
+    assert.deepEqual(await store.cluster.claim(b, [0], t + 2_000, 60_000), [0]);
+    wake();
+    await assert.rejects(stopped, /connection/);
+    assert.deepEqual(await store.cluster.renew(a, t + 3_000, 1_000, 0), [], 'a keeps its instance row but no slot');
+  } finally {
+    await store.close();
+  }
+});

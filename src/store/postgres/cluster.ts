@@ -22,16 +22,17 @@ export function pgCluster(db: PgDb): Async<ClusterRepo> {
       );
       return r!.epoch as number;
     },
-    renew: (h, now, leaseMs, checks) =>
-      db.transaction(async () => {
-        const renewed = await db.run(
-          'UPDATE cluster_instances SET last_seen_at = $1, lease_until = $2, checks = $3, renewals = renewals + 1 WHERE name = $4 AND epoch = $5',
-          [now, now + leaseMs, checks, h.name, h.epoch],
-        );
-        if (renewed === 0) return null;
-        const rows = await db.query('UPDATE cluster_slots SET lease_until = $1 WHERE owner = $2 AND owner_epoch = $3 RETURNING slot', [now + leaseMs, h.name, h.epoch]);
-        return rows.map((r) => r.slot as number).sort((a, b) => a - b);
-      }),
+    // One statement: a central paused between two statements of a renewal would hold its slots' row locks.
+    renew: async (h, now, leaseMs, checks) => {
+      const r = await db.one(
+        `WITH i AS (UPDATE cluster_instances SET last_seen_at = $1, lease_until = $2, checks = $3, renewals = renewals + 1
+                    WHERE name = $4 AND epoch = $5 RETURNING 1),
+              s AS (UPDATE cluster_slots SET lease_until = $2 WHERE owner = $4 AND owner_epoch = $5 AND EXISTS (SELECT 1 FROM i) RETURNING slot)
+         SELECT EXISTS (SELECT 1 FROM i) AS renewed, array(SELECT slot FROM s ORDER BY slot) AS slots`,
+        [now, now + leaseMs, checks, h.name, h.epoch],
+      );
+      return r!.renewed ? (r!.slots as unknown[]).map(Number) : null;
+    },
     live: async (now) => (await db.query('SELECT * FROM cluster_instances WHERE lease_until > $1 ORDER BY name', [now])).map(instance),
     all: async () => (await db.query('SELECT * FROM cluster_instances ORDER BY name')).map(instance),
     claimable: async (now) =>

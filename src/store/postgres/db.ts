@@ -52,6 +52,14 @@ export class BrokenUnit extends Error {
 
 /** How long taking a connection may wait (connect, or a free one in the pool) before it fails. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * A transaction left open by a client that stopped (a paused process, a machine gone without
+ * closing its sockets) is ended by PostgreSQL after this long, so the row locks it held (a
+ * lease renewal's, a batch's fence) cannot keep the other centrals from taking its checks over
+ * (within cluster.leaseMs + 5 s). A unit of work does store work only: its client is never idle
+ * inside it for anywhere near this long.
+ */
+const IDLE_IN_TRANSACTION_MS = 5_000;
 
 /** A well-known key for pg_advisory_lock: one schema migration at a time across processes. */
 const MIGRATE_LOCK = '7320537162440011776';
@@ -67,6 +75,7 @@ export class PgDb {
       connectionString: url, max: options.max ?? 20, types, application_name: 'vigil',
       // A database that cannot be reached fails a request (503) within seconds instead of holding it.
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: 5_000,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     });
     // An idle client whose server went away must not take the process down with it.
     this.pool.on('error', () => undefined);
@@ -145,6 +154,11 @@ export class PgDb {
     }
     const unit: Unit = { client, levels: [[]], closed: false, savepoints: 0 };
     let broken: unknown = undefined;
+    // The connection may end between two statements of the unit (the server ended an idle
+    // transaction, a restart): the pool listens only to idle clients, and an unheard 'error'
+    // would end the process. The unit's next statement fails, and the client is not reused.
+    const lost = (err: Error) => void (broken = err);
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await this.units.run(unit, fn);
@@ -174,6 +188,7 @@ export class PgDb {
       unit.closed = true;
       this.closed();
       // A client whose ROLLBACK failed is in an unknown state: it is closed, not reused.
+      client.removeListener('error', lost);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
