@@ -244,8 +244,13 @@ describe('several centrals on one PostgreSQL, real processes', { timeout: 240_00
     const rows = await until('the node’s results recorded through b', async () => {
       const r = await edgeRows(b);
       return r.filter((x) => Date.parse(x.createdAt) > killedAt && x.details.central === b.name).length >= 2 ? r : undefined;
-    }, 300).catch((err: Error) => {
-      throw new Error(`${err.message}; the node said: ${node.log().slice(-2_000)}`);
+    }, 600).catch(async (err: Error) => {
+      // What b holds and recorded, for the reader of a failure.
+      const all = (await b.request('GET', `/v1/public/checks/${id}/history?limit=20`)).body?.data;
+      throw new Error(
+        `${err.message}; killed at ${killedAt}, the check's owner ${await world.ownerOf(id)}, b ${JSON.stringify(await b.cluster())}, ` +
+          `its history ${JSON.stringify(all)}; the node said: ${node.log().slice(-2_000)}`,
+      );
     });
     // Recorded by b as the node's (its region), b the central that took them in: the node is on b.
     const times = rows.map((r) => r.createdAt);
