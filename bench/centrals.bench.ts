@@ -9,7 +9,8 @@ import { SCOPES, type Scope } from '../src/domain/records.js';
 import { openDatabase } from '../src/store/db.js';
 import { PgDb } from '../src/store/postgres/db.js';
 import { copySqliteToPostgres } from '../src/store/postgres/copy-sqlite.js';
-import { startCentrals, until, type Central, type Centrals } from '../test/helpers/centrals.js';
+import { startCentrals, type Central, type Centrals } from '../test/helpers/centrals.js';
+import { until } from '../test/helpers/until.js';
 
 /**
  * Issue 26 item 6, the parts with several centrals: real `vigil serve` processes on one

@@ -8,6 +8,7 @@ import { InProcessBus } from '../../src/store/change-bus.js';
 import { SLOTS } from '../../src/domain/leases.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
+import { until } from '../helpers/until.js';
 
 /*
  * Several centrals (issue 26 item 2) in one process: real servers on loopback sharing one store
@@ -59,15 +60,6 @@ async function central(name: string): Promise<Central> {
   const c: Central = { name, srv, probes, slots: () => srv.app.cluster.reading().slots };
   centrals.push(c);
   return c;
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, tries = 200): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 const urls = Array.from({ length: CHECKS }, (_, i) => `http://127.0.0.1:1/c${i}`);

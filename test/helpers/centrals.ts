@@ -1,3 +1,4 @@
+import { until } from './until.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -117,16 +118,6 @@ export async function startTarget(): Promise<Target> {
       server.close(() => r());
     }),
   };
-}
-
-/** Polls `probe` until it returns something other than undefined, at most `tries` times `everyMs` apart. */
-export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, tries = 300, everyMs = 100): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {

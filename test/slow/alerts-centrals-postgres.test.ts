@@ -10,6 +10,7 @@ import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { createFastCheck, createWebhook } from '../helpers/alerts-e2e.js';
+import { until } from '../helpers/until.js';
 
 /*
  * Alerts exactly once across centrals (issue 26 item 2): two centrals in one process, each with
@@ -57,15 +58,6 @@ async function central(name: string): Promise<TestServer> {
   srv.app.recorder.onEvent((check, event) => seen.push({ central: name, checkId: check.id, accountId: check.accountId, event }));
   centrals.push(srv);
   return srv;
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, tries = 300): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 const received = (event: string) => receiver.received.filter((r) => r.headers['x-vigil-event'] === event);

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCentrals, startTarget, until, type Central, type Centrals, type Target } from '../helpers/centrals.js';
+import { until } from '../helpers/until.js';
+import { startCentrals, startTarget, type Central, type Centrals, type Target } from '../helpers/centrals.js';
 import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { fairShare, SLOTS } from '../../src/domain/leases.js';

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { runCli } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 
 /*
  * Regional prober nodes with real processes on loopback: a central `vigil serve` and
@@ -37,15 +38,6 @@ function run(args: string[], env: Record<string, string> = {}): Proc {
 }
 
 /** Polls until `probe` returns a value (not undefined), at most `tries` times 200 ms apart. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, tries = 150): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
 interface Target {
   url: string;
   /** Requests answered, and how many of the next ones fail. */
@@ -125,7 +117,7 @@ describe('regional prober nodes (real processes)', () => {
 
   /** The node's results of the check reach history once each: as many as probes made, and no gap. */
   async function replayedOnce(id: string, probesSoFar: number): Promise<void> {
-    const rows = await waitFor('the backlog to be replayed', async () => {
+    const rows = await until('the backlog to be replayed', async () => {
       const h = (await history(id)).filter((r) => r.region === EDGE);
       return h.length >= probesSoFar ? h : undefined;
     });
@@ -139,7 +131,7 @@ describe('regional prober nodes (real processes)', () => {
   async function startCentral(port?: number): Promise<void> {
     central = run(['serve', '--config', centralConfig], port ? { VIGIL_PORT: String(port) } : {});
     procs.push(central);
-    await waitFor('the central to listen', () => (/Vigil listening on/.test(central.output()) ? true : undefined));
+    await until('the central to listen', () => (/Vigil listening on/.test(central.output()) ? true : undefined));
     key ||= /Admin API key \(shown once, store it now\): (\S+)/.exec(central.output())![1]!;
   }
   function startProber(): void {
@@ -219,12 +211,12 @@ describe('regional prober nodes (real processes)', () => {
       { id: EDGE, nodes: 1, connected: 0, online: false },
     ]);
     startProber();
-    regions = await waitFor('the node to connect', async () => {
+    regions = await until('the node to connect', async () => {
       const data = (await api('GET', '/v1/public/regions')).body.data as Array<{ id: string; online: boolean }>;
       return data.find((r) => r.id === EDGE)?.online ? data : undefined;
     });
     assert.deepEqual(regions[1], { id: EDGE, nodes: 1, connected: 1, online: true });
-    const listed = await waitFor('node list to show it connected', () => (nodeList()[0]!.connected ? nodeList()[0] : undefined));
+    const listed = await until('node list to show it connected', () => (nodeList()[0]!.connected ? nodeList()[0] : undefined));
     assert.equal(typeof listed.version, 'string');
     assert.equal(typeof listed.clockOffsetMs, 'number');
   });
@@ -233,13 +225,13 @@ describe('regional prober nodes (real processes)', () => {
     const target = await startTarget();
     targets.push(target);
     const id = await createCheck(target.url, { checkRegionOverride: EDGE });
-    const rows = await waitFor('a result from the node', async () => {
+    const rows = await until('a result from the node', async () => {
       const h = await history(id);
       return h.some((r) => r.region === EDGE) ? h : undefined;
     });
     assert.ok(rows.every((r) => r.region === EDGE), 'the central does not probe it while the node is there');
     assert.equal((await statusOf(id)).status, 'online');
-    const listed = await waitFor('assigned checks in node list', () => ((nodeList()[0]!.assignedChecks as number) >= 1 ? nodeList()[0] : undefined));
+    const listed = await until('assigned checks in node list', () => ((nodeList()[0]!.assignedChecks as number) >= 1 ? nodeList()[0] : undefined));
     assert.equal(listed.assignedChecks, 1);
   });
 
@@ -247,9 +239,9 @@ describe('regional prober nodes (real processes)', () => {
     const target = await startTarget();
     targets.push(target);
     const id = await createCheck(target.url, { downConfirmationAttempts: 1 });
-    await waitFor('the check to be up', async () => ((await statusOf(id)).status === 'online' ? true : undefined));
+    await until('the check to be up', async () => ((await statusOf(id)).status === 'online' ? true : undefined));
     target.failNext = 1; // the central's next probe fails; the node's re-check right after succeeds
-    const status = await waitFor('the peer verdict', async () => {
+    const status = await until('the peer verdict', async () => {
       const s = await statusOf(id);
       return s.regions.regionsTotal === 2 ? s : undefined;
     });
@@ -267,7 +259,7 @@ describe('regional prober nodes (real processes)', () => {
     const onCentral = await createCheck(deadUrl, { downConfirmationAttempts: 1 });
     const onNode = await createCheck(`${deadUrl}node`, { downConfirmationAttempts: 1, checkRegionOverride: EDGE });
     for (const [id, primary, peer] of [[onCentral, CENTRAL, EDGE], [onNode, EDGE, CENTRAL]] as const) {
-      const s = await waitFor('confirmed down', async () => {
+      const s = await until('confirmed down', async () => {
         const st = await statusOf(id);
         return st.regions.confirmedDown ? st : undefined;
       });
@@ -289,7 +281,7 @@ describe('regional prober nodes (real processes)', () => {
     await new Promise((r) => ws.once('message', r));
     const result = { ok: false, statusCode: 500, responseTime: 1, timing: null, error: 'forged', snippet: null, ssl: null, location: null, startedAt: Date.now() };
     ws.send(JSON.stringify({ type: 'results', epoch: 'e1', items: [{ seq: 1, checkId: id, result }] }));
-    const listed = await waitFor('the rejected result to be counted', () => {
+    const listed = await until('the rejected result to be counted', () => {
       const n = nodeList().find((x) => x.id === made.id);
       return n && (n.rejectedResults as number) > 0 ? n : undefined;
     });
@@ -307,12 +299,12 @@ describe('regional prober nodes (real processes)', () => {
     const target = await startTarget();
     targets.push(target);
     const id = await createCheck(target.url, { checkRegionOverride: EDGE });
-    await waitFor('a node result', async () => ((await history(id)).some((r) => r.region === EDGE) ? true : undefined));
+    await until('a node result', async () => ((await history(id)).some((r) => r.region === EDGE) ? true : undefined));
     prober.child.kill('SIGKILL');
     await prober.exited;
-    await waitFor('the central to take over', async () => ((await history(id)).some((r) => r.region === CENTRAL) ? true : undefined));
+    await until('the central to take over', async () => ((await history(id)).some((r) => r.region === CENTRAL) ? true : undefined));
     startProber();
-    const back = await waitFor('the node to take the check back', async () => {
+    const back = await until('the node to take the check back', async () => {
       const h = await history(id);
       const lastCentral = h.findIndex((r) => r.region === CENTRAL);
       // Newest first: two node results newer than the central's newest.
@@ -325,11 +317,11 @@ describe('regional prober nodes (real processes)', () => {
     const target = await startTarget();
     targets.push(target);
     const id = await createCheck(target.url, { checkRegionOverride: EDGE });
-    await waitFor('node results', async () => ((await history(id)).filter((r) => r.region === EDGE).length >= 2 ? true : undefined));
+    await until('node results', async () => ((await history(id)).filter((r) => r.region === EDGE).length >= 2 ? true : undefined));
     central.child.kill('SIGTERM');
     assert.equal(await central.exited, 0);
     const hitsWhileDown = target.hits;
-    await waitFor('the node to probe on while the central is down', () => (target.hits >= hitsWhileDown + 3 ? true : undefined));
+    await until('the node to probe on while the central is down', () => (target.hits >= hitsWhileDown + 3 ? true : undefined));
     const probesSoFar = target.hits;
     await startCentral();
     await replayedOnce(id, probesSoFar);
@@ -340,15 +332,15 @@ describe('regional prober nodes (real processes)', () => {
     const target = await startTarget();
     targets.push(target);
     const id = await createCheck(target.url, { checkRegionOverride: EDGE });
-    await waitFor('node results', async () => ((await history(id)).filter((r) => r.region === EDGE).length >= 2 ? true : undefined));
+    await until('node results', async () => ((await history(id)).filter((r) => r.region === EDGE).length >= 2 ? true : undefined));
     central.child.kill('SIGKILL');
     await central.exited;
     const hitsWhileDown = target.hits;
-    await waitFor('the node to probe on while no central answers', () => (target.hits >= hitsWhileDown + 3 ? true : undefined));
+    await until('the node to probe on while no central answers', () => (target.hits >= hitsWhileDown + 3 ? true : undefined));
     // The other central: same data, another port (with PostgreSQL, another machine).
     await startCentral(Number(new URL(otherUrl).port));
     url = otherUrl;
-    await waitFor('the node on the other central', () => (/connected to the central/.test(prober.output().split('lost the central').at(-1)!) ? true : undefined));
+    await until('the node on the other central', () => (/connected to the central/.test(prober.output().split('lost the central').at(-1)!) ? true : undefined));
     assert.match(prober.output(), new RegExp(`"server":"ws://127\\.0\\.0\\.1:${new URL(otherUrl).port}/v1/nodes/connect"[^\n]*connected to the central`));
     await replayedOnce(id, target.hits);
   });

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { ADMIN_KEY, freePort, LISTENING, spawnServing, stopServing, type Serving } from '../helpers/serve-process.js';
 import { send } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /**
  * `vigil serve` on PostgreSQL (issue 26): a real server process on a fresh database of the
@@ -40,15 +41,6 @@ after(async () => {
   await cluster.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, tries = 300): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 test('vigil serve on PostgreSQL: probes, records, takes pings, and keeps it all across a restart', { timeout: 180_000 }, async () => {
   const url = await cluster.createDatabase();
