@@ -287,6 +287,11 @@ export class VigilApp<S extends Store = SqliteStore> {
     return this.running;
   }
 
+  /** The route table in force once started: tests derive their lists of routes from it, so none is missed. */
+  get routes(): readonly Route[] {
+    return this.started.pipeline.routes;
+  }
+
   get config(): Config {
     return this.started.config;
   }

@@ -438,7 +438,7 @@ class Planner {
     const pairs = Object.entries(entries).map(([key, entry]) => {
       let current = index.byKey.get(key) ?? null;
       let renamedFrom: string | undefined;
-      if (current === null && entry.renamedFrom !== undefined && !(entry.renamedFrom in entries)) {
+      if (current === null && entry.renamedFrom !== undefined && !Object.hasOwn(entries, entry.renamedFrom)) {
         current = index.byKey.get(entry.renamedFrom) ?? null;
         if (current !== null) renamedFrom = entry.renamedFrom;
       }
@@ -550,7 +550,7 @@ function shown(section: Section, values: Record<string, unknown>): FieldChange[]
 function writtenOf(declared: CheckFields, entry: CheckEntryInput): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(declared)) {
-    if (name === 'name' || name === 'url' || name === 'type' || name in entry) out[name] = value;
+    if (name === 'name' || name === 'url' || name === 'type' || Object.hasOwn(entry, name)) out[name] = value;
   }
   if (entry.paused) out.paused = true;
   return out;

@@ -143,8 +143,12 @@ function describeError(first: ValueError | undefined): string {
 export function queryObject(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of params) {
-    const seen = out[name];
-    out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+    // Own keys only, defined rather than assigned: `?constructor=x` or `?__proto__=x` is a parameter like any other.
+    const seen = Object.hasOwn(out, name) ? out[name] : undefined;
+    Object.defineProperty(out, name, {
+      value: seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value],
+      enumerable: true, writable: true, configurable: true,
+    });
   }
   return out;
 }
@@ -157,7 +161,7 @@ export function compileQuery<T extends TSchema>(schema: T): Validator<T> {
     check(value) {
       const converted: Record<string, unknown> = { ...(value as Record<string, unknown>) };
       for (const [name, text] of Object.entries(converted)) {
-        const type = properties[name]?.type;
+        const type = Object.hasOwn(properties, name) ? properties[name]?.type : undefined;
         if (type === 'array' && typeof text === 'string') converted[name] = [text];
         if (typeof text !== 'string') continue;
         if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) converted[name] = Number(text);

@@ -60,6 +60,10 @@ export class RequestPipeline {
     }
   }
 
+  get routes(): readonly Route[] {
+    return this.deps.routes;
+  }
+
   /** Synchronous unless something on the route's way (a precheck, the handler, idempotency) waits. */
   handle(req: HttpRequest): Reply | Promise<Reply> {
     // HEAD is GET without the body (RFC 9110 9.3.2); the adapter leaves the body out.
