@@ -366,7 +366,7 @@ class Planner {
     this.planStates('statusPages', 'status_page', this.file.statusPages ?? {}, index, pageState, (current): PageState => ({
       slug: current.slug, title: current.title, description: current.description, customDomain: current.customDomain,
       tags: current.tags, autoIncidents: current.autoIncidents, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
-      favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, checks: this.routingOf(current.checkIds),
+      favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, embedAllowedOrigins: current.embedAllowedOrigins, checks: this.routingOf(current.checkIds),
     }), new Set());
   }
 
