@@ -182,6 +182,13 @@ describe('names of Object.prototype sent by a client (issue 34 item 5)', () => {
       for (const file of files) record(failures, file, await hit('POST', '/v1/public/config/plan', file));
     }
     assertNoServerErrors(failures);
+    // As a ${VARIABLE} of the file: a variable that is not set (over HTTP none is), never a built-in's text.
+    for (const name of PROTOTYPE_NAMES.filter((n) => /^[A-Za-z_]\w*$/.test(n))) {
+      const res = await hit('POST', '/v1/public/config/plan', `{"version":1,"checks":{"v":{"url":"https://\${${name}}.example.com"}}}`);
+      assert.equal(res.status, 400, `\${${name}}: ${res.text}`);
+      assert.match(res.text, new RegExp(name), `\${${name}} is named as not set: ${res.text}`);
+      assert.doesNotMatch(res.text, /native code|function/, res.text);
+    }
   });
 
   test('as config keys: a warning about an unknown key, never a crash or a changed default', () => {
