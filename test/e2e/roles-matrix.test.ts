@@ -165,6 +165,23 @@ const BY_ROUTE = new Map<string, Role[]>([
   ['POST /v1/public/config/apply', ADMINS],
 ]);
 
+/**
+ * The routes anyone may call without a credential, each on purpose: a route added without a
+ * credential fails the matrix until it is listed here (and SECURITY.md says what it trusts).
+ */
+const PUBLIC = new Set([
+  'POST /v1/public/sessions', 'POST /v1/public/password-setup', 'GET /v1/public/sessions/methods', 'POST /v1/public/sessions/passkey/options',
+  'POST /v1/public/sessions/passkey', 'POST /v1/public/sessions/email-link', 'POST /v1/public/sessions/email-link/redeem',
+  'GET /v1/auth/oidc/start', 'GET /v1/auth/oidc/callback', 'GET /dashboard', 'GET /dashboard/assets/:file',
+  'GET /heartbeat/:token', 'POST /heartbeat/:token', 'GET /heartbeat/:token/:action', 'POST /heartbeat/:token/:action',
+  'GET /api/push/:token', 'POST /api/push/:token', 'POST /oauth/agent-signup', 'POST /oauth/token',
+  'GET /.well-known/oauth-authorization-server', 'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp/v1',
+  'GET /claim/:token', 'POST /claim/:token', 'POST /status/:page/subscribe', 'GET /status-subscription/:token/confirm',
+  'POST /status-subscription/:token/confirm', 'GET /status-subscription/:token/unsubscribe', 'POST /status-subscription/:token/unsubscribe',
+  'GET /v1/config-schema.json', 'GET /status/:page', 'GET /', 'GET /badge/:id/:file', 'GET /badge/:id/:measure/:file',
+  'GET /healthz', 'GET /readyz', 'GET /v1/openapi.json',
+]);
+
 /** Bodies that pass validation where a role check comes after it (a refusal must then be the role's, not the body's). */
 const BODIES = new Map<string, () => unknown>([
   ['POST /v1/public/members', () => ({ email: `matrix-${unique()}@example.com`, role: 'viewer' })],
@@ -276,6 +293,8 @@ describe('every route × every role × Origin (issue 34 item 8)', () => {
   test('0 wrong grants', async () => {
     const publicOrigin = srv.app.config.publicUrl;
     const wrong: string[] = [];
+    const open = srv.app.routes.filter((r) => r.auth !== 'credential').map((r) => `${r.method} ${r.path}`);
+    assert.deepEqual(open.filter((r) => !PUBLIC.has(r)), [], 'every route without a credential is public on purpose (listed in PUBLIC)');
     const routes = srv.app.routes.filter((r) => r.auth === 'credential');
     assert.ok(routes.length > 60, `the credential routes: ${routes.length}`);
     const unstated = routes.filter((r) => !r.scope && !BY_ROUTE.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path}`);
