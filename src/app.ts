@@ -326,6 +326,11 @@ export class VigilApp<S extends Store = SqliteStore> {
     return this.started.windows;
   }
 
+  /** The route table requests go through (tests walk it). */
+  get routes(): readonly Route[] {
+    return this.started.pipeline.routes;
+  }
+
   /** Every observation of a check becomes state, one write and events here. */
   get recorder(): Recorder {
     return this.started.recorder;
