@@ -31,4 +31,5 @@ export function cadence(check) {
 }
 
 /** When a scheduled heartbeat's next ping is due, in the reader's time, its zone named. */
-export const nextPing = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZoneName: 'short' });
+export const nextPing = (iso) =>
+  new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
