@@ -3,6 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { FormatRegistry } from '@sinclair/typebox';
 import { SetErrorFunction, DefaultErrorFunction, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { parseIsoInstant } from './iso-date.js';
+import { suggestions } from '../util/did-you-mean.js';
 
 /**
  * Validation is declared once per request shape as a TypeBox schema, which gives the JSON
@@ -131,7 +132,17 @@ function pointerPath(pointer: string): string[] {
 function describeError(first: ValueError | undefined): string {
   if (!first) return 'Invalid value';
   const field = first.path.replace(/^\//, '').replace(/\//g, '.');
-  return field ? `${field} ${first.message}` : `Body ${first.message}`;
+  const message = field ? `${field} ${first.message}` : `Body ${first.message}`;
+  return first.type === ValueErrorType.ObjectAdditionalProperties ? `${message}${meant(first)}` : message;
+}
+
+/** "; did you mean checkFrequency?" for a field close to one the object takes, else "". */
+function meant(error: ValueError): string {
+  const properties = (error.schema as { properties?: Record<string, unknown> }).properties;
+  const typed = pointerPath(error.path).at(-1);
+  if (properties === undefined || typed === undefined) return '';
+  const close = suggestions(typed, Object.keys(properties));
+  return close.length > 0 ? `; did you mean ${close.join(' or ')}?` : '';
 }
 
 /**

@@ -71,6 +71,10 @@ test('the issue\'s own case: /stats?range=1h names ranges instead of answering t
   assert.match(res.body.error.message, /Unknown query parameter "range"; did you mean ranges\?/);
   const cased = await srv.request('GET', '/v1/public/checks?Limit=5');
   assert.match(cased.body.error.message, /did you mean limit\?/);
+  // A body's misspelt field says the same.
+  const body = await srv.request('POST', '/v1/public/checks', { body: { url: 'http://127.0.0.1:9/', checkFrequncy: 5 } });
+  assert.equal(body.status, 400);
+  assert.equal(body.body.error.message, 'checkFrequncy is not a known field; did you mean checkFrequency?');
   // Documented parameters still work.
   assert.equal((await srv.request('GET', '/v1/public/checks?limit=5&includeTotal=true&tag=a&tag=b')).status, 200);
 });
