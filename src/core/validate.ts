@@ -152,12 +152,13 @@ function meant(error: ValueError): string {
  */
 /** A query string as an object: a repeated parameter (`tag=a&tag=b`) becomes an array of its values. */
 export function queryObject(params: URLSearchParams): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // Gathered in a Map: a client's parameter names (`__proto__`, `constructor`) never touch an object's prototype.
+  const gathered = new Map<string, string | string[]>();
   for (const [name, value] of params) {
-    const seen = out[name];
-    out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+    const seen = gathered.get(name);
+    gathered.set(name, seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]);
   }
-  return out;
+  return Object.fromEntries(gathered);
 }
 
 export function compileQuery<T extends TSchema>(schema: T): Validator<T> {
@@ -168,7 +169,7 @@ export function compileQuery<T extends TSchema>(schema: T): Validator<T> {
     check(value) {
       const converted: Record<string, unknown> = { ...(value as Record<string, unknown>) };
       for (const [name, text] of Object.entries(converted)) {
-        const type = properties[name]?.type;
+        const type = Object.hasOwn(properties, name) ? properties[name]!.type : undefined;
         if (type === 'array' && typeof text === 'string') converted[name] = [text];
         if (typeof text !== 'string') continue;
         if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) converted[name] = Number(text);

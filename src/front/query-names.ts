@@ -3,10 +3,13 @@ import { errors } from '../domain/errors.js';
 import type { Route } from '../api/http-types.js';
 import { suggestions } from '../util/did-you-mean.js';
 
-/** Throws the 400 of a query parameter the route does not take; returns when every one is known. */
-export type QueryNamesCheck = (query: URLSearchParams) => void;
+/**
+ * Throws the 400 of a query parameter the route does not take; else returns the parameters its
+ * query schema is to validate (a lenient route's others left out).
+ */
+export type QueryNamesCheck = (query: URLSearchParams) => URLSearchParams;
 
-const NOTHING_REFUSED: QueryNamesCheck = () => {};
+const NOTHING_REFUSED: QueryNamesCheck = (query) => query;
 
 /**
  * The query parameters a route takes (issue 35 item 3): those its query schema declares, none
@@ -22,13 +25,15 @@ export function queryNamesCheck(route: Pick<Route, 'query' | 'unknownQuery'>): Q
   const known = declaredNames(route.query);
   const names = new Set(known);
   return (query) => {
-    if (query.size === 0) return;
+    if (query.size === 0) return query;
+    let ignored = false;
     for (const name of query.keys()) {
       if (names.has(name)) continue;
       const close = suggestions(name, known);
-      if (policy === 'typos-refused' && close.length === 0) continue;
-      throw errors.badRequest(unknownMessage(name, close, known));
+      if (policy === 'refused' || close.length > 0) throw errors.badRequest(unknownMessage(name, close, known));
+      ignored = true;
     }
+    return ignored ? new URLSearchParams([...query].filter(([name]) => names.has(name))) : query;
   };
 }
 

@@ -132,10 +132,10 @@ export class RequestPipeline {
       // What may change something carries the client's address for the audit log (reads stay as they are).
       if (req.method !== 'GET' && req.method !== 'HEAD') principal = { ...principal, address: req.remoteAddress };
     }
-    p.queryNames(req.query);
+    const known = p.queryNames(req.query);
     const idemKey = principal && route.idempotency !== 'none' ? Idempotency.readKey(req.headers, route.idempotency === 'required') : null;
     const body = p.body ? validated(p.body, parseBody(req, route)) : undefined;
-    const query = p.query ? validated(p.query, queryObject(req.query)) : undefined;
+    const query = p.query ? validated(p.query, queryObject(known)) : undefined;
     const ctx: HandlerContext<unknown, unknown> = { req, params, body, query, principal: principal!, now: this.deps.clock.now() };
 
     if (idemKey === null || principal === null) {

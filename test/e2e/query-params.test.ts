@@ -83,7 +83,7 @@ test('pages, feeds and badges take a cache-buster or tracking tag but refuse a n
   const lenient = srv.app.routes.filter((r) => r.unknownQuery === 'typos-refused');
   assert.ok(lenient.some((r) => r.path === '/status/:page') && lenient.some((r) => r.path.startsWith('/badge/')) && lenient.some((r) => r.path === '/dashboard'));
   for (const route of lenient) {
-    const res = await call(route, 'v=2&utm_source=newsletter&_=1712345678');
+    const res = await call(route, 'v=2&utm_source=newsletter&_=1712345678&__proto__=x');
     assert.doesNotMatch(res.message, /Unknown query parameter/, `${route.method} ${route.path}`);
     const known = declared(route);
     if (known.length > 0) {
