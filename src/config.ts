@@ -80,6 +80,8 @@ const ConfigSchema = Type.Object({
       addressLockAfterFailures: Type.Number(),
       windowMinutes: Type.Number(),
     }),
+    /** Password hashes run on `threads` of their own; beyond `maxQueued` waiting, a check is refused with 503. */
+    passwordHashing: Type.Object({ threads: Type.Integer({ minimum: 1, maximum: 8 }), maxQueued: Type.Integer({ minimum: 1 }) }),
     oidc: Type.Object({
       issuer: Nullable(Type.String()),
       clientId: Type.String(),
