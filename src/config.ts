@@ -34,6 +34,8 @@ const ConfigSchema = Type.Object({
     perKeyPerMinute: Type.Number(),
     statusPerKeyPerMinute: Type.Number(),
     statusPerAccountPerMinute: Type.Number(),
+    /** Requests per client address and minute to the unauthenticated routes that do work (sign-in, signup, claim, subscribe). */
+    perAddressPerMinute: Type.Integer({ minimum: 1 }),
   }),
   /** `threads`: probe worker threads; 0 = one less than the cores, at most 2 (a core stays free for the API). */
   probes: Type.Object({ blockPrivateAddresses: Type.Boolean(), threads: Type.Number() }),
