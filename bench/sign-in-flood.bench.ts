@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -62,6 +63,7 @@ async function flood(url: string, rate: number, stopAt: number): Promise<FloodCo
   const pending = new Set<Promise<void>>();
   // What is still open this long after the window is given up on (counted as unanswered).
   const giveUp = new AbortController();
+  setMaxListeners(0, giveUp.signal);
   const timer = setTimeout(() => giveUp.abort(), stopAt - Date.now() + GRACE_MS);
   const start = Date.now();
   let n = 0;
