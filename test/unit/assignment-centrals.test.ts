@@ -39,7 +39,7 @@ function world(runElsewhere?: (checkId: string) => void) {
   const sessions = new NodeSessions({ clock, log: createLogger('silent') });
   const observers: Array<{ checkSaved(c: Check, runNow: boolean): void }> = [];
   const assignment = new Assignment({
-    sessions, nodes: { regions: () => [{ region: EDGE, nodes: 2 }] }, checks: { observe: (o) => void observers.push(o) }, config, clock, runElsewhere,
+    sessions, nodes: { regions: () => [{ region: EDGE, nodes: 2 }] }, checks: { observe: (o) => void observers.push(o) }, config, clock, runElsewhere, outbound: { forAccount: () => null },
   });
   const frames = new Map<string, CentralMessage[]>();
   const connect = (id: string) => {
