@@ -73,11 +73,10 @@ export class WebhookService {
    * or an account created by agent signup unless signup.allowPrivateTargets), a URL whose host
    * is or resolves to a private address now is a 400. Deliveries check again when they connect.
    */
-  async checkAddress(rawUrl: string, accountId?: string): Promise<void> {
+  async checkAddress(rawUrl: string, accountId: string): Promise<void> {
     const { config } = this.deps;
     const url = parseWebhookUrl(rawUrl, config.alerts.allowHttpWebhooks);
-    const rule = accountId === undefined ? (config.probes.blockPrivateAddresses ? 'operator' : null) : await this.deps.outbound.forAccount(accountId);
-    await assertPublicHost(url, rule, config.probes.dnsServers);
+    await assertPublicHost(url, await this.deps.outbound.forAccount(accountId), config.probes.dnsServers);
   }
 
   /**
