@@ -1,4 +1,4 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 
 /**
  * The outbound policy (docs/outbound-policy.md): which addresses a connection Vigil makes on an
@@ -28,47 +28,6 @@ export type AddressClass =
  */
 export type PrivateRefusal = 'operator' | 'signup' | 'subscriber';
 
-type Family = 'ipv4' | 'ipv6';
-
-/** Cloud instance metadata services: one request there can hand out the host's credentials. */
-const METADATA = ['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200', '192.0.0.192'];
-
-const RANGES: ReadonlyArray<readonly [Exclude<AddressClass, 'public' | 'metadata'>, string, number, Family]> = [
-  // 0.0.0.0/8 and :: reach the local host on Linux.
-  ['unspecified', '0.0.0.0', 8, 'ipv4'],
-  ['unspecified', '::', 128, 'ipv6'],
-  ['loopback', '127.0.0.0', 8, 'ipv4'],
-  ['loopback', '::1', 128, 'ipv6'],
-  ['private', '10.0.0.0', 8, 'ipv4'],
-  ['private', '172.16.0.0', 12, 'ipv4'],
-  ['private', '192.168.0.0', 16, 'ipv4'],
-  // IETF protocol assignments (RFC 6890): 192.0.0.192 is a cloud's metadata service.
-  ['private', '192.0.0.0', 24, 'ipv4'],
-  // Deprecated site-local IPv6 (RFC 3879): still routed inside some networks.
-  ['private', 'fec0::', 10, 'ipv6'],
-  ['link-local', '169.254.0.0', 16, 'ipv4'],
-  ['link-local', 'fe80::', 10, 'ipv6'],
-  // RFC 6598 carrier-grade NAT (100.100.100.200 is a cloud's metadata service).
-  ['shared', '100.64.0.0', 10, 'ipv4'],
-  ['unique-local', 'fc00::', 7, 'ipv6'],
-  ['multicast', '224.0.0.0', 4, 'ipv4'],
-  ['multicast', 'ff00::', 8, 'ipv6'],
-  // 240/4, 255.255.255.255 (broadcast) included.
-  ['reserved', '240.0.0.0', 4, 'ipv4'],
-];
-
-const lists = new Map<Exclude<AddressClass, 'public' | 'metadata'>, BlockList>();
-for (const [kind, network, prefix, family] of RANGES) {
-  let list = lists.get(kind);
-  if (!list) {
-    list = new BlockList();
-    lists.set(kind, list);
-  }
-  list.addSubnet(network, prefix, family);
-}
-const metadata = new BlockList();
-for (const address of METADATA) metadata.addAddress(address, isIP(address) === 4 ? 'ipv4' : 'ipv6');
-
 /** The eight 16-bit groups of an IPv6 literal (a dotted IPv4 tail counts as the last two). */
 function ipv6Groups(address: string): number[] {
   let text = address;
@@ -84,25 +43,94 @@ function ipv6Groups(address: string): number[] {
   return [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
 }
 
-const quad = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+/** Two 16-bit groups as one IPv4 address (unsigned 32-bit). */
+const joined = (hi: number, lo: number) => ((hi << 16) | lo) >>> 0;
 
 /**
- * The IPv4 address an IPv6 address reaches: IPv4-mapped (::ffff:0:0/96) and the deprecated
- * IPv4-compatible form (::/96) carry it in the last 32 bits, as do NAT64 (64:ff9b::/96 and the
- * local-use 64:ff9b:1::/48, RFC 6052 and 8215); 6to4 (2002::/16) in bits 16 to 48; Teredo
- * (2001::/32) in the last 32 bits, inverted. A stack or a gateway on the path delivers to that
- * IPv4 address, so it is what counts.
+ * The IPv4 address an IPv6 address reaches: IPv4-mapped (::ffff:0:0/96), SIIT's
+ * IPv4-translated (::ffff:0:0:0/96) and the deprecated IPv4-compatible form (::/96) carry it in
+ * the last 32 bits, as do NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, RFC 6052 and
+ * 8215); 6to4 (2002::/16) in bits 16 to 48; Teredo (2001::/32) in the last 32 bits, inverted.
+ * A stack or a gateway on the path delivers to that IPv4 address, so it is what counts.
  */
-function embeddedIpv4(address: string): string | null {
-  const g = ipv6Groups(address);
+function embeddedIpv4(g: number[]): number | null {
   const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 5) && (g[5] === 0xffff || (g[5] === 0 && (g[6] !== 0 || g[7]! > 1)))) return quad(g[6]!, g[7]!);
-  // SIIT's IPv4-translated form (::ffff:0:0:0/96, RFC 2765).
-  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return quad(g[6]!, g[7]!);
-  if (g[0] === 0x64 && g[1] === 0xff9b && (g[2] === 0 || g[2] === 1)) return quad(g[6]!, g[7]!);
-  if (g[0] === 0x2002) return quad(g[1]!, g[2]!);
-  if (g[0] === 0x2001 && g[1] === 0) return quad(g[6]! ^ 0xffff, g[7]! ^ 0xffff);
+  if (zeros(0, 5) && (g[5] === 0xffff || (g[5] === 0 && (g[6] !== 0 || g[7]! > 1)))) return joined(g[6]!, g[7]!);
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return joined(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && (g[2] === 0 || g[2] === 1)) return joined(g[6]!, g[7]!);
+  if (g[0] === 0x2002) return joined(g[1]!, g[2]!);
+  if (g[0] === 0x2001 && g[1] === 0) return joined(g[6]! ^ 0xffff, g[7]! ^ 0xffff);
   return null;
+}
+
+type Range = readonly [AddressClass, string, number];
+
+/*
+ * Checked in order, first match wins: the metadata services first (they sit inside wider
+ * ranges), then the ranges. Plain arithmetic rather than net.BlockList, whose check() costs
+ * tens of microseconds per range, on every probe under a rule.
+ */
+const RANGES: readonly Range[] = [
+  // Cloud instance metadata services: one request there can hand out the host's credentials.
+  ['metadata', '169.254.169.254', 32],
+  ['metadata', '169.254.170.2', 32],
+  ['metadata', '100.100.100.200', 32],
+  ['metadata', '192.0.0.192', 32],
+  ['metadata', 'fd00:ec2::254', 128],
+  // 0.0.0.0/8 and :: reach the local host on Linux.
+  ['unspecified', '0.0.0.0', 8],
+  ['unspecified', '::', 128],
+  ['loopback', '127.0.0.0', 8],
+  ['loopback', '::1', 128],
+  ['private', '10.0.0.0', 8],
+  ['private', '172.16.0.0', 12],
+  ['private', '192.168.0.0', 16],
+  // IETF protocol assignments (RFC 6890).
+  ['private', '192.0.0.0', 24],
+  // Deprecated site-local IPv6 (RFC 3879): still routed inside some networks.
+  ['private', 'fec0::', 10],
+  ['link-local', '169.254.0.0', 16],
+  ['link-local', 'fe80::', 10],
+  // RFC 6598 carrier-grade NAT.
+  ['shared', '100.64.0.0', 10],
+  ['unique-local', 'fc00::', 7],
+  ['multicast', '224.0.0.0', 4],
+  ['multicast', 'ff00::', 8],
+  // 240/4, 255.255.255.255 (broadcast) included.
+  ['reserved', '240.0.0.0', 4],
+];
+
+/** A dotted-decimal IPv4 address as an unsigned 32-bit number. */
+function ipv4Number(address: string): number {
+  const [a, b, c, d] = address.split('.').map(Number) as [number, number, number, number];
+  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+}
+
+const V4: ReadonlyArray<readonly [AddressClass, number, number]> = RANGES.filter(([, a]) => isIP(a) === 4).map(([kind, a, prefix]) => [kind, ipv4Number(a), prefix]);
+const V6: ReadonlyArray<readonly [AddressClass, number[], number]> = RANGES.filter(([, a]) => isIP(a) === 6).map(([kind, a, prefix]) => [kind, ipv6Groups(a), prefix]);
+
+function classifyIpv4(n: number): AddressClass {
+  for (const [kind, base, prefix] of V4) {
+    const shift = 32 - prefix;
+    if (shift === 32 || Math.floor(n / 2 ** shift) === Math.floor(base / 2 ** shift)) return kind;
+  }
+  return 'public';
+}
+
+/** Whether the first `prefix` bits of two IPv6 addresses (as groups) agree. */
+function samePrefix(g: number[], base: number[], prefix: number): boolean {
+  for (let i = 0, left = prefix; left > 0; i++, left -= 16) {
+    const bits = Math.min(16, left);
+    if (g[i]! >> (16 - bits) !== base[i]! >> (16 - bits)) return false;
+  }
+  return true;
+}
+
+function classifyIpv6(g: number[]): AddressClass {
+  const ipv4 = embeddedIpv4(g);
+  if (ipv4 !== null) return classifyIpv4(ipv4);
+  for (const [kind, base, prefix] of V6) if (samePrefix(g, base, prefix)) return kind;
+  return 'public';
 }
 
 /** `[::1]` (as URL.hostname gives it) to `::1`; an IPv6 zone (`%eth0`) dropped. */
@@ -158,14 +186,7 @@ export function classifyAddress(address: string): AddressClass {
   const bare = unbracket(address).replace(/%.*$/, '');
   const version = isIP(bare);
   if (version === 0) throw new TypeError(`Not an IP address: ${address}`);
-  const ipv4 = version === 6 ? embeddedIpv4(bare) : null;
-  if (ipv4 !== null) return classifyAddress(ipv4);
-  const family: Family = version === 4 ? 'ipv4' : 'ipv6';
-  if (metadata.check(bare, family)) return 'metadata';
-  for (const [kind, list] of lists) {
-    if (list.check(bare, family)) return kind;
-  }
-  return 'public';
+  return version === 4 ? classifyIpv4(ipv4Number(bare)) : classifyIpv6(ipv6Groups(bare));
 }
 
 export function isPrivateAddress(address: string): boolean {
