@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
@@ -35,8 +36,12 @@ const ConfigSchema = Type.Object({
     statusPerKeyPerMinute: Type.Number(),
     statusPerAccountPerMinute: Type.Number(),
   }),
-  /** `threads`: probe worker threads; 0 = one less than the cores, at most 2 (a core stays free for the API). */
-  probes: Type.Object({ blockPrivateAddresses: Type.Boolean(), threads: Type.Number() }),
+  /**
+   * `threads`: probe worker threads; 0 = one less than the cores, at most 2 (a core stays free for the API).
+   * `dnsServers`: "ip" or "ip:port" servers that answer every name probes and alert deliveries
+   * resolve (empty: the system resolver); docs/outbound-policy.md.
+   */
+  probes: Type.Object({ blockPrivateAddresses: Type.Boolean(), threads: Type.Number(), dnsServers: Type.Array(Type.String()) }),
   /**
    * Regional prober nodes: a region without a connected node for `failoverMs` is probed by the
    * central; a node's outbox keeps at most `outboxMax` unacknowledged results; the central
@@ -174,6 +179,7 @@ export function loadConfig(opts: LoadOptions = {}): ConfigInput {
   if (config.store.url !== null) assertDatabaseUrl(config.store.url);
   const name = config.instance.name;
   if (name !== null && (name.trim() === '' || name.length > 200)) throw new ConfigError('instance.name must not be empty or longer than 200 characters');
+  config.probes.dnsServers.forEach(assertDnsServer);
   return config;
 }
 
@@ -202,6 +208,17 @@ export function assertDatabaseUrl(url: string): void {
   }
   if (!parsed.hostname && !parsed.searchParams.get('host')) {
     throw new ConfigError('store.url (VIGIL_DATABASE_URL) names no host: postgres://user@host/database');
+  }
+}
+
+/** A probes.dnsServers entry: an IP address, with a port after it (`[v6]:port` for IPv6) or not. */
+function assertDnsServer(entry: string, index: number): void {
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry) ?? /^([^:]+)(?::(\d+))?$/.exec(entry);
+  const host = m ? m[1]! : entry;
+  const port = m?.[2];
+  const valid = (m !== null && isIP(host) !== 0) || isIP(entry) === 6;
+  if (!valid || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+    throw new ConfigError(`probes.dnsServers[${index}] must be an IP address with an optional port ("192.0.2.53", "192.0.2.53:5353" or "[2001:db8::53]:53"), not ${JSON.stringify(entry)}`);
   }
 }
 

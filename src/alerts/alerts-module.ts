@@ -16,6 +16,7 @@ import type { AlertEvent } from '../domain/events.js';
 import { WebhookChannel } from './webhook-channel.js';
 import { WebhookService } from './webhook-service.js';
 import { WebhookThread } from './delivery/webhook-thread.js';
+import { OutboundRules } from '../store/outbound-rules.js';
 
 /** What the alerts layer reports about an account (spec 2.7 `alerts`, `usage.webhooks`). */
 export interface AlertSummary {
@@ -50,6 +51,8 @@ export interface AlertsDeps {
    * or left behind (a central that died with deliveries pending or leased).
    */
   shared?: { owns(checkId: string): boolean };
+  /** The accounts' outbound rules (shared with the engine; built here when absent, as in CLI commands). */
+  outbound?: OutboundRules;
 }
 
 /**
@@ -78,17 +81,19 @@ export class AlertsModule {
     this.client = new WebhookThread({
       timeoutMs: alerts.timeoutMs,
       blockPrivateAddresses: config.probes.blockPrivateAddresses,
+      dnsServers: config.probes.dnsServers,
       // As many as can be in flight at once: requests never queue inside the pool, where a
       // burst to one popular origin (hooks.slack.com) would spend its timeout waiting.
       connectionsPerOrigin: alerts.concurrency,
     });
+    const outbound = deps.outbound ?? new OutboundRules(config, store.accounts);
     const options = new TargetOptionsPolicy(store);
     this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config, store);
-    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, accounts: store.accounts, clock, config, log });
+    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, outbound, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,
       channels: {
-        webhook: new WebhookChannel(routing, this.client),
+        webhook: new WebhookChannel(routing, this.client, outbound),
         email: new EmailChannel(routing, mailer),
         subscriber_email: new SubscriberEmailChannel(store.subscribers, mailer, config),
         subscriber_webhook: new SubscriberWebhookChannel(store.subscribers, this.client),

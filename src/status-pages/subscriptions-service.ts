@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
-import { privateTargetRefusal } from '../domain/private-target.js';
+import { accountRule } from '../domain/outbound-policy.js';
 import { newId } from '../domain/secrets.js';
 import { AuditLog, type AuditSource, type AuditTarget } from '../core/audit-log.js';
 import type { Principal } from '../core/principal.js';
@@ -179,9 +179,8 @@ export class SubscriptionsService {
     const chosen = form.secret?.trim() || null;
     if (chosen !== null && !SECRET.test(chosen)) throw errors.badRequest('secret must be 16 to 128 printable characters without spaces, or empty for one chosen for you');
     this.perAddress.take(`url:${url.href}`, PER_ADDRESS.limit);
-    const bySignup = await this.deps.store.accounts.createdBySignup(page.accountId);
-    const refusal = await privateTargetRefusal(this.deps.config, () => bySignup);
-    if (refusal !== null) await assertPublicHost(url, refusal);
+    const rule = accountRule(this.deps.config, await this.deps.store.accounts.createdBySignup(page.accountId));
+    await assertPublicHost(url, rule, this.deps.config.probes.dnsServers);
     const secret = chosen ?? randomBytes(32).toString('hex');
     const outcome = await this.deps.store.transaction(async () => {
       const added = await this.add(page, { kind: 'webhook', address: url.href, secret, confirmedAt: this.deps.clock.now() });

@@ -82,3 +82,16 @@ test('store.url (VIGIL_DATABASE_URL) selects PostgreSQL and must be a postgres:/
   assert.throws(() => loadConfig({ env: { VIGIL_DATABASE_URL: 'db.internal/vigil' } }), /must be a URL/);
   assert.throws(() => loadConfig({ env: {}, overrides: { store: { url: 5 } } }), /store\.url must be a string or null/);
 });
+
+test('probes.dnsServers takes IP addresses with optional ports, and says what is wrong with anything else', () => {
+  const load = (dnsServers: unknown) => loadConfig({ env: {}, warn: () => {}, overrides: { probes: { dnsServers } } });
+  assert.deepEqual(load([]).probes.dnsServers, [], 'empty: the system resolver');
+  assert.deepEqual(load(['127.0.0.1:5353', '192.0.2.53', '2001:db8::53', '[2001:db8::53]:5353']).probes.dnsServers, [
+    '127.0.0.1:5353', '192.0.2.53', '2001:db8::53', '[2001:db8::53]:5353',
+  ]);
+  for (const bad of ['dns.example.com', '127.0.0.1:0', '127.0.0.1:70000', '127.0.0.1:', '[::1]x', 'tcp://1.1.1.1', '']) {
+    assert.throws(() => load([bad]), (err) => err instanceof ConfigError && /^probes\.dnsServers\[0\] must be an IP address/.test(err.message), bad);
+  }
+  assert.throws(() => load('127.0.0.1'), /probes\.dnsServers must be a/);
+  assert.throws(() => load([53]), /probes\.dnsServers\.0 must be a string/);
+});

@@ -46,7 +46,7 @@ export class WebhookThread implements WebhookPoster {
       }
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const target: HookTarget = { url: hook.url, webhookType: hook.webhookType, secret: hook.secret };
+    const target: HookTarget = { url: hook.url, webhookType: hook.webhookType, secret: hook.secret, refusePrivate: hook.refusePrivate ?? null };
     return this.channel
       .request(undefined, (requestId) => {
         id = requestId;
