@@ -25,6 +25,7 @@ export interface AlertSummary {
 }
 import { ReminderSweep } from './reminders.js';
 import { SubscriberEmailChannel, SubscriberWebhookChannel } from './page-notices.js';
+import { SubscriberVerifier, subscriberPrivateTargetRefusal } from './subscriber-webhooks.js';
 import type { NewAlert } from '../store/alert-store.js';
 import { TargetOptionsPolicy } from './target-options.js';
 import type { Job } from '../util/job-runner.js';
@@ -63,6 +64,8 @@ export class AlertsModule {
   readonly reminders: ReminderSweep;
   readonly sender: DeliverySender;
   readonly pipeline: AlertPipeline;
+  /** Issue 34: the challenge a status page's webhook subscriber answers before anything else is sent. */
+  readonly subscriberVerifier: SubscriberVerifier;
   private readonly client: WebhookThread;
   private readonly writer: BatchWriter;
   private readonly clock: Clock;
@@ -75,13 +78,16 @@ export class AlertsModule {
     this.repos = store.alerts;
     const routing = new AlertRouting(store, this.repos);
     const alerts = config.alerts;
+    const subscriberBlockPrivateAddresses = subscriberPrivateTargetRefusal(config) !== null;
     this.client = new WebhookThread({
       timeoutMs: alerts.timeoutMs,
       blockPrivateAddresses: config.probes.blockPrivateAddresses,
+      subscriberBlockPrivateAddresses,
       // As many as can be in flight at once: requests never queue inside the pool, where a
       // burst to one popular origin (hooks.slack.com) would spend its timeout waiting.
       connectionsPerOrigin: alerts.concurrency,
     });
+    this.subscriberVerifier = new SubscriberVerifier({ timeoutMs: alerts.timeoutMs, blockPrivateAddresses: subscriberBlockPrivateAddresses });
     const options = new TargetOptionsPolicy(store);
     this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config, store);
     this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, accounts: store.accounts, clock, config, log });
@@ -138,7 +144,7 @@ export class AlertsModule {
   async stop(): Promise<void> {
     await this.pipeline.settled();
     await this.sender.stop();
-    await this.client.close();
+    await Promise.all([this.client.close(), this.subscriberVerifier.close()]);
   }
 
   /** Resolves once every event so far is delivered or waiting for a later retry (tests, benchmarks). */

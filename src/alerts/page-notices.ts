@@ -100,7 +100,7 @@ export class SubscriberEmailChannel implements AlertChannel {
   }
 }
 
-/** A notice to one webhook subscriber: the stored JSON, signed with the subscriber's secret. */
+/** A notice to one webhook subscriber: the stored JSON, signed with the subscriber's secret; nothing before its receiver answered the verification (issue 34). */
 export class SubscriberWebhookChannel implements AlertChannel {
   constructor(
     private readonly subscribers: Pick<SubscriberRepo, 'byId'>,
@@ -110,6 +110,7 @@ export class SubscriberWebhookChannel implements AlertChannel {
   async attempt(d: Delivery, signal: AbortSignal): Promise<AttemptOutcome> {
     const sub = await this.subscribers.byId(d.target);
     if (!sub) return { kind: 'cancelled', error: 'unsubscribed' };
+    if (sub.confirmedAt === null) return { kind: 'cancelled', error: 'not verified' };
     return deliverToWebhook(this.client, { url: sub.address, webhookType: 'subscriber', secret: sub.secret }, d, signal);
   }
 }

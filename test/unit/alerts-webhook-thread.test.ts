@@ -6,7 +6,7 @@ import { WebhookThread } from '../../src/alerts/delivery/webhook-thread.js';
 import { WebhookUnreachable } from '../../src/alerts/delivery/webhook-client.js';
 import type { AlertContent } from '../../src/alerts/alert-content.js';
 
-const options = { timeoutMs: 60_000, blockPrivateAddresses: false, connectionsPerOrigin: 4 };
+const options = { timeoutMs: 60_000, blockPrivateAddresses: false, subscriberBlockPrivateAddresses: true, connectionsPerOrigin: 4 };
 const content = JSON.stringify({
   event: 'website_down', test: true, at: 0,
   check: { id: 'chk_00000000000000000000', name: 'c', url: 'http://127.0.0.1/', type: 'website', status: 'down' },

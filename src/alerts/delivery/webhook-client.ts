@@ -56,7 +56,19 @@ export class WebhookClient {
   }
 
   /** The receiver's answer; rejects with WebhookUnreachable when there was none. */
-  async post(req: SignedRequest, signal?: AbortSignal): Promise<ReceiverAnswer> {
+  post(req: SignedRequest, signal?: AbortSignal): Promise<ReceiverAnswer> {
+    return this.send(req, null, signal);
+  }
+
+  /**
+   * The receiver's answer with the first `bodyLimit` bytes of its body, as text (a subscriber
+   * webhook's verification reads the echoed challenge); the rest is not read.
+   */
+  exchange(req: SignedRequest, bodyLimit: number, signal?: AbortSignal): Promise<ReceiverAnswer & { body: string }> {
+    return this.send(req, bodyLimit, signal) as Promise<ReceiverAnswer & { body: string }>;
+  }
+
+  private async send(req: SignedRequest, bodyLimit: number | null, signal?: AbortSignal): Promise<ReceiverAnswer & { body?: string }> {
     const url = new URL(req.url);
     const host = bare(url.hostname);
     if (this.opts.blockPrivateAddresses && isIP(host) !== 0 && isPrivateAddress(host)) {
@@ -64,8 +76,12 @@ export class WebhookClient {
     }
     try {
       const res = await request(url, { method: req.method, headers: req.headers, body: req.body, dispatcher: this.agent, signal });
-      await res.body.dump({ limit: 64 * 1024 });
-      return { status: res.statusCode, retryAfterMs: retryAfterMs(res.headers['retry-after']) };
+      const answer = { status: res.statusCode, retryAfterMs: retryAfterMs(res.headers['retry-after']) };
+      if (bodyLimit === null) {
+        await res.body.dump({ limit: 64 * 1024 });
+        return answer;
+      }
+      return { ...answer, body: await firstBytes(res.body, bodyLimit) };
     } catch (err) {
       throw new WebhookUnreachable(describe(err));
     }
@@ -74,6 +90,19 @@ export class WebhookClient {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** Up to `limit` bytes of a body as UTF-8; the stream is dropped after that. */
+async function firstBytes(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) break;
+  }
+  body.destroy();
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
 /** RFC 9110 Retry-After: delay-seconds or an HTTP-date; null when absent or unreadable. */

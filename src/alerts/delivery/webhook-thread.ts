@@ -1,8 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { MisconfiguredWebhook } from '../formats/vendor-request.js';
-import { WebhookUnreachable, type ReceiverAnswer, type WebhookClientOptions } from './webhook-client.js';
+import { WebhookUnreachable, type ReceiverAnswer } from './webhook-client.js';
 import type { HookTarget, WebhookPoster } from './webhook-poster.js';
-import type { SendRequest, WorkerReply, WorkerRequest } from './webhook-worker.js';
+import type { SendRequest, WebhookWorkerOptions, WorkerReply, WorkerRequest } from './webhook-worker.js';
 import { bundledFile } from '../../util/bundled-file.js';
 import { RequestChannel } from '../../util/request-channel.js';
 
@@ -19,7 +19,7 @@ export class WebhookThread implements WebhookPoster {
 
   /** `closeGraceMs`: how long close() waits for the worker to exit before terminating it. */
   constructor(
-    private readonly options: WebhookClientOptions,
+    private readonly options: WebhookWorkerOptions,
     private readonly closeGraceMs = 2_000,
   ) {}
 

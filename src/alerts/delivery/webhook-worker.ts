@@ -17,12 +17,21 @@ export interface SendRequest {
   deliveryId: string;
 }
 
+/** The client's options; subscriber webhooks (issue 34) have their own private-address rule. */
+export interface WebhookWorkerOptions extends WebhookClientOptions {
+  subscriberBlockPrivateAddresses: boolean;
+}
+
 /** Sends travel in batches, one message per turn of the sending thread's event loop. */
 export type WorkerRequest = { kind: 'send'; batch: SendRequest[] } | { kind: 'abort'; id: number } | { kind: 'close' };
 
 export type WorkerReply = { id: number; answer: ReceiverAnswer } | { id: number; error: string; misconfigured: boolean };
 
-const client = new WebhookClient(workerData as WebhookClientOptions);
+const options = workerData as WebhookWorkerOptions;
+const client = new WebhookClient(options);
+const subscriberClient = options.subscriberBlockPrivateAddresses === options.blockPrivateAddresses
+  ? client
+  : new WebhookClient({ ...options, blockPrivateAddresses: options.subscriberBlockPrivateAddresses });
 const running = new Map<number, AbortController>();
 const port = parentPort!;
 let replies: WorkerReply[] = [];
@@ -34,10 +43,10 @@ function reply(r: WorkerReply): void {
 
 async function send(m: SendRequest, signal: AbortSignal): Promise<WorkerReply> {
   try {
-    const req = m.hook.webhookType === 'subscriber'
-      ? noticeRequest(m.hook, m.contentJson, m.deliveryId)
-      : webhookRequest(m.hook, JSON.parse(m.contentJson) as AlertContent, m.deliveryId);
-    return { id: m.id, answer: await client.post(req, signal) };
+    if (m.hook.webhookType === 'subscriber') {
+      return { id: m.id, answer: await subscriberClient.post(noticeRequest(m.hook, m.contentJson, m.deliveryId), signal) };
+    }
+    return { id: m.id, answer: await client.post(webhookRequest(m.hook, JSON.parse(m.contentJson) as AlertContent, m.deliveryId), signal) };
   } catch (err) {
     if (err instanceof MisconfiguredWebhook) return { id: m.id, error: err.message, misconfigured: true };
     return { id: m.id, error: err instanceof WebhookUnreachable ? err.message : 'request failed', misconfigured: false };
@@ -48,7 +57,7 @@ port.on('message', (m: WorkerRequest) => {
   if (m.kind === 'abort') return void running.get(m.id)?.abort();
   if (m.kind === 'close') {
     for (const c of running.values()) c.abort();
-    void client.close().finally(() => port.close());
+    void Promise.all([client.close(), subscriberClient === client ? null : subscriberClient.close()]).finally(() => port.close());
     return;
   }
   for (const s of m.batch) {
