@@ -90,7 +90,7 @@ export class SubscriptionsService {
   private readonly perClient: RateLimiter;
   private readonly perAddress: RateLimiter;
   private readonly audit: AuditLog;
-  /** Verifications under way (tests and a stop wait for them). */
+  /** Verifications under way (tests wait for them; a stop closes their connections, leaving them pending). */
   private readonly verifying = new Set<Promise<void>>();
 
   constructor(
@@ -170,8 +170,8 @@ export class SubscriptionsService {
   }
 
   /**
-   * Scope: every central, each on its own schedule; safe twice or at once, since the sweep is a
-   * conditional delete (nothing pending that another central just dropped is counted twice).
+   * Scope: every central, each on its own schedule. Safe twice or at once: the sweep is a
+   * conditional delete of what is still pending past its time, decided by the database row.
    */
   jobs(): Job[] {
     return [{ name: 'subscribers-expiry', everyMs: 10 * MINUTE, jitterMs: MINUTE, atStart: true, run: () => this.expirePending() }];
