@@ -25,18 +25,21 @@ const clock = new ManualClock(Date.now());
 let clients = 0;
 
 /** How each path of the receiver answers a verification; anything else gets 200 `{"ok":true}`. */
+const hanging = new Set<string>();
 const echo = new Map<string, (challenge: string) => { status: number; body: string; headers?: Record<string, string> }>();
 
 before(async () => {
   assertCaTrusted();
   receiver = await startReceiver();
   receiver.respond = (r) => {
+    if (hanging.has(r.path)) return 'hang';
     const answer = r.json?.type === 'subscription.verify' ? echo.get(r.path) : undefined;
     return answer ? answer(r.json.challenge as string) : 200;
   };
   const common = { server: { trustProxy: true }, alerts: { retryBaseMs: 50 } };
   strict = await startServer(common, undefined, NO_PROBES);
-  open = await startServer({ ...common, statusPages: { subscriberWebhooks: { allowPrivateTargets: true } } }, clock, NO_PROBES);
+  // A verification waits alerts.timeoutMs for its answer: short here, for the receiver that never answers.
+  open = await startServer({ ...common, alerts: { ...common.alerts, timeoutMs: 1_500 }, statusPages: { subscriberWebhooks: { allowPrivateTargets: true } } }, clock, NO_PROBES);
 });
 
 after(async () => {
@@ -148,12 +151,13 @@ describe('open (allowPrivateTargets): a webhook is confirmed only when its recei
   const byPath = async (p: string) =>
     (await open.app.store.subscribers.list(page.id, { limit: 100, offset: 0 })).filter((s) => s.address === receiver.url(p)).map((s) => ({ id: s.id, confirmed: s.confirmedAt !== null }));
   const confirmedCount = async () => (await subscribers(page)).meta.webhook as number;
-  const silent = { plain: path('silent'), wrong: path('wrong'), error: path('error'), jsonWrong: path('json-wrong') };
+  const silent = { plain: path('silent'), hang: path('hang'), wrong: path('wrong'), error: path('error'), jsonWrong: path('json-wrong') };
   const good = { plain: path('echo-plain'), json: path('echo-json') };
   const secrets = new Map<string, string>();
 
   before(async () => {
     page = await newPage(open, 'open-page');
+    hanging.add(silent.hang);
     echo.set(silent.wrong, () => ({ status: 200, body: 'not-the-challenge', headers: { 'content-type': 'text/plain' } }));
     echo.set(silent.error, (c) => ({ status: 500, body: c, headers: { 'content-type': 'text/plain' } }));
     echo.set(silent.jsonWrong, (c) => ({ status: 200, body: JSON.stringify({ challenge: `${c}x` }) }));
@@ -184,11 +188,11 @@ describe('open (allowPrivateTargets): a webhook is confirmed only when its recei
     assert.equal(challenges.size, secrets.size, 'a challenge per subscription');
   });
 
-  test('a receiver that echoes the challenge (plain text or JSON) is confirmed and hears incidents; one that does not, never', async () => {
+  test('a receiver that echoes the challenge (plain text or JSON) is confirmed and hears incidents; one that does not (or never answers), never', async () => {
     for (const p of Object.values(good)) assert.equal((await byPath(p))[0].confirmed, true, p);
     for (const p of Object.values(silent)) assert.equal((await byPath(p))[0].confirmed, false, p);
     assert.equal(await confirmedCount(), 2);
-    assert.equal((await subscribers(page)).meta.pending, 4);
+    assert.equal((await subscribers(page)).meta.pending, 5);
 
     await openIncident(page, 'Heard by the verified');
     await receiver.waitFor(() => notices(good.plain).length === 1 && notices(good.json).length === 1);
@@ -239,7 +243,7 @@ describe('open (allowPrivateTargets): a webhook is confirmed only when its recei
     await sweep();
     assert.equal(await pending(), 0, 'gone, and a second run finds nothing');
     assert.equal(await confirmedCount(), 3, 'verified webhooks stay');
-    for (const p of [silent.plain, silent.error, silent.jsonWrong]) assert.deepEqual(await byPath(p), [], p);
+    for (const p of [silent.plain, silent.hang, silent.error, silent.jsonWrong]) assert.deepEqual(await byPath(p), [], p);
     assertStatus(await subscribe(page, { kind: 'webhook', url: receiver.url(silent.error) }), 202);
     await settled();
     assert.equal((await byPath(silent.error)).length, 1, 'an expired URL may subscribe again');
