@@ -129,6 +129,7 @@ describe('strict (the defaults): no subscriber webhook reaches inside', () => {
     const on = await strict.request('PATCH', `/v1/public/status-pages/${off.id}`, { key: off.owner.key, body: { webhookSubscriptions: true } });
     assertStatus(on, 200);
     assert.equal(on.body.data.webhookSubscriptions, true);
+    assert.match(await html(off), /name="kind" value="webhook"/, 'the cached page is rendered again with the webhook form');
     assert.equal((await subscribe(off, { kind: 'webhook', url: receiver.url(path('turned-on')) })).status, 400, 'now taken, and refused for its loopback target');
   });
 
