@@ -419,6 +419,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
+    ...services.pages.subscriptions.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, shared: shared !== null, config, clock, log }),
     cluster.job(),
   ]) jobs.add(job);
@@ -525,7 +526,8 @@ function pageServices(parts: {
     onError: (err) => log.error({ err }, 'automatic incident not recorded'),
   });
   const subscriptions = new SubscriptionsService({
-    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, windows: parts.checks, config, clock,
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, verifier: parts.alerts.subscriberVerifier,
+    windows: parts.checks, config, clock,
     onError: (err) => log.error({ err }, 'status page notice not queued'),
   });
   return {

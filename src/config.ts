@@ -61,8 +61,16 @@ const ConfigSchema = Type.Object({
     perTargetConcurrency: Type.Number(),
     keepDays: Type.Number(),
   }),
-  /** Status pages (issue 29): at most `maxSubscribers` subscribers per page (email, pending ones included, and webhooks). */
-  statusPages: Type.Object({ maxSubscribers: Type.Number({ minimum: 0 }) }),
+  /**
+   * Status pages (issue 29): at most `maxSubscribers` subscribers per page (email, pending ones
+   * included, and webhooks). `subscriberWebhooks.allowPrivateTargets` (issue 34): anonymous
+   * subscribers' webhooks may reach loopback, private and link-local addresses (an intranet, a
+   * test); refused otherwise, whatever `probes.blockPrivateAddresses` says.
+   */
+  statusPages: Type.Object({
+    maxSubscribers: Type.Number({ minimum: 0 }),
+    subscriberWebhooks: Type.Object({ allowPrivateTargets: Type.Boolean() }),
+  }),
   /** Domain expiry lookups: IANA bootstrap refresh (null: shipped copy only); `servers` (tld -> base URL) wins over it. */
   rdap: Type.Object({
     bootstrapUrl: Nullable(Type.String()),

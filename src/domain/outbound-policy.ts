@@ -227,6 +227,18 @@ export function accountRule(settings: OutboundSettings, createdBySignup: boolean
 }
 
 /**
+ * The rule a status page's subscriber webhook follows: anonymous visitors choose these URLs, so
+ * private targets are refused unless the operator allows them, and always under the operator's rule.
+ */
+export function subscriberRule(settings: {
+  probes: { blockPrivateAddresses: boolean };
+  statusPages: { subscriberWebhooks: { allowPrivateTargets: boolean } };
+}): PrivateRefusal | null {
+  if (settings.probes.blockPrivateAddresses) return 'operator';
+  return settings.statusPages.subscriberWebhooks.allowPrivateTargets ? null : 'subscriber';
+}
+
+/**
  * Two rules that both apply (a task's own and the prober node's config, a caller's and the
  * operator's): either one refuses. The more specific reason is kept for the message.
  */

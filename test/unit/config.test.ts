@@ -42,6 +42,10 @@ test('a value of the wrong type names the key; unknown keys only warn', () => {
   assert.throws(() => loadConfig({ file: file({ plans: { free: { maxChecks: 'ten' } } }), env: {} }), (e: unknown) =>
     e instanceof ConfigError && e.message === 'plans.free.maxChecks must be a number');
   assert.throws(() => loadConfig({ env: { VIGIL_PORT: 'eighty' } }), /VIGIL_PORT must be a number/);
+  // Issue 34: subscriber webhooks reach private targets only when this is exactly true.
+  assert.equal(loadConfig({ env: {}, warn: () => {} }).statusPages.subscriberWebhooks.allowPrivateTargets, false);
+  assert.throws(() => loadConfig({ env: {}, overrides: { statusPages: { subscriberWebhooks: { allowPrivateTargets: 'yes' } } } }),
+    /statusPages\.subscriberWebhooks\.allowPrivateTargets must be a boolean/);
   const warnings: string[] = [];
   loadConfig({ file: file({ colour: 'blue' }), env: {}, warn: (m) => warnings.push(m) });
   assert.deepEqual(warnings, ['unknown config key colour (ignored)']);

@@ -51,15 +51,31 @@ export class WebhookClient {
    * this delivery's own rule (its account's, or a subscriber webhook's), applied with the
    * operator's; a refused receiver's error is the policy's message and nothing else.
    */
-  async post(req: SignedRequest, signal?: AbortSignal, refusePrivate: PrivateRefusal | null = null): Promise<ReceiverAnswer> {
+  post(req: SignedRequest, signal?: AbortSignal, refusePrivate: PrivateRefusal | null = null): Promise<ReceiverAnswer> {
+    return this.send(req, null, refusePrivate, signal);
+  }
+
+  /**
+   * The receiver's answer with the first `bodyLimit` bytes of its body, as text (a subscriber
+   * webhook's verification reads the echoed challenge); the rest is not read.
+   */
+  exchange(req: SignedRequest, bodyLimit: number, refusePrivate: PrivateRefusal | null, signal?: AbortSignal): Promise<ReceiverAnswer & { body: string }> {
+    return this.send(req, bodyLimit, refusePrivate, signal) as Promise<ReceiverAnswer & { body: string }>;
+  }
+
+  private async send(req: SignedRequest, bodyLimit: number | null, refusePrivate: PrivateRefusal | null, signal?: AbortSignal): Promise<ReceiverAnswer & { body?: string }> {
     const url = new URL(req.url);
     const rule = strictest(refusePrivate, this.opts.blockPrivateAddresses ? 'operator' : null);
     try {
       // Node does not look up an IP literal: the guard checks it here.
       assertOutboundHost(url.hostname, rule);
       const res = await request(url, { method: req.method, headers: req.headers, body: req.body, dispatcher: this.agentFor(rule), signal });
-      await res.body.dump({ limit: 64 * 1024 });
-      return { status: res.statusCode, retryAfterMs: retryAfterMs(res.headers['retry-after']) };
+      const answer = { status: res.statusCode, retryAfterMs: retryAfterMs(res.headers['retry-after']) };
+      if (bodyLimit === null) {
+        await res.body.dump({ limit: 64 * 1024 });
+        return answer;
+      }
+      return { ...answer, body: await firstBytes(res.body, bodyLimit) };
     } catch (err) {
       throw new WebhookUnreachable(describe(err));
     }
@@ -68,6 +84,19 @@ export class WebhookClient {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((a) => a.close()));
   }
+}
+
+/** Up to `limit` bytes of a body as UTF-8; the stream is dropped after that. */
+async function firstBytes(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) break;
+  }
+  body.destroy();
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
 /** RFC 9110 Retry-After: delay-seconds or an HTTP-date; null when absent or unreadable. */

@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { MisconfiguredWebhook } from '../formats/vendor-request.js';
-import { WebhookUnreachable, type ReceiverAnswer, type WebhookClientOptions } from './webhook-client.js';
+import { WebhookUnreachable, type ReceiverAnswer } from './webhook-client.js';
 import type { HookTarget, WebhookPoster } from './webhook-poster.js';
+import type { WebhookClientOptions } from './webhook-client.js';
 import type { SendRequest, WorkerReply, WorkerRequest } from './webhook-worker.js';
 import { bundledFile } from '../../util/bundled-file.js';
 import { RequestChannel } from '../../util/request-channel.js';

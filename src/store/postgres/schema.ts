@@ -634,6 +634,14 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX alert_outbox_created ON alert_outbox (created_at);
     `,
   },
+  {
+    version: 10,
+    name: 'issue 34: status page webhook subscriptions switch, pending subscribers by age (SQLite 23)',
+    sql: `
+      ALTER TABLE status_pages ADD COLUMN webhook_subscriptions BOOLEAN NOT NULL DEFAULT false;
+      CREATE INDEX status_page_subscribers_pending ON status_page_subscribers (created_at) WHERE confirmed_at IS NULL;
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
