@@ -19,6 +19,7 @@ import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
 import { DEPENDENCIES_MIGRATION } from './migrations-dependencies.js';
 import { ALERT_TRANSITIONS_MIGRATION } from './migrations-alert-transitions.js';
 import { ALERT_OUTBOX_MIGRATION } from './migrations-alert-outbox.js';
+import { IDENTITIES_MIGRATION } from './migrations-identities.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -180,4 +181,5 @@ export const MIGRATIONS: Migration[] = [
   DEPENDENCIES_MIGRATION,
   ALERT_TRANSITIONS_MIGRATION,
   ALERT_OUTBOX_MIGRATION,
+  IDENTITIES_MIGRATION,
 ];
