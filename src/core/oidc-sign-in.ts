@@ -8,6 +8,10 @@ import type { Store } from '../store/store.js';
 import { ADMIN_EMAIL } from './accounts-service.js';
 import type { OpenedSession } from './sessions-service.js';
 import type { Person, SignInClient, SignInPeople } from './sign-in-people.js';
+import type { AssertedIdentity, SsoIdentities } from './sso-identities.js';
+import { SsoRefused } from './sso-refused.js';
+
+export { SsoRefused };
 
 export const OIDC_START_PATH = '/v1/auth/oidc/start';
 export const OIDC_CALLBACK_PATH = '/v1/auth/oidc/callback';
@@ -20,9 +24,6 @@ const DISCOVERY_MS = 60 * 60 * 1000;
 const PURPOSE = 'oidc';
 /** The dashboard routes a sign-in may come back to: a hash route, nothing that leaves the dashboard. */
 const RETURN_HASH = /^#\/[A-Za-z0-9_\-/.%]{0,200}$/;
-
-/** A single sign-on that did not end in a session: the message is shown on the sign-in page. */
-export class SsoRefused extends Error {}
 
 interface Flow {
   state: string;
@@ -38,15 +39,19 @@ type OidcSettings = Config['auth']['oidc'];
  * with PKCE (S256), state and nonce; the provider's endpoints and keys from its discovery document.
  * What the second leg needs (state, nonce, PKCE verifier, where to return) is kept in the store by
  * the hash of a random token in a short-lived HttpOnly cookie, taken once, so a callback is
- * accepted only in the browser that started it and only once. The provider's verified email is
- * the person: an existing member signs in; someone else becomes a member with `createRole` when
- * that is set and their email domain is allowed.
+ * accepted only in the browser that started it and only once. The person is the provider's
+ * (issuer, subject), bound to a member at their first sign-in (SsoIdentities): a bound identity
+ * signs its member in whatever email it now has; an unbound one links the member its email names
+ * when the provider vouches for that email, or joins with `createRole` when that is set and the
+ * email's domain allowed.
  */
 export class OidcSignIn {
   private discovered: { config: oidc.Configuration; at: number } | null = null;
 
   constructor(
-    private readonly deps: { settings: OidcSettings; publicUrl: string; dashboardUrl: string; repo: PasskeyRepo; store: Store; people: SignInPeople; clock: Clock },
+    private readonly deps: {
+      settings: OidcSettings; publicUrl: string; dashboardUrl: string; repo: PasskeyRepo; store: Store; people: SignInPeople; identities: SsoIdentities; clock: Clock;
+    },
   ) {}
 
   get enabled(): boolean {
@@ -120,40 +125,53 @@ export class OidcSignIn {
     } catch (err) {
       throw new SsoRefused(`The identity provider's answer was not accepted: ${(err as Error).message}`);
     }
-    const { email, name, verified } = await this.identity(config, claims, accessToken);
-    const person = await this.member(email, name, verified).catch(async (err: unknown) => {
-      // A member's own address the provider would not vouch for (unverified, another domain): their account learns of the try.
-      const known = err instanceof SsoRefused ? await this.deps.people.byEmail(email) : null;
-      if (known) await this.deps.people.signInFailed(known, 'oidc', client);
-      throw err;
-    });
+    const { asserted, name } = await this.identity(config, claims, accessToken);
+    const person = await this.member(asserted, name, client);
     return { session: await this.deps.people.openSession(person, 'oidc', client), person, returnTo: flow.returnTo };
   }
 
-  private async identity(config: oidc.Configuration, claims: oidc.IDToken, accessToken: string): Promise<{ email: string; name: string | null; verified: boolean | undefined }> {
+  private async identity(config: oidc.Configuration, claims: oidc.IDToken, accessToken: string): Promise<{ asserted: AssertedIdentity; name: string | null }> {
     let source: Record<string, unknown> = claims;
     if (typeof claims['email'] !== 'string') {
       source = await oidc.fetchUserInfo(config, accessToken, claims.sub).catch(() => ({}) as Record<string, unknown>);
     }
     const email = typeof source['email'] === 'string' ? source['email'].trim().toLowerCase() : '';
-    if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new SsoRefused('The identity provider did not give an email address (ask for the "email" scope)');
     const name = typeof source['name'] === 'string' && source['name'].trim() !== '' ? source['name'].trim().slice(0, 100) : null;
-    const verified = typeof source['email_verified'] === 'boolean' ? source['email_verified'] : undefined;
-    return { email, name, verified };
+    return {
+      // Only the boolean true vouches: a missing claim or the string "false" (some providers send strings) does not.
+      asserted: { issuer: claims.iss, subject: claims.sub, email: /^[^\s@]+@[^\s@]+$/.test(email) ? email : null, emailVerified: source['email_verified'] === true },
+      name,
+    };
   }
 
-  private async member(email: string, name: string | null, verified: boolean | undefined): Promise<Person> {
-    const { settings, people } = this.deps;
-    // An address the provider says it has not verified proves nothing about who signs in.
-    if (verified === false) throw new SsoRefused(`The identity provider has not verified ${email}`);
+  /**
+   * The member this sign-in is: the one its identity is bound to; else the one its email names,
+   * linked now if the email may link them; else a newcomer. A refusal that names a member (their
+   * address unverified or of a domain not allowed, another subject with their address) is in
+   * their audit log.
+   */
+  private async member(asserted: AssertedIdentity, name: string | null, client: SignInClient): Promise<Person> {
+    const { settings, people, identities } = this.deps;
+    const bound = await identities.boundMember(asserted);
+    if (bound) return bound;
+    const email = asserted.email;
+    if (email === null) throw new SsoRefused('The identity provider did not give an email address (ask for the "email" scope)');
+    const known = await people.byEmail(email);
+    // An address the provider does not vouch for proves nothing about who signs in.
+    if (!identities.emailTrusted(asserted)) {
+      const message = `The identity provider has not verified ${email}`;
+      throw known ? await identities.refuse(known, client, 'email_verified', message) : new SsoRefused(message);
+    }
     const domain = email.slice(email.lastIndexOf('@') + 1);
     const allowed = settings.allowedDomains.map((d) => d.trim().toLowerCase().replace(/^@/, ''));
-    if (allowed.length > 0 && !allowed.includes(domain)) throw new SsoRefused(`Single sign-on does not admit addresses at ${domain}`);
-    const existing = await people.byEmail(email);
-    if (existing) return existing;
-    if (settings.createRole === null) throw new SsoRefused(`${email} is not a member here; ask an owner or admin to invite you`);
-    const account = await this.joinedAccount();
-    return people.create(account, email, name, settings.createRole);
+    if (allowed.length > 0 && !allowed.includes(domain)) {
+      const message = `Single sign-on does not admit addresses at ${domain}`;
+      throw known ? await identities.refuse(known, client, 'email', message) : new SsoRefused(message);
+    }
+    if (settings.createRole === null && !known) throw new SsoRefused(`${email} is not a member here; ask an owner or admin to invite you`);
+    const person = known ?? (await people.create(await this.joinedAccount(), email, name, settings.createRole!));
+    await identities.link(person, asserted, client);
+    return person;
   }
 
   private async joinedAccount(): Promise<string> {
