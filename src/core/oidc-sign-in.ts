@@ -168,10 +168,15 @@ export class OidcSignIn {
       const message = `Single sign-on does not admit addresses at ${domain}`;
       throw known ? await identities.refuse(known, client, 'email', message) : new SsoRefused(message);
     }
-    if (settings.createRole === null && !known) throw new SsoRefused(`${email} is not a member here; ask an owner or admin to invite you`);
-    const person = known ?? (await people.create(await this.joinedAccount(), email, name, settings.createRole!));
+    const person = known ?? (await this.newcomer(email, name));
     await identities.link(person, asserted, client);
     return person;
+  }
+
+  private async newcomer(email: string, name: string | null): Promise<Person> {
+    const role = this.deps.settings.createRole;
+    if (role === null) throw new SsoRefused(`${email} is not a member here; ask an owner or admin to invite you`);
+    return this.deps.people.create(await this.joinedAccount(), email, name, role);
   }
 
   private async joinedAccount(): Promise<string> {
