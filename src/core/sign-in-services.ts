@@ -42,7 +42,7 @@ export function buildSignIn(deps: {
   const emailLink = new EmailLinkSignIn({
     people, repo: store.passkeys, dashboardUrl: config.dashboardUrl, mailer: deps.mailer, clock, onError: (err) => deps.log.warn({ err }, 'the email sign-in link was not sent'),
   });
-  const identities = new SsoIdentities({ store, people, clock, trustUnverifiedEmail: config.auth.oidc.trustUnverifiedEmail, emailLinks: () => emailLink.enabled });
+  const identities = new SsoIdentities({ store, people, clock, trustUnverifiedEmail: config.auth.oidc.trustUnverifiedEmail, issuer: config.auth.oidc.issuer, emailLinks: () => emailLink.enabled });
   return {
     sessions,
     people,

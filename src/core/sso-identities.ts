@@ -31,6 +31,7 @@ const REMOVE = 'member.identity_remove';
 export type RefusedClaim = 'email_verified' | 'sub' | 'email';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 const target = (row: IdentityRow) => ({ kind: 'identity', id: row.id, name: row.issuer });
 
 export function identityView(row: IdentityRow): IdentityView {
@@ -53,6 +54,8 @@ export class SsoIdentities {
       people: SignInPeople;
       clock: Clock;
       trustUnverifiedEmail: boolean;
+      /** The provider single sign-on uses now (auth.oidc.issuer), or null when it is off. */
+      issuer: string | null;
       /** Whether members can be emailed a sign-in link (SMTP configured): a way in beside a password. */
       emailLinks: () => boolean;
     },
@@ -108,14 +111,14 @@ export class SsoIdentities {
 
   /**
    * Unbinds one of the member's identities: single sign-on no longer finds them by it (the
-   * provider's verified email may link them again). Refused while it is their only way in.
+   * provider's verified email may link them again). Refused while it is their only way in: an
+   * identity at the provider in use, and no password, passkey or email link beside it.
    */
   async remove(person: Person, id: string): Promise<void> {
-    const { store, people } = this.deps;
-    const identities = await store.identities.listForUser(person.id);
-    const row = identities.find((i) => i.id === id);
+    const { store, people, issuer } = this.deps;
+    const row = (await store.identities.listForUser(person.id)).find((i) => i.id === id);
     if (!row) throw errors.notFound(`No identity ${id}`);
-    if (identities.length === 1 && !(await this.otherWayIn(person))) {
+    if (issuer !== null && sameIssuer(row.issuer, issuer) && !(await this.otherWayIn(person))) {
       throw errors.conflict('This is your only way to sign in: set a password or add a passkey before removing it');
     }
     await people.changed(person, REMOVE, target(row), ['issuer', 'subject'], async () => {

@@ -164,6 +164,8 @@ describe('single sign-on identities: an operator who trusts unverified addresses
     provider = await startOidcProvider([
       { login: 'una', email: 'una@example.org', emailVerified: null },
       { login: 'stringly', email: 'admin@localhost', emailVerified: 'false' },
+      { login: 'rae-1', email: 'rae@example.org' },
+      { login: 'rae-2', email: 'rae@example.org' },
     ]);
     srv = await startServer({
       auth: { oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, trustUnverifiedEmail: true } },
@@ -187,6 +189,19 @@ describe('single sign-on identities: an operator who trusts unverified addresses
 
     const owner = await walkSso(srv.app.config.publicUrl, provider, 'stringly');
     assert.ok(owner.jar.get(srv.app.config.publicUrl, 'vigil_session'), 'the string "false" counts as unverified, which this operator trusts');
+  });
+
+  test('two accounts at the provider with one address, signing in at once: one is bound, the other refused', async () => {
+    const invited = await srv.request('POST', '/v1/public/members', { body: { email: 'rae@example.org', role: 'viewer' } });
+    assert.equal(invited.status, 201, invited.text);
+    const outs = await Promise.all(['rae-1', 'rae-2'].map((login) => walkSso(srv.app.config.publicUrl, provider, login)));
+    const signedIn = outs.filter((o) => o.jar.get(srv.app.config.publicUrl, 'vigil_session') !== undefined);
+    assert.equal(signedIn.length, 1, outs.map((o) => decodeURIComponent(o.location)).join(' | '));
+    const identities = await srv.app.store.identities.listForUser(invited.body.data.id);
+    assert.equal(identities.length, 1);
+    const refused = (await srv.request('GET', '/v1/public/audit-log?action=session.sign_in_failed')).body.data
+      .filter((e: { actor: { id: string } }) => e.actor.id === invited.body.data.id);
+    assert.deepEqual(refused.map((e: { fields: string[] }) => e.fields), [['sub']]);
   });
 });
 
