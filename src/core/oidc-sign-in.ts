@@ -9,7 +9,7 @@ import { ADMIN_EMAIL } from './accounts-service.js';
 import type { OpenedSession } from './sessions-service.js';
 import type { Person, SignInClient, SignInPeople } from './sign-in-people.js';
 import type { AssertedIdentity, SsoIdentities } from './sso-identities.js';
-import { SsoRefused } from './sso-refused.js';
+import { SsoLinkRefused, SsoRefused } from './sso-refused.js';
 
 export { SsoRefused };
 
@@ -24,6 +24,13 @@ const DISCOVERY_MS = 60 * 60 * 1000;
 const PURPOSE = 'oidc';
 /** The dashboard routes a sign-in may come back to: a hash route, nothing that leaves the dashboard. */
 const RETURN_HASH = /^#\/[A-Za-z0-9_\-/.%]{0,200}$/;
+/** Where a member who linked their account lands (the Security page reads the outcome from it). */
+const LINKED_HASH = '#/security/linked';
+
+/** How a callback ended: a member signed in, or a signed-in member's account at the provider linked. */
+export type SsoOutcome =
+  | { kind: 'signed_in'; session: OpenedSession; person: Person; returnTo: string }
+  | { kind: 'linked'; person: Person; returnTo: string };
 
 interface Flow {
   state: string;
@@ -76,18 +83,31 @@ export class OidcSignIn {
     return `${this.deps.dashboardUrl}#sso-error=${encodeURIComponent(message)}`;
   }
 
-  /** Starts a sign-in: the provider's authorization URL and the flow token for the cookie. */
-  async start(returnTo: string | null): Promise<{ location: string; flowToken: string }> {
+  /** Where a refused callback sends the browser: the Security page for a link, else the sign-in page. */
+  refusedTarget(err: SsoRefused): string {
+    if (err instanceof SsoLinkRefused) return `${this.deps.dashboardUrl}#/security/link-error=${encodeURIComponent(err.message)}`;
+    return this.failureTarget(err.message);
+  }
+
+  /**
+   * Starts a sign-in, or with `linking` a signed-in member's linking of their account at the
+   * provider (the flow remembers the member): the provider's authorization URL and the flow token
+   * for the cookie.
+   */
+  async start(returnTo: string | null, linking: Person | null = null): Promise<{ location: string; flowToken: string }> {
+    if (linking) await this.deps.identities.assertLinkable(linking);
     const config = await this.configuration();
     const flow: Flow = {
       state: oidc.randomState(),
       nonce: oidc.randomNonce(),
       verifier: oidc.randomPKCECodeVerifier(),
-      returnTo: returnTo !== null && RETURN_HASH.test(returnTo) ? returnTo : '#/',
+      returnTo: linking ? LINKED_HASH : returnTo !== null && RETURN_HASH.test(returnTo) ? returnTo : '#/',
     };
     const flowToken = randomBytes(32).toString('base64url');
     const now = this.deps.clock.now();
-    await this.deps.repo.insertChallenge({ hash: hashSecret(flowToken), purpose: PURPOSE, userId: null, data: JSON.stringify(flow), createdAt: now, expiresAt: now + OIDC_FLOW_MS });
+    await this.deps.repo.insertChallenge({
+      hash: hashSecret(flowToken), purpose: PURPOSE, userId: linking?.id ?? null, data: JSON.stringify(flow), createdAt: now, expiresAt: now + OIDC_FLOW_MS,
+    });
     const location = oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
       scope: this.deps.settings.scopes,
@@ -102,12 +122,28 @@ export class OidcSignIn {
 
   /**
    * The provider sent the browser back: checks the flow, the state, the code (with the PKCE
-   * verifier) and the ID token (issuer, audience, nonce, signature), then opens a session.
+   * verifier) and the ID token (issuer, audience, nonce, signature), then opens a session, or
+   * links the account to the member who started a link.
    */
-  async callback(query: URLSearchParams, flowToken: string | null, client: SignInClient): Promise<{ session: OpenedSession; person: Person; returnTo: string }> {
+  async callback(query: URLSearchParams, flowToken: string | null, client: SignInClient): Promise<SsoOutcome> {
     const row = flowToken ? await this.deps.repo.takeChallenge(hashSecret(flowToken), PURPOSE, this.deps.clock.now()) : null;
     if (!row) throw new SsoRefused('The single sign-on expired or was started in another browser; sign in again');
     const flow = JSON.parse(row.data) as Flow;
+    if (row.userId !== null) {
+      try {
+        const { asserted } = await this.verified(query, flow);
+        return { kind: 'linked', person: await this.link(row.userId, asserted, client), returnTo: flow.returnTo };
+      } catch (err) {
+        throw err instanceof SsoRefused ? new SsoLinkRefused(err.message) : err;
+      }
+    }
+    const { asserted, name } = await this.verified(query, flow);
+    const person = await this.member(asserted, name, client);
+    return { kind: 'signed_in', session: await this.deps.people.openSession(person, 'oidc', client), person, returnTo: flow.returnTo };
+  }
+
+  /** The provider's answer to the flow, checked: who it says signs in. */
+  private async verified(query: URLSearchParams, flow: Flow): Promise<{ asserted: AssertedIdentity; name: string | null }> {
     const providerError = query.get('error');
     if (providerError !== null) {
       throw new SsoRefused(`The identity provider refused the sign-in: ${query.get('error_description') ?? providerError}`);
@@ -125,9 +161,15 @@ export class OidcSignIn {
     } catch (err) {
       throw new SsoRefused(`The identity provider's answer was not accepted: ${(err as Error).message}`);
     }
-    const { asserted, name } = await this.identity(config, claims, accessToken);
-    const person = await this.member(asserted, name, client);
-    return { session: await this.deps.people.openSession(person, 'oidc', client), person, returnTo: flow.returnTo };
+    return this.identity(config, claims, accessToken);
+  }
+
+  /** A signed-in member's link: whatever email the provider gives, the member proved who they are here. */
+  private async link(userId: string, asserted: AssertedIdentity, client: SignInClient): Promise<Person> {
+    const person = await this.deps.people.byId(userId);
+    if (!person) throw new SsoRefused('This member was removed; ask an owner or admin');
+    await this.deps.identities.linkSignedIn(person, asserted, client);
+    return person;
   }
 
   private async identity(config: oidc.Configuration, claims: oidc.IDToken, accessToken: string): Promise<{ asserted: AssertedIdentity; name: string | null }> {

@@ -99,6 +99,24 @@ export class SsoIdentities {
     }
   }
 
+  /** Refuses to start a link for a member who has an identity at the provider in use already. */
+  async assertLinkable(person: Person): Promise<void> {
+    const { store, issuer } = this.deps;
+    const at = (await store.identities.listForUser(person.id)).some((i) => issuer !== null && sameIssuer(i.issuer, issuer));
+    if (at) throw errors.conflict('Your account at this identity provider is linked already; unlink it first to link another');
+  }
+
+  /**
+   * Binds the identity to a member who signed in here another way and asked to link it: no email
+   * rule, since the member, not the address, is proven. An identity bound to someone else stays theirs.
+   */
+  async linkSignedIn(person: Person, asserted: AssertedIdentity, client: SignInClient): Promise<void> {
+    const bound = await this.deps.store.identities.bySubject(asserted.issuer, asserted.subject);
+    if (bound?.userId === person.id) return;
+    if (bound) throw new SsoRefused('This account at the identity provider is linked to another member');
+    await this.link(person, asserted, client);
+  }
+
   /** Records a refused sign-in in the member's audit log, naming the claim; the error to throw. */
   async refuse(person: Person, client: SignInClient, claim: RefusedClaim, message: string): Promise<SsoRefused> {
     await this.deps.people.signInFailed(person, 'oidc', client, [claim]);

@@ -2,8 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { startOidcProvider, type TestIdentity, type TestOidcProvider } from '../helpers/oidc-provider.js';
-import { signInWithPassword, withCookie, type AsMember } from '../helpers/people.js';
-import { walkSso, type SsoOutcome } from '../helpers/sso-driver.js';
+import { addMember, signInWithPassword, withCookie, type AsMember } from '../helpers/people.js';
+import { CookieJar, walkSso, type SsoOutcome } from '../helpers/sso-driver.js';
 import { NO_PROBES } from './util.js';
 
 interface AuditRow {
@@ -32,6 +32,8 @@ describe('single sign-on identities: bound to (issuer, sub)', () => {
       // Another account at the provider that says it verified the owner's address.
       { login: 'impostor', email: 'admin@localhost' },
       { login: 'ivy', email: 'Ivy@Example.org', name: 'Ivy' },
+      // A member's own account at the provider, under an address the provider does not vouch for.
+      { login: 'lee-idp', email: 'lee@personal.test', emailVerified: null },
     ]);
     srv = await startServer({ auth: { oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret } } }, undefined, NO_PROBES);
     provider.serve(`${srv.app.config.publicUrl}/v1/auth/oidc/callback`);
@@ -153,6 +155,44 @@ describe('single sign-on identities: bound to (issuer, sub)', () => {
     const relinked = (await again('GET', '/v1/public/me/identities')).body.data;
     assert.equal(relinked.length, 1);
     assert.notEqual(relinked[0].id, identity.id);
+  });
+
+  test('a member signed in another way links their account at the provider from the Security page, whatever its address', async () => {
+    const lee = await addMember(srv, 'editor');
+    const startLink = async (cookie: string) => {
+      const res = await fetch(`${srv.url}/v1/public/me/identities/link`, { method: 'POST', headers: { cookie, origin: srv.app.config.publicUrl } });
+      const jar = new CookieJar();
+      jar.take(srv.app.config.publicUrl, res);
+      return { res, body: await res.json() as { data: { location: string }; error: { message: string } }, jar };
+    };
+    assert.equal((await srv.request('POST', '/v1/public/me/identities/link')).status, 403, 'a key links nothing');
+
+    const started = await startLink(lee.cookie);
+    assert.equal(started.res.status, 200);
+    assert.ok(started.body.data.location.startsWith(provider.issuer), started.body.data.location);
+    assert.ok(started.jar.get(srv.app.config.publicUrl, 'vigil_sso'), 'the flow cookie is set');
+    const linked = await walkSso(srv.app.config.publicUrl, provider, 'lee-idp', { start: started.body.data.location, jar: started.jar });
+    assert.equal(linked.location, `${srv.app.config.dashboardUrl}#/security/linked`);
+    assert.equal(sessionOf(linked), undefined, 'a link opens no new session');
+    const listed = (await lee.as('GET', '/v1/public/me/identities')).body.data;
+    assert.deepEqual(listed.map((i: { issuer: string; email: string }) => [i.issuer, i.email]), [[provider.issuer, 'lee@personal.test']]);
+    assert.ok((await audit('member.identity_link')).some((e) => e.actor.id === lee.id));
+
+    // From now on the provider's account signs Lee in, though it never vouched for the address.
+    const me = asMember(await walk('lee-idp'));
+    assert.equal((await me('GET', '/v1/public/sessions/current')).body.data.user.id, lee.id);
+
+    const again = await startLink(lee.cookie);
+    assert.equal(again.res.status, 409);
+    assert.match(again.body.error.message, /linked already/);
+
+    // Another member cannot take the owner's account at the provider by linking it.
+    const kim = await addMember(srv, 'viewer');
+    const stolen = await startLink(kim.cookie);
+    const refused = await walkSso(srv.app.config.publicUrl, provider, 'ada', { start: stolen.body.data.location, jar: stolen.jar });
+    assert.match(decodeURIComponent(refused.location), /#\/security\/link-error=This account at the identity provider is linked to another member/);
+    assert.deepEqual((await kim.as('GET', '/v1/public/me/identities')).body.data, []);
+    assert.equal((await asMember(await walk('ada'))('GET', '/v1/public/sessions/current')).body.data.user.email, 'admin@localhost');
   });
 });
 

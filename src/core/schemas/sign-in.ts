@@ -64,6 +64,9 @@ export const Identity = Type.Object({
   lastUsedAt: Type.Union([IsoDate, Type.Null()]),
 });
 export const IdentityListResponse = Type.Object({ data: Type.Array(Identity) });
+export const IdentityLinkResponse = Type.Object({
+  data: Type.Object({ location: Type.String({ description: "The provider's authorization URL: open it in this browser (the answer set the flow's cookie)" }) }),
+});
 
 export const EmailLinkBody = Type.Object(
   { email: Type.String({ minLength: 3, maxLength: 254, description: "A member's email address" }) },
