@@ -77,8 +77,9 @@ export class SsoIdentities {
   }
 
   /**
-   * Binds the identity to the member its email named. Refused (and audited) when the member is
-   * bound to another subject at this provider already: that account, not this one, is theirs.
+   * Binds the identity to the member (its email named them, or they asked while signed in).
+   * Refused (and audited) when the member is bound to another subject at this provider already:
+   * that account, not this one, is theirs.
    */
   async link(person: Person, asserted: AssertedIdentity, client: SignInClient): Promise<void> {
     const { store, people, clock } = this.deps;
