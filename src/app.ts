@@ -54,6 +54,7 @@ import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
 import { signInRoutes } from './api/sign-in-routes.js';
+import { identityRoutes } from './api/identity-routes.js';
 import { buildSignIn } from './core/sign-in-services.js';
 import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
@@ -556,6 +557,7 @@ function buildPipeline(parts: {
     ...dashboardRoutes(monitoring, accounts.sessions, services.people.signIn, parts.live, (headers) => auth.authenticate(headers)),
     ...peopleRoutes(services.people, accounts),
     ...signInRoutes(accounts.signInWays),
+    ...identityRoutes(accounts.signInWays),
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),

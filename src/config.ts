@@ -84,7 +84,8 @@ const ConfigSchema = Type.Object({
    * `allowedDomains`: email domains admitted (empty: any); `createRole`: the role given to a person
    * the provider vouches for who is not a member yet (null: only existing members may sign in);
    * `account`: the account such people join (id or email; null: the admin account); `name`: the
-   * sign-in button's label.
+   * sign-in button's label; `trustUnverifiedEmail`: an address the provider does not mark
+   * `email_verified: true` may still link a member who has no identity at the provider yet.
    */
   auth: Type.Object({
     signIn: Type.Object({
@@ -102,6 +103,7 @@ const ConfigSchema = Type.Object({
       allowedDomains: Type.Array(Type.String()),
       createRole: Type.Union([Type.Literal('admin'), Type.Literal('editor'), Type.Literal('viewer'), Type.Null()]),
       account: Nullable(Type.String()),
+      trustUnverifiedEmail: Type.Boolean(),
     }),
   }),
   /** Days the audit log keeps its entries. */

@@ -20,6 +20,7 @@ import { DEPENDENCIES_MIGRATION } from './migrations-dependencies.js';
 import { ALERT_TRANSITIONS_MIGRATION } from './migrations-alert-transitions.js';
 import { ALERT_OUTBOX_MIGRATION } from './migrations-alert-outbox.js';
 import { WEBHOOK_SUBSCRIPTIONS_MIGRATION } from './migrations-webhook-subscriptions.js';
+import { IDENTITIES_MIGRATION } from './migrations-identities.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -182,4 +183,5 @@ export const MIGRATIONS: Migration[] = [
   ALERT_TRANSITIONS_MIGRATION,
   ALERT_OUTBOX_MIGRATION,
   WEBHOOK_SUBSCRIPTIONS_MIGRATION,
+  IDENTITIES_MIGRATION,
 ];

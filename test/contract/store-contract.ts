@@ -6,6 +6,7 @@ import type { Store } from '../../src/store/store.js';
 import { newUser, type Actor } from '../../src/domain/people.js';
 import type { ObservationWrite, WriteRecord } from '../../src/store/writes.js';
 import type { AuthChallengeRow, PasskeyRow } from '../../src/store/passkey-store.js';
+import type { IdentityRow } from '../../src/store/identity-store.js';
 import { StaleOwner } from '../../src/store/cluster-repo.js';
 import { Rollup } from '../../src/domain/rollup.js';
 
@@ -852,6 +853,34 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual((await store.passkeys.listForUser(user)).map((p) => p.id), [second.id]);
       await store.users.delete(user);
       assert.equal(await store.passkeys.byCredentialId(second.credentialId), null, 'a removed member\'s passkeys go with them');
+    });
+
+    withStore('single sign-on identities: one per (issuer, subject), one per member per issuer; found by subject, used, removed', async (store) => {
+      const user = await member(store);
+      const other = await member(store);
+      const idp = 'https://idp.example.com';
+      const first: IdentityRow = { id: id('idn'), userId: user, issuer: idp, subject: 'sub-1', email: 'a@example.com', createdAt: T, lastUsedAt: null };
+      const second: IdentityRow = { ...first, id: id('idn'), issuer: 'https://other-idp.example.com', createdAt: T + 1 };
+      assert.equal(await store.identities.insert(first), true);
+      assert.equal(await store.identities.insert(second), true, 'the same subject at another issuer is another identity');
+      assert.equal(await store.identities.insert({ ...first, id: id('idn'), userId: other }), false, 'an (issuer, subject) binds one member');
+      assert.equal(await store.identities.insert({ ...first, id: id('idn'), subject: 'sub-2' }), false, 'a member has one identity per issuer');
+      assert.deepEqual(await store.identities.listForUser(user), [first, second]);
+      assert.deepEqual(await store.identities.listForUser(other), [], 'a refused insert wrote nothing');
+      assert.deepEqual(await store.identities.bySubject(idp, 'sub-1'), first);
+      assert.equal(await store.identities.bySubject(idp, 'sub-2'), null);
+      assert.equal(await store.identities.bySubject('https://idp.example.com/', 'sub-1'), null, 'issuers are compared exactly');
+
+      await store.identities.recordUse(first.id, 'new@example.com', T + 5_000);
+      assert.deepEqual(await store.identities.bySubject(idp, 'sub-1'), { ...first, email: 'new@example.com', lastUsedAt: T + 5_000 });
+
+      assert.equal(await store.identities.delete(first.id, other), false, 'only its own member removes it');
+      assert.equal(await store.identities.delete(first.id, user), true);
+      assert.equal(await store.identities.delete(first.id, user), false);
+      assert.equal(await store.identities.insert({ ...first, id: id('idn'), userId: other }), true, 'a removed binding frees its subject');
+      await store.users.delete(user);
+      assert.deepEqual(await store.identities.listForUser(user), [], "a removed member's identities go with them");
+      assert.equal(await store.identities.bySubject(second.issuer, second.subject), null);
     });
 
     withStore('sign-in challenges: taken once, by their purpose, before they expire; pruned after', async (store) => {

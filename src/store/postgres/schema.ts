@@ -642,6 +642,23 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX status_page_subscribers_pending ON status_page_subscribers (created_at) WHERE confirmed_at IS NULL;
     `,
   },
+  {
+    version: 11,
+    name: 'issue 34: single sign-on identities (SQLite 24)',
+    sql: `
+      CREATE TABLE sso_identities (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        issuer TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        email TEXT,
+        created_at BIGINT NOT NULL,
+        last_used_at BIGINT,
+        UNIQUE (issuer, subject),
+        UNIQUE (user_id, issuer)
+      );
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));

@@ -18,6 +18,7 @@ import { sqliteSessions } from './sessions.js';
 import { sqliteUsers } from './users.js';
 import { sqliteAudit } from './audit.js';
 import { sqlitePasskeys } from './passkeys.js';
+import { sqliteIdentities } from './identities.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
@@ -123,6 +124,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     users: gate(sqliteUsers(db, credentialsChanged)),
     audit: gate(sqliteAudit(db)),
     passkeys: gate(sqlitePasskeys(db)),
+    identities: gate(sqliteIdentities(db)),
     served: gate(sqliteServedAddresses(db)),
     kumaImports: gate(sqliteKumaImports(db)),
     cluster: gate(cluster),
