@@ -29,6 +29,7 @@ import { openPgStore } from './store/postgres/index.js';
 import type { Store } from './store/store.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
+import { OutboundRules } from './store/outbound-rules.js';
 import { Engine, type HandOver } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { Recorder } from './monitor/recorder.js';
@@ -53,6 +54,7 @@ import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
 import { signInRoutes } from './api/sign-in-routes.js';
+import { identityRoutes } from './api/identity-routes.js';
 import { buildSignIn } from './core/sign-in-services.js';
 import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
@@ -345,7 +347,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const { store, clock, log, writer, rollups, mailer, jobs, liveChecks: live } = base;
   const recorder = new Recorder({ writer, central: cluster.shared ? cluster.name : undefined });
   const checks = new ChecksService(store, config, clock);
-  const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads });
+  const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads, dnsServers: config.probes.dnsServers });
 
   // A single server owns every check: nothing on the probe path asks.
   const ownership = cluster.shared ? cluster : undefined;
@@ -354,7 +356,9 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const sessions = new NodeSessions({ clock, log });
   // An immediate re-check of a check whose node is connected to another central is run there.
   const runElsewhere = shared ? relayRunNow(shared.bus, cluster.name, (checkId) => assignment.runHere(checkId)) : undefined;
-  const assignment: Assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock, runElsewhere });
+  // One outbound rule per account for its probes (here and on nodes) and its alert deliveries.
+  const outbound = new OutboundRules(config, store.accounts);
+  const assignment: Assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock, outbound, runElsewhere });
   // A failure seen here is re-checked by a node of another region, connected here or to another central.
   const askElsewhere = shared ? relayPeerRechecks(shared.bus, cluster.name, (nodeId, task) => peers.recheckOn(nodeId, task)) : undefined;
   const peers: PeerRechecks = new PeerRechecks({
@@ -367,7 +371,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     })
     : undefined;
   const engine = new Engine({
-    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, handOver, autoStart: base.opts.autoTick !== false,
+    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, handOver, outbound, autoStart: base.opts.autoTick !== false,
   });
   const forward = shared
     ? (ping: Omit<NewInboxPing, 'receivedBy'>) => {
@@ -381,7 +385,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const domains = new DomainMonitor({
     store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log, ownership,
   });
-  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live, shared: ownership });
+  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live, shared: ownership, outbound });
   const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, commits: writer, clock, log });
   const nodes = new NodeHub({
     registry: new NodeRegistry(store.nodes, config.region, clock), nodes: store.nodes, checks: store.checks, sessions, assignment, intake, peers, log,
@@ -423,6 +427,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
+    ...services.pages.subscriptions.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, shared: shared !== null, config, clock, log }),
     cluster.job(),
   ]) jobs.add(job);
@@ -530,7 +535,8 @@ function pageServices(parts: {
     onError: (err) => log.error({ err }, 'automatic incident not recorded'),
   });
   const subscriptions = new SubscriptionsService({
-    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, windows: parts.checks, config, clock,
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, verifier: parts.alerts.subscriberVerifier,
+    windows: parts.checks, config, clock,
     onError: (err) => log.error({ err }, 'status page notice not queued'),
   });
   return {
@@ -559,6 +565,7 @@ function buildPipeline(parts: {
     ...dashboardRoutes(monitoring, accounts.sessions, services.people.signIn, parts.live, (headers) => auth.authenticate(headers)),
     ...peopleRoutes(services.people, accounts),
     ...signInRoutes(accounts.signInWays),
+    ...identityRoutes(accounts.signInWays),
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),

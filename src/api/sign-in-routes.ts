@@ -25,6 +25,10 @@ function cookieValue(header: string | undefined, name: string): string | null {
   return null;
 }
 
+/** The cookie that carries a single sign-on's flow token to the callback (and only there). */
+export const oidcFlowCookie = (value: string, maxAgeMs: number, secure: boolean) =>
+  `${OIDC_FLOW_COOKIE}=${value}; Path=${OIDC_CALLBACK_PATH}; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+
 const redirect = (location: string, cookies: string[]): Reply => ({
   status: 302,
   // Set-Cookie pairs ride in one header joined by a newline: the adapter writes each on its own.
@@ -43,8 +47,7 @@ export function signInRoutes(s: SignInServices): Route[] {
   };
   /** The ms until this client may start another ceremony (0: now, and it is counted). */
   const ceremonyWait = (address: string) => s.ceremonies.charge(address, CEREMONIES_PER_MINUTE);
-  const flowCookie = (value: string, maxAgeMs: number) =>
-    `${OIDC_FLOW_COOKIE}=${value}; Path=${OIDC_CALLBACK_PATH}; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${s.secureCookies ? '; Secure' : ''}`;
+  const flowCookie = (value: string, maxAgeMs: number) => oidcFlowCookie(value, maxAgeMs, s.secureCookies);
   return [
     defineRoute({
       ...SIGN_IN,
@@ -140,10 +143,11 @@ export function signInRoutes(s: SignInServices): Route[] {
         const cleared = flowCookie('', 0);
         if (!s.oidc.enabled) return redirect(s.oidc.failureTarget('Single sign-on is not configured on this server (auth.oidc.issuer)'), [cleared]);
         try {
-          const { session, returnTo } = await s.oidc.callback(req.query, cookieValue(req.headers['cookie'], OIDC_FLOW_COOKIE), clientOf(req));
-          return redirect(s.oidc.dashboardTarget(returnTo), [cleared, s.sessions.cookie(session)]);
+          const outcome = await s.oidc.callback(req.query, cookieValue(req.headers['cookie'], OIDC_FLOW_COOKIE), clientOf(req));
+          const cookies = outcome.kind === 'signed_in' ? [cleared, s.sessions.cookie(outcome.session)] : [cleared];
+          return redirect(s.oidc.dashboardTarget(outcome.returnTo), cookies);
         } catch (err) {
-          if (err instanceof SsoRefused) return redirect(s.oidc.failureTarget(err.message), [cleared]);
+          if (err instanceof SsoRefused) return redirect(s.oidc.refusedTarget(err), [cleared]);
           throw err;
         }
       },

@@ -7,6 +7,7 @@ import type { SessionStore } from './session-store.js';
 import type { AuditRepo, UserRepo } from './people-store.js';
 import type { AttemptTallyRepo } from './attempt-tallies.js';
 import type { PasskeyRepo } from './passkey-store.js';
+import type { IdentityRepo } from './identity-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { ClusterRepo, Fence } from './cluster-repo.js';
 import type { ChangeBus } from './change-bus.js';
@@ -63,6 +64,8 @@ export interface Store {
   audit: AuditRepo;
   /** Members' passkeys and the short-lived state of sign-in ceremonies (WebAuthn, single sign-on). */
   passkeys: PasskeyRepo;
+  /** Members bound to their accounts at OpenID providers by issuer and subject (issue 34). */
+  identities: IdentityRepo;
   /** The public addresses the running server serves on, for the CLI (issue 23). */
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */

@@ -185,7 +185,8 @@ export function pgConfigKeys(db: PgDb): Async<ConfigKeyRepo> {
 const PAGE_COLUMNS: Array<[string, keyof StatusPage]> = [
   ['slug', 'slug'], ['title', 'title'], ['description', 'description'], ['custom_domain', 'customDomain'],
   ['auto_incidents', 'autoIncidents'], ['logo_url', 'logoUrl'], ['accent_color', 'accentColor'], ['footer_text', 'footerText'],
-  ['favicon', 'favicon'], ['hide_powered_by', 'hidePoweredBy'], ['tags', 'tags'], ['updated_at', 'updatedAt'],
+  ['favicon', 'favicon'], ['hide_powered_by', 'hidePoweredBy'], ['webhook_subscriptions', 'webhookSubscriptions'],
+  ['tags', 'tags'], ['updated_at', 'updatedAt'],
 ];
 
 export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
@@ -205,6 +206,7 @@ export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
     footerText: r.footer_text as string | null,
     favicon: r.favicon as string | null,
     hidePoweredBy: r.hide_powered_by as boolean,
+    webhookSubscriptions: r.webhook_subscriptions as boolean,
     tags: JSON.parse(r.tags as string) as string[],
     createdAt: r.created_at as number,
     updatedAt: r.updated_at as number,

@@ -19,6 +19,7 @@ import { sqliteAttemptTallies } from './attempt-tallies.js';
 import { sqliteUsers } from './users.js';
 import { sqliteAudit } from './audit.js';
 import { sqlitePasskeys } from './passkeys.js';
+import { sqliteIdentities } from './identities.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
@@ -125,6 +126,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     signInAttempts: gate(sqliteAttemptTallies(db)),
     audit: gate(sqliteAudit(db)),
     passkeys: gate(sqlitePasskeys(db)),
+    identities: gate(sqliteIdentities(db)),
     served: gate(sqliteServedAddresses(db)),
     kumaImports: gate(sqliteKumaImports(db)),
     cluster: gate(cluster),
