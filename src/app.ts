@@ -99,6 +99,8 @@ import { maintenanceWindowRoutes } from './api/maintenance-windows-routes.js';
 import { AuditLog } from './core/audit-log.js';
 import { MembersService } from './core/members-service.js';
 import { SignInService } from './core/sign-in-service.js';
+import { PasswordHasher } from './core/password-hasher.js';
+import { Passwords } from './core/passwords.js';
 import { SignInThrottle } from './core/sign-in-throttle.js';
 import { TotpService } from './core/totp-service.js';
 import { MemberSessions } from './core/member-sessions.js';
@@ -155,6 +157,8 @@ interface Base {
   jobs: JobRunner;
   liveChecks: LiveChecks;
   idempotency: Idempotency;
+  /** The thread that hashes passwords (away from libuv's pool, where probes resolve names). */
+  hasher: PasswordHasher;
 }
 
 /**
@@ -212,6 +216,7 @@ export class VigilApp<S extends Store = SqliteStore> {
     this.base = {
       input, opts, store: this.store, clock: this.clock, log: this.log, writer: this.writer, rollups: this.rollups, mailer: this.mailer,
       statusFeed: this.statusFeed, jobs: this.jobs, liveChecks: this.liveChecks, idempotency: new Idempotency(this.store.idempotency, this.clock),
+      hasher: new PasswordHasher(input.auth.passwordHashing),
     };
   }
 
@@ -281,6 +286,7 @@ export class VigilApp<S extends Store = SqliteStore> {
     await running?.alerts.stop();
     this.writer.close();
     this.mailer.close();
+    await this.base.hasher.close();
     await this.store.close();
   }
 
@@ -415,6 +421,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
     { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
     { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
+    { name: 'sign-in-attempts-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.people.signIn.pruneAttempts() },
     { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signInWays.passkeys.pruneChallenges() },
     // Windows start and end on their own timer; this also catches windows and checks another process wrote.
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
@@ -452,7 +459,8 @@ function buildServices(parts: {
   const sessions = new SessionsService(store, clock, config);
   const audit = new AuditLog(store, clock);
   const members = new MembersService(store, config, clock, audit, base.mailer);
-  const signIn = new SignInService(store, clock, sessions, members, audit, new SignInThrottle(config.auth.signIn, clock));
+  const passwords = new Passwords((d) => base.hasher.derive(d));
+  const signIn = new SignInService(store, clock, sessions, members, audit, new SignInThrottle(config.auth.signIn, clock, store), passwords);
   const processMetrics = new ProcessMetrics({
     wheelLag: engine.metrics.lag,
     probesFired: () => engine.metrics.fired,

@@ -35,6 +35,8 @@ const ConfigSchema = Type.Object({
     perKeyPerMinute: Type.Number(),
     statusPerKeyPerMinute: Type.Number(),
     statusPerAccountPerMinute: Type.Number(),
+    /** Requests per client address and minute to the unauthenticated routes that do work (sign-in, signup, claim, subscribe). */
+    perAddressPerMinute: Type.Integer({ minimum: 1 }),
   }),
   /**
    * `threads`: probe worker threads; 0 = one less than the cores, at most 2 (a core stays free for the API).
@@ -94,6 +96,8 @@ const ConfigSchema = Type.Object({
       addressLockAfterFailures: Type.Number(),
       windowMinutes: Type.Number(),
     }),
+    /** Password hashes run on `threads` of their own; beyond `maxQueued` waiting, a check is refused with 503. */
+    passwordHashing: Type.Object({ threads: Type.Integer({ minimum: 1, maximum: 8 }), maxQueued: Type.Integer({ minimum: 1 }) }),
     oidc: Type.Object({
       issuer: Nullable(Type.String()),
       clientId: Type.String(),

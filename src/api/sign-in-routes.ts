@@ -14,7 +14,7 @@ import { clientOf, sessionOpened } from './dashboard-routes.js';
 import { defineRoute, ok, type Reply, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
 
-const SIGN_IN = { auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard', tag: 'dashboard' } as const;
+const SIGN_IN = { auth: 'none', allowRestricted: true, rateLimit: 'per-address', idempotency: 'none', errorShape: 'standard', tag: 'dashboard' } as const;
 const MEMBER = { ...publicApi, idempotency: 'none', tag: 'dashboard' } as const;
 
 function cookieValue(header: string | undefined, name: string): string | null {
@@ -51,6 +51,8 @@ export function signInRoutes(s: SignInServices): Route[] {
   return [
     defineRoute({
       ...SIGN_IN,
+      // What the sign-in page shows, computed from the config: nothing to spend.
+      rateLimit: 'none',
       method: 'GET',
       path: '/v1/public/sessions/methods',
       summary: 'The ways of signing in this server offers (what the sign-in page shows)',
@@ -83,7 +85,7 @@ export function signInRoutes(s: SignInServices): Route[] {
       summary: 'Signs in with a passkey: the assertion for the options of POST /sessions/passkey/options; sets the session cookie',
       bodyKind: 'json',
       body: PasskeySignInBody,
-      responses: { 201: SessionResponse, 400: ErrorBody, 401: ErrorBody },
+      responses: { 201: SessionResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
       handler: async ({ body, req }) => {
         const { session } = await s.passkeys.signIn(body.response as unknown as AuthenticationResponseJSON, clientOf(req));
         return sessionOpened(s.sessions, session);
@@ -109,7 +111,7 @@ export function signInRoutes(s: SignInServices): Route[] {
       summary: "Signs in with an emailed link's token (once, within 15 minutes): sets the session cookie",
       bodyKind: 'json',
       body: EmailLinkRedeemBody,
-      responses: { 201: SessionResponse, 400: ErrorBody },
+      responses: { 201: SessionResponse, 400: ErrorBody, 429: ErrorBody },
       handler: async ({ body, req }) => sessionOpened(s.sessions, await s.emailLink.redeem(body.token, clientOf(req))),
     }),
     defineRoute({

@@ -21,6 +21,7 @@ import { ALERT_TRANSITIONS_MIGRATION } from './migrations-alert-transitions.js';
 import { ALERT_OUTBOX_MIGRATION } from './migrations-alert-outbox.js';
 import { WEBHOOK_SUBSCRIPTIONS_MIGRATION } from './migrations-webhook-subscriptions.js';
 import { IDENTITIES_MIGRATION } from './migrations-identities.js';
+import { SIGN_IN_ATTEMPTS_MIGRATION } from './migrations-sign-in-attempts.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -184,4 +185,5 @@ export const MIGRATIONS: Migration[] = [
   ALERT_OUTBOX_MIGRATION,
   WEBHOOK_SUBSCRIPTIONS_MIGRATION,
   IDENTITIES_MIGRATION,
+  SIGN_IN_ATTEMPTS_MIGRATION,
 ];

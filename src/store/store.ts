@@ -5,6 +5,7 @@ import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
 import type { AuditRepo, UserRepo } from './people-store.js';
+import type { AttemptTallyRepo } from './attempt-tallies.js';
 import type { PasskeyRepo } from './passkey-store.js';
 import type { IdentityRepo } from './identity-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
@@ -57,6 +58,8 @@ export interface Store {
   sessions: SessionStore;
   /** Members of accounts with their roles, set-up links and recovery codes (issue 28). */
   users: UserRepo;
+  /** Password and second-factor attempts per person and per address, shared by every central (issue 34). */
+  signInAttempts: AttemptTallyRepo;
   /** Who changed what in an account (issue 28). */
   audit: AuditRepo;
   /** Members' passkeys and the short-lived state of sign-in ceremonies (WebAuthn, single sign-on). */

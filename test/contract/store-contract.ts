@@ -281,6 +281,37 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.sessions.byTokenHash(hash(mine.id)), null, "a removed member's sessions go with them");
     });
 
+    withStore("a member's other sessions end together; the one kept stays", async (store) => {
+      const acc = account();
+      await store.accounts.insert(acc);
+      const member = newUser(id('usr'), acc.id, `${id('m')}@example.com`, 'editor', null, T);
+      await store.users.insert(member);
+      const session = (userId: string | null) => ({ id: id('ses'), accountId: acc.id, keyId: null, userId, method: 'password', address: null, userAgent: null, createdAt: T, expiresAt: T + 1000 });
+      const [kept, a, b, linkSession] = [session(member.id), session(member.id), session(member.id), session(null)];
+      for (const s of [kept, a, b, linkSession]) await store.sessions.insert(s, hash(s.id));
+      assert.equal(await store.sessions.deleteForUser(member.id, kept.id), 2);
+      assert.deepEqual((await store.sessions.listForUser(member.id, T)).map((s) => s.id), [kept.id]);
+      assert.ok(await store.sessions.byId(linkSession.id), 'sessions of no member are not touched');
+      assert.equal(await store.sessions.deleteForUser(member.id, null), 1, 'null keeps none');
+    });
+
+    withStore('sign-in attempt tallies: reserved up to the limit, refused without moving the window, released, forgotten', async (store) => {
+      const tallies = store.signInAttempts;
+      const key = `u:${id('who')}`;
+      for (let i = 1; i <= 3; i++) assert.deepEqual(await tallies.reserve(key, 3, T + i, 1000), { admitted: true, tally: { attempts: i, forgetAt: T + i + 1000 } });
+      assert.deepEqual(await tallies.reserve(key, 3, T + 10, 1000), { admitted: false, tally: { attempts: 3, forgetAt: T + 1003 } }, 'the fourth is refused; the window stays');
+      await tallies.release(key);
+      assert.equal((await tallies.reserve(key, 3, T + 11, 1000)).admitted, true, 'one given back is one more allowed');
+      assert.equal((await tallies.reserve(key, 3, T + 12, 1000)).admitted, false);
+      assert.deepEqual(await tallies.reserve(key, 3, T + 1011, 1000), { admitted: true, tally: { attempts: 1, forgetAt: T + 2011 } }, 'a forgotten tally starts again');
+      await tallies.clear(key);
+      assert.equal((await tallies.reserve(key, 1, T + 1012, 1000)).tally.attempts, 1, 'cleared');
+      const shared = `a:${id('addr')}`;
+      const racing = await Promise.all(Array.from({ length: 20 }, () => tallies.reserve(shared, 5, T, 1000)));
+      assert.equal(racing.filter((r) => r.admitted).length, 5, 'twenty at once: five admitted');
+      assert.equal(await tallies.prune(T + 5000), 2);
+    });
+
     withStore('the audit log: append, filters, cursor, retention', async (store) => {
       const acc = account();
       const other = account();

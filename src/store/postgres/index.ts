@@ -3,6 +3,7 @@ import type { WriteFailure, WriteRecord } from '../writes.js';
 import type { Fence } from '../cluster-repo.js';
 import { pgAudit, pgUsers } from './people.js';
 import { pgPasskeys } from './passkeys.js';
+import { pgAttemptTallies } from './attempt-tallies.js';
 import { pgIdentities } from './identities.js';
 import { PgDb, unreachable } from './db.js';
 import { Credentials, pgAccounts, pgKeys, pgOAuth } from './credentials.js';
@@ -159,6 +160,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     operations: pgOperations(db),
     sessions: pgSessions(db),
     users: pgUsers(db),
+    signInAttempts: pgAttemptTallies(db),
     passkeys: pgPasskeys(db),
     identities: pgIdentities(db),
     audit: pgAudit(db),

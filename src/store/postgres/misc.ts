@@ -107,6 +107,7 @@ export function pgSessions(db: PgDb): Async<SessionStore> {
     listForUser: async (userId, now) =>
       (await db.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id`, [userId, now])).map(toSession),
     delete: async (id) => void (await db.run('DELETE FROM sessions WHERE id = $1', [id])),
+    deleteForUser: (userId, keep) => db.run("DELETE FROM sessions WHERE user_id = $1 AND id <> coalesce($2, '')", [userId, keep]),
     pruneExpired: (now) => db.run('DELETE FROM sessions WHERE expires_at <= $1', [now]),
     insertLoginLink: async (hash, accountId, createdAt, expiresAt) =>
       void (await db.run('INSERT INTO login_links (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [hash, accountId, createdAt, expiresAt])),

@@ -659,6 +659,18 @@ export const PG_MIGRATIONS: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: 'issue 34: sign-in attempt tallies shared by every central (SQLite 25)',
+    sql: `
+      CREATE TABLE sign_in_attempts (
+        key TEXT PRIMARY KEY,
+        attempts INTEGER NOT NULL,
+        forget_at BIGINT NOT NULL
+      );
+      CREATE INDEX sign_in_attempts_forget ON sign_in_attempts (forget_at);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));

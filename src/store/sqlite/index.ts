@@ -15,6 +15,7 @@ import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
 import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
+import { sqliteAttemptTallies } from './attempt-tallies.js';
 import { sqliteUsers } from './users.js';
 import { sqliteAudit } from './audit.js';
 import { sqlitePasskeys } from './passkeys.js';
@@ -122,6 +123,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     operations: gate(sqliteOperations(db)),
     sessions: gate(sqliteSessions(db)),
     users: gate(sqliteUsers(db, credentialsChanged)),
+    signInAttempts: gate(sqliteAttemptTallies(db)),
     audit: gate(sqliteAudit(db)),
     passkeys: gate(sqlitePasskeys(db)),
     identities: gate(sqliteIdentities(db)),
