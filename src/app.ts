@@ -29,6 +29,7 @@ import { openPgStore } from './store/postgres/index.js';
 import type { Store } from './store/store.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
+import { OutboundRules } from './store/outbound-rules.js';
 import { Engine, type HandOver } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { Recorder } from './monitor/recorder.js';
@@ -53,6 +54,7 @@ import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
 import { signInRoutes } from './api/sign-in-routes.js';
+import { identityRoutes } from './api/identity-routes.js';
 import { buildSignIn } from './core/sign-in-services.js';
 import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
@@ -98,6 +100,8 @@ import { maintenanceWindowRoutes } from './api/maintenance-windows-routes.js';
 import { AuditLog } from './core/audit-log.js';
 import { MembersService } from './core/members-service.js';
 import { SignInService } from './core/sign-in-service.js';
+import { PasswordHasher } from './core/password-hasher.js';
+import { Passwords } from './core/passwords.js';
 import { SignInThrottle } from './core/sign-in-throttle.js';
 import { TotpService } from './core/totp-service.js';
 import { MemberSessions } from './core/member-sessions.js';
@@ -156,6 +160,8 @@ interface Base {
   jobs: JobRunner;
   liveChecks: LiveChecks;
   idempotency: Idempotency;
+  /** The thread that hashes passwords (away from libuv's pool, where probes resolve names). */
+  hasher: PasswordHasher;
 }
 
 /**
@@ -213,6 +219,7 @@ export class VigilApp<S extends Store = SqliteStore> {
     this.base = {
       input, opts, store: this.store, clock: this.clock, log: this.log, writer: this.writer, rollups: this.rollups, mailer: this.mailer,
       statusFeed: this.statusFeed, jobs: this.jobs, liveChecks: this.liveChecks, idempotency: new Idempotency(this.store.idempotency, this.clock),
+      hasher: new PasswordHasher(input.auth.passwordHashing),
     };
   }
 
@@ -282,6 +289,7 @@ export class VigilApp<S extends Store = SqliteStore> {
     await running?.alerts.stop();
     this.writer.close();
     this.mailer.close();
+    await this.base.hasher.close();
     await this.store.close();
   }
 
@@ -347,7 +355,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const { store, clock, log, writer, rollups, mailer, jobs, liveChecks: live } = base;
   const recorder = new Recorder({ writer, central: cluster.shared ? cluster.name : undefined });
   const checks = new ChecksService(store, config, clock);
-  const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads });
+  const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads, dnsServers: config.probes.dnsServers });
 
   // A single server owns every check: nothing on the probe path asks.
   const ownership = cluster.shared ? cluster : undefined;
@@ -356,7 +364,9 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const sessions = new NodeSessions({ clock, log });
   // An immediate re-check of a check whose node is connected to another central is run there.
   const runElsewhere = shared ? relayRunNow(shared.bus, cluster.name, (checkId) => assignment.runHere(checkId)) : undefined;
-  const assignment: Assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock, runElsewhere });
+  // One outbound rule per account for its probes (here and on nodes) and its alert deliveries.
+  const outbound = new OutboundRules(config, store.accounts);
+  const assignment: Assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock, outbound, runElsewhere });
   // A failure seen here is re-checked by a node of another region, connected here or to another central.
   const askElsewhere = shared ? relayPeerRechecks(shared.bus, cluster.name, (nodeId, task) => peers.recheckOn(nodeId, task)) : undefined;
   const peers: PeerRechecks = new PeerRechecks({
@@ -369,7 +379,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     })
     : undefined;
   const engine = new Engine({
-    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, handOver, autoStart: base.opts.autoTick !== false,
+    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, handOver, outbound, autoStart: base.opts.autoTick !== false,
   });
   const forward = shared
     ? (ping: Omit<NewInboxPing, 'receivedBy'>) => {
@@ -388,7 +398,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     ? relayVerdicts(shared.bus, cluster.name, (id) => (cluster.owns(id) ? engine.probeNow(id) ?? Promise.resolve(null) : null))
     : undefined;
   const verdictNow = (id: string) => engine.probeNow(id) ?? askOwner?.(id, engine.verdictLimitMs(id) + RELAY_SLACK_MS) ?? Promise.resolve(null);
-  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live, shared: ownership, verdictNow });
+  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live, shared: ownership, outbound, verdictNow });
   const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, commits: writer, clock, log });
   const nodes = new NodeHub({
     registry: new NodeRegistry(store.nodes, config.region, clock), nodes: store.nodes, checks: store.checks, sessions, assignment, intake, peers, log,
@@ -424,11 +434,13 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
     { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
     { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
+    { name: 'sign-in-attempts-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.people.signIn.pruneAttempts() },
     { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signInWays.passkeys.pruneChallenges() },
     // Windows start and end on their own timer; this also catches windows and checks another process wrote.
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
+    ...services.pages.subscriptions.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, shared: shared !== null, config, clock, log }),
     cluster.job(),
   ]) jobs.add(job);
@@ -466,7 +478,8 @@ function buildServices(parts: {
   const sessions = new SessionsService(store, clock, config);
   const audit = new AuditLog(store, clock);
   const members = new MembersService(store, config, clock, audit, base.mailer);
-  const signIn = new SignInService(store, clock, sessions, members, audit, new SignInThrottle(config.auth.signIn, clock));
+  const passwords = new Passwords((d) => base.hasher.derive(d));
+  const signIn = new SignInService(store, clock, sessions, members, audit, new SignInThrottle(config.auth.signIn, clock, store), passwords);
   const processMetrics = new ProcessMetrics({
     wheelLag: engine.metrics.lag,
     probesFired: () => engine.metrics.fired,
@@ -541,7 +554,8 @@ function pageServices(parts: {
     onError: (err) => log.error({ err }, 'automatic incident not recorded'),
   });
   const subscriptions = new SubscriptionsService({
-    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, windows: parts.checks, config, clock,
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, verifier: parts.alerts.subscriberVerifier,
+    windows: parts.checks, config, clock,
     onError: (err) => log.error({ err }, 'status page notice not queued'),
   });
   return {
@@ -570,6 +584,7 @@ function buildPipeline(parts: {
     ...dashboardRoutes(monitoring, accounts.sessions, services.people.signIn, parts.live, (headers) => auth.authenticate(headers)),
     ...peopleRoutes(services.people, accounts),
     ...signInRoutes(accounts.signInWays),
+    ...identityRoutes(accounts.signInWays),
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),

@@ -16,6 +16,8 @@ import type { AlertEvent } from '../domain/events.js';
 import { WebhookChannel } from './webhook-channel.js';
 import { WebhookService } from './webhook-service.js';
 import { WebhookThread } from './delivery/webhook-thread.js';
+import { OutboundRules } from '../store/outbound-rules.js';
+import { subscriberRule } from '../domain/outbound-policy.js';
 
 /** What the alerts layer reports about an account (spec 2.7 `alerts`, `usage.webhooks`). */
 export interface AlertSummary {
@@ -25,6 +27,7 @@ export interface AlertSummary {
 }
 import { ReminderSweep } from './reminders.js';
 import { SubscriberEmailChannel, SubscriberWebhookChannel } from './page-notices.js';
+import { SubscriberVerifier } from './subscriber-webhooks.js';
 import type { NewAlert } from '../store/alert-store.js';
 import { TargetOptionsPolicy } from './target-options.js';
 import type { Job } from '../util/job-runner.js';
@@ -52,6 +55,8 @@ export interface AlertsDeps {
    * or left behind (a central that died with deliveries pending or leased).
    */
   shared?: { owns(checkId: string): boolean };
+  /** The accounts' outbound rules (shared with the engine; built here when absent, as in CLI commands). */
+  outbound?: OutboundRules;
 }
 
 /**
@@ -65,6 +70,8 @@ export class AlertsModule {
   readonly reminders: ReminderSweep;
   readonly sender: DeliverySender;
   readonly pipeline: AlertPipeline;
+  /** Issue 34: the challenge a status page's webhook subscriber answers before anything else is sent. */
+  readonly subscriberVerifier: SubscriberVerifier;
   private readonly client: WebhookThread;
   private readonly writer: BatchWriter;
   private readonly clock: Clock;
@@ -80,20 +87,24 @@ export class AlertsModule {
     this.client = new WebhookThread({
       timeoutMs: alerts.timeoutMs,
       blockPrivateAddresses: config.probes.blockPrivateAddresses,
+      dnsServers: config.probes.dnsServers,
       // As many as can be in flight at once: requests never queue inside the pool, where a
       // burst to one popular origin (hooks.slack.com) would spend its timeout waiting.
       connectionsPerOrigin: alerts.concurrency,
     });
+    const outbound = deps.outbound ?? new OutboundRules(config, store.accounts);
+    const toSubscribers = subscriberRule(config);
+    this.subscriberVerifier = new SubscriberVerifier({ timeoutMs: alerts.timeoutMs, rule: toSubscribers, dnsServers: config.probes.dnsServers });
     const options = new TargetOptionsPolicy(store);
     this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config, store);
-    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, accounts: store.accounts, clock, config, log });
+    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, outbound, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,
       channels: {
-        webhook: new WebhookChannel(routing, this.client),
+        webhook: new WebhookChannel(routing, this.client, outbound),
         email: new EmailChannel(routing, mailer),
         subscriber_email: new SubscriberEmailChannel(store.subscribers, mailer, config),
-        subscriber_webhook: new SubscriberWebhookChannel(store.subscribers, this.client),
+        subscriber_webhook: new SubscriberWebhookChannel(store.subscribers, this.client, toSubscribers),
       },
       clock,
       log,
@@ -141,7 +152,7 @@ export class AlertsModule {
   async stop(): Promise<void> {
     await this.pipeline.settled();
     await this.sender.stop();
-    await this.client.close();
+    await Promise.all([this.client.close(), this.subscriberVerifier.close()]);
   }
 
   /** Resolves once every event so far is delivered or waiting for a later retry (tests, benchmarks). */

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { PrivateRefusal } from '../domain/outbound-policy.js';
 import type { SubscriberRepo } from '../store/subscribers.js';
 import type { Delivery, NoticeEventType } from '../store/alert-store.js';
 import type { AlertChannel, AttemptOutcome } from './channel.js';
@@ -100,16 +101,19 @@ export class SubscriberEmailChannel implements AlertChannel {
   }
 }
 
-/** A notice to one webhook subscriber: the stored JSON, signed with the subscriber's secret. */
+/** A notice to one webhook subscriber: the stored JSON, signed with the subscriber's secret; nothing before its receiver answered the verification (issue 34). */
 export class SubscriberWebhookChannel implements AlertChannel {
   constructor(
     private readonly subscribers: Pick<SubscriberRepo, 'byId'>,
     private readonly client: WebhookPoster,
+    /** The outbound policy's rule for subscriber webhooks (statusPages.subscriberWebhooks.allowPrivateTargets). */
+    private readonly refusePrivate: PrivateRefusal | null,
   ) {}
 
   async attempt(d: Delivery, signal: AbortSignal): Promise<AttemptOutcome> {
     const sub = await this.subscribers.byId(d.target);
     if (!sub) return { kind: 'cancelled', error: 'unsubscribed' };
-    return deliverToWebhook(this.client, { url: sub.address, webhookType: 'subscriber', secret: sub.secret }, d, signal);
+    if (sub.confirmedAt === null) return { kind: 'cancelled', error: 'not verified' };
+    return deliverToWebhook(this.client, { url: sub.address, webhookType: 'subscriber', secret: sub.secret, refusePrivate: this.refusePrivate }, d, signal);
   }
 }

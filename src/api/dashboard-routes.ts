@@ -49,7 +49,7 @@ export function dashboardRoutes(
       tag: 'dashboard',
       auth: 'none',
       allowRestricted: true,
-      rateLimit: 'none',
+      rateLimit: 'per-address',
       idempotency: 'none',
       errorShape: 'standard',
       bodyKind: 'json',

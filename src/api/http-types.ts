@@ -71,7 +71,12 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
   scope?: Scope;
   /** Whether a key restricted to checks or folders may call it. */
   allowRestricted: boolean;
-  rateLimit: 'per-key' | 'status' | 'none';
+  /**
+   * 'per-key': the credential's budget; 'status': the status endpoints' own; 'per-address': a
+   * route anyone may call unauthenticated that costs a hash, a mail or a row (sign-in, signup,
+   * claim, subscribe), counted per client address (`rateLimits.perAddressPerMinute`).
+   */
+  rateLimit: 'per-key' | 'status' | 'per-address' | 'none';
   idempotency: 'required' | 'optional' | 'none';
   /**
    * The handler and its idempotency record commit as one unit of work (a store transaction,

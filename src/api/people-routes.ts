@@ -76,9 +76,9 @@ export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
     defineRoute({
       method: 'POST', path: '/v1/public/password-setup', tag: 'members',
       summary: 'Use a set-up link: sets the member’s password and signs them in (session cookie)',
-      auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard', bodyKind: 'json',
+      auth: 'none', allowRestricted: true, rateLimit: 'per-address', idempotency: 'none', errorShape: 'standard', bodyKind: 'json',
       body: PasswordSetupBody,
-      responses: { 201: SessionResponse, ...errorsFor(400) },
+      responses: { 201: SessionResponse, ...errorsFor(400, 429) },
       handler: async ({ body, req }) => sessionOpened(a.sessions, await p.signIn.setUpPassword(body.token, body.password, clientOf(req))),
     }),
     defineRoute({

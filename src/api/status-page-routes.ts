@@ -29,6 +29,7 @@ export function statusPageRoutes(s: PageServices): Route[] {
     footerText: page.footerText,
     favicon: page.favicon,
     hidePoweredBy: page.hidePoweredBy,
+    webhookSubscriptions: page.webhookSubscriptions,
     url: s.statusPages.url(page),
     createdAt: new Date(page.createdAt).toISOString(),
     updatedAt: new Date(page.updatedAt).toISOString(),

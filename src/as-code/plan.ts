@@ -365,7 +365,7 @@ class Planner {
     const index = indexKeys(this.snapshot.pages, this.snapshot.keys.status_page, (p) => p.slug, 'page');
     this.planStates('statusPages', 'status_page', this.file.statusPages ?? {}, index, pageState, (current): PageState => ({
       slug: current.slug, title: current.title, description: current.description, customDomain: current.customDomain,
-      tags: current.tags, autoIncidents: current.autoIncidents, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
+      tags: current.tags, autoIncidents: current.autoIncidents, webhookSubscriptions: current.webhookSubscriptions, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
       favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, checks: this.routingOf(current.checkIds),
     }), new Set());
   }

@@ -7,7 +7,7 @@ import { LiveCheck, probePolicy } from '../monitor/live-check.js';
 import type { LiveChecks } from '../monitor/live-checks.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import type { Recorder } from '../monitor/recorder.js';
-import { whenAnswered, type Answer, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { NodeCursorWrite } from '../store/writes.js';
 import { intern, intervalMs, isProbeType, probeTask } from './check-task.js';
 import { CheckWheel } from './check-wheel.js';
@@ -17,8 +17,8 @@ import { followingDue, nextDue } from './timing-wheel.js';
 import { startWheelDriver, strideFor, type WheelDriver } from './wheel-driver.js';
 import { CapacityMonitor, type CapacityReport } from './capacity.js';
 import { Histogram } from '../domain/histogram.js';
-import { privateTargetRefusal } from '../domain/private-target.js';
-import { Lru } from '../util/lru.js';
+import type { PrivateRefusal } from '../domain/outbound-policy.js';
+import { OutboundRules } from '../store/outbound-rules.js';
 import { FreshVerdicts } from './fresh-verdicts.js';
 import type { MonitorStatus } from '../domain/events.js';
 
@@ -106,6 +106,8 @@ export interface EngineDeps {
   checks?: CheckEvents;
   /** Tests drive the wheel themselves; production ticks on real time. */
   autoStart?: boolean;
+  /** The accounts' outbound rules (shared with the alerts and the nodes' assignment; built here when absent). */
+  outbound?: OutboundRules;
 }
 
 /**
@@ -116,8 +118,8 @@ export interface EngineDeps {
 export class Engine implements CheckObserver {
   /** The one wheel: probes here, heartbeat deadlines and domain lookups by their owners. */
   readonly wheel: CheckWheel;
-  private readonly privateTargetsBlocked = new Lru<string, boolean>(10_000);
-  /** Checks waiting for the store to say whether their account may probe private targets. */
+  private readonly outbound: OutboundRules;
+  /** Checks waiting for the store to say which outbound rule their account follows. */
   private readonly adding = new Map<string, object>();
   private driver: WheelDriver | null = null;
   /** Probes dispatched whose results are not recorded yet. */
@@ -148,6 +150,7 @@ export class Engine implements CheckObserver {
     this.load = new CapacityMonitor(deps.log, () => deps.dispatcher.queued, deps.clock.now());
     this.region = deps.config.region;
     this.peer = deps.peer ?? new NoPeer();
+    this.outbound = deps.outbound ?? new OutboundRules(deps.config, deps.store.accounts);
     deps.checks?.observe(this);
   }
 
@@ -268,40 +271,26 @@ export class Engine implements CheckObserver {
   }
 
   /**
-   * Whether this account's probes refuse private addresses when they connect (a name that
-   * resolved publicly when the check was made may not later lead inside). How an account was
-   * created never changes, so the answer is cached.
-   */
-  private blocksPrivateTargets(accountId: string): Answer<boolean> {
-    const blocked = this.privateTargetsBlocked.get(accountId);
-    if (blocked !== undefined) return blocked;
-    return whenAnswered(privateTargetRefusal(this.deps.config, () => this.deps.store.accounts.createdBySignup(accountId)), (refusal) => {
-      this.privateTargetsBlocked.set(accountId, refusal !== null);
-      return refusal !== null;
-    });
-  }
-
-  /**
-   * Schedules the check: at once when whether its account may probe private targets is known
+   * Schedules the check: at once when its account's outbound rule is known
    * (cached, or a store that answers at once); otherwise once the store has answered, unless a
    * later save or a delete of the check came first.
    */
   private add(check: Check, runNow: boolean, now: number): void {
     if (!isProbeType(check.type) || check.disabled) return;
-    const blocked = this.blocksPrivateTargets(check.accountId);
-    if (!(blocked instanceof Promise)) return this.schedule(check, blocked, runNow, now);
+    const rule = this.outbound.forAccount(check.accountId);
+    if (!(rule instanceof Promise)) return this.schedule(check, rule, runNow, now);
     const mark = {};
     this.adding.set(check.id, mark);
-    blocked.then((b) => {
+    rule.then((r) => {
       if (this.adding.get(check.id) !== mark) return;
       this.adding.delete(check.id);
-      this.schedule(check, b, runNow, this.deps.clock.now());
+      this.schedule(check, r, runNow, this.deps.clock.now());
     }, (err: unknown) => this.deps.log.error({ err, checkId: check.id }, 'check not scheduled'));
   }
 
-  private schedule(check: Check, blocksPrivate: boolean, runNow: boolean, now: number): void {
+  private schedule(check: Check, rule: PrivateRefusal | null, runNow: boolean, now: number): void {
     this.adding.delete(check.id);
-    const task = probeTask(check, this.deps.config, blocksPrivate);
+    const task = probeTask(check, rule);
     const entry = new Scheduled(
       check, intern(check.accountId), this.scheduledEntry(check.id), now, intervalMs(check), task, check.regionOverride ?? this.region,
     );

@@ -94,7 +94,8 @@ export class RequestPipeline {
   private authenticated(route: Route, req: HttpRequest, params: Record<string, string>, principal: Principal | null): Reply | Promise<Reply> {
     let rate: RateState | null = null;
     try {
-      if (principal && !(req.prepaid && route.rateLimit === 'per-key')) rate = this.limit(route, principal);
+      if (route.rateLimit === 'per-address') rate = this.deps.rateLimiter.take(`address:${req.remoteAddress}`, this.deps.config.rateLimits.perAddressPerMinute);
+      else if (principal && !(req.prepaid && route.rateLimit === 'per-key')) rate = this.limit(route, principal);
       const reply = this.run(this.prepared.get(route)!, req, params, principal);
       if (!(reply instanceof Promise)) return withRate(reply, rate);
       const counted = rate;

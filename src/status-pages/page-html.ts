@@ -201,15 +201,20 @@ function lookParts(look: PublicPage['look'], title: string): { head: string; css
  * The subscribe forms: plain POST forms (no JavaScript), outside `<main>` so the refresh never
  * wipes what a visitor is typing.
  */
-function subscribeHtml(base: string): string {
+function subscribeHtml(base: string, webhooks: boolean): string {
   return `<section class="subscribe" id="subscribe"><h2>Get updates</h2><div class="card sub">
 <form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="email"><label for="sub-email">Email updates of incidents</label>
 <div class="field"><input id="sub-email" type="email" name="email" required maxlength="254" placeholder="you@example.com" autocomplete="email"><button type="submit">Subscribe</button></div>
 <p class="hint">We send a confirmation link first; every message has an unsubscribe link.</p></form>
-<details><summary>Webhook or feed</summary><form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="webhook">
-<label for="sub-url">Webhook URL (receives signed JSON)</label><div class="field"><input id="sub-url" type="url" name="url" required maxlength="2048" placeholder="your receiver's URL (https)"></div>
-<label for="sub-secret">Signing secret (optional, 16–128 characters; empty: one is made for you)</label><div class="field"><input id="sub-secret" name="secret" minlength="16" maxlength="128" autocomplete="off"><button type="submit">Subscribe webhook</button></div></form>
+<details><summary>${webhooks ? 'Webhook or feed' : 'Feed'}</summary>${webhooks ? webhookFormHtml(base) : ''}
 <p class="hint">Feeds: <a href="${base}.atom">Atom</a> · <a href="${base}.feed.json">JSON Feed</a></p></details></div></section>`;
+}
+
+/** Only on a page whose owner takes webhook subscribers (issue 34); the receiver echoes a challenge first. */
+function webhookFormHtml(base: string): string {
+  return `<form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="webhook">
+<label for="sub-url">Webhook URL (receives signed JSON once it answers a verification challenge)</label><div class="field"><input id="sub-url" type="url" name="url" required maxlength="2048" placeholder="your receiver's URL (https)"></div>
+<label for="sub-secret">Signing secret (optional, 16–128 characters; empty: one is made for you)</label><div class="field"><input id="sub-secret" name="secret" minlength="16" maxlength="128" autocomplete="off"><button type="submit">Subscribe webhook</button></div></form>`;
 }
 
 export function renderPageHtml(page: PublicPage): string {
@@ -222,7 +227,7 @@ export function renderPageHtml(page: PublicPage): string {
 ${openIncidentsHtml(page.incidents)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${windowsHtml(page)}${historyHtml(page.incidents, page.outages, page.generatedAt)}
 <footer>${look.footer}<span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · <a href="${base}.feed.json">JSON Feed</a>${powered}</span></footer></main>`;
   const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">${look.head}`;
-  return document(page.title, `${main}${subscribeHtml(base)}<script>${SCRIPT}</script>`, head, look.css);
+  return document(page.title, `${main}${subscribeHtml(base, page.webhookSubscriptions)}<script>${SCRIPT}</script>`, head, look.css);
 }
 
 export function renderNotFoundHtml(): string {

@@ -81,6 +81,7 @@ export class StatusPagesService {
         checkIds: input.checkIds === undefined ? current.checkIds : await this.ownChecks(principal, input.checkIds),
         tags: input.tags === undefined ? current.tags : pageTags(input.tags),
         autoIncidents: input.autoIncidents ?? current.autoIncidents,
+        webhookSubscriptions: input.webhookSubscriptions ?? current.webhookSubscriptions,
         ...lookOf(input, current),
         updatedAt: this.clock.now(),
       };
@@ -145,7 +146,7 @@ function pageTags(tags: readonly string[]): string[] {
 type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
 
 /** What a page's settings are once created from this input (every field but its slug and checks). */
-export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'tags' | 'autoIncidents'> & Look;
+export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'tags' | 'autoIncidents' | 'webhookSubscriptions'> & Look;
 
 /** The settings a create stores for this input, validated (a monitoring file compares a page with them). */
 export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'checkIds'>): PageSettings {
@@ -155,6 +156,7 @@ export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'chec
     customDomain: customDomain(input.customDomain),
     tags: pageTags(input.tags ?? []),
     autoIncidents: input.autoIncidents ?? false,
+    webhookSubscriptions: input.webhookSubscriptions ?? false,
     ...lookOf(input, null),
   };
 }

@@ -19,6 +19,8 @@ export interface StatusPage {
   footerText: string | null;
   favicon: string | null;
   hidePoweredBy: boolean;
+  /** Issue 34: visitors may subscribe webhooks (off unless the owner turns it on; emails are always taken). */
+  webhookSubscriptions: boolean;
   createdAt: number;
   updatedAt: number;
 }

@@ -123,7 +123,7 @@ async function buildAccount(actor: Actor): Promise<void> {
   const routed = await api(actor, 'PATCH', `/v1/public/alerts/webhooks/${hook.body.data.id}`, { checkIds: [nightly], folders: ['web'], tags: ['team'], remindEveryMinutes: 30 });
   assert.equal(routed.status, 200, routed.text);
   assert.equal((await api(actor, 'PATCH', '/v1/public/alerts/email', { recipients: ['ops@example.com'], emailFormat: 'text' })).status, 200);
-  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], tags: ['team'], autoIncidents: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });
+  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], tags: ['team'], autoIncidents: true, webhookSubscriptions: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });
   assert.equal(page.status, 201, page.text);
 }
 
