@@ -87,6 +87,7 @@ import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
 import { takeOver } from './cluster/takeover.js';
 import { relayChanges, relayRunNow } from './cluster/relay.js';
 import { relayPeerRechecks } from './cluster/peer-relay.js';
+import { relayVerdicts } from './cluster/verdict-relay.js';
 import { announceInbox, inboxJob } from './cluster/inbox.js';
 import { slotOf } from './domain/leases.js';
 import { RateShare } from './cluster/rate-share.js';
@@ -125,6 +126,8 @@ export interface AppOptions<S extends Store = SqliteStore> {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
+/** A verdict asked of another central travels the bus both ways. */
+const RELAY_SLACK_MS = 2_000;
 
 /** What exists once the port is bound (the public addresses default to it). */
 interface Running {
@@ -331,6 +334,11 @@ export class VigilApp<S extends Store = SqliteStore> {
     return this.started.windows;
   }
 
+  /** The route table requests go through (tests walk it). */
+  get routes(): readonly Route[] {
+    return this.started.pipeline.routes;
+  }
+
   /** Every observation of a check becomes state, one write and events here. */
   get recorder(): Recorder {
     return this.started.recorder;
@@ -385,7 +393,12 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const domains = new DomainMonitor({
     store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log, ownership,
   });
-  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live, shared: ownership, outbound });
+  // A dependant about to alert has its parents probed at once, here or by the central that owns them.
+  const askOwner = shared
+    ? relayVerdicts(shared.bus, cluster.name, (id) => (cluster.owns(id) ? engine.probeNow(id) ?? Promise.resolve(null) : null))
+    : undefined;
+  const verdictNow = (id: string) => engine.probeNow(id) ?? askOwner?.(id, engine.verdictLimitMs(id) + RELAY_SLACK_MS) ?? Promise.resolve(null);
+  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live, shared: ownership, outbound, verdictNow });
   const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, commits: writer, clock, log });
   const nodes = new NodeHub({
     registry: new NodeRegistry(store.nodes, config.region, clock), nodes: store.nodes, checks: store.checks, sessions, assignment, intake, peers, log,
@@ -433,6 +446,12 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   ]) jobs.add(job);
   if (shared) {
     relayChanges({ bus: shared.bus, name: cluster.name, checks, repo: store.checks, feed: base.statusFeed, log });
+    // A parent another central owns came back up: alerts held here for its dependants go out.
+    base.statusFeed.subscribe((change) => {
+      if (change.type === 'website_up' && !cluster.owns(change.checkId)) {
+        alerts.pipeline.parentRecovered(change.checkId).catch((err: unknown) => log.error({ err, checkId: change.checkId }, 'held alerts not released'));
+      }
+    });
     const inbox = inboxJob({
       inbox: store.pingInbox, held: () => cluster.heldSlots(), pings: (pings) => heartbeats.applyForwarded(pings), results: (results) => intake.forwarded(results),
     });

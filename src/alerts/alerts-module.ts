@@ -1,4 +1,4 @@
-import { DependencyHold } from './dependency-hold.js';
+import { DependencyHold, type VerdictNow } from './dependency-hold.js';
 import type { LiveChecks } from '../monitor/live-checks.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -47,6 +47,8 @@ export interface AlertsDeps {
   events?: Pick<Recorder, 'onEvent'>;
   /** Live check states (dependencies hold alerts while a parent is down). */
   live?: Pick<LiveChecks, 'get'>;
+  /** A parent probed at once for a dependant about to alert (absent: the parent's last known status decides). */
+  verdictNow?: VerdictNow;
   /**
    * Several centrals on one store: which checks this one owns. Reminders are queued by the
    * owner of their check only, and the sender also looks for deliveries other centrals queued
@@ -112,10 +114,11 @@ export class AlertsModule {
     this.shared = deps.shared !== undefined;
     const live = deps.live;
     const hold = new DependencyHold((id) => {
-      const state = live?.get(id)?.state.status;
+      // Another central's check: the entry here is not moved by its results, the stored row is.
+      const state = deps.shared?.owns(id) === false ? undefined : live?.get(id)?.state.status;
       if (state !== undefined) return state;
       return whenAnswered(store.checks.byId(id), (check) => (check === null ? null : check.disabled ? 'paused' : check.status));
-    });
+    }, deps.verdictNow);
     this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log, hold });
     deps.events?.onEvent((check, event, outboxId) => {
       log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');

@@ -94,6 +94,13 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
    */
   rawBody?: { contentTypes: readonly string[]; description: string; schema?: TSchema };
   query?: Q;
+  /**
+   * Query parameters beyond `query`'s (front/query-names.ts): `refused` (the default: a 400 with
+   * a "did you mean"), `typos-refused` (pages and badges: only near-misses of their own are
+   * refused, so a cache-buster or tracking tag on a shared link still works), `accepted` (read
+   * by the handler itself: heartbeat metadata, an identity provider's callback).
+   */
+  unknownQuery?: 'refused' | 'typos-refused' | 'accepted';
   /** Documented responses for OpenAPI: status -> schema (or null for no body). */
   responses: Record<number, TSchema | null>;
   /** Included in the OpenAPI document (false for HTML pages). */

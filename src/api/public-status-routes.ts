@@ -27,6 +27,9 @@ const publicPage = {
   errorShape: 'standard',
   documented: false,
   responses: {},
+  // Pages, feeds and badges are linked and embedded: a cache-buster (`?v=2`) or a tracking tag
+  // added to a shared link must not break them; a near-miss of their own parameters still does.
+  unknownQuery: 'typos-refused',
 } as const;
 
 const BadgeQuery = Type.Object(

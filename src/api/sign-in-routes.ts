@@ -137,6 +137,8 @@ export function signInRoutes(s: SignInServices): Route[] {
       ...SIGN_IN,
       method: 'GET',
       path: OIDC_CALLBACK_PATH,
+      // The identity provider's answer: code, state, iss, session_state, error… whatever it sends.
+      unknownQuery: 'accepted',
       summary: "The OpenID provider's redirect back (the redirect URI to register): opens the session and returns to the dashboard",
       responses: { 302: null },
       handler: async ({ req }) => {

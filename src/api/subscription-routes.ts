@@ -18,6 +18,8 @@ const SUBSCRIBERS = '/v1/public/status-pages/:id/subscribers';
 const publicForm = {
   tag: 'status-pages', auth: 'none', allowRestricted: true, rateLimit: 'per-address', idempotency: 'none', errorShape: 'standard',
   documented: false, responses: {}, bodyKind: 'form',
+  // Links in mail and forms on pages: a tracking tag added on the way does no harm.
+  unknownQuery: 'typos-refused',
 } as const;
 const SubscribeForm = Type.Object(
   {

@@ -19,6 +19,11 @@ import { CapacityMonitor, type CapacityReport } from './capacity.js';
 import { Histogram } from '../domain/histogram.js';
 import type { PrivateRefusal } from '../domain/outbound-policy.js';
 import { OutboundRules } from '../store/outbound-rules.js';
+import { FreshVerdicts } from './fresh-verdicts.js';
+import type { MonitorStatus } from '../domain/events.js';
+
+/** Slack on a probe's own timeout for a verdict asked now (a node's round trip, the writer). */
+const VERDICT_SLACK_MS = 3_000;
 
 /** One scheduled check: its live state (the recorder's) and what probing needs, kept small. */
 class Scheduled extends LiveCheck {
@@ -134,6 +139,7 @@ export class Engine implements CheckObserver {
   private readonly region: string;
   private readonly peer: PeerRechecker;
   private readonly load: CapacityMonitor;
+  private readonly verdicts = new FreshVerdicts();
   private idleWaiters: Array<() => void> = [];
   /** The probe rate the wheel's stride follows: probes fired per second, sampled about every second. */
   private readonly rate = { at: 0, fired: 0, perSecond: 0 };
@@ -196,6 +202,7 @@ export class Engine implements CheckObserver {
     // Running probes finish and are recorded; queued ones are dropped by close().
     while (this.probing > this.deps.dispatcher.queued && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     this.closing = true;
+    this.verdicts.clear();
     await this.deps.dispatcher.close();
   }
 
@@ -209,6 +216,38 @@ export class Engine implements CheckObserver {
   async idle(): Promise<void> {
     if (this.probing > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     await this.deps.recorder.idle();
+  }
+
+  /**
+   * Probes the check now and resolves with its status once a result settles it (down, or no
+   * failure being confirmed: a failure below the threshold is probed again at once, as many
+   * times as the check's confirmation takes); null when the check is not probed by this
+   * central (not a probe check, paused, another central's) or no result settles it in time.
+   */
+  probeNow(checkId: string): Promise<MonitorStatus | null> | null {
+    const entry = this.scheduledEntry(checkId);
+    if (!entry || this.closing || (this.deps.ownership && !this.deps.ownership.owns(checkId))) return null;
+    const verdict = this.verdicts.wait(checkId, this.verdictLimitMs(checkId), entry.policy.downConfirmationAttempts);
+    this.runNow(entry);
+    return verdict;
+  }
+
+  /** How long a verdict asked now may take: a probe and its timeout per confirmation attempt (a default for checks not probed here). */
+  verdictLimitMs(checkId: string): number {
+    const entry = this.scheduledEntry(checkId);
+    if (!entry) return VERDICT_SLACK_MS;
+    return entry.policy.downConfirmationAttempts * (entry.task.timeoutMs + VERDICT_SLACK_MS);
+  }
+
+  /** A probe of the check at once: here on the wheel, or by the node that probes it. */
+  private runNow(entry: Scheduled): void {
+    if (this.deps.placement && !this.deps.placement.probesHere(entry.region)) this.deps.placement.runNow(entry.id);
+    else this.wheel.schedule('probe', entry.id, this.deps.clock.now());
+  }
+
+  /** After a result is recorded: someone waiting for the check's verdict is answered, or has it probed again now. */
+  private answerVerdicts(entry: Scheduled, recheck: 'immediate' | 'none'): void {
+    if (this.verdicts.recorded(entry.id, entry.state) && recheck !== 'immediate') this.runNow(entry);
   }
 
   checkSaved(check: Check, runNow: boolean): void {
@@ -343,6 +382,7 @@ export class Engine implements CheckObserver {
     // The node that probes it is connected to another central: placement relays the re-check there.
     return recorded.then((recheck) => {
       if (recheck === 'immediate') this.deps.placement?.runNow(entry.id);
+      if (this.verdicts.size !== 0 && !late) this.answerVerdicts(entry, recheck);
     });
   }
 
@@ -366,6 +406,7 @@ export class Engine implements CheckObserver {
     const late = result.startedAt < entry.lastResultAt;
     if (!late) entry.lastResultAt = result.startedAt;
     const recheck = this.deps.recorder.record(entry, { kind: 'probe', result, region, peer, late, nodeCursor: cursor?.() ?? null }, now);
+    if (this.verdicts.size !== 0 && !late) this.answerVerdicts(entry, recheck);
     if (recheck !== 'immediate') return;
     if (region === this.region) this.wheel.schedule('probe', entry.id, now);
     else this.deps.placement?.runNow(entry.id);
