@@ -246,7 +246,7 @@ describe('apply', () => {
     const dry = cli(['apply', fileOf(noHint), '--account', actor.accountId, '--dry-run', '--detailed-exitcode']);
     assert.equal(dry.status, 3, 'changes, with --detailed-exitcode');
     assert.match(dry.stdout, /\+ create checks\.backup-2/);
-    assert.match(dry.stdout, /not in the file, left alone: 1 checks/);
+    assert.match(dry.stdout, /not in the file, left alone: 1 check \(/);
     const pruned = cli(['apply', fileOf(noHint), '--account', actor.accountId, '--dry-run', '--prune']);
     assert.match(pruned.stdout, /- delete checks\.nightly-backup/);
   });
@@ -317,7 +317,7 @@ describe('apply', () => {
     const first = cli(['apply', fileOf(text), '--account', actor.accountId]);
     assert.equal(first.status, 0, first.stderr);
     assert.match(first.stdout, /\+ create maintenanceWindows\.release \(title: Release, checks: \["web"\], allChecks: false, schedule: 30 1 \* \* 1, durationMinutes: 45, timezone: UTC\)/);
-    assert.match(first.stdout, /not in the file, left alone: 1 maintenanceWindows \(--prune deletes them\)/);
+    assert.match(first.stdout, /not in the file, left alone: 1 maintenance window \(--prune deletes them\)/);
     const [web] = (await details(actor)).values();
     const listed = async () => (await api(actor, 'GET', '/v1/public/maintenance-windows')).body.data as Array<{ id: string; title: string; checkIds: string[]; durationMinutes: number | null }>;
     const release = (await listed()).find((w) => w.title === 'Release')!;
