@@ -16,7 +16,7 @@ import { openDatabase } from './store/db.js';
 import { PgDb, unreachable } from './store/postgres/db.js';
 import { openPgStore } from './store/postgres/index.js';
 import type { Store } from './store/store.js';
-import { copySqliteToPostgres } from './store/postgres/copy-sqlite.js';
+import { copySqliteToPostgres, MigrateRefused } from './store/postgres/copy-sqlite.js';
 import { AlertsModule } from './alerts/alerts-module.js';
 import { Mailer } from './alerts/delivery/mailer.js';
 import type { Principal } from './core/principal.js';
@@ -32,6 +32,7 @@ import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { SessionsService } from './core/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
+import { socketUrl } from './prober/link.js';
 import { listInstances } from './cluster/instances.js';
 import { announceCheckChanges } from './cluster/relay.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
@@ -192,7 +193,8 @@ async function main(argv: string[]): Promise<number> {
     if (positionals.length !== 1) throw new UsageError(`${command} needs exactly one FILE`);
     const { dataDir, store } = readConfig(values.config);
     if (store.url !== null) {
-      throw new StartupError(
+      // The command does not apply to this setup: bad input, like an unknown command.
+      throw new UsageError(
         `${command} copies the SQLite database, and this Vigil keeps its store in PostgreSQL (store.url): ` +
           (command === 'backup'
             ? 'back it up with pg_dump --format=custom --file=vigil.dump "$VIGIL_DATABASE_URL" (docs/postgresql.md#backups)'
@@ -290,6 +292,11 @@ async function main(argv: string[]): Promise<number> {
         new URL(server);
       } catch {
         throw new UsageError(`--server must be a URL such as https://vigil.example.com (got ${server})`);
+      }
+      try {
+        socketUrl(server);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
       }
     }
     return runProber({ servers, token, config: readConfig(values.config) });
@@ -554,6 +561,8 @@ async function migrateStore(configFile: string | undefined, url: string, batch: 
       batch,
       progress: (line) => process.stderr.write(`vigil: ${line}\n`),
     }).catch((err: unknown) => {
+      // A target that is not empty is the wrong --to: bad input, nothing written (exit 2).
+      if (err instanceof MigrateRefused) throw new UsageError(err.message);
       throw err instanceof StartupError ? err : unreachable(url, err);
     });
     process.stdout.write(`${JSON.stringify(report)}\n`);
