@@ -10,6 +10,7 @@ import { openSqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
+import { noteDataDir } from './store/sqlite/fresh-data-dir.js';
 import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
 import { StartupError } from './util/startup-error.js';
 import { openDatabase } from './store/db.js';
@@ -579,12 +580,15 @@ async function serve(configFile: string | undefined): Promise<number> {
   const input = readConfig(configFile);
   // One server per data directory (several centrals share a PostgreSQL store: no lock then).
   // Referenced until the process ends: a collected connection would let the lock go.
-  const lock = input.dataDir === ':memory:' || input.store.url !== null ? null : lockDataDir(input.dataDir);
+  const onDisk = input.dataDir !== ':memory:' && input.store.url === null;
+  const found = onDisk ? noteDataDir(input.dataDir) : null;
+  const lock = onDisk ? lockDataDir(input.dataDir) : null;
   let app: VigilApp<Store>;
   try {
     app = await VigilApp.open(input);
   } catch (err) {
     lock?.release();
+    found?.undoIfFresh();
     throw err;
   }
   // Handlers first: a signal that arrives while starting still shuts down cleanly.
@@ -620,6 +624,8 @@ async function serve(configFile: string | undefined): Promise<number> {
     // closed (no -wal, -shm), the lock released and vigil.pid gone.
     await app.stop().catch(() => {});
     lock?.release();
+    // A fresh data directory: nothing behind at all.
+    found?.undoIfFresh();
     throw err;
   }
   // The CLI beside this server prints URLs with the port it really serves on, and hands it an apply that deletes checks.
@@ -630,7 +636,7 @@ async function serve(configFile: string | undefined): Promise<number> {
     process.stdout.write(
       `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +
         `Admin API key (shown once, store it now): ${admin.key}\n` +
-        `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n` +
+        `Try: curl -H "X-Api-Key: ${admin.key}" ${app.config.publicUrl}/v1/public/account\n` +
         `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${(await app.services.accounts.sessions.createLoginLink(undefined)).url}\n\n`,
     );
   }

@@ -51,6 +51,12 @@ describe('vigil apply --prune beside a running server', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  test('the first start names one address in the lines it prints for people (issue 35 item 11)', () => {
+    const printed = serving.stdout().split('\n').filter((l) => !l.startsWith('{'));
+    const hosts = new Set(printed.flatMap((l) => [...l.matchAll(/https?:\/\/([^/:\s]+)/g)].map((m) => m[1])));
+    assert.deepEqual([...hosts], ['localhost'], printed.join('\n'));
+  });
+
   test('the deletion is made by the server: the check is gone from its API, the plan printed as usual, exit 0', TIMEOUT, async () => {
     const made = await api('POST', '/v1/public/checks', { type: 'heartbeat', name: 'Made in the dashboard', checkFrequency: 5 });
     assert.equal(made.status, 201, JSON.stringify(made.body));
