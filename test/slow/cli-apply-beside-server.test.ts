@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../helpers/cli.js';
+import { execFile } from 'node:child_process';
 import { ADMIN_KEY, freePort, LISTENING, spawnServing, stopServing, type Serving } from '../helpers/serve-process.js';
 
 /**
@@ -17,6 +17,18 @@ import { ADMIN_KEY, freePort, LISTENING, spawnServing, stopServing, type Serving
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const TIMEOUT = { timeout: 60_000 };
+
+/**
+ * `vigil <args>` on the data directory, without blocking this process: a blocked test would not
+ * see the server close an idle keep-alive connection, and its next fetch would fail on it.
+ */
+function runCli(args: string[], dataDir: string): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, VIGIL_DATA_DIR: dataDir, VIGIL_CONFIG: '' } }, (err, stdout, stderr) => {
+      resolve({ status: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
 
 describe('vigil apply --prune beside a running server', () => {
   let dir: string;
@@ -66,10 +78,10 @@ describe('vigil apply --prune beside a running server', () => {
     const keysBefore = (await api('GET', '/v1/public/keys')).body.data as Array<{ id: string }>;
     const text = file('monitoring.yaml', 'version: 1\nchecks:\n  nightly:\n    type: heartbeat\n    name: Nightly job\n    checkFrequency: 60\n');
 
-    const dry = runCli(['apply', text, '--account', 'admin@localhost', '--prune', '--dry-run', '--detailed-exitcode'], dataDir);
+    const dry = await runCli(['apply', text, '--account', 'admin@localhost', '--prune', '--dry-run', '--detailed-exitcode'], dataDir);
     assert.equal(dry.status, 3, dry.stderr);
 
-    const run = runCli(['apply', text, '--account', 'admin@localhost', '--prune'], dataDir);
+    const run = await runCli(['apply', text, '--account', 'admin@localhost', '--prune'], dataDir);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /^- delete checks\.made-in-the-dashboard\n\+ create checks\.nightly \(.*\)\nPlan: 1 to create, 0 to update, 1 to delete, 0 unchanged\.\nApplied\.\n$/);
     assert.equal((await api('GET', `/v1/public/checks/${outside}`)).status, 404, 'the running server dropped the check');
@@ -81,14 +93,14 @@ describe('vigil apply --prune beside a running server', () => {
     const made2 = keysAfter.filter((k) => !keysBefore.some((b) => b.id === k.id));
     for (const k of made2) assert.notEqual(k.status ?? (k.revokedAt ? 'revoked' : 'active'), 'active', JSON.stringify(k));
 
-    const again = runCli(['apply', text, '--account', 'admin@localhost', '--prune', '--json'], dataDir);
+    const again = await runCli(['apply', text, '--account', 'admin@localhost', '--prune', '--json'], dataDir);
     assert.equal(again.status, 0, again.stderr);
     assert.equal(JSON.parse(again.stdout).applied, false, 'a second apply changes nothing');
   });
 
   test('a file the plan refuses exits 2 beside the server too, and nothing changes', TIMEOUT, async () => {
     const text = file('bad.yaml', 'version: 1\nchecks:\n  nightly:\n    type: heartbeat\n    checkFrequncy: 60\n');
-    const run = runCli(['apply', text, '--account', 'admin@localhost', '--prune'], dataDir);
+    const run = await runCli(['apply', text, '--account', 'admin@localhost', '--prune'], dataDir);
     assert.equal(run.status, 2, run.stderr);
     assert.match(run.stderr, /did you mean checkFrequency\?/);
     assert.equal(((await api('GET', '/v1/public/checks')).body.data as unknown[]).length, 1);
