@@ -458,8 +458,8 @@ async function applyThroughRunningServer(store: Store, accounts: AccountsService
     { beyondAllowance: true },
   );
   try {
-    const data = await applyThroughServer(served.listenUrl, key.key, value, prune);
-    return { ...data, plan: data.plan as ApplyResult['plan'], created: data.created as ApplyResult['created'] };
+    const { plan, applied, created } = await applyThroughServer(served.listenUrl, key.key, value, prune);
+    return { plan: plan as ApplyResult['plan'], applied, created: created as ApplyResult['created'] };
   } finally {
     await accounts.revokeKey(key.id, { actor: CLI_ACTOR });
   }
