@@ -24,7 +24,7 @@ function signInText(m) {
 function InviteLink({ invited, onDone }) {
   return html`<section class="card secret" role="status">
     <h2>${invited.email} invited as ${invited.role}</h2>
-    <p>Send them this one-time link (valid 24 hours) to choose their password; links sent to them before no longer work:</p>
+    <p>Send them this one-time link (valid 24 hours) to choose their password${invited.resent ? '; links sent to them before no longer work' : ''}:</p>
     <p class="ping"><code id="setup-url">${invited.setupUrl}</code> <${CopyButton} text=${invited.setupUrl} /></p>
     <button type="button" onClick=${onDone}>Done</button>
   </section>`;
@@ -57,7 +57,7 @@ export function MembersPage({ myRole, myId }) {
   const resend = (m) =>
     api('POST', `/members/${m.id}/setup-link`).then(({ data }) => {
       if (data.invitation === 'emailed') toast(`A new set-up link was emailed to ${data.email}; earlier ones no longer work`);
-      else setInvited(data);
+      else setInvited({ ...data, resent: true });
     }, (err) => toast(err.message, 'error'));
   const owners = (members ?? []).filter((m) => m.role === 'owner').length;
   const remove = (m) =>
