@@ -9,6 +9,7 @@ import type { Incident } from '../store/incidents.js';
 import { renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js';
 import { RESPONSE_WINDOWS, UPTIME_WINDOWS, type BadgeKind } from '../status-pages/public-pages.js';
 import type { StatusPage } from '../store/status-pages.js';
+import { VIGIL_ICON_SVG } from '../status-pages/vigil-icon.js';
 import type { RenderCache, Rendered } from './render-cache.js';
 import type { PageServices } from './services.js';
 
@@ -144,6 +145,17 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
         const page = await pages.byHost(req.headers['host']);
         if (!page) throw errors.routeNotFound(req.method, req.path);
         return cache.reply(`${page.slug}.html`, req, async () => (await renderPage(page, 'html')));
+      },
+    }),
+    defineRoute({
+      ...publicPage,
+      method: 'GET',
+      path: '/favicon.ico',
+      summary: 'The icon browsers ask for: the favicon of the status page on this custom domain, else Vigil\'s',
+      handler: async ({ req }): Promise<Reply> => {
+        const page = await pages.byHost(req.headers['host']);
+        if (page?.favicon) return { status: 302, headers: { location: page.favicon, 'cache-control': 'public, max-age=3600' } };
+        return { status: 200, headers: { 'cache-control': 'public, max-age=86400' }, raw: { contentType: 'image/svg+xml', text: VIGIL_ICON_SVG } };
       },
     }),
     defineRoute({

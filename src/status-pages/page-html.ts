@@ -69,6 +69,7 @@ const SCRIPT = `(()=>{const r=async()=>{if(document.hidden)return;try{const x=aw
 const time = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
 export function durationText(ms: number): string {
+  if (ms < 60_000) return 'under a minute';
   const minutes = Math.max(1, Math.round(ms / 60_000));
   if (minutes < 60) return `${minutes} min`;
   const hours = Math.floor(minutes / 60);
@@ -165,12 +166,22 @@ function openIncidentsHtml(incidents: readonly PublicIncident[]): string {
   return `<section class="incidents open" aria-label="Open incidents">${open.map(incidentHtml).join('')}</section>`;
 }
 
-function historyHtml(incidents: readonly PublicIncident[], outages: readonly Outage[], now: number): string {
+/** Outages still going on: current, so shown above the checks like open incidents. */
+function ongoingHtml(outages: readonly Outage[], now: number): string {
+  const items = outages.filter((o) => o.to === null).map((o) =>
+    `<li><strong>${esc(o.name)}</strong> is down <span class="when">since ${time(o.from)}, for ${durationText(now - o.from)}</span></li>`);
+  return items.length ? `<section class="outages ongoing" aria-label="Ongoing outages"><h2>Ongoing outages</h2><div class="card"><ul class="list">${items.join('')}</ul></div></section>` : '';
+}
+
+/** How long a resolved outage lasted; one shorter than a minute is not "1 min". */
+function resolvedText(ms: number): string {
+  return ms < 60_000 ? 'resolved in under a minute' : `resolved after ${durationText(ms)}`;
+}
+
+function historyHtml(incidents: readonly PublicIncident[], outages: readonly Outage[]): string {
   const resolved = incidents.filter((i) => i.resolvedAt !== null);
-  const items = outages.map((i) => {
-    const state = i.to === null ? `ongoing for ${durationText(now - i.from)}` : `resolved after ${durationText(i.to - i.from)}`;
-    return `<li><strong>${esc(i.name)}</strong> was down <span class="when">since ${time(i.from)}, ${state}</span></li>`;
-  });
+  const items = outages.filter((o) => o.to !== null).map((o) =>
+    `<li><strong>${esc(o.name)}</strong> was down <span class="when">since ${time(o.from)}, ${resolvedText(o.to! - o.from)}</span></li>`);
   const past = resolved.length ? `<section class="incidents past" aria-label="Past incidents">${resolved.map(incidentHtml).join('')}</section>` : '';
   const down = items.length ? `<div class="card"><ul class="list">${items.join('')}</ul></div>` : '';
   const body = past || down ? `${past}${down}` : '<div class="card"><p class="empty">No incidents in the last 30 days.</p></div>';
@@ -224,7 +235,7 @@ export function renderPageHtml(page: PublicPage): string {
   const powered = page.look.hidePoweredBy ? '' : ' · Powered by Vigil';
   const main = `<main><header>${look.logo}<h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
 <div class="banner ${page.overall}" data-overall="${page.overall}">${OVERALL_TEXT[page.overall]}</div>
-${openIncidentsHtml(page.incidents)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${windowsHtml(page)}${historyHtml(page.incidents, page.outages, page.generatedAt)}
+${openIncidentsHtml(page.incidents)}${ongoingHtml(page.outages, page.generatedAt)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${windowsHtml(page)}${historyHtml(page.incidents, page.outages)}
 <footer>${look.footer}<span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · <a href="${base}.feed.json">JSON Feed</a>${powered}</span></footer></main>`;
   const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">${look.head}`;
   return document(page.title, `${main}${subscribeHtml(base, page.webhookSubscriptions)}<script>${SCRIPT}</script>`, head, look.css);

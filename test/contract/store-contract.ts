@@ -268,6 +268,12 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 1000), null, 'expired');
       assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 1), viewer.id);
       assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 2), null, 'used once');
+      // A new link replaces the ones sent before (issue 35).
+      await store.users.insertSetupLink(hash('lost'), viewer.id, T, T + 1000);
+      await store.users.retireSetupLinks(viewer.id, T + 1);
+      await store.users.insertSetupLink(hash('resent'), viewer.id, T + 1, T + 1000);
+      assert.equal(await store.users.redeemSetupLink(hash('lost'), T + 2), null, 'retired');
+      assert.equal(await store.users.redeemSetupLink(hash('resent'), T + 2), viewer.id);
 
       const mine = { id: id('ses'), accountId: acc.id, keyId: null, userId: viewer.id, method: 'password', address: '10.0.0.1', userAgent: null, createdAt: T, expiresAt: T + 1000 };
       const old = { ...mine, id: id('ses'), createdAt: T - 10, expiresAt: T + 5 };

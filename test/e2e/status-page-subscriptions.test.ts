@@ -69,6 +69,8 @@ const settled = async (count: number) => {
   const deliveries = () => server.app.store.alerts.deliveries.forCheck(pageId);
   await waitFor(async () => (await deliveries()).length >= count && (await deliveries()).every((d) => d.status !== 'pending' && d.status !== 'sending'), `${count} notice deliveries settled`, 15_000);
 };
+/** A message's header block, folded lines unfolded. */
+const headOf = (raw: string) => raw.slice(0, raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
 const linkIn = (text: string, action: string) => new RegExp(`${server.app.config.publicUrl}/status-subscription/[0-9a-f]{64}/${action}`).exec(text)?.[0];
 /** Notices a receiver path got (the verification request is not one). */
 const notices = (path: string) => receiver.received.filter((r) => r.path === path && r.json?.event !== undefined);
@@ -86,6 +88,11 @@ describe('email subscribers', () => {
     assert.match(confirmation.subject, /Confirm your subscription to Followed/);
     const confirmUrl = linkIn(confirmation.text!, 'confirm')!;
     assert.ok(confirmUrl, confirmation.text!);
+    // Issue 35: the confirmation has its way out too, and says it is automatic (RFC 3834).
+    const confirmationHead = headOf(confirmation.raw);
+    assert.match(confirmationHead, new RegExp(`^List-Unsubscribe: <${linkIn(confirmation.text!, 'unsubscribe')}>$`, 'm'));
+    assert.match(confirmationHead, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
+    assert.match(confirmationHead, /^Auto-Submitted: auto-generated$/m);
     assert.deepEqual((await subscribers()).meta, { page: 1, limit: 100, email: 0, webhook: 0, pending: 1 });
 
     const first = await openIncident('Database slow');
@@ -108,9 +115,10 @@ describe('email subscribers', () => {
     assert.match(update.text!, /An index was missing\.\nWe are adding it\./);
     const unsubscribeUrl = linkIn(update.text!, 'unsubscribe')!;
     assert.ok(unsubscribeUrl, 'every message has an unsubscribe link');
-    const head = update.raw.slice(0, update.raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
+    const head = headOf(update.raw);
     assert.match(head, new RegExp(`^List-Unsubscribe: <${unsubscribeUrl}>$`, 'm'));
     assert.match(head, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
+    assert.match(head, /^Auto-Submitted: auto-generated$/m);
 
     await postUpdate(first, 'resolved', 'Fixed.');
     await sink.waitFor(3);
@@ -124,6 +132,25 @@ describe('email subscribers', () => {
     await openIncident('After unsubscribing');
     await settled(3);
     assert.equal(sink.mails.length, 3, 'nothing after unsubscribing');
+  });
+});
+
+describe('email subscribers: the way out before confirming', () => {
+  test('the confirmation\'s unsubscribe link forgets an address not confirmed yet (issue 35)', async () => {
+    const before = sink.mails.length;
+    assertStatus(await form({ kind: 'email', email: 'unsure@example.com' }, newClient()), 200);
+    await sink.waitFor(before + 1);
+    const confirmation = sink.mails[before]!;
+    assert.deepEqual(confirmation.to, ['unsure@example.com']);
+    assert.equal((await subscribers()).meta.pending, 1);
+    const unsubscribeUrl = linkIn(confirmation.text!, 'unsubscribe')!;
+    assert.ok(unsubscribeUrl, confirmation.text!);
+    const gone = await rawRequest(server, 'POST', unsubscribeUrl.replace(server.app.config.publicUrl, ''), { 'content-type': 'application/x-www-form-urlencoded' }, 'List-Unsubscribe=One-Click');
+    assertStatus(gone, 200);
+    assert.equal((await subscribers()).meta.pending, 0, 'the address is forgotten');
+    const confirmUrl = linkIn(confirmation.text!, 'confirm')!;
+    await rawRequest(server, 'POST', confirmUrl.replace(server.app.config.publicUrl, ''), { 'content-type': 'application/x-www-form-urlencoded' }, '');
+    assert.deepEqual([(await subscribers()).meta.email, (await subscribers()).meta.pending], [0, 0], 'its confirm link confirms nothing any more');
   });
 });
 

@@ -170,7 +170,7 @@ test('a target holding other Vigil data is refused, and so is one copied from an
   const url = await cluster.createDatabase();
   assert.equal(migrate(first.dir, url).status, 0);
   const other = migrate(second.dir, url);
-  assert.equal(other.status, 1);
+  assert.equal(other.status, 2, 'the wrong target is bad input');
   assert.match(other.stderr, /holds a copy from another source/);
 
   const used = await cluster.createDatabase();
@@ -178,7 +178,7 @@ test('a target holding other Vigil data is refused, and so is one copied from an
   await pg.accounts.insert({ id: 'acc_there', email: 'there@example.com', tier: 'free', maxChecksOverride: null, claimed: true, createdAt: T });
   await pg.close();
   const refused = migrate(first.dir, used);
-  assert.equal(refused.status, 1);
+  assert.equal(refused.status, 2);
   assert.match(refused.stderr, /already holds Vigil data \(table accounts has rows\)/);
   assert.equal((await cluster.sql(used.split('/').pop()!, 'SELECT count(*)::int AS n FROM checks'))[0]!.n, 0, 'nothing was copied');
 });

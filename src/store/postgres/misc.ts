@@ -131,9 +131,9 @@ export function pgServedAddresses(db: PgDb): Async<ServedAddressesRepo> {
       const a = JSON.parse(r.value) as Partial<ServedAddresses>;
       return [a.publicUrl, a.heartbeatUrl, a.dashboardUrl].every((u) => typeof u === 'string') ? (a as ServedAddresses) : null;
     },
-    record: async ({ publicUrl, heartbeatUrl, dashboardUrl }) =>
+    record: async ({ publicUrl, heartbeatUrl, dashboardUrl, listenUrl }) =>
       void (await db.run('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
-        SERVED_KEY, JSON.stringify({ publicUrl, heartbeatUrl, dashboardUrl }),
+        SERVED_KEY, JSON.stringify({ publicUrl, heartbeatUrl, dashboardUrl, listenUrl }),
       ])),
   };
 }
