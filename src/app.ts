@@ -29,6 +29,7 @@ import { openPgStore } from './store/postgres/index.js';
 import type { Store } from './store/store.js';
 import { BatchWriter } from './store/batch-writer.js';
 import { ThreadDispatcher, type ProbeDispatcher } from './engine/dispatcher.js';
+import { OutboundRules } from './store/outbound-rules.js';
 import { Engine, type HandOver } from './engine/engine.js';
 import { HeartbeatMonitor } from './engine/heartbeats.js';
 import { Recorder } from './monitor/recorder.js';
@@ -53,6 +54,7 @@ import { LiveFeed } from './api/live-feed.js';
 import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
 import { signInRoutes } from './api/sign-in-routes.js';
+import { identityRoutes } from './api/identity-routes.js';
 import { buildSignIn } from './core/sign-in-services.js';
 import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
@@ -85,6 +87,7 @@ import { SingleNodeCluster, type Cluster } from './cluster/cluster.js';
 import { takeOver } from './cluster/takeover.js';
 import { relayChanges, relayRunNow } from './cluster/relay.js';
 import { relayPeerRechecks } from './cluster/peer-relay.js';
+import { relayVerdicts } from './cluster/verdict-relay.js';
 import { announceInbox, inboxJob } from './cluster/inbox.js';
 import { slotOf } from './domain/leases.js';
 import { RateShare } from './cluster/rate-share.js';
@@ -97,6 +100,8 @@ import { maintenanceWindowRoutes } from './api/maintenance-windows-routes.js';
 import { AuditLog } from './core/audit-log.js';
 import { MembersService } from './core/members-service.js';
 import { SignInService } from './core/sign-in-service.js';
+import { PasswordHasher } from './core/password-hasher.js';
+import { Passwords } from './core/passwords.js';
 import { SignInThrottle } from './core/sign-in-throttle.js';
 import { TotpService } from './core/totp-service.js';
 import { MemberSessions } from './core/member-sessions.js';
@@ -121,6 +126,8 @@ export interface AppOptions<S extends Store = SqliteStore> {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
+/** A verdict asked of another central travels the bus both ways. */
+const RELAY_SLACK_MS = 2_000;
 
 /** What exists once the port is bound (the public addresses default to it). */
 interface Running {
@@ -153,6 +160,8 @@ interface Base {
   jobs: JobRunner;
   liveChecks: LiveChecks;
   idempotency: Idempotency;
+  /** The thread that hashes passwords (away from libuv's pool, where probes resolve names). */
+  hasher: PasswordHasher;
 }
 
 /**
@@ -210,6 +219,7 @@ export class VigilApp<S extends Store = SqliteStore> {
     this.base = {
       input, opts, store: this.store, clock: this.clock, log: this.log, writer: this.writer, rollups: this.rollups, mailer: this.mailer,
       statusFeed: this.statusFeed, jobs: this.jobs, liveChecks: this.liveChecks, idempotency: new Idempotency(this.store.idempotency, this.clock),
+      hasher: new PasswordHasher(input.auth.passwordHashing),
     };
   }
 
@@ -279,17 +289,13 @@ export class VigilApp<S extends Store = SqliteStore> {
     await running?.alerts.stop();
     this.writer.close();
     this.mailer.close();
+    await this.base.hasher.close();
     await this.store.close();
   }
 
   private get started(): Running {
     if (!this.running) throw new Error('VigilApp is not started');
     return this.running;
-  }
-
-  /** The route table in force once started: tests derive their lists of routes from it, so none is missed. */
-  get routes(): readonly Route[] {
-    return this.started.pipeline.routes;
   }
 
   get config(): Config {
@@ -328,6 +334,11 @@ export class VigilApp<S extends Store = SqliteStore> {
     return this.started.windows;
   }
 
+  /** The route table requests go through (tests walk it). */
+  get routes(): readonly Route[] {
+    return this.started.pipeline.routes;
+  }
+
   /** Every observation of a check becomes state, one write and events here. */
   get recorder(): Recorder {
     return this.started.recorder;
@@ -344,7 +355,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const { store, clock, log, writer, rollups, mailer, jobs, liveChecks: live } = base;
   const recorder = new Recorder({ writer, central: cluster.shared ? cluster.name : undefined });
   const checks = new ChecksService(store, config, clock);
-  const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads });
+  const dispatcher = base.opts.dispatcher ?? new ThreadDispatcher({ threads: config.probes.threads, dnsServers: config.probes.dnsServers });
 
   // A single server owns every check: nothing on the probe path asks.
   const ownership = cluster.shared ? cluster : undefined;
@@ -353,7 +364,9 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const sessions = new NodeSessions({ clock, log });
   // An immediate re-check of a check whose node is connected to another central is run there.
   const runElsewhere = shared ? relayRunNow(shared.bus, cluster.name, (checkId) => assignment.runHere(checkId)) : undefined;
-  const assignment: Assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock, runElsewhere });
+  // One outbound rule per account for its probes (here and on nodes) and its alert deliveries.
+  const outbound = new OutboundRules(config, store.accounts);
+  const assignment: Assignment = new Assignment({ sessions, nodes: store.nodes, checks, config, clock, outbound, runElsewhere });
   // A failure seen here is re-checked by a node of another region, connected here or to another central.
   const askElsewhere = shared ? relayPeerRechecks(shared.bus, cluster.name, (nodeId, task) => peers.recheckOn(nodeId, task)) : undefined;
   const peers: PeerRechecks = new PeerRechecks({
@@ -366,7 +379,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     })
     : undefined;
   const engine = new Engine({
-    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, handOver, autoStart: base.opts.autoTick !== false,
+    store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, handOver, outbound, autoStart: base.opts.autoTick !== false,
   });
   const forward = shared
     ? (ping: Omit<NewInboxPing, 'receivedBy'>) => {
@@ -380,7 +393,12 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
   const domains = new DomainMonitor({
     store, watch: store.alerts.domainWatch, recorder, live, wheel: engine.wheel, checks, rdap: new RdapClient(rdapBootstrap, rdap.timeoutMs), clock, config, log, ownership,
   });
-  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live, shared: ownership });
+  // A dependant about to alert has its parents probed at once, here or by the central that owns them.
+  const askOwner = shared
+    ? relayVerdicts(shared.bus, cluster.name, (id) => (cluster.owns(id) ? engine.probeNow(id) ?? Promise.resolve(null) : null))
+    : undefined;
+  const verdictNow = (id: string) => engine.probeNow(id) ?? askOwner?.(id, engine.verdictLimitMs(id) + RELAY_SLACK_MS) ?? Promise.resolve(null);
+  const alerts = new AlertsModule({ store, writer, mailer, events: recorder, clock, config, log, live, shared: ownership, outbound, verdictNow });
   const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, commits: writer, clock, log });
   const nodes = new NodeHub({
     registry: new NodeRegistry(store.nodes, config.region, clock), nodes: store.nodes, checks: store.checks, sessions, assignment, intake, peers, log,
@@ -416,16 +434,24 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
     { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
     { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
+    { name: 'sign-in-attempts-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.people.signIn.pruneAttempts() },
     { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signInWays.passkeys.pruneChallenges() },
     // Windows start and end on their own timer; this also catches windows and checks another process wrote.
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
     ...alerts.jobs(),
+    ...services.pages.subscriptions.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, shared: shared !== null, config, clock, log }),
     cluster.job(),
   ]) jobs.add(job);
   if (shared) {
     relayChanges({ bus: shared.bus, name: cluster.name, checks, repo: store.checks, feed: base.statusFeed, log });
+    // A parent another central owns came back up: alerts held here for its dependants go out.
+    base.statusFeed.subscribe((change) => {
+      if (change.type === 'website_up' && !cluster.owns(change.checkId)) {
+        alerts.pipeline.parentRecovered(change.checkId).catch((err: unknown) => log.error({ err, checkId: change.checkId }, 'held alerts not released'));
+      }
+    });
     const inbox = inboxJob({
       inbox: store.pingInbox, held: () => cluster.heldSlots(), pings: (pings) => heartbeats.applyForwarded(pings), results: (results) => intake.forwarded(results),
     });
@@ -452,7 +478,8 @@ function buildServices(parts: {
   const sessions = new SessionsService(store, clock, config);
   const audit = new AuditLog(store, clock);
   const members = new MembersService(store, config, clock, audit, base.mailer);
-  const signIn = new SignInService(store, clock, sessions, members, audit, new SignInThrottle(config.auth.signIn, clock));
+  const passwords = new Passwords((d) => base.hasher.derive(d));
+  const signIn = new SignInService(store, clock, sessions, members, audit, new SignInThrottle(config.auth.signIn, clock, store), passwords);
   const processMetrics = new ProcessMetrics({
     wheelLag: engine.metrics.lag,
     probesFired: () => engine.metrics.fired,
@@ -527,7 +554,8 @@ function pageServices(parts: {
     onError: (err) => log.error({ err }, 'automatic incident not recorded'),
   });
   const subscriptions = new SubscriptionsService({
-    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, windows: parts.checks, config, clock,
+    store, subscribers: store.subscribers, pages: store.statusPages, statusPages, incidents, notices: parts.alerts, verifier: parts.alerts.subscriberVerifier,
+    windows: parts.checks, config, clock,
     onError: (err) => log.error({ err }, 'status page notice not queued'),
   });
   return {
@@ -556,6 +584,7 @@ function buildPipeline(parts: {
     ...dashboardRoutes(monitoring, accounts.sessions, services.people.signIn, parts.live, (headers) => auth.authenticate(headers)),
     ...peopleRoutes(services.people, accounts),
     ...signInRoutes(accounts.signInWays),
+    ...identityRoutes(accounts.signInWays),
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),

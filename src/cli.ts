@@ -10,13 +10,14 @@ import { openSqliteStore } from './store/sqlite/index.js';
 import { ChecksService } from './core/checks-service.js';
 import { ClaimService } from './oauth/claim-service.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
+import { noteDataDir } from './store/sqlite/fresh-data-dir.js';
 import { backupDatabase, BackupRefused, restoreDatabase } from './store/sqlite/backup.js';
 import { StartupError } from './util/startup-error.js';
 import { openDatabase } from './store/db.js';
 import { PgDb, unreachable } from './store/postgres/db.js';
 import { openPgStore } from './store/postgres/index.js';
 import type { Store } from './store/store.js';
-import { copySqliteToPostgres } from './store/postgres/copy-sqlite.js';
+import { copySqliteToPostgres, MigrateRefused } from './store/postgres/copy-sqlite.js';
 import { AlertsModule } from './alerts/alerts-module.js';
 import { Mailer } from './alerts/delivery/mailer.js';
 import type { Principal } from './core/principal.js';
@@ -32,12 +33,17 @@ import { StatusPagesService } from './status-pages/status-pages-service.js';
 import { SessionsService } from './core/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
+import { socketUrl } from './prober/link.js';
 import { listInstances } from './cluster/instances.js';
 import { announceCheckChanges } from './cluster/relay.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
 import { VERSION } from './version.js';
-import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
+import { MonitoringAsCode, type ApplyResult } from './as-code/monitoring-as-code.js';
 import { planText } from './as-code/plan-text.js';
+import { MonitoringFileSource } from './as-code/file-source.js';
+import type { MonitoringFileInput } from './as-code/file-schema.js';
+import { applyThroughServer } from './as-code/server-hand-off.js';
+import { reachableUrl } from './front/reachable-url.js';
 import { MembersService, parseRole } from './core/members-service.js';
 import { AuditLog } from './core/audit-log.js';
 import { ROLES, type Actor } from './domain/people.js';
@@ -188,7 +194,8 @@ async function main(argv: string[]): Promise<number> {
     if (positionals.length !== 1) throw new UsageError(`${command} needs exactly one FILE`);
     const { dataDir, store } = readConfig(values.config);
     if (store.url !== null) {
-      throw new StartupError(
+      // The command does not apply to this setup: bad input, like an unknown command.
+      throw new UsageError(
         `${command} copies the SQLite database, and this Vigil keeps its store in PostgreSQL (store.url): ` +
           (command === 'backup'
             ? 'back it up with pg_dump --format=custom --file=vigil.dump "$VIGIL_DATABASE_URL" (docs/postgresql.md#backups)'
@@ -244,7 +251,7 @@ async function main(argv: string[]): Promise<number> {
     const dryRun = flags.has('dry-run');
     const prune = flags.has('prune');
     const input = readConfig(values.config);
-    return withAsCode(input, async (asCode, principalOf) => {
+    return withAsCode(input, async (asCode, principalOf, handOff) => {
       const principal = await principalOf(account);
       const options = { prune, env: process.env };
       // The plan first, from the same run of the unit (rolled back); then the apply itself.
@@ -252,8 +259,12 @@ async function main(argv: string[]): Promise<number> {
       const changed = planned.plan.changes.length > 0;
       const json = flags.has('json');
       if (!json) process.stdout.write(planText(planned.plan, { prune }));
-      if (!dryRun && planned.plan.changes.some((c) => c.section === 'checks' && c.action === 'delete')) refuseBesideServer(input);
-      const result = dryRun || !changed ? planned : await asCode.apply(principal, text, options);
+      const deletesChecks = planned.plan.changes.some((c) => c.section === 'checks' && c.action === 'delete');
+      const result = dryRun || !changed
+        ? planned
+        : deletesChecks && serverRunning(input)
+          ? await handOff(principal, MonitoringFileSource.parse(text, process.env).value, prune)
+          : await asCode.apply(principal, text, options);
       if (json) process.stdout.write(`${JSON.stringify({ ...result, dryRun }, null, 2)}\n`);
       else if (result.applied) process.stdout.write('Applied.\n');
       return dryRun && changed && flags.has('detailed-exitcode') ? 3 : 0;
@@ -282,6 +293,11 @@ async function main(argv: string[]): Promise<number> {
         new URL(server);
       } catch {
         throw new UsageError(`--server must be a URL such as https://vigil.example.com (got ${server})`);
+      }
+      try {
+        socketUrl(server);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
       }
     }
     return runProber({ servers, token, config: readConfig(values.config) });
@@ -404,19 +420,48 @@ async function withStore(configFile: string | undefined, run: (store: Store, con
 /**
  * A server on the same data directory learns of checks the CLI creates or changes, not of checks
  * it deletes (CheckRepo.writtenElsewhere): it would keep probing them. So an apply that deletes
- * checks (--prune) goes through the server's API while one runs.
+ * checks (--prune) is handed to that server's API while one runs (withAsCode's handOff).
  */
-function refuseBesideServer(input: ConfigInput): void {
+function serverRunning(input: ConfigInput): boolean {
   // Centrals on PostgreSQL hear of the deletions (cliChecks).
-  if (input.dataDir === ':memory:' || input.store.url !== null) return;
+  if (input.dataDir === ':memory:' || input.store.url !== null) return false;
   try {
     lockDataDir(input.dataDir).release();
+    return false;
   } catch (err) {
     if (!(err instanceof DataDirInUse)) throw err;
-    throw new UsageError(
-      'this apply deletes checks (--prune) and a server is running on this data directory: send the file to its API instead ' +
-        '(POST /v1/public/config/apply?prune=true, docs/config-as-code.md), or stop the server first',
-    );
+    return true;
+  }
+}
+
+/** How long the key the CLI makes for handing an apply to the running server lives at most (it is revoked once answered). */
+const HAND_OFF_KEY_MS = 5 * 60_000;
+
+/**
+ * Applies the file through the API of the server running on this data directory, with a key
+ * made for this one request (beyond the plan's key allowance: it is the operator's, not the
+ * account's) and revoked once the server answered; both are in the audit log as the CLI's.
+ */
+async function applyThroughRunningServer(store: Store, accounts: AccountsService, principal: Principal, value: MonitoringFileInput, prune: boolean): Promise<ApplyResult> {
+  const served = await store.served.get();
+  if (!served?.listenUrl) {
+    throw new StartupError('a server is running on this data directory but has not said where it listens (it predates this version): restart it, or send the file to its API (POST /v1/public/config/apply?prune=true)');
+  }
+  const key = await accounts.createKey(
+    {
+      account: principal.account.id,
+      scopes: ['checks:read', 'checks:write', 'checks:delete', 'alerts:read', 'alerts:write'],
+      expiresAt: new Date(systemClock.now() + HAND_OFF_KEY_MS).toISOString(),
+      name: 'vigil apply (handed to the running server)',
+    },
+    { actor: CLI_ACTOR },
+    { beyondAllowance: true },
+  );
+  try {
+    const { plan, applied, created } = await applyThroughServer(served.listenUrl, key.key, value, prune);
+    return { plan: plan as ApplyResult['plan'], applied, created: created as ApplyResult['created'] };
+  } finally {
+    await accounts.revokeKey(key.id, { actor: CLI_ACTOR });
   }
 }
 
@@ -433,7 +478,12 @@ function readFileArgument(path: string): string {
  * `vigil export` and `vigil apply`: the services wired over the CLI's store as the server wires
  * them (a change made here reaches a running server on its next read, as with the Kuma import).
  */
-async function withAsCode(input: ConfigInput, run: (asCode: MonitoringAsCode, principalOf: (account: string) => Promise<Principal>) => Promise<number>): Promise<number> {
+type HandOff = (principal: Principal, value: MonitoringFileInput, prune: boolean) => Promise<ApplyResult>;
+
+async function withAsCode(
+  input: ConfigInput,
+  run: (asCode: MonitoringAsCode, principalOf: (account: string) => Promise<Principal>, handOff: HandOff) => Promise<number>,
+): Promise<number> {
   const store = await openBeside(input);
   const config = await cliConfig(input, store);
   const log = createLogger('silent');
@@ -453,7 +503,7 @@ async function withAsCode(input: ConfigInput, run: (asCode: MonitoringAsCode, pr
     const principalOf = async (account: string): Promise<Principal> => ({
       kind: 'api_key', credentialId: 'cli', account: await accounts.findAccount(account), scopes: SCOPES, access: null, key: null, actor: CLI_ACTOR,
     });
-    return await run(asCode, principalOf);
+    return await run(asCode, principalOf, (principal, value, prune) => applyThroughRunningServer(store, accounts, principal, value, prune));
   } finally {
     await alerts.stop();
     writer.close();
@@ -512,6 +562,8 @@ async function migrateStore(configFile: string | undefined, url: string, batch: 
       batch,
       progress: (line) => process.stderr.write(`vigil: ${line}\n`),
     }).catch((err: unknown) => {
+      // A target that is not empty is the wrong --to: bad input, nothing written (exit 2).
+      if (err instanceof MigrateRefused) throw new UsageError(err.message);
       throw err instanceof StartupError ? err : unreachable(url, err);
     });
     process.stdout.write(`${JSON.stringify(report)}\n`);
@@ -528,12 +580,15 @@ async function serve(configFile: string | undefined): Promise<number> {
   const input = readConfig(configFile);
   // One server per data directory (several centrals share a PostgreSQL store: no lock then).
   // Referenced until the process ends: a collected connection would let the lock go.
-  const lock = input.dataDir === ':memory:' || input.store.url !== null ? null : lockDataDir(input.dataDir);
+  const onDisk = input.dataDir !== ':memory:' && input.store.url === null;
+  const found = onDisk ? noteDataDir(input.dataDir) : null;
+  const lock = onDisk ? lockDataDir(input.dataDir) : null;
   let app: VigilApp<Store>;
   try {
     app = await VigilApp.open(input);
   } catch (err) {
     lock?.release();
+    found?.undoIfFresh();
     throw err;
   }
   // Handlers first: a signal that arrives while starting still shuts down cleanly.
@@ -569,17 +624,19 @@ async function serve(configFile: string | undefined): Promise<number> {
     // closed (no -wal, -shm), the lock released and vigil.pid gone.
     await app.stop().catch(() => {});
     lock?.release();
+    // A fresh data directory: nothing behind at all.
+    found?.undoIfFresh();
     throw err;
   }
-  // The CLI beside this server prints URLs with the port it really serves on.
-  await app.store.served.record(app.config);
+  // The CLI beside this server prints URLs with the port it really serves on, and hands it an apply that deletes checks.
+  await app.store.served.record({ ...app.config, listenUrl: reachableUrl(input.server.host, new URL(url).port) });
   collectStartupGarbage();
   const admin = await app.bootstrapAdmin();
   if (admin) {
     process.stdout.write(
       `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +
         `Admin API key (shown once, store it now): ${admin.key}\n` +
-        `Try: curl -H "X-Api-Key: ${admin.key}" ${url}/v1/public/account\n` +
+        `Try: curl -H "X-Api-Key: ${admin.key}" ${app.config.publicUrl}/v1/public/account\n` +
         `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${(await app.services.accounts.sessions.createLoginLink(undefined)).url}\n\n`,
     );
   }

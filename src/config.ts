@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
@@ -34,9 +35,15 @@ const ConfigSchema = Type.Object({
     perKeyPerMinute: Type.Number(),
     statusPerKeyPerMinute: Type.Number(),
     statusPerAccountPerMinute: Type.Number(),
+    /** Requests per client address and minute to the unauthenticated routes that do work (sign-in, signup, claim, subscribe). */
+    perAddressPerMinute: Type.Integer({ minimum: 1 }),
   }),
-  /** `threads`: probe worker threads; 0 = one less than the cores, at most 2 (a core stays free for the API). */
-  probes: Type.Object({ blockPrivateAddresses: Type.Boolean(), threads: Type.Number() }),
+  /**
+   * `threads`: probe worker threads; 0 = one less than the cores, at most 2 (a core stays free for the API).
+   * `dnsServers`: "ip" or "ip:port" servers that answer every name probes and alert deliveries
+   * resolve (empty: the system resolver); docs/outbound-policy.md.
+   */
+  probes: Type.Object({ blockPrivateAddresses: Type.Boolean(), threads: Type.Number(), dnsServers: Type.Array(Type.String()) }),
   /**
    * Regional prober nodes: a region without a connected node for `failoverMs` is probed by the
    * central; a node's outbox keeps at most `outboxMax` unacknowledged results; the central
@@ -56,8 +63,16 @@ const ConfigSchema = Type.Object({
     perTargetConcurrency: Type.Number(),
     keepDays: Type.Number(),
   }),
-  /** Status pages (issue 29): at most `maxSubscribers` subscribers per page (email, pending ones included, and webhooks). */
-  statusPages: Type.Object({ maxSubscribers: Type.Number({ minimum: 0 }) }),
+  /**
+   * Status pages (issue 29): at most `maxSubscribers` subscribers per page (email, pending ones
+   * included, and webhooks). `subscriberWebhooks.allowPrivateTargets` (issue 34): anonymous
+   * subscribers' webhooks may reach loopback, private and link-local addresses (an intranet, a
+   * test); refused otherwise, whatever `probes.blockPrivateAddresses` says.
+   */
+  statusPages: Type.Object({
+    maxSubscribers: Type.Number({ minimum: 0 }),
+    subscriberWebhooks: Type.Object({ allowPrivateTargets: Type.Boolean() }),
+  }),
   /** Domain expiry lookups: IANA bootstrap refresh (null: shipped copy only); `servers` (tld -> base URL) wins over it. */
   rdap: Type.Object({
     bootstrapUrl: Nullable(Type.String()),
@@ -71,7 +86,8 @@ const ConfigSchema = Type.Object({
    * `allowedDomains`: email domains admitted (empty: any); `createRole`: the role given to a person
    * the provider vouches for who is not a member yet (null: only existing members may sign in);
    * `account`: the account such people join (id or email; null: the admin account); `name`: the
-   * sign-in button's label.
+   * sign-in button's label; `trustUnverifiedEmail`: an address the provider does not mark
+   * `email_verified: true` may still link a member who has no identity at the provider yet.
    */
   auth: Type.Object({
     signIn: Type.Object({
@@ -80,6 +96,8 @@ const ConfigSchema = Type.Object({
       addressLockAfterFailures: Type.Number(),
       windowMinutes: Type.Number(),
     }),
+    /** Password hashes run on `threads` of their own; beyond `maxQueued` waiting, a check is refused with 503. */
+    passwordHashing: Type.Object({ threads: Type.Integer({ minimum: 1, maximum: 8 }), maxQueued: Type.Integer({ minimum: 1 }) }),
     oidc: Type.Object({
       issuer: Nullable(Type.String()),
       clientId: Type.String(),
@@ -89,6 +107,7 @@ const ConfigSchema = Type.Object({
       allowedDomains: Type.Array(Type.String()),
       createRole: Type.Union([Type.Literal('admin'), Type.Literal('editor'), Type.Literal('viewer'), Type.Null()]),
       account: Nullable(Type.String()),
+      trustUnverifiedEmail: Type.Boolean(),
     }),
   }),
   /** Days the audit log keeps its entries. */
@@ -174,6 +193,7 @@ export function loadConfig(opts: LoadOptions = {}): ConfigInput {
   if (config.store.url !== null) assertDatabaseUrl(config.store.url);
   const name = config.instance.name;
   if (name !== null && (name.trim() === '' || name.length > 200)) throw new ConfigError('instance.name must not be empty or longer than 200 characters');
+  config.probes.dnsServers.forEach(assertDnsServer);
   return config;
 }
 
@@ -202,6 +222,17 @@ export function assertDatabaseUrl(url: string): void {
   }
   if (!parsed.hostname && !parsed.searchParams.get('host')) {
     throw new ConfigError('store.url (VIGIL_DATABASE_URL) names no host: postgres://user@host/database');
+  }
+}
+
+/** A probes.dnsServers entry: an IP address, with a port after it (`[v6]:port` for IPv6) or not. */
+function assertDnsServer(entry: string, index: number): void {
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry) ?? /^([^:]+)(?::(\d+))?$/.exec(entry);
+  const host = m ? m[1]! : entry;
+  const port = m?.[2];
+  const valid = (m !== null && isIP(host) !== 0) || isIP(entry) === 6;
+  if (!valid || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+    throw new ConfigError(`probes.dnsServers[${index}] must be an IP address with an optional port ("192.0.2.53", "192.0.2.53:5353" or "[2001:db8::53]:53"), not ${JSON.stringify(entry)}`);
   }
 }
 

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ResponseChart, UptimeBars } from './chart.js';
 import { checkRow, useChecks } from './live.js';
-import { ago, duration, ms, pct, statusLabel, when } from './format.js';
+import { ago, cadence, duration, ms, nextPing, pct, statusLabel, when } from './format.js';
 import { confirmDialog, CopyButton, toast } from './ui.js';
 
 function Ssl({ ssl }) {
@@ -105,7 +105,8 @@ export function CheckPage({ id, scopes, who }) {
       <div>
         <a href="#/" class="muted">← Checks</a>
         <h1><span class=${`dot ${label}`}></span>${check.name}</h1>
-        <p class="muted break">${check.type} · every ${check.interval} min${check.responseTimeLimit ? ` · slow above ${check.responseTimeLimit} ms` : ''} · ${url}</p>
+        <p class="muted break" data-cadence>${check.type} · ${cadence(check)}${check.responseTimeLimit ? ` · slow above ${check.responseTimeLimit} ms` : ''} · ${url}</p>
+        ${check.nextExpectedAt ? html`<p class="muted" data-next-ping>Next ping expected ${nextPing(check.nextExpectedAt)}</p>` : ''}
         ${check.tags?.length ? html`<p class="tags">${check.tags.map((t) => html`<span class="tag">${t}</span>`)}</p>` : ''}
         ${check.blockedBy?.length ? html`<p class="warn" data-blocked-by>Blocked by ${check.blockedBy.map((b, i) => html`${i ? ', ' : ''}<a href=${`#/checks/${b}`}>${names.get(b) ?? b}</a>`)}: its alerts wait until that is up again</p>` : ''}
         ${check.dependsOn?.length && !check.blockedBy?.length ? html`<p class="muted">Depends on ${check.dependsOn.map((b) => names.get(b) ?? b).join(', ')}</p>` : ''}

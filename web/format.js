@@ -22,3 +22,14 @@ export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** What a row's status badge says: maintenance wins over the probe state; a slow up check is `degraded`, as the status endpoint says. */
 export const statusLabel = (row) => (row.maintenance ? 'maintenance' : row.status === 'up' && row.degraded ? 'degraded' : row.status);
+
+/** How often a check runs: its interval, or a heartbeat's cron schedule in words, with the expression and its zone. */
+export function cadence(check) {
+  if (!check.schedule) return `every ${check.interval} min`;
+  const words = check.scheduleDescription ?? 'On a schedule';
+  return `${words.charAt(0).toLowerCase()}${words.slice(1)} (cron ${check.schedule}, ${check.timezone ?? 'UTC'})`;
+}
+
+/** When a scheduled heartbeat's next ping is due, in the reader's time, its zone named. */
+export const nextPing = (iso) =>
+  new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });

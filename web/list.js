@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { listState, useChecks } from './live.js';
-import { ms, pct, statusLabel } from './format.js';
+import { cadence, ms, nextPing, pct, statusLabel } from './format.js';
 import { Sparkline } from './sparkline.js';
 import { BeatBar, BEATS, useBeats } from './beats.js';
 
@@ -53,7 +53,7 @@ function Row({ row, top }) {
   const label = statusLabel(row);
   return html`<a class="row" role="row" href=${`#/checks/${row.id}`} style=${`top:${top}px`} data-id=${row.id} data-status=${label}>
     <span class=${`dot ${label}`} title=${label}></span>
-    <span class="name" role="cell"><strong>${row.name}</strong><small>${row.url}</small></span>
+    <span class="name" role="cell"><strong>${row.name}</strong><small>${row.schedule ? html`<span data-schedule title=${`${cadence(row)}${row.nextExpectedAt ? ` · next ping expected ${nextPing(row.nextExpectedAt)}` : ''}`}>${row.scheduleDescription ?? `cron ${row.schedule}`}</span> · ` : ''}${row.url}</small></span>
     <span class="badge" role="cell" title=${label === 'degraded' ? 'Up, but slower than its “Slow above (ms)”' : null}>${label}</span>
     <span class="type" role="cell">${row.type}${row.folder ? html`<small>${row.folder}</small>` : ''}${row.tags?.length ? html`<small class="tags">${row.tags.map((t) => html`<span class="tag">${t}</span>`)}</small>` : ''}</span>
     <span class="num" role="cell" title="Last response time">${ms(row.lastResponseTime)}</span>

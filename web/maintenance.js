@@ -11,7 +11,18 @@ const empty = {
   startsAt: '', endsAt: '', schedule: '0 2 * * 0', durationMinutes: '60', timezone: zone,
 };
 
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+/** An instant in a zone, with the zone named: `7 Dec 2026, 03:00 (Europe/Paris)`. */
+const inZone = (iso, timeZone) => `${new Date(iso).toLocaleString(undefined, { timeZone, dateStyle: 'medium', timeStyle: 'short' })} (${timeZone})`;
+
+/**
+ * A window's times, each labelled with its zone: the browser's ("your time"), and the window's
+ * own beside it when the window has another (a recurring window's schedule is read there).
+ */
+function span(from, to, windowZone) {
+  const yours = html`<span class="zoned" data-zone="yours">${from ? `${inZone(from, zone).replace(/ \(.*\)$/, '')} to ` : ''}${inZone(to, zone)} your time</span>`;
+  if (!windowZone || windowZone === zone) return yours;
+  return html`${yours}<span class="zoned" data-zone="window"> · ${from ? `${inZone(from, windowZone).replace(/ \(.*\)$/, '')} to ` : ''}${inZone(to, windowZone)} the window's time</span>`;
+}
 const list = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
 /** A datetime-local value (the browser's zone) as an ISO instant. */
 const instant = (local) => (local ? new Date(local).toISOString() : undefined);
@@ -54,7 +65,7 @@ export function MaintenancePage({ scopes }) {
             ${canWrite ? html`<span class="actions">
               ${w.nextStartsAt ? html`<button type="button" onClick=${() => end(w)}>End</button>` : ''}
               <button type="button" class="danger" onClick=${() => remove(w)}>Delete</button></span>` : ''}</div>
-          <p class="muted">${w.active ? `In progress until ${when(w.nextEndsAt)}` : w.nextStartsAt ? `Next: ${when(w.nextStartsAt)} to ${when(w.nextEndsAt)}` : 'Over'}
+          <p class="muted">${w.active ? html`In progress until ${span(null, w.nextEndsAt, w.timezone)}` : w.nextStartsAt ? html`Next: ${span(w.nextStartsAt, w.nextEndsAt, w.timezone)}` : 'Over'}
             ${w.schedule ? ` · every “${w.schedule}” (${w.timezone}) for ${w.durationMinutes} min` : ''} · ${scopeText(w)}</p>
           ${w.description ? html`<p>${w.description}</p>` : ''}
         </li>`,

@@ -69,6 +69,68 @@ function Passkeys() {
   </section>`;
 }
 
+/** What a link through the provider came back with (`#/security/linked`, `#/security/link-error=…`), read once. */
+function linkOutcome() {
+  const m = /^#\/security\/(linked|link-error=(.*))$/.exec(location.hash);
+  if (!m) return null;
+  history.replaceState(null, '', `${location.pathname}#/security`);
+  if (m[1] === 'linked') return { ok: true };
+  try {
+    return { ok: false, message: decodeURIComponent(m[2]) };
+  } catch {
+    return { ok: false, message: 'The account was not linked' };
+  }
+}
+
+/**
+ * The member's accounts at the single sign-on provider: single sign-on finds them by these (the
+ * provider's issuer and subject), never by the email it sends. Hidden when there is neither an
+ * identity nor a provider.
+ */
+function Identities() {
+  const [list, setList] = useState(null);
+  const [provider, setProvider] = useState(null);
+  const [error, setError] = useState(null);
+  const load = () => api('GET', '/me/identities').then(({ data }) => setList(data), (err) => toast(err.message, 'error'));
+  useEffect(() => {
+    const outcome = linkOutcome();
+    if (outcome?.ok) toast('Single sign-on account linked');
+    else if (outcome) setError(outcome.message);
+    load();
+    api('GET', '/sessions/methods').then(({ data }) => setProvider(data.oidc), () => setProvider(null));
+  }, []);
+  const link = () => {
+    setError(null);
+    api('POST', '/me/identities/link').then(({ data }) => location.assign(data.location), (err) => setError(err.message));
+  };
+  const remove = async (i) => {
+    const text = 'Single sign-on will no longer find you by this account. Its next sign-in may link you again if the provider vouches for your address.';
+    if (!(await confirmDialog('Unlink this single sign-on account?', text, 'Unlink'))) return;
+    api('DELETE', `/me/identities/${i.id}`).then(() => {
+      toast('Single sign-on account unlinked');
+      load();
+    }, (err) => toast(err.message, 'error'));
+  };
+  if (list === null || (list.length === 0 && !provider)) return '';
+  return html`<section class="card" id="identities">
+    <h2>Single sign-on</h2>
+    <p class="muted small">Your account at the identity provider${provider ? html` (${provider.name})` : ''} signs you in, whatever address it has now.</p>
+    ${error ? html`<p class="error" role="alert" id="link-error">${error}</p>` : ''}
+    ${list.length === 0 ? html`<p class="muted" id="no-identities">Not linked yet: your first single sign-on links it when the provider vouches for your address, or link it now.</p>
+        ${provider ? html`<button type="button" id="link-identity" onClick=${link}>Link your ${provider.name} account</button>` : ''}`
+      : html`<div class="table-wrap"><table class="identities">
+          <thead><tr><th>Provider</th><th>Address there</th><th>Linked</th><th>Last used</th><th></th></tr></thead>
+          <tbody>${list.map((i) => html`<tr key=${i.id} data-id=${i.id}>
+            <td><code class="identity-issuer">${i.issuer}</code></td>
+            <td>${i.email ?? '—'}</td>
+            <td>${when(i.createdAt)}</td>
+            <td>${ago(i.lastUsedAt)}</td>
+            <td class="actions"><button type="button" class="danger" onClick=${() => remove(i)}>Unlink</button></td>
+          </tr>`)}</tbody>
+        </table></div>`}
+  </section>`;
+}
+
 /** Two-factor sign-in: enrol with the QR code, confirm with a code, keep the ten recovery codes. */
 function Totp() {
   const [status, setStatus] = useState(null);
@@ -180,6 +242,7 @@ export function SecurityPage({ user }) {
     <h1>Security</h1>
     <p class="muted">${user.email} · ${user.role}</p>
     <${Passkeys} />
+    <${Identities} />
     <${Totp} />
     <${Password} />
     <${Sessions} userId=${user.id} />

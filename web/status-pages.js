@@ -10,7 +10,7 @@ const FIELDS = ['slug', 'title', 'description', 'customDomain', 'checkIds', 'log
 const LOOK = { logoUrl: '', accentColor: '', footerText: '', favicon: '', hidePoweredBy: false, embedAllowedOrigins: '' };
 /** Origins typed one a line (or separated by spaces or commas). */
 const originsOf = (text) => text.split(/[\s,]+/).filter(Boolean);
-const empty = { title: '', slug: '', description: '', customDomain: '', checkIds: [], autoIncidents: false, ...LOOK };
+const empty = { title: '', slug: '', description: '', customDomain: '', checkIds: [], autoIncidents: false, webhookSubscriptions: false, ...LOOK };
 
 /** A slug from a title: "Acme API status" → "acme-api-status". */
 const slugOf = (title) => title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
@@ -61,7 +61,7 @@ export function StatusPageForm({ id, scopes, restricted }) {
     api('GET', `/status-pages/${id}`).then(
       ({ data }) => {
         setSaved(data);
-        setForm({ title: data.title, slug: data.slug, description: data.description ?? '', customDomain: data.customDomain ?? '', checkIds: data.checkIds, autoIncidents: data.autoIncidents,
+        setForm({ title: data.title, slug: data.slug, description: data.description ?? '', customDomain: data.customDomain ?? '', checkIds: data.checkIds, autoIncidents: data.autoIncidents, webhookSubscriptions: data.webhookSubscriptions,
           logoUrl: data.logoUrl ?? '', accentColor: data.accentColor ?? '', footerText: data.footerText ?? '', favicon: data.favicon ?? '', hidePoweredBy: data.hidePoweredBy,
           embedAllowedOrigins: (data.embedAllowedOrigins ?? []).join('\n') });
       },
@@ -89,6 +89,7 @@ export function StatusPageForm({ id, scopes, restricted }) {
       customDomain: form.customDomain.trim() || null,
       checkIds: form.checkIds,
       autoIncidents: form.autoIncidents,
+      webhookSubscriptions: form.webhookSubscriptions,
       logoUrl: form.logoUrl.trim() || null,
       accentColor: form.accentColor.trim() || null,
       footerText: form.footerText.trim() || null,
@@ -153,6 +154,8 @@ export function StatusPageForm({ id, scopes, restricted }) {
       </fieldset>
       <label class="check"><input type="checkbox" name="autoIncidents" checked=${form.autoIncidents}
         onChange=${(e) => setForm({ ...form, autoIncidents: e.currentTarget.checked })} /> Open an incident when one of its checks goes down (it resolves itself when the check is up again)</label>
+      <label class="check"><input type="checkbox" name="webhookSubscriptions" checked=${form.webhookSubscriptions}
+        onChange=${(e) => setForm({ ...form, webhookSubscriptions: e.currentTarget.checked })} /> Let visitors subscribe webhooks (each receives nothing until it answers a signed verification request; email subscriptions are always open)</label>
       <div class="actions"><button class="primary" type="submit" disabled=${busy}>${id ? 'Save' : 'Create status page'}</button></div>
     </div>
   </form>

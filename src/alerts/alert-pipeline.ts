@@ -48,6 +48,8 @@ interface PendingAlert {
   event: AlertEvent;
   /** Its row in the alert outbox, claimed by the alerts write of the drain that routes it. */
   outboxId?: string | null;
+  /** Let out by the dependency hold: routed without asking it again. */
+  cleared?: boolean;
 }
 
 /**
@@ -67,7 +69,21 @@ export class AlertPipeline {
   /** Outbox events buffered or being claimed here: a sweep does not hand them in again. */
   private readonly outboxIds = new Set<string>();
 
-  constructor(private readonly deps: AlertPipelineDeps) {}
+  constructor(private readonly deps: AlertPipelineDeps) {
+    deps.hold?.onDue((alerts) => this.requeue(alerts));
+  }
+
+  /** Alerts the dependency hold lets out, routed like any (in a later turn). */
+  private requeue(alerts: ReadonlyArray<{ ref: PendingAlert['ref']; event: AlertEvent }>): void {
+    for (const a of alerts) this.buffer.push({ ...a, cleared: true });
+    if (!this.draining) this.scheduled ??= setImmediate(() => void this.drain());
+  }
+
+  /** A check another central owns came back up (several centrals): the alerts held here for its dependants go out. */
+  async parentRecovered(checkId: string): Promise<void> {
+    const due = (await this.deps.hold?.released(checkId)) ?? [];
+    if (due.length > 0) this.requeue(due);
+  }
 
   /** `outboxId`: the event's outbox row (the recorder's); its alerts are queued only if this pipeline's write claims it. */
   handle(ref: { id: string; accountId: string }, event: AlertEvent, outboxId: string | null = null): void {
@@ -120,9 +136,9 @@ export class AlertPipeline {
     let taken = 0;
     try {
       while (taken < this.buffer.length && (taken === 0 || performance.now() < until)) {
-        const { ref, event, outboxId = null } = this.buffer[taken++]!;
+        const { ref, event, outboxId = null, cleared = false } = this.buffer[taken++]!;
         try {
-          await this.route(ref, event, now, rows, outboxId);
+          await this.route(ref, event, now, rows, outboxId, cleared);
           if (outboxId !== null) routed.push({ id: outboxId, checkId: ref.id });
         } catch (err) {
           // Left in the outbox: a sweep routes it again.
@@ -151,15 +167,12 @@ export class AlertPipeline {
       });
   }
 
-  private async route(ref: PendingAlert['ref'], event: AlertEvent, now: number, rows: NewAlert[], outboxId: string | null): Promise<void> {
-    const hold = this.deps.hold;
+  private async route(ref: PendingAlert['ref'], event: AlertEvent, now: number, rows: NewAlert[], outboxId: string | null, cleared: boolean): Promise<void> {
+    const hold = cleared ? undefined : this.deps.hold;
     if (hold && event.type === 'website_up') {
       // A parent back up releases its dependants' held alerts, routed like any (in a later turn).
       const due = await hold.released(ref.id);
-      if (due.length > 0) {
-        this.buffer.push(...due);
-        this.scheduled ??= setImmediate(() => this.drain());
-      }
+      if (due.length > 0) this.requeue(due);
     }
     if (hold && (event.type === 'website_down' || event.type === 'website_error' || event.type === 'website_up')) {
       const check = await this.deps.store.checks.byId(ref.id);

@@ -1,4 +1,4 @@
-import { DependencyHold } from './dependency-hold.js';
+import { DependencyHold, type VerdictNow } from './dependency-hold.js';
 import type { LiveChecks } from '../monitor/live-checks.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -16,6 +16,8 @@ import type { AlertEvent } from '../domain/events.js';
 import { WebhookChannel } from './webhook-channel.js';
 import { WebhookService } from './webhook-service.js';
 import { WebhookThread } from './delivery/webhook-thread.js';
+import { OutboundRules } from '../store/outbound-rules.js';
+import { subscriberRule } from '../domain/outbound-policy.js';
 
 /** What the alerts layer reports about an account (spec 2.7 `alerts`, `usage.webhooks`). */
 export interface AlertSummary {
@@ -25,6 +27,7 @@ export interface AlertSummary {
 }
 import { ReminderSweep } from './reminders.js';
 import { SubscriberEmailChannel, SubscriberWebhookChannel } from './page-notices.js';
+import { SubscriberVerifier } from './subscriber-webhooks.js';
 import type { NewAlert } from '../store/alert-store.js';
 import { TargetOptionsPolicy } from './target-options.js';
 import type { Job } from '../util/job-runner.js';
@@ -44,12 +47,16 @@ export interface AlertsDeps {
   events?: Pick<Recorder, 'onEvent'>;
   /** Live check states (dependencies hold alerts while a parent is down). */
   live?: Pick<LiveChecks, 'get'>;
+  /** A parent probed at once for a dependant about to alert (absent: the parent's last known status decides). */
+  verdictNow?: VerdictNow;
   /**
    * Several centrals on one store: which checks this one owns. Reminders are queued by the
    * owner of their check only, and the sender also looks for deliveries other centrals queued
    * or left behind (a central that died with deliveries pending or leased).
    */
   shared?: { owns(checkId: string): boolean };
+  /** The accounts' outbound rules (shared with the engine; built here when absent, as in CLI commands). */
+  outbound?: OutboundRules;
 }
 
 /**
@@ -63,6 +70,8 @@ export class AlertsModule {
   readonly reminders: ReminderSweep;
   readonly sender: DeliverySender;
   readonly pipeline: AlertPipeline;
+  /** Issue 34: the challenge a status page's webhook subscriber answers before anything else is sent. */
+  readonly subscriberVerifier: SubscriberVerifier;
   private readonly client: WebhookThread;
   private readonly writer: BatchWriter;
   private readonly clock: Clock;
@@ -78,20 +87,24 @@ export class AlertsModule {
     this.client = new WebhookThread({
       timeoutMs: alerts.timeoutMs,
       blockPrivateAddresses: config.probes.blockPrivateAddresses,
+      dnsServers: config.probes.dnsServers,
       // As many as can be in flight at once: requests never queue inside the pool, where a
       // burst to one popular origin (hooks.slack.com) would spend its timeout waiting.
       connectionsPerOrigin: alerts.concurrency,
     });
+    const outbound = deps.outbound ?? new OutboundRules(config, store.accounts);
+    const toSubscribers = subscriberRule(config);
+    this.subscriberVerifier = new SubscriberVerifier({ timeoutMs: alerts.timeoutMs, rule: toSubscribers, dnsServers: config.probes.dnsServers });
     const options = new TargetOptionsPolicy(store);
     this.email = new EmailAlertsService(this.repos.emailSettings, routing, options, mailer, clock, config, store);
-    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, accounts: store.accounts, clock, config, log });
+    this.webhooks = new WebhookService({ repo: this.repos.webhooks, queue: this.repos.deliveries, routing, options, client: this.client, store, outbound, clock, config, log });
     this.sender = new DeliverySender({
       queue: this.repos.deliveries,
       channels: {
-        webhook: new WebhookChannel(routing, this.client),
+        webhook: new WebhookChannel(routing, this.client, outbound),
         email: new EmailChannel(routing, mailer),
         subscriber_email: new SubscriberEmailChannel(store.subscribers, mailer, config),
-        subscriber_webhook: new SubscriberWebhookChannel(store.subscribers, this.client),
+        subscriber_webhook: new SubscriberWebhookChannel(store.subscribers, this.client, toSubscribers),
       },
       clock,
       log,
@@ -101,10 +114,11 @@ export class AlertsModule {
     this.shared = deps.shared !== undefined;
     const live = deps.live;
     const hold = new DependencyHold((id) => {
-      const state = live?.get(id)?.state.status;
+      // Another central's check: the entry here is not moved by its results, the stored row is.
+      const state = deps.shared?.owns(id) === false ? undefined : live?.get(id)?.state.status;
       if (state !== undefined) return state;
       return whenAnswered(store.checks.byId(id), (check) => (check === null ? null : check.disabled ? 'paused' : check.status));
-    });
+    }, deps.verdictNow);
     this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log, hold });
     deps.events?.onEvent((check, event, outboxId) => {
       log.info({ checkId: check.id, event: event.type, status: event.status }, 'check event');
@@ -138,7 +152,7 @@ export class AlertsModule {
   async stop(): Promise<void> {
     await this.pipeline.settled();
     await this.sender.stop();
-    await this.client.close();
+    await Promise.all([this.client.close(), this.subscriberVerifier.close()]);
   }
 
   /** Resolves once every event so far is delivered or waiting for a later retry (tests, benchmarks). */

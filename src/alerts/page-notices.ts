@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { PrivateRefusal } from '../domain/outbound-policy.js';
 import type { SubscriberRepo } from '../store/subscribers.js';
 import type { Delivery, NoticeEventType } from '../store/alert-store.js';
 import type { AlertChannel, AttemptOutcome } from './channel.js';
@@ -61,17 +62,27 @@ export function noticeMail(to: string, notice: PageNotice, unsubscribeUrl: strin
     to,
     subject,
     text: `${lines.join('\n')}\n`,
-    headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    headers: unsubscribeHeaders(unsubscribeUrl),
   };
 }
 
-/** The double opt-in's message: the link that confirms, and what it is for. */
-export function confirmationMail(to: string, notice: PageNotice, confirmUrl: string): Mail {
+/** The RFC 2369/8058 headers of a subscriber's message: a mail client's unsubscribe button ends it in one POST. */
+const unsubscribeHeaders = (unsubscribeUrl: string): Record<string, string> => ({
+  'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+});
+
+/**
+ * The double opt-in's message: the link that confirms, and what it is for. It has a way out too
+ * (the unsubscribe link forgets an address not confirmed yet), like every message to subscribers.
+ */
+export function confirmationMail(to: string, notice: PageNotice, confirmUrl: string, unsubscribeUrl: string): Mail {
   return {
     to,
     subject: `Confirm your subscription to ${notice.page.title}`,
     text: `Someone, hopefully you, asked to receive updates of the status page ${notice.page.title} (${notice.page.url}) at this address.\n\n` +
-      `To confirm, open this link and press Confirm:\n${confirmUrl}\n\nIf it was not you, ignore this message: nothing more will be sent.\n`,
+      `To confirm, open this link and press Confirm:\n${confirmUrl}\n\nIf it was not you, ignore this message: nothing more will be sent. ` +
+      `To have this address forgotten now: ${unsubscribeUrl}\n`,
+    headers: unsubscribeHeaders(unsubscribeUrl),
   };
 }
 
@@ -92,7 +103,7 @@ export class SubscriberEmailChannel implements AlertChannel {
     try {
       const notice = JSON.parse(d.contentJson) as PageNotice;
       const link = (action: 'confirm' | 'unsubscribe') => subscriptionLink(this.config.publicUrl, sub.token, action);
-      await this.mailer.send(confirmation ? confirmationMail(sub.address, notice, link('confirm')) : noticeMail(sub.address, notice, link('unsubscribe')));
+      await this.mailer.send(confirmation ? confirmationMail(sub.address, notice, link('confirm'), link('unsubscribe')) : noticeMail(sub.address, notice, link('unsubscribe')));
       return { kind: 'delivered', status: null };
     } catch (err) {
       return smtpFailure(err);
@@ -100,16 +111,19 @@ export class SubscriberEmailChannel implements AlertChannel {
   }
 }
 
-/** A notice to one webhook subscriber: the stored JSON, signed with the subscriber's secret. */
+/** A notice to one webhook subscriber: the stored JSON, signed with the subscriber's secret; nothing before its receiver answered the verification (issue 34). */
 export class SubscriberWebhookChannel implements AlertChannel {
   constructor(
     private readonly subscribers: Pick<SubscriberRepo, 'byId'>,
     private readonly client: WebhookPoster,
+    /** The outbound policy's rule for subscriber webhooks (statusPages.subscriberWebhooks.allowPrivateTargets). */
+    private readonly refusePrivate: PrivateRefusal | null,
   ) {}
 
   async attempt(d: Delivery, signal: AbortSignal): Promise<AttemptOutcome> {
     const sub = await this.subscribers.byId(d.target);
     if (!sub) return { kind: 'cancelled', error: 'unsubscribed' };
-    return deliverToWebhook(this.client, { url: sub.address, webhookType: 'subscriber', secret: sub.secret }, d, signal);
+    if (sub.confirmedAt === null) return { kind: 'cancelled', error: 'not verified' };
+    return deliverToWebhook(this.client, { url: sub.address, webhookType: 'subscriber', secret: sub.secret, refusePrivate: this.refusePrivate }, d, signal);
   }
 }

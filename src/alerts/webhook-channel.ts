@@ -4,6 +4,7 @@ import { MisconfiguredWebhook } from './formats/vendor-request.js';
 import { WebhookUnreachable } from './delivery/webhook-client.js';
 import type { HookTarget, WebhookPoster } from './delivery/webhook-poster.js';
 import type { Delivery } from '../store/alert-store.js';
+import type { OutboundRules } from '../store/outbound-rules.js';
 
 /** Answers worth another attempt; any other 4xx will not change by itself. */
 export const retryableStatus = (status: number): boolean => status >= 500 || status === 408 || status === 429;
@@ -16,6 +17,7 @@ export class WebhookChannel implements AlertChannel {
   constructor(
     private readonly routing: AlertRouting,
     private readonly client: WebhookPoster,
+    private readonly outbound: Pick<OutboundRules, 'forAccount'>,
   ) {}
 
   async attempt(d: Parameters<AlertChannel['attempt']>[0], signal: AbortSignal): Promise<AttemptOutcome> {
@@ -24,7 +26,9 @@ export class WebhookChannel implements AlertChannel {
     const hook = targets.webhooks.find((w) => w.id === d.target);
     if (!hook) return { kind: 'cancelled', error: 'webhook deleted' };
     if (!hook.enabled) return { kind: 'cancelled', error: 'webhook disabled' };
-    return deliverToWebhook(this.client, hook, d, signal);
+    // The account's outbound rule goes with every delivery, applied where the worker connects.
+    const refusePrivate = await this.outbound.forAccount(d.accountId);
+    return deliverToWebhook(this.client, { ...hook, refusePrivate }, d, signal);
   }
 }
 

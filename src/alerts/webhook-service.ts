@@ -19,7 +19,7 @@ import { assertPublicHost, cutUrl, parseWebhookUrl, webhookUrlKey } from './webh
 import type { TargetOptionsInput, TargetOptionsPolicy } from './target-options.js';
 import { limitsFor } from '../domain/plans.js';
 import { displayName } from '../domain/display-name.js';
-import { privateTargetRefusal } from '../domain/private-target.js';
+import type { OutboundRules } from '../store/outbound-rules.js';
 
 export interface CreateWebhookInput extends TargetOptionsInput {
   url: string;
@@ -44,7 +44,8 @@ export interface WebhookServiceDeps {
   options: TargetOptionsPolicy;
   client: WebhookPoster;
   store: Pick<Store, 'transaction' | 'afterCommit' | 'audit'>;
-  accounts: Pick<Store['accounts'], 'createdBySignup'>;
+  /** The accounts' outbound rules: checked at create time, applied at every delivery (the test one included). */
+  outbound: Pick<OutboundRules, 'forAccount'>;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -68,14 +69,14 @@ export class WebhookService {
   }
 
   /**
-   * With `probes.blockPrivateAddresses`, or for an account created by agent signup (unless
-   * `signup.allowPrivateTargets`), a URL whose host is or resolves to a private address is a 400.
+   * Early feedback of the outbound policy: under the account's rule (probes.blockPrivateAddresses,
+   * or an account created by agent signup unless signup.allowPrivateTargets), a URL whose host
+   * is or resolves to a private address now is a 400. Deliveries check again when they connect.
    */
-  async checkAddress(rawUrl: string, accountId?: string): Promise<void> {
-    const url = parseWebhookUrl(rawUrl, this.deps.config.alerts.allowHttpWebhooks);
-    const bySignup = () => accountId !== undefined && this.deps.accounts.createdBySignup(accountId);
-    const refusal = await privateTargetRefusal(this.deps.config, bySignup);
-    if (refusal !== null) await assertPublicHost(url, refusal);
+  async checkAddress(rawUrl: string, accountId: string): Promise<void> {
+    const { config } = this.deps;
+    const url = parseWebhookUrl(rawUrl, config.alerts.allowHttpWebhooks);
+    await assertPublicHost(url, await this.deps.outbound.forAccount(accountId), config.probes.dnsServers);
   }
 
   /**
@@ -194,7 +195,8 @@ export class WebhookService {
     const sample = JSON.stringify(testContent(this.deps.clock.now(), this.deps.config));
     let status: number;
     try {
-      ({ status } = await this.deps.client.send(hook, sample, newId('dlv')));
+      const refusePrivate = await this.deps.outbound.forAccount(account.id);
+      ({ status } = await this.deps.client.send({ ...hook, refusePrivate }, sample, newId('dlv')));
     } catch (err) {
       if (err instanceof MisconfiguredWebhook) throw errors.badGateway(`Webhook ${where} is misconfigured: ${err.message}`);
       if (!(err instanceof WebhookUnreachable)) throw err;

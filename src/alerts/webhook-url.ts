@@ -1,10 +1,11 @@
 import { errors } from '../domain/errors.js';
-import { resolvesToPrivate } from '../domain/private-target.js';
+import { refusalMessage, type PrivateRefusal } from '../domain/outbound-policy.js';
+import { resolvesToPrivate } from '../util/outbound-guard.js';
 
 /**
  * Webhook URLs act like passwords (spec 2.9): stored whole, shown and logged cut to scheme and
- * host. Decisions §3: with `probes.blockPrivateAddresses` on, webhooks may not reach private
- * or loopback addresses either (checked here at create time and again at every delivery).
+ * host. The outbound policy (docs/outbound-policy.md) is checked here at create time, for early
+ * feedback, and again at every delivery's connect, which is what counts.
  */
 
 const MAX_URL_LENGTH = 2048;
@@ -48,9 +49,12 @@ export function webhookUrlKey(url: URL): string {
   return u.href;
 }
 
-/** Refuses a webhook whose host is, or resolves to, a private address. */
-export async function assertPublicHost(url: URL, refusal: string): Promise<void> {
-  if (await resolvesToPrivate(url.hostname)) {
-    throw errors.badRequest(refusal);
+/**
+ * Under a rule, refuses (400) a webhook whose host is, or resolves to, a private address now; a
+ * name that does not resolve now is accepted (the delivery's connect refuses it later).
+ */
+export async function assertPublicHost(url: URL, rule: PrivateRefusal | null, dnsServers: readonly string[]): Promise<void> {
+  if (rule !== null && (await resolvesToPrivate(url.hostname, dnsServers))) {
+    throw errors.badRequest(refusalMessage(rule, 'url'));
   }
 }

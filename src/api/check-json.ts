@@ -7,6 +7,7 @@ import type { PageMeta } from '../core/pagination.js';
 import { jsonReply, type Reply } from './http-types.js';
 import type { LastProbe } from '../monitor/live-check.js';
 import { Lru } from '../util/lru.js';
+import { nextExpectedAt } from '../core/heartbeat-schedule.js';
 
 /**
  * Check records are immutable (a change makes a new object), so the JSON of a record can be
@@ -14,7 +15,7 @@ import { Lru } from '../util/lru.js';
  * string joins instead of a view and a stringify per check.
  */
 const listJson = new WeakMap<Check, Buffer>();
-const detailJson = new WeakMap<Check, { head: string; maintenance: boolean; blockedBy: readonly string[] }>();
+const detailJson = new WeakMap<Check, { head: string; maintenance: boolean; blockedBy: readonly string[]; nextExpected: number | null }>();
 
 /** A list item's JSON, UTF-8 encoded once: a page is then one copy of its items' bytes. */
 function listItemJson(check: Check, config: Config): Buffer {
@@ -28,12 +29,14 @@ function listItemJson(check: Check, config: Config): Buffer {
 
 function detailHead(check: Check, config: Config, now: number, blockedBy: readonly string[]): string {
   const maintenance = inMaintenance(check, now);
+  // A heartbeat on a schedule: its next expected ping moves on as the runs pass.
+  const nextExpected = nextExpectedAt(check, now);
   const cached = detailJson.get(check);
-  if (cached && cached.maintenance === maintenance && sameIds(cached.blockedBy, blockedBy)) return cached.head;
+  if (cached && cached.maintenance === maintenance && cached.nextExpected === nextExpected && sameIds(cached.blockedBy, blockedBy)) return cached.head;
   const json = JSON.stringify(checkDetail(check, config, now, blockedBy));
   // The reply up to its live part: `{"data":{...record,"lastProbe":` then the live value and `}}`.
   const head = `{"data":${json.slice(0, -1)},"lastProbe":`;
-  detailJson.set(check, { head, maintenance, blockedBy });
+  detailJson.set(check, { head, maintenance, blockedBy, nextExpected });
   return head;
 }
 

@@ -37,6 +37,7 @@ const PlanObject = Type.Object(
     ),
     unchanged: Counts,
     notInFile: Counts,
+    warnings: Type.Array(Type.String(), { description: 'What is allowed but likely a mistake, such as two checks of one name' }),
     summary: Type.Object({ create: Type.Integer(), update: Type.Integer(), delete: Type.Integer(), unchanged: Type.Integer() }),
   },
   { $id: 'ConfigPlan' },

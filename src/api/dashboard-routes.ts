@@ -49,7 +49,7 @@ export function dashboardRoutes(
       tag: 'dashboard',
       auth: 'none',
       allowRestricted: true,
-      rateLimit: 'none',
+      rateLimit: 'per-address',
       idempotency: 'none',
       errorShape: 'standard',
       bodyKind: 'json',
@@ -74,7 +74,7 @@ export function dashboardRoutes(
       ...publicApi,
       idempotency: 'none',
       responses: { 200: SessionResponse, 401: ErrorBody, 429: ErrorBody },
-      handler: ({ principal }) => ok({ data: sessionInfo(principal, principal.key?.expiresAt ?? null) }, 200, { 'Cache-Control': 'no-store' }),
+      handler: ({ principal }) => ok({ data: sessionInfo(principal, principal.sessionExpiresAt ?? principal.key?.expiresAt ?? null) }, 200, { 'Cache-Control': 'no-store' }),
     }),
     defineRoute({
       method: 'DELETE',

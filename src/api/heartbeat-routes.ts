@@ -34,6 +34,8 @@ export function heartbeatRoutes(s: MonitoringServices): Route[] {
     rateLimit: 'none',
     idempotency: 'none',
     errorShape: 'heartbeat',
+    // Every other parameter is the ping's metadata (api/ping-metadata.ts).
+    unknownQuery: 'accepted',
     responses: { 200: PingOk, 404: PingNotFound, 413: ErrorBody },
     handler: ({ req, params }) => {
       const meta = pingMetadata(req.body, req.query);

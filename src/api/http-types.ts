@@ -71,7 +71,12 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
   scope?: Scope;
   /** Whether a key restricted to checks or folders may call it. */
   allowRestricted: boolean;
-  rateLimit: 'per-key' | 'status' | 'none';
+  /**
+   * 'per-key': the credential's budget; 'status': the status endpoints' own; 'per-address': a
+   * route anyone may call unauthenticated that costs a hash, a mail or a row (sign-in, signup,
+   * claim, subscribe), counted per client address (`rateLimits.perAddressPerMinute`).
+   */
+  rateLimit: 'per-key' | 'status' | 'per-address' | 'none';
   idempotency: 'required' | 'optional' | 'none';
   /**
    * The handler and its idempotency record commit as one unit of work (a store transaction,
@@ -89,6 +94,13 @@ export interface Route<B extends TSchema = TSchema, Q extends TSchema = TSchema>
    */
   rawBody?: { contentTypes: readonly string[]; description: string; schema?: TSchema };
   query?: Q;
+  /**
+   * Query parameters beyond `query`'s (front/query-names.ts): `refused` (the default: a 400 with
+   * a "did you mean"), `typos-refused` (pages and badges: only near-misses of their own are
+   * refused, so a cache-buster or tracking tag on a shared link still works), `accepted` (read
+   * by the handler itself: heartbeat metadata, an identity provider's callback).
+   */
+  unknownQuery?: 'refused' | 'typos-refused' | 'accepted';
   /** Documented responses for OpenAPI: status -> schema (or null for no body). */
   responses: Record<number, TSchema | null>;
   /** Included in the OpenAPI document (false for HTML pages). */

@@ -14,6 +14,8 @@ import { NO_STORE, tokenError } from '../oauth/token-service.js';
 import type { AccountServices } from './services.js';
 
 const PUBLIC = { auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none' } as const;
+/** Anyone may call it and it does work (an account, a token, a claim): counted per client address. */
+const PER_ADDRESS = { ...PUBLIC, rateLimit: 'per-address' } as const;
 const DISCOVERY_CACHE = { 'Cache-Control': 'public, max-age=300' };
 
 /** Agent signup, the token endpoint, discovery and the claim page, all at `{app_url}` (spec 4.11–4.13). */
@@ -21,7 +23,7 @@ export function oauthRoutes(s: AccountServices): Route[] {
   const appUrl = s.config.publicUrl;
   return [
     defineRoute({
-      ...PUBLIC,
+      ...PER_ADDRESS,
       method: 'POST',
       path: '/oauth/agent-signup',
       summary: 'Agent signup: an unclaimed account and its tokens in one call; the owner gets a claim email',
@@ -33,7 +35,7 @@ export function oauthRoutes(s: AccountServices): Route[] {
       handler: async ({ body, req }) => ok(await s.oauth.signup.signup(body, req.remoteAddress), 201, NO_STORE),
     }),
     defineRoute({
-      ...PUBLIC,
+      ...PER_ADDRESS,
       method: 'POST',
       path: '/oauth/token',
       summary: 'Token refresh (grant_type=refresh_token); refresh tokens rotate, and reusing one revokes its grant',
@@ -41,7 +43,7 @@ export function oauthRoutes(s: AccountServices): Route[] {
       errorShape: 'oauth',
       bodyKind: 'form',
       body: TokenForm,
-      responses: { 200: TokenResponseBody, 400: OAuthErrorBody },
+      responses: { 200: TokenResponseBody, 400: OAuthErrorBody, 429: OAuthErrorBody },
       handler: async ({ req, body }) => {
         if (/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
           throw tokenError('invalid_request', 'The token endpoint takes application/x-www-form-urlencoded (RFC 6749), not JSON');
@@ -80,24 +82,26 @@ export function oauthRoutes(s: AccountServices): Route[] {
       handler: () => ok(protectedResourceMetadata(`${appUrl}/mcp/v1`, appUrl, 'Vigil tool server (MCP)', null), 200, DISCOVERY_CACHE),
     }),
     defineRoute({
-      ...PUBLIC,
+      ...PER_ADDRESS,
       method: 'GET',
       path: '/claim/:token',
       summary: 'The claim page: one button',
       tag: 'oauth',
       errorShape: 'standard',
       documented: false,
+      unknownQuery: 'typos-refused',
       responses: {},
       handler: async ({ params }) => claimPage(await s.oauth.claims.inspect(params.token!)),
     }),
     defineRoute({
-      ...PUBLIC,
+      ...PER_ADDRESS,
       method: 'POST',
       path: '/claim/:token',
       summary: 'Claims the account (the button of the claim page)',
       tag: 'oauth',
       errorShape: 'standard',
       documented: false,
+      unknownQuery: 'typos-refused',
       bodyKind: 'form',
       responses: {},
       handler: async ({ params }) => claimPage(await s.oauth.claims.claim(params.token!)),

@@ -22,7 +22,8 @@ export function openApiDocument(routes: readonly Route[], info: { version: strin
     info: {
       title: 'Vigil API',
       version: info.version,
-      description: 'Self-hosted uptime monitoring: checks, history, statistics, status, alerts and heartbeats.',
+      description: 'Self-hosted uptime monitoring: checks, history, statistics, status, alerts and heartbeats. '
+        + 'A query parameter an operation does not list is a 400 naming it (with the one meant, when close); heartbeat ping URLs take any.',
     },
     servers: [{ url: info.serverUrl }],
     paths,

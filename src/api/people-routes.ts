@@ -5,6 +5,7 @@ import {
   SessionListQuery, SessionListResponse, TotpCodeBody, TotpDisableBody, TotpEnrolmentResponse, TotpStatusResponse,
 } from '../core/schemas/people.js';
 import { sessionToken } from '../core/sessions-service.js';
+import type { Invited } from '../core/members-service.js';
 import { parseIsoBound } from '../core/iso-date.js';
 import { errors } from '../domain/errors.js';
 import type { AuditEntry } from '../store/people-store.js';
@@ -18,6 +19,8 @@ const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c
 const base = { ...publicApi, allowRestricted: false, idempotency: 'none' } as const;
 const MEMBERS = '/v1/public/members';
 const NO_STORE = { 'Cache-Control': 'no-store' };
+
+const invitedView = (invited: Invited) => ({ ...invited.member, invitation: invited.invitation, setupUrl: invited.setupUrl, setupExpiresAt: invited.setupExpiresAt });
 
 /** Members, their set-up links, passwords, TOTP and sessions (issue 28). Handlers call the services only. */
 export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
@@ -36,10 +39,13 @@ export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
       summary: 'Invite a member with a role: the one-time set-up link (24 h) is emailed when SMTP is configured, else it is in the answer',
       body: InviteBody,
       responses: { 201: InvitedResponse, ...errorsFor(400, 401, 403, 409, 429) },
-      handler: async ({ principal, body }) => {
-        const invited = await p.members.invite(principal, body);
-        return ok({ data: { ...invited.member, invitation: invited.invitation, setupUrl: invited.setupUrl, setupExpiresAt: invited.setupExpiresAt } }, 201, NO_STORE);
-      },
+      handler: async ({ principal, body }) => ok({ data: invitedView(await p.members.invite(principal, body)) }, 201, NO_STORE),
+    }),
+    defineRoute({
+      ...base, tag: 'members', method: 'POST', path: `${MEMBERS}/:id/setup-link`,
+      summary: 'A new one-time set-up link (24 h) for a member who has no password or passkey yet: earlier links stop working; emailed when SMTP is configured, else in the answer',
+      responses: { 200: InvitedResponse, ...errorsFor(401, 403, 404, 409, 429) },
+      handler: async ({ principal, params }) => ok({ data: invitedView(await p.members.resendInvitation(principal, params.id!)) }, 200, NO_STORE),
     }),
     defineRoute({
       ...base, tag: 'members', method: 'PATCH', path: `${MEMBERS}/:id`,
@@ -76,9 +82,9 @@ export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
     defineRoute({
       method: 'POST', path: '/v1/public/password-setup', tag: 'members',
       summary: 'Use a set-up link: sets the member’s password and signs them in (session cookie)',
-      auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard', bodyKind: 'json',
+      auth: 'none', allowRestricted: true, rateLimit: 'per-address', idempotency: 'none', errorShape: 'standard', bodyKind: 'json',
       body: PasswordSetupBody,
-      responses: { 201: SessionResponse, ...errorsFor(400) },
+      responses: { 201: SessionResponse, ...errorsFor(400, 429) },
       handler: async ({ body, req }) => sessionOpened(a.sessions, await p.signIn.setUpPassword(body.token, body.password, clientOf(req))),
     }),
     defineRoute({

@@ -10,6 +10,7 @@ import { PAGE_SCRIPTS, renderNotFoundHtml, renderPageHtml } from '../status-page
 import { pageHeaders } from './page-headers.js';
 import { RESPONSE_WINDOWS, UPTIME_WINDOWS, type BadgeKind } from '../status-pages/public-pages.js';
 import type { StatusPage } from '../store/status-pages.js';
+import { VIGIL_ICON_SVG } from '../status-pages/vigil-icon.js';
 import type { RenderCache, Rendered } from './render-cache.js';
 import type { PageServices } from './services.js';
 
@@ -36,6 +37,9 @@ const publicPage = {
   errorShape: 'standard',
   documented: false,
   responses: {},
+  // Pages, feeds and badges are linked and embedded: a cache-buster (`?v=2`) or a tracking tag
+  // added to a shared link must not break them; a near-miss of their own parameters still does.
+  unknownQuery: 'typos-refused',
 } as const;
 
 const BadgeQuery = Type.Object(
@@ -150,6 +154,17 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
         const page = await pages.byHost(req.headers['host']);
         if (!page) throw errors.routeNotFound(req.method, req.path);
         return cache.reply(`${page.slug}.html`, req, async () => (await renderPage(page, 'html')));
+      },
+    }),
+    defineRoute({
+      ...publicPage,
+      method: 'GET',
+      path: '/favicon.ico',
+      summary: 'The icon browsers ask for: the favicon of the status page on this custom domain, else Vigil\'s',
+      handler: async ({ req }): Promise<Reply> => {
+        const page = await pages.byHost(req.headers['host']);
+        if (page?.favicon) return { status: 302, headers: { location: page.favicon, 'cache-control': 'public, max-age=3600' } };
+        return { status: 200, headers: { 'cache-control': 'public, max-age=86400' }, raw: { contentType: 'image/svg+xml', text: VIGIL_ICON_SVG } };
       },
     }),
     defineRoute({

@@ -14,7 +14,7 @@ import { clientOf, sessionOpened } from './dashboard-routes.js';
 import { defineRoute, ok, type Reply, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
 
-const SIGN_IN = { auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard', tag: 'dashboard' } as const;
+const SIGN_IN = { auth: 'none', allowRestricted: true, rateLimit: 'per-address', idempotency: 'none', errorShape: 'standard', tag: 'dashboard' } as const;
 const MEMBER = { ...publicApi, idempotency: 'none', tag: 'dashboard' } as const;
 
 function cookieValue(header: string | undefined, name: string): string | null {
@@ -24,6 +24,10 @@ function cookieValue(header: string | undefined, name: string): string | null {
   }
   return null;
 }
+
+/** The cookie that carries a single sign-on's flow token to the callback (and only there). */
+export const oidcFlowCookie = (value: string, maxAgeMs: number, secure: boolean) =>
+  `${OIDC_FLOW_COOKIE}=${value}; Path=${OIDC_CALLBACK_PATH}; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 
 const redirect = (location: string, cookies: string[]): Reply => ({
   status: 302,
@@ -43,11 +47,12 @@ export function signInRoutes(s: SignInServices): Route[] {
   };
   /** The ms until this client may start another ceremony (0: now, and it is counted). */
   const ceremonyWait = (address: string) => s.ceremonies.charge(address, CEREMONIES_PER_MINUTE);
-  const flowCookie = (value: string, maxAgeMs: number) =>
-    `${OIDC_FLOW_COOKIE}=${value}; Path=${OIDC_CALLBACK_PATH}; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${s.secureCookies ? '; Secure' : ''}`;
+  const flowCookie = (value: string, maxAgeMs: number) => oidcFlowCookie(value, maxAgeMs, s.secureCookies);
   return [
     defineRoute({
       ...SIGN_IN,
+      // What the sign-in page shows, computed from the config: nothing to spend.
+      rateLimit: 'none',
       method: 'GET',
       path: '/v1/public/sessions/methods',
       summary: 'The ways of signing in this server offers (what the sign-in page shows)',
@@ -80,7 +85,7 @@ export function signInRoutes(s: SignInServices): Route[] {
       summary: 'Signs in with a passkey: the assertion for the options of POST /sessions/passkey/options; sets the session cookie',
       bodyKind: 'json',
       body: PasskeySignInBody,
-      responses: { 201: SessionResponse, 400: ErrorBody, 401: ErrorBody },
+      responses: { 201: SessionResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
       handler: async ({ body, req }) => {
         const { session } = await s.passkeys.signIn(body.response as unknown as AuthenticationResponseJSON, clientOf(req));
         return sessionOpened(s.sessions, session);
@@ -106,7 +111,7 @@ export function signInRoutes(s: SignInServices): Route[] {
       summary: "Signs in with an emailed link's token (once, within 15 minutes): sets the session cookie",
       bodyKind: 'json',
       body: EmailLinkRedeemBody,
-      responses: { 201: SessionResponse, 400: ErrorBody },
+      responses: { 201: SessionResponse, 400: ErrorBody, 429: ErrorBody },
       handler: async ({ body, req }) => sessionOpened(s.sessions, await s.emailLink.redeem(body.token, clientOf(req))),
     }),
     defineRoute({
@@ -132,16 +137,19 @@ export function signInRoutes(s: SignInServices): Route[] {
       ...SIGN_IN,
       method: 'GET',
       path: OIDC_CALLBACK_PATH,
+      // The identity provider's answer: code, state, iss, session_state, error… whatever it sends.
+      unknownQuery: 'accepted',
       summary: "The OpenID provider's redirect back (the redirect URI to register): opens the session and returns to the dashboard",
       responses: { 302: null },
       handler: async ({ req }) => {
         const cleared = flowCookie('', 0);
         if (!s.oidc.enabled) return redirect(s.oidc.failureTarget('Single sign-on is not configured on this server (auth.oidc.issuer)'), [cleared]);
         try {
-          const { session, returnTo } = await s.oidc.callback(req.query, cookieValue(req.headers['cookie'], OIDC_FLOW_COOKIE), clientOf(req));
-          return redirect(s.oidc.dashboardTarget(returnTo), [cleared, s.sessions.cookie(session)]);
+          const outcome = await s.oidc.callback(req.query, cookieValue(req.headers['cookie'], OIDC_FLOW_COOKIE), clientOf(req));
+          const cookies = outcome.kind === 'signed_in' ? [cleared, s.sessions.cookie(outcome.session)] : [cleared];
+          return redirect(s.oidc.dashboardTarget(outcome.returnTo), cookies);
         } catch (err) {
-          if (err instanceof SsoRefused) return redirect(s.oidc.failureTarget(err.message), [cleared]);
+          if (err instanceof SsoRefused) return redirect(s.oidc.refusedTarget(err), [cleared]);
           throw err;
         }
       },

@@ -29,6 +29,7 @@ export function statusPageRoutes(s: PageServices): Route[] {
     footerText: page.footerText,
     favicon: page.favicon,
     hidePoweredBy: page.hidePoweredBy,
+    webhookSubscriptions: page.webhookSubscriptions,
     embedAllowedOrigins: page.embedAllowedOrigins,
     url: s.statusPages.url(page),
     createdAt: new Date(page.createdAt).toISOString(),

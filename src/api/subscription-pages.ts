@@ -16,9 +16,14 @@ export function subscribedPage(done: Subscribed, pageUrl: string): Reply {
 Nothing else is sent until you confirm.</p>${back(done.page, pageUrl)}`);
   }
   const secret = done.secret === null ? '<p>Notices are signed with the secret you chose.</p>'
-    : `<p>Notices carry <code>X-Vigil-Signature: sha256=&lt;HMAC-SHA256 of the body&gt;</code> with this secret. It is shown <b>once</b>; keep it:</p>
+    : `<p>The verification and every notice carry <code>X-Vigil-Signature: sha256=&lt;HMAC-SHA256 of the body&gt;</code> with this secret. It is shown <b>once</b>; keep it:</p>
 <p><code id="secret">${esc(done.secret)}</code></p>`;
-  return page(201, 'Webhook subscribed', `<p>Your webhook now receives a signed JSON notice for every incident update of <b>${esc(done.page.title)}</b>.</p>
+  // 202: nothing is sent until the receiver answers the verification (issue 34).
+  return page(202, 'Verify your webhook', `<p>Vigil now sends your webhook one signed request,
+<code>{"type":"subscription.verify","challenge":"…"}</code>. Answer it with a 2xx status and the challenge as the body
+(plain text, or JSON <code>{"challenge":"…"}</code>): only then does the webhook receive a signed JSON notice for every
+incident update of <b>${esc(done.page.title)}</b>. A subscription not verified within 24 hours is dropped; to try again,
+send this form again (a new secret and link replace these).</p>
 ${secret}<p>To end the subscription, send a POST to this address (also shown once):</p><p><code id="unsubscribe">${esc(done.unsubscribeUrl)}</code></p>${back(done.page, pageUrl)}`);
 }
 

@@ -14,10 +14,12 @@ import {
 const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
 const base = { ...publicApi, allowRestricted: false, tag: 'status-pages' } as const;
 const SUBSCRIBERS = '/v1/public/status-pages/:id/subscribers';
-/** The form, the links: no credential, their own rate limits, HTML answers. */
+/** The form, the links: no credential, a budget per client address, HTML answers. */
 const publicForm = {
-  tag: 'status-pages', auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard',
+  tag: 'status-pages', auth: 'none', allowRestricted: true, rateLimit: 'per-address', idempotency: 'none', errorShape: 'standard',
   documented: false, responses: {}, bodyKind: 'form',
+  // Links in mail and forms on pages: a tracking tag added on the way does no harm.
+  unknownQuery: 'typos-refused',
 } as const;
 const SubscribeForm = Type.Object(
   {

@@ -122,6 +122,7 @@ export function exportFile(
             ...(page.customDomain === null ? {} : { customDomain: page.customDomain }),
             ...(page.tags.length ? { tags: page.tags } : {}),
             ...(page.autoIncidents ? { autoIncidents: true } : {}),
+            ...(page.webhookSubscriptions ? { webhookSubscriptions: true } : {}),
             ...(page.logoUrl === null ? {} : { logoUrl: page.logoUrl }),
             ...(page.accentColor === null ? {} : { accentColor: page.accentColor }),
             ...(page.footerText === null ? {} : { footerText: page.footerText }),

@@ -1,6 +1,8 @@
-import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
+import type { TSchema } from '@sinclair/typebox';
 import { ApiError } from '../domain/errors.js';
 import { compile } from '../core/validate.js';
+import { suggestions } from '../util/did-you-mean.js';
 import { MonitoringFile, type MonitoringFileInput } from './file-schema.js';
 
 /** A place in the file: the path of keys (and list indexes) from the top. */
@@ -41,7 +43,8 @@ export class MonitoringFileSource {
     const problem = doc.errors[0];
     if (problem) {
       const at = problem.linePos?.[0];
-      throw invalid(problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), [], at ? { line: at.line, column: at.col } : null);
+      const message = problem.code === 'DUPLICATE_KEY' ? duplicateKeyMessage(doc, lines, problem.pos[0]) : null;
+      throw invalid(message ?? problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), [], at ? { line: at.line, column: at.col } : null);
     }
     const source = new MonitoringFileSource({} as MonitoringFileInput, doc, lines);
     const raw = doc.toJS({ maxAliasCount: 100 }) as unknown;
@@ -61,7 +64,7 @@ export class MonitoringFileSource {
       // The validator names the field in its message; the path says it already.
       const field = path.length ? path.join('.') : '';
       const message = field && checked.message.startsWith(`${field} `) ? checked.message.slice(field.length + 1) : checked.message;
-      throw source.error(message, path);
+      throw source.error(message + (message === 'is not a known field' ? didYouMean(path) : ''), path);
     }
     return new MonitoringFileSource(checked.value, doc, lines);
   }
@@ -114,6 +117,41 @@ function invalid(message: string, path: FilePath, at: FilePosition | null, statu
   const where = [path.length ? pathText(path) : '', at ? `(line ${at.line}, column ${at.column})` : ''].filter(Boolean).join(' ');
   const details = { path: pathText(path), line: at?.line ?? null, column: at?.column ?? null };
   return new ApiError(status, 'invalid_config', where ? `${where}: ${message}` : message, {}, undefined, details);
+}
+
+/** `; did you mean checkFrequency?` for a mistyped key: the fields known beside it, closest first. */
+function didYouMean(path: readonly string[]): string {
+  const known = fieldsAt(MonitoringFile, path.slice(0, -1));
+  const close = suggestions(path[path.length - 1] ?? '', known);
+  return close.length > 0 ? `; did you mean ${close.join(' or ')}?` : '';
+}
+
+/** The property names of the object the path leads to in the schema (entries of a record are its values). */
+function fieldsAt(schema: TSchema, path: readonly string[]): string[] {
+  let at: TSchema | undefined = schema;
+  for (const segment of path) {
+    if (at?.properties) at = (at.properties as Record<string, TSchema>)[segment];
+    else if (at?.patternProperties) at = Object.values(at.patternProperties as Record<string, TSchema>)[0];
+    else return [];
+  }
+  return at?.properties ? Object.keys(at.properties as object) : [];
+}
+
+/** `the key "name" is written twice (first on line 4)`: yaml names only the place of the second. */
+function duplicateKeyMessage(doc: Document.Parsed, lines: LineCounter, offset: number): string | null {
+  let message: string | null = null;
+  visit(doc, {
+    Map(_, map) {
+      const keys = map.items.map((p) => p.key).filter(isScalar);
+      const second = keys.find((k) => k.range?.[0] === offset);
+      if (!second) return undefined;
+      const first = keys.find((k) => k !== second && String(k.value) === String(second.value));
+      const line = first?.range ? lines.linePos(first.range[0]).line : null;
+      message = `the key "${String(second.value)}" is written twice in the same mapping${line ? ` (first on line ${line})` : ''}`;
+      return visit.BREAK;
+    },
+  });
+  return message;
 }
 
 /** Gives every string its variables' values; the names not set are collected with their places. */

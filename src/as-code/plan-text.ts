@@ -2,6 +2,18 @@ import type { FieldChange, Plan } from './plan.js';
 
 const SIGN = { create: '+', update: '~', delete: '-' } as const;
 
+/** A section's objects as a count reads: `1 check`, `2 status pages`. */
+const OBJECTS: Record<keyof Plan['notInFile'], [string, string]> = {
+  checks: ['check', 'checks'],
+  webhooks: ['webhook', 'webhooks'],
+  statusPages: ['status page', 'status pages'],
+  maintenanceWindows: ['maintenance window', 'maintenance windows'],
+};
+
+export function counted(n: number, [one, many]: readonly [string, string]): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 function value(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
@@ -25,8 +37,9 @@ export function planText(plan: Plan, options: { prune: boolean }): string {
   });
   const { summary } = plan;
   if (summary.unchanged > 0) lines.push(`= ${summary.unchanged} unchanged`);
-  const left = Object.entries(plan.notInFile).filter(([, n]) => n > 0).map(([section, n]) => `${n} ${section}`);
+  const left = (Object.entries(plan.notInFile) as Array<[keyof Plan['notInFile'], number]>).filter(([, n]) => n > 0).map(([section, n]) => counted(n, OBJECTS[section]));
   if (left.length > 0 && !options.prune) lines.push(`  not in the file, left alone: ${left.join(', ')} (--prune deletes them)`);
+  for (const warning of plan.warnings) lines.push(`! warning: ${warning}`);
   lines.push(
     summary.create + summary.update + summary.delete === 0
       ? 'No changes.'

@@ -53,6 +53,8 @@ export interface Plan {
   unchanged: Record<Section, number>;
   /** The account's objects that are not in the file: left alone (deleted with prune). */
   notInFile: Record<Exclude<Section, 'email'>, number>;
+  /** What is allowed but likely a mistake (two checks of one name): printed, never refused. */
+  warnings: string[];
   summary: { create: number; update: number; delete: number; unchanged: number };
 }
 
@@ -156,6 +158,7 @@ class Planner {
   private readonly unchanged: Record<Section, number> = { checks: 0, webhooks: 0, email: 0, statusPages: 0, maintenanceWindows: 0 };
   private readonly notInFile = { checks: 0, webhooks: 0, statusPages: 0, maintenanceWindows: 0 };
   private readonly addresses: PlanResult['addresses'] = [];
+  private readonly warnings: string[] = [];
   /** The key each check has once the file is applied (kept checks too), by id; and the keys that will exist. */
   private readonly checkKeyOf = new Map<string, string>();
   private readonly checkKeys = new Set<string>();
@@ -183,6 +186,7 @@ class Planner {
         changes: this.changes,
         unchanged: this.unchanged,
         notInFile: this.notInFile,
+        warnings: this.warnings,
         summary: { create: count('create'), update: count('update'), delete: count('delete'), unchanged },
       },
       steps: this.steps,
@@ -260,8 +264,27 @@ class Planner {
         this.addresses.push({ path: [...path, 'url'], check: { id: current.id, type: declared.type ?? current.type, url: declared.url ?? current.url } });
       }
     }
+    this.warnSameNames(pairs.map(({ key, entry, current }) => ({ key, name: declaredFields(entry, current?.name ?? null).name })), kept);
     const before = new Set(this.snapshot.checks.flatMap((c) => this.routingOf(c.dependsOn).map((to) => `${this.checkKeyOf.get(c.id)} ${to}`)));
     this.refuseCycle(graph, entries, before);
+  }
+
+  /** Two checks of one name are allowed (a list, an alert cannot tell them apart): said in the plan. */
+  private warnSameNames(entries: Array<{ key: string; name: string | undefined }>, kept: readonly Check[]): void {
+    const byName = new Map<string, string[]>();
+    const named = [...entries, ...kept.map((c) => ({ key: this.checkKeyOf.get(c.id)!, name: c.name }))];
+    for (const { key, name } of named) {
+      if (name === undefined) continue;
+      const folded = name.trim().toLowerCase();
+      byName.set(folded, [...(byName.get(folded) ?? []), key]);
+    }
+    for (const [, keys] of byName) {
+      if (keys.length < 2) continue;
+      const name = named.find((n) => n.key === keys[0])!.name!;
+      const places = keys.map((k) => `checks.${k}`);
+      const list = places.length === 2 ? places.join(' and ') : `${places.slice(0, -1).join(', ')} and ${places[places.length - 1]}`;
+      this.warnings.push(`${list} are ${places.length === 2 ? 'both' : 'all'} named "${name}": alerts and lists cannot tell them apart`);
+    }
   }
 
   /** A check's dependencies by key: checks of the file or the account, not itself. */
@@ -365,7 +388,7 @@ class Planner {
     const index = indexKeys(this.snapshot.pages, this.snapshot.keys.status_page, (p) => p.slug, 'page');
     this.planStates('statusPages', 'status_page', this.file.statusPages ?? {}, index, pageState, (current): PageState => ({
       slug: current.slug, title: current.title, description: current.description, customDomain: current.customDomain,
-      tags: current.tags, autoIncidents: current.autoIncidents, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
+      tags: current.tags, autoIncidents: current.autoIncidents, webhookSubscriptions: current.webhookSubscriptions, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
       favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, embedAllowedOrigins: current.embedAllowedOrigins, checks: this.routingOf(current.checkIds),
     }), new Set());
   }

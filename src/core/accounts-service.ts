@@ -115,7 +115,8 @@ export class AccountsService {
     return account;
   }
 
-  async createKey(input: NewKeyInput, source: AuditSource = { actor: SYSTEM_ACTOR }): Promise<CreatedKey> {
+  /** `beyondAllowance`: the operator's own short-lived key (the CLI handing work to the server), not one of the plan's. */
+  async createKey(input: NewKeyInput, source: AuditSource = { actor: SYSTEM_ACTOR }, options: { beyondAllowance?: boolean } = {}): Promise<CreatedKey> {
     const { scopes, expiresAt, access } = checkNewKey(input, this.clock.now());
 
     return await this.store.transaction(async () => {
@@ -125,7 +126,7 @@ export class AccountsService {
       for (const id of access?.checkIds ?? []) if ((await this.store.checks.byId(id))?.accountId !== account.id) foreign.push(id);
       if (foreign.length > 0) throw errors.badRequest(`no check ${foreign.join(', ')} in account ${account.email}`);
       const allowance = limitsFor(this.config, account).maxApiKeys;
-      if ((await this.store.keys.countLive(account.id)) >= allowance) {
+      if (!options.beyondAllowance && (await this.store.keys.countLive(account.id)) >= allowance) {
         throw errors.conflict(`the ${account.tier} plan allows ${allowance} API key${allowance === 1 ? '' : 's'}; revoke one first`);
       }
       const secret = newApiKey();

@@ -26,7 +26,7 @@ const SET_BY: Record<string, string> = {
  */
 const OBSERVED = new Set([
   'lastChecked', 'lastResponseTime', 'lastProbe', 'uptime', 'consecutiveFailures', 'lastStatusCode', 'lastError', 'ssl', 'domain', 'updatedAt',
-  'blockedBy',
+  'blockedBy', 'nextExpectedAt', 'scheduleDescription',
 ]);
 
 /**

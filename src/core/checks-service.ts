@@ -9,7 +9,8 @@ import { errors } from '../domain/errors.js';
 import { decodeCursor, pageOf, type PageMeta, type PageRequest } from './pagination.js';
 import { limitsFor } from '../domain/plans.js';
 import { accessAllows, type Principal } from './principal.js';
-import { privateTargetRefusal, resolvesToPrivate } from '../domain/private-target.js';
+import { accountRule, refusalMessage } from '../domain/outbound-policy.js';
+import { resolvesToPrivate } from '../util/outbound-guard.js';
 import type { Check, CheckSettings } from '../domain/records.js';
 import type { CreateCheckInput, UpdateCheckBody } from './schemas/checks.js';
 import { settingsOfPatch } from './check-patch.js';
@@ -289,10 +290,12 @@ export class ChecksService {
   }
 
   /**
-   * Decisions §3: with `probes.blockPrivateAddresses` on (or for an account created by agent
-   * signup, unless `signup.allowPrivateTargets`), a create (id null) or update whose
-   * target is, or resolves to, a private address is a 400. Resolving is I/O, so the route runs
-   * this before its transaction; undefined when there is nothing to resolve.
+   * The outbound policy's early feedback (docs/outbound-policy.md): with
+   * `probes.blockPrivateAddresses` on (or for an account created by agent signup, unless
+   * `signup.allowPrivateTargets`), a create (id null) or update whose target is, or resolves to,
+   * a private address now is a 400; a name that does not resolve now is accepted, and its probes
+   * refuse it when they connect. Resolving is I/O, so the route runs this before its
+   * transaction; undefined when there is nothing to resolve.
    */
   checkTarget(principal: Principal, id: string | null, input: { type?: CheckType; url?: string }): Promise<void> | undefined {
     if (input.url === undefined && input.type === undefined) return undefined;
@@ -301,15 +304,17 @@ export class ChecksService {
   }
 
   private async checkTargetAddress(principal: Principal, id: string | null, input: { type?: CheckType; url?: string }): Promise<void> {
-    const refusal = await privateTargetRefusal(this.config, () => this.store.accounts.createdBySignup(principal.account.id));
-    if (refusal === null) return;
+    const rule = this.config.probes.blockPrivateAddresses
+      ? 'operator'
+      : accountRule(this.config, await this.store.accounts.createdBySignup(principal.account.id));
+    if (rule === null) return;
     const current = id === null ? null : await this.get(principal, id);
     const type = input.type ?? current?.type ?? 'website';
     const url = input.url ?? current?.url;
     if (url === undefined || type === 'heartbeat' || type === 'domain') return;
     const target = parseTarget(type, url);
     if (!target.ok) return; // the handler's validation says why
-    if (await resolvesToPrivate(target.host)) throw errors.badRequest(refusal);
+    if (await resolvesToPrivate(target.host, this.config.probes.dnsServers)) throw errors.badRequest(refusalMessage(rule, 'url'));
   }
 
   /** PATCH: only the fields sent change; a GET record sent back is accepted (check-patch.ts). */

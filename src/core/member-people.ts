@@ -48,9 +48,9 @@ export class MemberPeople implements SignInPeople {
     return this.deps.sessions.openForUser(user, method, client);
   }
 
-  async signInFailed(person: Person, method: string, client: SignInClient): Promise<void> {
+  async signInFailed(person: Person, method: string, client: SignInClient, fields: readonly string[] = []): Promise<void> {
     const source = { actor: memberActor(person), address: client.address ?? undefined };
-    await this.deps.audit.record(source, person.accountId, 'session.sign_in_failed', { kind: 'session', id: null, name: method });
+    await this.deps.audit.record(source, person.accountId, 'session.sign_in_failed', { kind: 'session', id: null, name: method }, fields);
   }
 
   async changed(person: Person, action: string, target: { kind: string; id: string; name: string }, fields: readonly string[], change: () => Promise<void>): Promise<void> {

@@ -23,9 +23,10 @@ export interface MemberView {
   email: string;
   name: string | null;
   role: Role;
-  /** Whether they have set a password, turned TOTP on (passkeys and SSO add their own ways). */
+  /** Whether they have set a password, turned TOTP on, and how many passkeys they have. */
   password: boolean;
   totp: boolean;
+  passkeys: number;
   createdAt: string;
 }
 
@@ -42,10 +43,10 @@ export interface MailSender {
   send(mail: Mail): Promise<void>;
 }
 
-export function memberView(u: User): MemberView {
+export function memberView(u: User, passkeys: number): MemberView {
   return {
     id: u.id, accountId: u.accountId, email: u.email, name: u.name, role: u.role,
-    password: u.passwordHash !== null, totp: u.totpEnabledAt !== null, createdAt: new Date(u.createdAt).toISOString(),
+    password: u.passwordHash !== null, totp: u.totpEnabledAt !== null, passkeys, createdAt: new Date(u.createdAt).toISOString(),
   };
 }
 
@@ -70,7 +71,7 @@ export class MembersService {
 
   async list(principal: Principal): Promise<MemberView[]> {
     requireRole(principal, 'admin', 'list members');
-    return (await this.store.users.list(principal.account.id)).map(memberView);
+    return this.views(await this.store.users.list(principal.account.id));
   }
 
   async invite(principal: Principal, input: { email: string; role: string; name?: string }): Promise<Invited> {
@@ -78,10 +79,35 @@ export class MembersService {
     const role = parseRole(input.role);
     if (!roleAtLeast(mine, role)) throw errors.forbidden(`The ${mine} role cannot make anyone ${role}`);
     const created = await this.create(principal, principal.account, input.email, role, input.name ?? null);
+    return this.sendInvitation(principal, created);
+  }
+
+  /**
+   * A new set-up link for a member who has not set up a way to sign in yet (their invitation was
+   * lost or expired): the links sent before stop working, and it is emailed like an invitation.
+   */
+  async resendInvitation(principal: Principal, id: string): Promise<Invited> {
+    const mine = requireRole(principal, 'admin', 'send set-up links');
+    const target = await this.memberOf(principal, id);
+    if (!roleAtLeast(mine, target.role)) throw errors.forbidden(`The ${mine} role cannot send a set-up link to an ${target.role}`);
+    const created = await this.store.transaction(async () => {
+      const user = await this.store.users.byId(target.id);
+      if (!user) throw errors.notFound(`no member ${id} in this account`);
+      const member = await this.view(user);
+      if (member.password || member.passkeys > 0) throw errors.conflict(`${user.email} has already set up their sign-in; they can reset it from the sign-in page`);
+      await this.store.users.retireSetupLinks(user.id, this.clock.now());
+      const link = await this.setupLink(user);
+      await this.audit.record(principal, user.accountId, 'member.setup_link', { kind: 'member', id: user.id, name: user.email });
+      return { member, setupUrl: link.url as string | null, setupExpiresAt: new Date(link.expiresAt).toISOString() };
+    });
+    return this.sendInvitation(principal, created);
+  }
+
+  private async sendInvitation(principal: Principal, created: Omit<Invited, 'invitation'>): Promise<Invited> {
     if (!this.mailer.configured) return { ...created, invitation: 'link' };
     try {
       await this.mailer.send(invitationEmail({
-        to: created.member.email, accountEmail: principal.account.email, role, invitedBy: actorOf(principal).name,
+        to: created.member.email, accountEmail: principal.account.email, role: created.member.role, invitedBy: actorOf(principal).name,
         setupUrl: created.setupUrl!, validHours: SETUP_LINK_HOURS,
       }));
       return { ...created, setupUrl: null, invitation: 'emailed' };
@@ -91,13 +117,23 @@ export class MembersService {
     }
   }
 
+  private async view(user: User): Promise<MemberView> {
+    return memberView(user, (await this.store.passkeys.listForUser(user.id)).length);
+  }
+
+  private async views(users: readonly User[]): Promise<MemberView[]> {
+    const out: MemberView[] = [];
+    for (const u of users) out.push(await this.view(u));
+    return out;
+  }
+
   async changeRole(principal: Principal, id: string, rawRole: string): Promise<MemberView> {
     const mine = requireRole(principal, 'admin', 'change roles');
     const role = parseRole(rawRole);
     const target = await this.memberOf(principal, id);
     if (!roleAtLeast(mine, target.role)) throw errors.forbidden(`The ${mine} role cannot change the role of an ${target.role}`);
     if (!roleAtLeast(mine, role)) throw errors.forbidden(`The ${mine} role cannot make anyone ${role}`);
-    return memberView(await this.setRole(principal, target, role));
+    return this.view(await this.setRole(principal, target, role));
   }
 
   async remove(principal: Principal, id: string): Promise<void> {
@@ -118,7 +154,7 @@ export class MembersService {
   /** `vigil user list`. */
   async listUsers(account?: string): Promise<MemberView[]> {
     const id = account === undefined ? null : (await new AccountsService(this.store, this.config, this.clock).findAccount(account)).id;
-    return (await this.store.users.list(id)).map(memberView);
+    return this.views(await this.store.users.list(id));
   }
 
   /** `vigil user remove`: the last owner stays (the account would have nobody to manage it). */
@@ -155,7 +191,7 @@ export class MembersService {
       await this.store.users.insert(user);
       const link = await this.setupLink(user);
       await this.audit.record(source, account.id, 'member.create', { kind: 'member', id: user.id, name: email }, name ? ['email', 'role', 'name'] : ['email', 'role']);
-      return { member: memberView(user), setupUrl: link.url as string | null, setupExpiresAt: new Date(link.expiresAt).toISOString() };
+      return { member: memberView(user, 0), setupUrl: link.url as string | null, setupExpiresAt: new Date(link.expiresAt).toISOString() };
     });
   }
 

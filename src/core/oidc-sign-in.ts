@@ -8,6 +8,10 @@ import type { Store } from '../store/store.js';
 import { ADMIN_EMAIL } from './accounts-service.js';
 import type { OpenedSession } from './sessions-service.js';
 import type { Person, SignInClient, SignInPeople } from './sign-in-people.js';
+import type { AssertedIdentity, SsoIdentities } from './sso-identities.js';
+import { SsoLinkRefused, SsoRefused } from './sso-refused.js';
+
+export { SsoRefused };
 
 export const OIDC_START_PATH = '/v1/auth/oidc/start';
 export const OIDC_CALLBACK_PATH = '/v1/auth/oidc/callback';
@@ -20,9 +24,13 @@ const DISCOVERY_MS = 60 * 60 * 1000;
 const PURPOSE = 'oidc';
 /** The dashboard routes a sign-in may come back to: a hash route, nothing that leaves the dashboard. */
 const RETURN_HASH = /^#\/[A-Za-z0-9_\-/.%]{0,200}$/;
+/** Where a member who linked their account lands (the Security page reads the outcome from it). */
+const LINKED_HASH = '#/security/linked';
 
-/** A single sign-on that did not end in a session: the message is shown on the sign-in page. */
-export class SsoRefused extends Error {}
+/** How a callback ended: a member signed in, or a signed-in member's account at the provider linked. */
+export type SsoOutcome =
+  | { kind: 'signed_in'; session: OpenedSession; person: Person; returnTo: string }
+  | { kind: 'linked'; person: Person; returnTo: string };
 
 interface Flow {
   state: string;
@@ -38,15 +46,19 @@ type OidcSettings = Config['auth']['oidc'];
  * with PKCE (S256), state and nonce; the provider's endpoints and keys from its discovery document.
  * What the second leg needs (state, nonce, PKCE verifier, where to return) is kept in the store by
  * the hash of a random token in a short-lived HttpOnly cookie, taken once, so a callback is
- * accepted only in the browser that started it and only once. The provider's verified email is
- * the person: an existing member signs in; someone else becomes a member with `createRole` when
- * that is set and their email domain is allowed.
+ * accepted only in the browser that started it and only once. The person is the provider's
+ * (issuer, subject), bound to a member at their first sign-in (SsoIdentities): a bound identity
+ * signs its member in whatever email it now has; an unbound one links the member its email names
+ * when the provider vouches for that email, or joins with `createRole` when that is set and the
+ * email's domain allowed.
  */
 export class OidcSignIn {
   private discovered: { config: oidc.Configuration; at: number } | null = null;
 
   constructor(
-    private readonly deps: { settings: OidcSettings; publicUrl: string; dashboardUrl: string; repo: PasskeyRepo; store: Store; people: SignInPeople; clock: Clock },
+    private readonly deps: {
+      settings: OidcSettings; publicUrl: string; dashboardUrl: string; repo: PasskeyRepo; store: Store; people: SignInPeople; identities: SsoIdentities; clock: Clock;
+    },
   ) {}
 
   get enabled(): boolean {
@@ -71,18 +83,31 @@ export class OidcSignIn {
     return `${this.deps.dashboardUrl}#sso-error=${encodeURIComponent(message)}`;
   }
 
-  /** Starts a sign-in: the provider's authorization URL and the flow token for the cookie. */
-  async start(returnTo: string | null): Promise<{ location: string; flowToken: string }> {
+  /** Where a refused callback sends the browser: the Security page for a link, else the sign-in page. */
+  refusedTarget(err: SsoRefused): string {
+    if (err instanceof SsoLinkRefused) return `${this.deps.dashboardUrl}#/security/link-error=${encodeURIComponent(err.message)}`;
+    return this.failureTarget(err.message);
+  }
+
+  /**
+   * Starts a sign-in, or with `linking` a signed-in member's linking of their account at the
+   * provider (the flow remembers the member): the provider's authorization URL and the flow token
+   * for the cookie.
+   */
+  async start(returnTo: string | null, linking: Person | null = null): Promise<{ location: string; flowToken: string }> {
+    if (linking) await this.deps.identities.assertLinkable(linking);
     const config = await this.configuration();
     const flow: Flow = {
       state: oidc.randomState(),
       nonce: oidc.randomNonce(),
       verifier: oidc.randomPKCECodeVerifier(),
-      returnTo: returnTo !== null && RETURN_HASH.test(returnTo) ? returnTo : '#/',
+      returnTo: linking ? LINKED_HASH : returnTo !== null && RETURN_HASH.test(returnTo) ? returnTo : '#/',
     };
     const flowToken = randomBytes(32).toString('base64url');
     const now = this.deps.clock.now();
-    await this.deps.repo.insertChallenge({ hash: hashSecret(flowToken), purpose: PURPOSE, userId: null, data: JSON.stringify(flow), createdAt: now, expiresAt: now + OIDC_FLOW_MS });
+    await this.deps.repo.insertChallenge({
+      hash: hashSecret(flowToken), purpose: PURPOSE, userId: linking?.id ?? null, data: JSON.stringify(flow), createdAt: now, expiresAt: now + OIDC_FLOW_MS,
+    });
     const location = oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
       scope: this.deps.settings.scopes,
@@ -97,12 +122,28 @@ export class OidcSignIn {
 
   /**
    * The provider sent the browser back: checks the flow, the state, the code (with the PKCE
-   * verifier) and the ID token (issuer, audience, nonce, signature), then opens a session.
+   * verifier) and the ID token (issuer, audience, nonce, signature), then opens a session, or
+   * links the account to the member who started a link.
    */
-  async callback(query: URLSearchParams, flowToken: string | null, client: SignInClient): Promise<{ session: OpenedSession; person: Person; returnTo: string }> {
+  async callback(query: URLSearchParams, flowToken: string | null, client: SignInClient): Promise<SsoOutcome> {
     const row = flowToken ? await this.deps.repo.takeChallenge(hashSecret(flowToken), PURPOSE, this.deps.clock.now()) : null;
     if (!row) throw new SsoRefused('The single sign-on expired or was started in another browser; sign in again');
     const flow = JSON.parse(row.data) as Flow;
+    if (row.userId !== null) {
+      try {
+        const { asserted } = await this.verified(query, flow);
+        return { kind: 'linked', person: await this.link(row.userId, asserted, client), returnTo: flow.returnTo };
+      } catch (err) {
+        throw err instanceof SsoRefused ? new SsoLinkRefused(err.message) : err;
+      }
+    }
+    const { asserted, name } = await this.verified(query, flow);
+    const person = await this.member(asserted, name, client);
+    return { kind: 'signed_in', session: await this.deps.people.openSession(person, 'oidc', client), person, returnTo: flow.returnTo };
+  }
+
+  /** The provider's answer to the flow, checked: who it says signs in. */
+  private async verified(query: URLSearchParams, flow: Flow): Promise<{ asserted: AssertedIdentity; name: string | null }> {
     const providerError = query.get('error');
     if (providerError !== null) {
       throw new SsoRefused(`The identity provider refused the sign-in: ${query.get('error_description') ?? providerError}`);
@@ -120,40 +161,64 @@ export class OidcSignIn {
     } catch (err) {
       throw new SsoRefused(`The identity provider's answer was not accepted: ${(err as Error).message}`);
     }
-    const { email, name, verified } = await this.identity(config, claims, accessToken);
-    const person = await this.member(email, name, verified).catch(async (err: unknown) => {
-      // A member's own address the provider would not vouch for (unverified, another domain): their account learns of the try.
-      const known = err instanceof SsoRefused ? await this.deps.people.byEmail(email) : null;
-      if (known) await this.deps.people.signInFailed(known, 'oidc', client);
-      throw err;
-    });
-    return { session: await this.deps.people.openSession(person, 'oidc', client), person, returnTo: flow.returnTo };
+    return this.identity(config, claims, accessToken);
   }
 
-  private async identity(config: oidc.Configuration, claims: oidc.IDToken, accessToken: string): Promise<{ email: string; name: string | null; verified: boolean | undefined }> {
+  /** A signed-in member's link: whatever email the provider gives, the member proved who they are here. */
+  private async link(userId: string, asserted: AssertedIdentity, client: SignInClient): Promise<Person> {
+    const person = await this.deps.people.byId(userId);
+    if (!person) throw new SsoRefused('This member was removed; ask an owner or admin');
+    await this.deps.identities.linkSignedIn(person, asserted, client);
+    return person;
+  }
+
+  private async identity(config: oidc.Configuration, claims: oidc.IDToken, accessToken: string): Promise<{ asserted: AssertedIdentity; name: string | null }> {
     let source: Record<string, unknown> = claims;
     if (typeof claims['email'] !== 'string') {
       source = await oidc.fetchUserInfo(config, accessToken, claims.sub).catch(() => ({}) as Record<string, unknown>);
     }
     const email = typeof source['email'] === 'string' ? source['email'].trim().toLowerCase() : '';
-    if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new SsoRefused('The identity provider did not give an email address (ask for the "email" scope)');
     const name = typeof source['name'] === 'string' && source['name'].trim() !== '' ? source['name'].trim().slice(0, 100) : null;
-    const verified = typeof source['email_verified'] === 'boolean' ? source['email_verified'] : undefined;
-    return { email, name, verified };
+    return {
+      // Only the boolean true vouches: a missing claim or the string "false" (some providers send strings) does not.
+      asserted: { issuer: claims.iss, subject: claims.sub, email: /^[^\s@]+@[^\s@]+$/.test(email) ? email : null, emailVerified: source['email_verified'] === true },
+      name,
+    };
   }
 
-  private async member(email: string, name: string | null, verified: boolean | undefined): Promise<Person> {
-    const { settings, people } = this.deps;
-    // An address the provider says it has not verified proves nothing about who signs in.
-    if (verified === false) throw new SsoRefused(`The identity provider has not verified ${email}`);
+  /**
+   * The member this sign-in is: the one its identity is bound to; else the one its email names,
+   * linked now if the email may link them; else a newcomer. A refusal that names a member (their
+   * address unverified or of a domain not allowed, another subject with their address) is in
+   * their audit log.
+   */
+  private async member(asserted: AssertedIdentity, name: string | null, client: SignInClient): Promise<Person> {
+    const { settings, people, identities } = this.deps;
+    const bound = await identities.boundMember(asserted);
+    if (bound) return bound;
+    const email = asserted.email;
+    if (email === null) throw new SsoRefused('The identity provider did not give an email address (ask for the "email" scope)');
+    const known = await people.byEmail(email);
+    // An address the provider does not vouch for proves nothing about who signs in.
+    if (!identities.emailTrusted(asserted)) {
+      const message = `The identity provider has not verified ${email}`;
+      throw known ? await identities.refuse(known, client, 'email_verified', message) : new SsoRefused(message);
+    }
     const domain = email.slice(email.lastIndexOf('@') + 1);
     const allowed = settings.allowedDomains.map((d) => d.trim().toLowerCase().replace(/^@/, ''));
-    if (allowed.length > 0 && !allowed.includes(domain)) throw new SsoRefused(`Single sign-on does not admit addresses at ${domain}`);
-    const existing = await people.byEmail(email);
-    if (existing) return existing;
-    if (settings.createRole === null) throw new SsoRefused(`${email} is not a member here; ask an owner or admin to invite you`);
-    const account = await this.joinedAccount();
-    return people.create(account, email, name, settings.createRole);
+    if (allowed.length > 0 && !allowed.includes(domain)) {
+      const message = `Single sign-on does not admit addresses at ${domain}`;
+      throw known ? await identities.refuse(known, client, 'email', message) : new SsoRefused(message);
+    }
+    const person = known ?? (await this.newcomer(email, name));
+    await identities.link(person, asserted, client);
+    return person;
+  }
+
+  private async newcomer(email: string, name: string | null): Promise<Person> {
+    const role = this.deps.settings.createRole;
+    if (role === null) throw new SsoRefused(`${email} is not a member here; ask an owner or admin to invite you`);
+    return this.deps.people.create(await this.joinedAccount(), email, name, role);
   }
 
   private async joinedAccount(): Promise<string> {

@@ -23,6 +23,8 @@ export interface Principal {
   user?: UserRef | null;
   /** Who the audit log names when it is not the credential itself (the CLI; an agent by its signup's name). */
   actor?: Actor;
+  /** When the dashboard session of the request's cookie ends (what GET /sessions/current answers). */
+  sessionExpiresAt?: number;
   /** The client's address, on requests that may change something (the audit log's). */
   address?: string;
 }

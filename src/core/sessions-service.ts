@@ -102,7 +102,7 @@ export class SessionsService {
     // The key first: a session that ended with its key says why.
     const principal = await this.principalOf(session, now, challenge);
     if (session.expiresAt <= now) throw errors.unauthorized('Session has ended; sign in again', challenge);
-    return principal;
+    return { ...principal, sessionExpiresAt: session.expiresAt };
   }
 
   /** Ends the session of the cookie; `by` is who the session is (the audit log's actor). */

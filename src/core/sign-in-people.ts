@@ -26,8 +26,11 @@ export interface SignInPeople {
   create(accountId: string, email: string, name: string | null, role: string): Promise<Person>;
   /** Opens a session for the person; `method` names the way they signed in (`passkey`, `oidc`, `email_link`). */
   openSession(person: Person, method: string, client: SignInClient): Promise<OpenedSession>;
-  /** A sign-in the person's own credential failed (a known passkey that did not verify), for the audit log. */
-  signInFailed(person: Person, method: string, client: SignInClient): Promise<void>;
+  /**
+   * A sign-in the person's own credential failed (a known passkey that did not verify), for the
+   * audit log; `fields` names what was refused where that tells more (single sign-on's claims).
+   */
+  signInFailed(person: Person, method: string, client: SignInClient, fields?: readonly string[]): Promise<void>;
   /** Runs `change` (store writes) and records it as the person's `action`, in one unit of work. */
   changed(person: Person, action: string, target: { kind: string; id: string; name: string }, fields: readonly string[], change: () => Promise<void>): Promise<void>;
 }

@@ -5,10 +5,10 @@ import { hashSecret } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
 import type { AuditLog } from './audit-log.js';
 import type { MembersService } from './members-service.js';
-import { checkNewPassword, hashPassword, verifyPassword } from './passwords.js';
+import { checkNewPassword, type Passwords } from './passwords.js';
 import type { Principal } from './principal.js';
 import type { OpenedSession, SessionsService, SignInClient } from './sessions-service.js';
-import type { SignInThrottle } from './sign-in-throttle.js';
+import type { AttemptBy, SignInThrottle } from './sign-in-throttle.js';
 import { looksLikeTotp, normaliseRecoveryCode, totpStep } from './totp.js';
 
 const CHALLENGE = 'Bearer realm="vigil"';
@@ -35,35 +35,65 @@ export class SignInService {
     private readonly members: MembersService,
     private readonly audit: AuditLog,
     private readonly throttle: SignInThrottle,
+    readonly passwords: Passwords,
   ) {}
 
   async withPassword(input: PasswordSignIn, client: SignInClient): Promise<OpenedSession> {
     const email = input.email.trim().toLowerCase();
-    const address = client.address ?? 'unknown';
-    const delay = this.throttle.admit(email, address);
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    const by = { email, address: client.address ?? 'unknown' };
     const user = await this.store.users.byEmail(email);
     // Always a full hash, also for an unknown email: the time taken tells nothing either.
-    const good = await verifyPassword(input.password, user?.passwordHash ?? null);
-    if (!user || !good) throw await this.failed(email, address, user, client, 'password');
+    const good = await this.attempt(by, () => this.passwords.verify(input.password, user?.passwordHash ?? null));
+    if (!user || !good) throw await this.failed(user, client, 'password');
     let method = 'password';
     if (user.totpEnabledAt !== null) {
-      if (input.totp === undefined || input.totp.trim() === '') throw errors.unauthorized(TOTP_REQUIRED, CHALLENGE);
+      if (input.totp === undefined || input.totp.trim() === '') {
+        // The password was right: this attempt is given back, but the tally is not cleared,
+        // or asking without a code in between would reset the count of codes guessed.
+        await this.throttle.giveBack(by);
+        throw errors.unauthorized(TOTP_REQUIRED, CHALLENGE);
+      }
       method = await this.secondFactor(user, input.totp);
-      if (method === '') throw await this.failed(email, address, user, client, 'totp');
+      if (method === '') throw await this.failed(user, client, 'totp');
     }
-    this.throttle.succeeded(email);
+    await this.throttle.signedIn(by);
     return this.signedIn(user, method, client);
+  }
+
+  /**
+   * Runs one password or code check counted by the throttle: the attempt is reserved first (or
+   * refused with 429), the delay owed is waited, and a check that could not run (the password
+   * pool was full) is given back. The caller gives back or clears what proves right.
+   */
+  async attempt<T>(by: AttemptBy, check: () => Promise<T>): Promise<T> {
+    const delay = await this.throttle.reserve(by);
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    try {
+      return await check();
+    } catch (err) {
+      await this.throttle.giveBack(by);
+      throw err;
+    }
+  }
+
+  /** A signed-in member proves it is them again (their password, or a code): counted like a sign-in. */
+  async reprove(principal: Principal, user: User, check: () => Promise<boolean>): Promise<boolean> {
+    const by = { email: user.email, address: principal.address ?? 'unknown' };
+    const good = await this.attempt(by, check);
+    if (good) await this.throttle.giveBack(by);
+    return good;
   }
 
   /** A set-up link (invitation) used: the password is set and the person is signed in. */
   async setUpPassword(token: string, password: string, client: SignInClient): Promise<OpenedSession> {
     checkNewPassword(password);
-    const hash = await hashPassword(password);
+    const hash = await this.passwords.hash(password);
     const user = await this.members.redeemSetupToken(token);
     if (!user) throw errors.badRequest('This set-up link is unknown, already used or older than 24 hours; ask an owner or admin for a new one');
     await this.store.transaction(async () => {
       await this.store.users.setPassword(user.id, hash, this.clock.now());
+      // A reset: whoever held a session under the old password is signed out.
+      await this.store.sessions.deleteForUser(user.id, null);
       await this.audit.record({ ...asUser(user), address: client.address ?? undefined }, user.accountId, 'member.password_set', { kind: 'member', id: user.id, name: user.email }, ['password']);
     });
     return this.signedIn({ ...user, passwordHash: hash }, 'setup_link', client);
@@ -73,14 +103,22 @@ export class SignInService {
   async changePassword(principal: Principal, input: { currentPassword?: string; newPassword: string }): Promise<void> {
     const user = await this.self(principal);
     checkNewPassword(input.newPassword);
-    if (user.passwordHash !== null && !(await verifyPassword(input.currentPassword ?? '', user.passwordHash))) {
+    const stored = user.passwordHash;
+    if (stored !== null && !(await this.reprove(principal, user, () => this.passwords.verify(input.currentPassword ?? '', stored)))) {
       throw errors.forbidden('currentPassword is wrong');
     }
-    const hash = await hashPassword(input.newPassword);
+    const hash = await this.passwords.hash(input.newPassword);
     await this.store.transaction(async () => {
       await this.store.users.setPassword(user.id, hash, this.clock.now());
+      // Every other session ends: one opened by whoever knew the old password among them.
+      await this.store.sessions.deleteForUser(user.id, principal.kind === 'session' ? principal.credentialId : null);
       await this.audit.record(principal, user.accountId, 'member.password_change', { kind: 'member', id: user.id, name: user.email }, ['password']);
     });
+  }
+
+  /** Forgets attempt tallies past their window (a periodic job). */
+  pruneAttempts(): Promise<number> {
+    return this.throttle.prune();
   }
 
   /** The member behind a session (what only a person can do: their password, TOTP, passkeys). */
@@ -106,8 +144,8 @@ export class SignInService {
     return this.sessions.openForUser(user, method, client);
   }
 
-  private async failed(email: string, address: string, user: User | null, client: SignInClient, factor: string) {
-    this.throttle.failed(email, address);
+  /** A wrong password or code: its attempt stays counted; a known member's account learns of it. */
+  private async failed(user: User | null, client: SignInClient, factor: string) {
     if (user) {
       await this.audit.record({ ...asUser(user), address: client.address ?? undefined }, user.accountId, 'session.sign_in_failed', { kind: 'session', id: null, name: factor });
     }

@@ -9,6 +9,7 @@ import { PasskeysService } from './passkeys-service.js';
 import { relyingParty } from './relying-party.js';
 import type { SessionsService } from './sessions-service.js';
 import type { SignInPeople } from './sign-in-people.js';
+import { SsoIdentities } from './sso-identities.js';
 
 /** The sign-in ways beside the API key and the password (issue 28), built together. */
 export interface SignInServices {
@@ -16,6 +17,8 @@ export interface SignInServices {
   people: SignInPeople;
   passkeys: PasskeysService;
   oidc: OidcSignIn;
+  /** Members' identities at the OpenID provider, which single sign-on finds them by (issue 34). */
+  identities: SsoIdentities;
   emailLink: EmailLinkSignIn;
   /** Whether the public URL is one a browser allows WebAuthn on (https, or http://localhost). */
   passkeysUsable: boolean;
@@ -36,14 +39,17 @@ export function buildSignIn(deps: {
   const { store, clock, config, sessions, people } = deps;
   const rp = relyingParty(config);
   const url = new URL(config.publicUrl);
+  const emailLink = new EmailLinkSignIn({
+    people, repo: store.passkeys, dashboardUrl: config.dashboardUrl, mailer: deps.mailer, clock, onError: (err) => deps.log.warn({ err }, 'the email sign-in link was not sent'),
+  });
+  const identities = new SsoIdentities({ store, people, clock, trustUnverifiedEmail: config.auth.oidc.trustUnverifiedEmail, issuer: config.auth.oidc.issuer, emailLinks: () => emailLink.enabled });
   return {
     sessions,
     people,
     passkeys: new PasskeysService({ repo: store.passkeys, people, clock, rp }),
-    oidc: new OidcSignIn({ settings: config.auth.oidc, publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl, repo: store.passkeys, store, people, clock }),
-    emailLink: new EmailLinkSignIn({
-      people, repo: store.passkeys, dashboardUrl: config.dashboardUrl, mailer: deps.mailer, clock, onError: (err) => deps.log.warn({ err }, 'the email sign-in link was not sent'),
-    }),
+    oidc: new OidcSignIn({ settings: config.auth.oidc, publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl, repo: store.passkeys, store, people, identities, clock }),
+    identities,
+    emailLink,
     passkeysUsable: url.protocol === 'https:' || url.hostname === 'localhost',
     secureCookies: url.protocol === 'https:',
     ceremonies: new AttemptWindow(clock, 60_000),

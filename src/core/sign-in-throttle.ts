@@ -1,73 +1,90 @@
 import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
-import { Lru } from '../util/lru.js';
+import type { AttemptTally } from '../store/attempt-tallies.js';
+import type { Store } from '../store/store.js';
 
 export interface ThrottleSettings {
-  /** Failures (per person or per address) after which each answer is held back, longer each time. */
+  /** Attempts (per person or per address) after which each answer is held back, longer each time. */
   slowAfterFailures: number;
-  /** Failures for one email address after which its sign-ins are refused with 429 for the window. */
+  /** Attempts at one person's password or second factor that are checked in a window; the next are refused with 429. */
   lockAfterFailures: number;
-  /** Failures from one client address (any email) after which its sign-ins are refused. */
+  /** Attempts from one client address (any person) that are checked in a window; the next are refused. */
   addressLockAfterFailures: number;
-  /** How long failures are remembered after the last one, and how long a refusal lasts. */
+  /** How long attempts are remembered after the last one, and how long a refusal lasts. */
   windowMinutes: number;
 }
 
-interface Tally {
-  failures: number;
-  forgetAt: number;
+/** Whose attempt: the person whose password or code is tried, and the client trying it. */
+export interface AttemptBy {
+  email: string;
+  address: string;
 }
 
 const MAX_DELAY_MS = 5_000;
 
+/** The hold-back before answering an attempt that finds `earlier` attempts counted before it. */
+export function delayFor(earlier: number, slowAfter: number): number {
+  if (earlier < slowAfter) return 0;
+  return Math.min(MAX_DELAY_MS, 250 * 2 ** Math.min(20, earlier - slowAfter));
+}
+
+/** Retry-After (whole seconds, at least 1) of a tally that refuses until it is forgotten. */
+export function retryAfter(tally: AttemptTally, now: number): number {
+  return Math.max(1, Math.ceil((tally.forgetAt - now) / 1000));
+}
+
 /**
- * Slows and then refuses repeated failed sign-ins, per person (email) and per client address
- * (issue 28 item 2). Memory only, bounded: a restart forgets, which an attacker cannot cause.
+ * Limits guesses at passwords and second factors, per person (email) and per client address
+ * (issues 28 and 34). An attempt is counted *before* its password is hashed, in the store: a
+ * burst of concurrent guesses is counted one by one, on every central sharing the database,
+ * and only the first `lockAfterFailures` are checked. An attempt that proves right is given
+ * back; one that signs in clears the person's tally (not the address's: one good password
+ * must not hide a spray).
  */
 export class SignInThrottle {
-  private readonly tallies = new Lru<string, Tally>(100_000);
-
   constructor(
     private readonly settings: ThrottleSettings,
     private readonly clock: Clock,
+    private readonly store: Store,
   ) {}
 
-  /** Throws the 429 while either is refused; otherwise the delay (ms) owed before answering. */
-  admit(email: string, address: string): number {
+  /** Counts the attempt against both tallies, or neither and throws the 429; resolves to the delay (ms) owed. */
+  async reserve(by: AttemptBy): Promise<number> {
     const now = this.clock.now();
-    const user = this.tally(`u:${email.toLowerCase()}`, now);
-    const addr = this.tally(`a:${address}`, now);
-    const refusals = [
-      user && user.failures >= this.settings.lockAfterFailures ? user.forgetAt : 0,
-      addr && addr.failures >= this.settings.addressLockAfterFailures ? addr.forgetAt : 0,
-    ];
-    const until = Math.max(...refusals);
-    if (until > now) throw errors.rateLimited(Math.max(1, Math.ceil((until - now) / 1000)));
-    const failures = Math.max(user?.failures ?? 0, addr?.failures ?? 0);
-    if (failures < this.settings.slowAfterFailures) return 0;
-    return Math.min(MAX_DELAY_MS, 250 * 2 ** (failures - this.settings.slowAfterFailures));
+    const windowMs = this.settings.windowMinutes * 60_000;
+    const tallies = this.store.signInAttempts;
+    const counted = await this.store.transaction(async () => {
+      const person = await tallies.reserve(personKey(by), this.settings.lockAfterFailures, now, windowMs);
+      if (!person.admitted) throw errors.rateLimited(retryAfter(person.tally, now));
+      const client = await tallies.reserve(addressKey(by), this.settings.addressLockAfterFailures, now, windowMs);
+      // Throwing undoes the person's count too: a refused attempt costs no one anything.
+      if (!client.admitted) throw errors.rateLimited(retryAfter(client.tally, now));
+      return Math.max(person.tally.attempts, client.tally.attempts);
+    });
+    return delayFor(counted - 1, this.settings.slowAfterFailures);
   }
 
-  failed(email: string, address: string): void {
-    const now = this.clock.now();
-    for (const key of [`u:${email.toLowerCase()}`, `a:${address}`]) {
-      const t = this.tally(key, now) ?? { failures: 0, forgetAt: 0 };
-      this.tallies.set(key, { failures: t.failures + 1, forgetAt: now + this.settings.windowMinutes * 60_000 });
-    }
+  /** The attempt proved right (a password confirmed, or a sign-in still owing its second factor). */
+  async giveBack(by: AttemptBy): Promise<void> {
+    await this.store.transaction(async () => {
+      await this.store.signInAttempts.release(personKey(by));
+      await this.store.signInAttempts.release(addressKey(by));
+    });
   }
 
-  /** A success clears the person's tally (not the address's: one good password must not hide a spray). */
-  succeeded(email: string): void {
-    this.tallies.delete(`u:${email.toLowerCase()}`);
+  /** Signed in: the person starts afresh; the address gets this attempt back. */
+  async signedIn(by: AttemptBy): Promise<void> {
+    await this.store.transaction(async () => {
+      await this.store.signInAttempts.clear(personKey(by));
+      await this.store.signInAttempts.release(addressKey(by));
+    });
   }
 
-  private tally(key: string, now: number): Tally | null {
-    const t = this.tallies.get(key);
-    if (!t) return null;
-    if (t.forgetAt <= now) {
-      this.tallies.delete(key);
-      return null;
-    }
-    return t;
+  /** Forgets tallies past their window (a periodic job). */
+  async prune(): Promise<number> {
+    return this.store.signInAttempts.prune(this.clock.now());
   }
 }
+
+const personKey = (by: AttemptBy) => `u:${by.email.trim().toLowerCase()}`;
+const addressKey = (by: AttemptBy) => `a:${by.address}`;

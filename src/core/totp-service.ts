@@ -3,7 +3,6 @@ import { errors } from '../domain/errors.js';
 import { hashSecret } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
 import type { AuditLog } from './audit-log.js';
-import { verifyPassword } from './passwords.js';
 import type { Principal } from './principal.js';
 import type { SignInService } from './sign-in-service.js';
 import { newRecoveryCodes, newTotpSecret, normaliseRecoveryCode, qrDataUrl, totpStep, totpUri } from './totp.js';
@@ -58,9 +57,13 @@ export class TotpService {
   async disable(principal: Principal, proof: { password?: string; code?: string }): Promise<void> {
     const user = await this.signIn.self(principal);
     if (user.totpEnabledAt === null) throw errors.conflict('TOTP is not on');
-    const byPassword = proof.password !== undefined && user.passwordHash !== null && (await verifyPassword(proof.password, user.passwordHash));
-    const byCode = proof.code !== undefined && totpStep(user.totpSecret!, proof.code, this.clock.now()) !== null;
-    if (!byPassword && !byCode) throw errors.forbidden('Turning TOTP off needs the password or a current code');
+    const { password, code } = proof;
+    const stored = user.passwordHash;
+    // Counted like a sign-in (issue 34): a stolen session must not be a way to guess the password.
+    const proved = await this.signIn.reprove(principal, user, async () =>
+      (password !== undefined && stored !== null && (await this.signIn.passwords.verify(password, stored)))
+      || (code !== undefined && totpStep(user.totpSecret!, code, this.clock.now()) !== null));
+    if (!proved) throw errors.forbidden('Turning TOTP off needs the password or a current code');
     const now = this.clock.now();
     await this.store.transaction(async () => {
       await this.store.users.setTotp(user.id, null, null, now);

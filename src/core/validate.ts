@@ -3,6 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { FormatRegistry } from '@sinclair/typebox';
 import { SetErrorFunction, DefaultErrorFunction, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { parseIsoInstant } from './iso-date.js';
+import { suggestions } from '../util/did-you-mean.js';
 
 /**
  * Validation is declared once per request shape as a TypeBox schema, which gives the JSON
@@ -131,7 +132,17 @@ function pointerPath(pointer: string): string[] {
 function describeError(first: ValueError | undefined): string {
   if (!first) return 'Invalid value';
   const field = first.path.replace(/^\//, '').replace(/\//g, '.');
-  return field ? `${field} ${first.message}` : `Body ${first.message}`;
+  const message = field ? `${field} ${first.message}` : `Body ${first.message}`;
+  return first.type === ValueErrorType.ObjectAdditionalProperties ? `${message}${meant(first)}` : message;
+}
+
+/** "; did you mean checkFrequency?" for a field close to one the object takes, else "". */
+function meant(error: ValueError): string {
+  const properties = (error.schema as { properties?: Record<string, unknown> }).properties;
+  const typed = pointerPath(error.path).at(-1);
+  if (properties === undefined || typed === undefined) return '';
+  const close = suggestions(typed, Object.keys(properties));
+  return close.length > 0 ? `; did you mean ${close.join(' or ')}?` : '';
 }
 
 /**
@@ -141,16 +152,13 @@ function describeError(first: ValueError | undefined): string {
  */
 /** A query string as an object: a repeated parameter (`tag=a&tag=b`) becomes an array of its values. */
 export function queryObject(params: URLSearchParams): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // Gathered in a Map: a client's parameter names (`__proto__`, `constructor`) never touch an object's prototype.
+  const gathered = new Map<string, string | string[]>();
   for (const [name, value] of params) {
-    // Own keys only, defined rather than assigned: `?constructor=x` or `?__proto__=x` is a parameter like any other.
-    const seen = Object.hasOwn(out, name) ? out[name] : undefined;
-    Object.defineProperty(out, name, {
-      value: seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value],
-      enumerable: true, writable: true, configurable: true,
-    });
+    const seen = gathered.get(name);
+    gathered.set(name, seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]);
   }
-  return out;
+  return Object.fromEntries(gathered);
 }
 
 export function compileQuery<T extends TSchema>(schema: T): Validator<T> {
@@ -161,7 +169,7 @@ export function compileQuery<T extends TSchema>(schema: T): Validator<T> {
     check(value) {
       const converted: Record<string, unknown> = { ...(value as Record<string, unknown>) };
       for (const [name, text] of Object.entries(converted)) {
-        const type = Object.hasOwn(properties, name) ? properties[name]?.type : undefined;
+        const type = Object.hasOwn(properties, name) ? properties[name]!.type : undefined;
         if (type === 'array' && typeof text === 'string') converted[name] = [text];
         if (typeof text !== 'string') continue;
         if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) converted[name] = Number(text);

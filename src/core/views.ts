@@ -6,6 +6,7 @@ import type { AlertSummary } from '../alerts/alerts-module.js';
 import { checkUrl } from '../domain/check-url.js';
 import type { Check, HistoryRow } from '../domain/records.js';
 import { statusEndpointStatus } from '../monitor/state-machine.js';
+import { intervalOf, nextExpectedAt, scheduleInWords } from './heartbeat-schedule.js';
 
 /** Output shapes (spec 2.1, 2.2, 2.7), shared by REST and the tool server. */
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -23,7 +24,9 @@ function listFields(check: Check, config: Config) {
     type: check.type,
     method: check.method,
     status: publicStatus(check),
-    interval: check.intervalMinutes,
+    interval: intervalOf(check),
+    schedule: check.schedule,
+    timezone: check.timezone,
     region: check.regionOverride ?? config.region,
     expectedStatus: check.expectedStatusCodes[0] ?? 200,
     lastChecked: iso(check.lastChecked),
@@ -80,13 +83,13 @@ export function checkDetail(check: Check, config: Config, now: number, blockedBy
     responseTimeLimit: check.responseTimeLimit,
     downConfirmationAttempts: check.downConfirmationAttempts,
     pingPackets: check.pingPackets,
-    timezone: check.timezone,
     checkRegionOverride: check.regionOverride,
     disabled: check.disabled,
     disabledReason: check.disabledReason,
     maintenanceMode: inMaintenance(check, now),
     maintenanceUntil: inMaintenance(check, now) ? iso(check.maintenanceUntil) : null,
-    schedule: check.schedule,
+    scheduleDescription: scheduleInWords(check),
+    nextExpectedAt: iso(nextExpectedAt(check, now)),
     gracePeriod: check.gracePeriodSeconds,
     dependsOn: check.dependsOn,
     blockedBy,

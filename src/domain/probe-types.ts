@@ -1,3 +1,4 @@
+import type { PrivateRefusal } from './outbound-policy.js';
 import type { HttpMethod, ProbeType, ResponseValidation, Timing } from './check-types.js';
 
 /** What a probe worker needs to run one probe. Structured-cloneable: it crosses a thread. */
@@ -12,8 +13,12 @@ export interface ProbeTask {
   cacheControlNoCache: boolean;
   pingPackets: number;
   timeoutMs: number;
-  /** Refuse targets on private, loopback and link-local addresses (config probes.blockPrivateAddresses). */
-  blockPrivateAddresses: boolean;
+  /**
+   * The outbound policy's rule for this check's account (docs/outbound-policy.md): who refuses
+   * private, loopback, link-local and metadata addresses at connect time; null: nobody. A
+   * prober node applies it together with its own config's rule.
+   */
+  refusePrivate: PrivateRefusal | null;
 }
 
 /** The certificate seen by a TLS probe (spec 2.2 `ssl`). Dates are ISO 8601. */

@@ -18,6 +18,6 @@ export function newHeartbeatToken(): string {
 }
 
 /** Identifiers are a short type prefix plus 80 random bits, e.g. `chk_3f9a…`. */
-export function newId(prefix: 'acc' | 'key' | 'chk' | 'whk' | 'dlv' | 'tok' | 'spg' | 'nod' | 'inc' | 'inu' | 'sub' | 'mtw' | 'usr' | 'evt'): string {
+export function newId(prefix: 'acc' | 'key' | 'chk' | 'whk' | 'dlv' | 'tok' | 'spg' | 'nod' | 'inc' | 'inu' | 'sub' | 'mtw' | 'usr' | 'evt' | 'idn'): string {
   return `${prefix}_${randomBytes(10).toString('hex')}`;
 }

@@ -1,7 +1,7 @@
-import type { Config } from '../config.js';
 import type { ProbeType } from '../domain/check-types.js';
 import type { Check } from '../domain/records.js';
 import type { ProbeTask } from '../domain/probe-types.js';
+import type { PrivateRefusal } from '../domain/outbound-policy.js';
 
 const MAX_PROBE_TIMEOUT_MS = 30_000;
 
@@ -33,10 +33,10 @@ export function intervalMs(check: Pick<Check, 'intervalMinutes'>): number {
 }
 
 /**
- * What a worker needs for one probe of this check (structured-cloneable). `blockPrivate`: the
- * probe refuses private addresses at connect time (the config's rule, or the check's account's).
+ * What a worker needs for one probe of this check (structured-cloneable). `refusePrivate`: the
+ * outbound rule of the check's account (the probe refuses private addresses at connect time).
  */
-export function probeTask(check: Check, config: Config, blockPrivate = config.probes.blockPrivateAddresses): ProbeTask {
+export function probeTask(check: Check, refusePrivate: PrivateRefusal | null): ProbeTask {
   return {
     type: intern(check.type) as ProbeType,
     url: check.url,
@@ -49,6 +49,6 @@ export function probeTask(check: Check, config: Config, blockPrivate = config.pr
     pingPackets: check.pingPackets,
     // The smaller of 30 s and the interval: a probe never overlaps its own next run.
     timeoutMs: Math.min(MAX_PROBE_TIMEOUT_MS, intervalMs(check)),
-    blockPrivateAddresses: blockPrivate,
+    refusePrivate,
   };
 }

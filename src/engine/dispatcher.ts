@@ -4,6 +4,7 @@ import type { ProbeResult, ProbeTask } from '../domain/probe-types.js';
 import { bundledFile } from '../util/bundled-file.js';
 import { RequestChannel } from '../util/request-channel.js';
 import { failedResult, type ProbeBatch, type ResultBatch } from './probe-thread.js';
+import type { ProbeThreadData } from './probe-worker.js';
 
 export { failedResult } from './probe-thread.js';
 
@@ -46,6 +47,8 @@ export interface PoolOptions {
   filename?: string;
   /** Overrides GUARD_MS (tests). */
   guardMs?: number;
+  /** probes.dnsServers, for every name the probes resolve (absent or empty: the system resolver). */
+  dnsServers?: readonly string[];
 }
 
 /** One of the pool's threads, as the dispatcher counts it (piscina's worker `id` is its threadId). */
@@ -121,6 +124,7 @@ export class ThreadDispatcher implements ProbeDispatcher {
     this.guardMs = opts.guardMs ?? GUARD_MS;
     this.pool = new Piscina<PinnedBatch, ResultBatch>({
       filename: opts.filename ?? WORKER,
+      workerData: { dnsServers: [...(opts.dnsServers ?? [])] } satisfies ProbeThreadData,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Infinity,

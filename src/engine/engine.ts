@@ -7,7 +7,7 @@ import { LiveCheck, probePolicy } from '../monitor/live-check.js';
 import type { LiveChecks } from '../monitor/live-checks.js';
 import { NoPeer, type PeerRechecker, type PeerVerdict } from '../monitor/peer.js';
 import type { Recorder } from '../monitor/recorder.js';
-import { whenAnswered, type Answer, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { NodeCursorWrite } from '../store/writes.js';
 import { intern, intervalMs, isProbeType, probeTask } from './check-task.js';
 import { CheckWheel } from './check-wheel.js';
@@ -17,8 +17,13 @@ import { followingDue, nextDue } from './timing-wheel.js';
 import { startWheelDriver, strideFor, type WheelDriver } from './wheel-driver.js';
 import { CapacityMonitor, type CapacityReport } from './capacity.js';
 import { Histogram } from '../domain/histogram.js';
-import { privateTargetRefusal } from '../domain/private-target.js';
-import { Lru } from '../util/lru.js';
+import type { PrivateRefusal } from '../domain/outbound-policy.js';
+import { OutboundRules } from '../store/outbound-rules.js';
+import { FreshVerdicts } from './fresh-verdicts.js';
+import type { MonitorStatus } from '../domain/events.js';
+
+/** Slack on a probe's own timeout for a verdict asked now (a node's round trip, the writer). */
+const VERDICT_SLACK_MS = 3_000;
 
 /** One scheduled check: its live state (the recorder's) and what probing needs, kept small. */
 class Scheduled extends LiveCheck {
@@ -101,6 +106,8 @@ export interface EngineDeps {
   checks?: CheckEvents;
   /** Tests drive the wheel themselves; production ticks on real time. */
   autoStart?: boolean;
+  /** The accounts' outbound rules (shared with the alerts and the nodes' assignment; built here when absent). */
+  outbound?: OutboundRules;
 }
 
 /**
@@ -111,8 +118,8 @@ export interface EngineDeps {
 export class Engine implements CheckObserver {
   /** The one wheel: probes here, heartbeat deadlines and domain lookups by their owners. */
   readonly wheel: CheckWheel;
-  private readonly privateTargetsBlocked = new Lru<string, boolean>(10_000);
-  /** Checks waiting for the store to say whether their account may probe private targets. */
+  private readonly outbound: OutboundRules;
+  /** Checks waiting for the store to say which outbound rule their account follows. */
   private readonly adding = new Map<string, object>();
   private driver: WheelDriver | null = null;
   /** Probes dispatched whose results are not recorded yet. */
@@ -132,6 +139,7 @@ export class Engine implements CheckObserver {
   private readonly region: string;
   private readonly peer: PeerRechecker;
   private readonly load: CapacityMonitor;
+  private readonly verdicts = new FreshVerdicts();
   private idleWaiters: Array<() => void> = [];
   /** The probe rate the wheel's stride follows: probes fired per second, sampled about every second. */
   private readonly rate = { at: 0, fired: 0, perSecond: 0 };
@@ -142,6 +150,7 @@ export class Engine implements CheckObserver {
     this.load = new CapacityMonitor(deps.log, () => deps.dispatcher.queued, deps.clock.now());
     this.region = deps.config.region;
     this.peer = deps.peer ?? new NoPeer();
+    this.outbound = deps.outbound ?? new OutboundRules(deps.config, deps.store.accounts);
     deps.checks?.observe(this);
   }
 
@@ -193,6 +202,7 @@ export class Engine implements CheckObserver {
     // Running probes finish and are recorded; queued ones are dropped by close().
     while (this.probing > this.deps.dispatcher.queued && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     this.closing = true;
+    this.verdicts.clear();
     await this.deps.dispatcher.close();
   }
 
@@ -206,6 +216,38 @@ export class Engine implements CheckObserver {
   async idle(): Promise<void> {
     if (this.probing > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     await this.deps.recorder.idle();
+  }
+
+  /**
+   * Probes the check now and resolves with its status once a result settles it (down, or no
+   * failure being confirmed: a failure below the threshold is probed again at once, as many
+   * times as the check's confirmation takes); null when the check is not probed by this
+   * central (not a probe check, paused, another central's) or no result settles it in time.
+   */
+  probeNow(checkId: string): Promise<MonitorStatus | null> | null {
+    const entry = this.scheduledEntry(checkId);
+    if (!entry || this.closing || (this.deps.ownership && !this.deps.ownership.owns(checkId))) return null;
+    const verdict = this.verdicts.wait(checkId, this.verdictLimitMs(checkId), entry.policy.downConfirmationAttempts);
+    this.runNow(entry);
+    return verdict;
+  }
+
+  /** How long a verdict asked now may take: a probe and its timeout per confirmation attempt (a default for checks not probed here). */
+  verdictLimitMs(checkId: string): number {
+    const entry = this.scheduledEntry(checkId);
+    if (!entry) return VERDICT_SLACK_MS;
+    return entry.policy.downConfirmationAttempts * (entry.task.timeoutMs + VERDICT_SLACK_MS);
+  }
+
+  /** A probe of the check at once: here on the wheel, or by the node that probes it. */
+  private runNow(entry: Scheduled): void {
+    if (this.deps.placement && !this.deps.placement.probesHere(entry.region)) this.deps.placement.runNow(entry.id);
+    else this.wheel.schedule('probe', entry.id, this.deps.clock.now());
+  }
+
+  /** After a result is recorded: someone waiting for the check's verdict is answered, or has it probed again now. */
+  private answerVerdicts(entry: Scheduled, recheck: 'immediate' | 'none'): void {
+    if (this.verdicts.recorded(entry.id, entry.state) && recheck !== 'immediate') this.runNow(entry);
   }
 
   checkSaved(check: Check, runNow: boolean): void {
@@ -229,40 +271,26 @@ export class Engine implements CheckObserver {
   }
 
   /**
-   * Whether this account's probes refuse private addresses when they connect (a name that
-   * resolved publicly when the check was made may not later lead inside). How an account was
-   * created never changes, so the answer is cached.
-   */
-  private blocksPrivateTargets(accountId: string): Answer<boolean> {
-    const blocked = this.privateTargetsBlocked.get(accountId);
-    if (blocked !== undefined) return blocked;
-    return whenAnswered(privateTargetRefusal(this.deps.config, () => this.deps.store.accounts.createdBySignup(accountId)), (refusal) => {
-      this.privateTargetsBlocked.set(accountId, refusal !== null);
-      return refusal !== null;
-    });
-  }
-
-  /**
-   * Schedules the check: at once when whether its account may probe private targets is known
+   * Schedules the check: at once when its account's outbound rule is known
    * (cached, or a store that answers at once); otherwise once the store has answered, unless a
    * later save or a delete of the check came first.
    */
   private add(check: Check, runNow: boolean, now: number): void {
     if (!isProbeType(check.type) || check.disabled) return;
-    const blocked = this.blocksPrivateTargets(check.accountId);
-    if (!(blocked instanceof Promise)) return this.schedule(check, blocked, runNow, now);
+    const rule = this.outbound.forAccount(check.accountId);
+    if (!(rule instanceof Promise)) return this.schedule(check, rule, runNow, now);
     const mark = {};
     this.adding.set(check.id, mark);
-    blocked.then((b) => {
+    rule.then((r) => {
       if (this.adding.get(check.id) !== mark) return;
       this.adding.delete(check.id);
-      this.schedule(check, b, runNow, this.deps.clock.now());
+      this.schedule(check, r, runNow, this.deps.clock.now());
     }, (err: unknown) => this.deps.log.error({ err, checkId: check.id }, 'check not scheduled'));
   }
 
-  private schedule(check: Check, blocksPrivate: boolean, runNow: boolean, now: number): void {
+  private schedule(check: Check, rule: PrivateRefusal | null, runNow: boolean, now: number): void {
     this.adding.delete(check.id);
-    const task = probeTask(check, this.deps.config, blocksPrivate);
+    const task = probeTask(check, rule);
     const entry = new Scheduled(
       check, intern(check.accountId), this.scheduledEntry(check.id), now, intervalMs(check), task, check.regionOverride ?? this.region,
     );
@@ -354,6 +382,7 @@ export class Engine implements CheckObserver {
     // The node that probes it is connected to another central: placement relays the re-check there.
     return recorded.then((recheck) => {
       if (recheck === 'immediate') this.deps.placement?.runNow(entry.id);
+      if (this.verdicts.size !== 0 && !late) this.answerVerdicts(entry, recheck);
     });
   }
 
@@ -377,6 +406,7 @@ export class Engine implements CheckObserver {
     const late = result.startedAt < entry.lastResultAt;
     if (!late) entry.lastResultAt = result.startedAt;
     const recheck = this.deps.recorder.record(entry, { kind: 'probe', result, region, peer, late, nodeCursor: cursor?.() ?? null }, now);
+    if (this.verdicts.size !== 0 && !late) this.answerVerdicts(entry, recheck);
     if (recheck !== 'immediate') return;
     if (region === this.region) this.wheel.schedule('probe', entry.id, now);
     else this.deps.placement?.runNow(entry.id);

@@ -55,7 +55,7 @@ const notBuilt: Reply = { status: 503, raw: { contentType: 'text/plain; charset=
 export function dashboardAssetRoutes(dir = WEB_DIR): Route[] {
   const files = load(dir);
   const page = files.get('index.html');
-  const common = { auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard', documented: false, tag: 'dashboard', responses: {} } as const;
+  const common = { auth: 'none', allowRestricted: true, rateLimit: 'none', idempotency: 'none', errorShape: 'standard', documented: false, tag: 'dashboard', responses: {}, unknownQuery: 'typos-refused' } as const;
   return [
     defineRoute({
       ...common,

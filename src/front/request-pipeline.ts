@@ -13,11 +13,13 @@ import { MAX_BODY_BYTES, type HandlerContext, type HttpRequest, type Reply, type
 import { Idempotency } from './idempotency.js';
 import { headersOf, type RateLimiter, type RateState } from './rate-limiter.js';
 import { Router } from './router.js';
+import { queryNamesCheck, type QueryNamesCheck } from './query-names.js';
 
 interface Prepared {
   route: Route;
   body?: Validator<TSchema>;
   query?: Validator<TSchema>;
+  queryNames: QueryNamesCheck;
 }
 
 export interface RequestPipelineDeps {
@@ -49,6 +51,11 @@ export class RequestPipeline {
   private readonly router: Router;
   private readonly prepared = new Map<Route, Prepared>();
 
+  /** The route table it applies (tests walk every route). */
+  get routes(): readonly Route[] {
+    return this.deps.routes;
+  }
+
   constructor(private readonly deps: RequestPipelineDeps) {
     this.router = new Router(deps.routes);
     for (const route of deps.routes) {
@@ -56,12 +63,9 @@ export class RequestPipeline {
         route,
         body: route.body ? compile(route.body) : undefined,
         query: route.query ? compileQuery(route.query) : undefined,
+        queryNames: queryNamesCheck(route),
       });
     }
-  }
-
-  get routes(): readonly Route[] {
-    return this.deps.routes;
   }
 
   /** Synchronous unless something on the route's way (a precheck, the handler, idempotency) waits. */
@@ -90,7 +94,8 @@ export class RequestPipeline {
   private authenticated(route: Route, req: HttpRequest, params: Record<string, string>, principal: Principal | null): Reply | Promise<Reply> {
     let rate: RateState | null = null;
     try {
-      if (principal && !(req.prepaid && route.rateLimit === 'per-key')) rate = this.limit(route, principal);
+      if (route.rateLimit === 'per-address') rate = this.deps.rateLimiter.take(`address:${req.remoteAddress}`, this.deps.config.rateLimits.perAddressPerMinute);
+      else if (principal && !(req.prepaid && route.rateLimit === 'per-key')) rate = this.limit(route, principal);
       const reply = this.run(this.prepared.get(route)!, req, params, principal);
       if (!(reply instanceof Promise)) return withRate(reply, rate);
       const counted = rate;
@@ -128,9 +133,10 @@ export class RequestPipeline {
       // What may change something carries the client's address for the audit log (reads stay as they are).
       if (req.method !== 'GET' && req.method !== 'HEAD') principal = { ...principal, address: req.remoteAddress };
     }
+    const known = p.queryNames(req.query);
     const idemKey = principal && route.idempotency !== 'none' ? Idempotency.readKey(req.headers, route.idempotency === 'required') : null;
     const body = p.body ? validated(p.body, parseBody(req, route)) : undefined;
-    const query = p.query ? validated(p.query, queryObject(req.query)) : undefined;
+    const query = p.query ? validated(p.query, queryObject(known)) : undefined;
     const ctx: HandlerContext<unknown, unknown> = { req, params, body, query, principal: principal!, now: this.deps.clock.now() };
 
     if (idemKey === null || principal === null) {

@@ -145,7 +145,7 @@ export class KumaImporter {
     const addressProblems = new Map<number, string>();
     for (const { n, mapping } of notifications) {
       if (mapping.kind !== 'webhook') continue;
-      await webhooks.checkAddress(mapping.url).catch((err: unknown) => {
+      await webhooks.checkAddress(mapping.url, principal.account.id).catch((err: unknown) => {
         if (!(err instanceof ApiError)) throw err;
         addressProblems.set(n.id, err.message);
       });

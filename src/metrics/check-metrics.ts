@@ -1,6 +1,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Check } from '../domain/records.js';
 import { publicStatus } from '../core/views.js';
+import { ratio, seconds } from './sample-value.js';
 import type { LiveCheck } from '../monitor/live-check.js';
 
 export const UPTIME_WINDOWS = ['1d', '7d', '30d'] as const;
@@ -63,13 +64,13 @@ export function checkRegistry(readings: readonly CheckReading[]): Registry {
     const status = publicStatus(check);
     if (status === 'up' || status === 'down') up.set(labels, status === 'up' ? 1 : 0);
     const responseTime = live?.lastProbe?.responseTime ?? null;
-    if (responseTime !== null) rt.set(labels, responseTime / 1000);
+    if (responseTime !== null) rt.set(labels, seconds(responseTime));
     for (const window of UPTIME_WINDOWS) {
       const value = windows[window];
-      if (value !== null) uptime.set({ ...labels, window }, value / 100);
+      if (value !== null) uptime.set({ ...labels, window }, ratio(value));
     }
     const expiry = check.ssl?.validTo ? Date.parse(check.ssl.validTo) : NaN;
-    if (Number.isFinite(expiry)) cert.set(labels, expiry / 1000);
+    if (Number.isFinite(expiry)) cert.set(labels, seconds(expiry));
     if (live) {
       const upCount = live.probesUp - live.watchedFromUp;
       probes.inc({ ...labels, result: 'up' }, upCount);

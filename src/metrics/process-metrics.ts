@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram as PromHistogram, Registry, Summary, type MetricType } from 'prom-client';
 import type { Histogram } from '../domain/histogram.js';
 import type { JobReading } from '../util/job-runner.js';
+import { seconds, secondsOf } from './sample-value.js';
 
 /**
  * How often the event loop's delay is sampled (nodejs_eventloop_lag_*). prom-client's default of
@@ -30,7 +31,7 @@ export function reportLagBeyondSampling(registry: Registry, sampleMs: number): v
       registers: [registry],
       async collect() {
         const value = (await sampled.get()).values[0]?.value;
-        if (value !== undefined) this.set(Math.max(0, value - sampleMs / 1000));
+        if (value !== undefined) this.set(Math.max(0, secondsOf(value - sampleMs / 1000)));
       },
     });
   }
@@ -59,7 +60,7 @@ class MillisecondsSummary extends Summary {
   override async get(): ReturnType<Summary['get']> {
     const h = this.ms;
     const name = this.metricName;
-    const quantiles = QUANTILES.map((q) => ({ labels: { quantile: q }, value: h.count === 0 ? NaN : (h.percentile(q * 100) ?? 0) / 1000 }));
+    const quantiles = QUANTILES.map((q) => ({ labels: { quantile: q }, value: h.count === 0 ? NaN : seconds(h.percentile(q * 100) ?? 0) }));
     return {
       name,
       help: this.metricHelp,
@@ -68,7 +69,7 @@ class MillisecondsSummary extends Summary {
       collect: () => {},
       values: [
         ...quantiles,
-        { metricName: `${name}_sum`, labels: {}, value: h.approximateSum() / 1000 },
+        { metricName: `${name}_sum`, labels: {}, value: seconds(h.approximateSum()) },
         { metricName: `${name}_count`, labels: {}, value: h.count },
       ],
     };
@@ -172,11 +173,11 @@ function jobGauges(registers: Registry[], jobs: () => JobReading[]): void {
   };
   new Gauge({
     name: 'vigil_job_last_run_timestamp_seconds', help: 'When each periodic job last started (Unix time)', labelNames, registers,
-    collect() { each((l, v) => this.set(l, v), (j) => (j.lastRunAt === null ? null : j.lastRunAt / 1000)); },
+    collect() { each((l, v) => this.set(l, v), (j) => (j.lastRunAt === null ? null : seconds(j.lastRunAt))); },
   });
   new Gauge({
     name: 'vigil_job_last_duration_seconds', help: 'How long the latest finished run of each periodic job took', labelNames, registers,
-    collect() { each((l, v) => this.set(l, v), (j) => (j.lastDurationMs === null ? null : j.lastDurationMs / 1000)); },
+    collect() { each((l, v) => this.set(l, v), (j) => (j.lastDurationMs === null ? null : seconds(j.lastDurationMs))); },
   });
   new Counter({
     name: 'vigil_job_runs_total', help: 'Finished runs of each periodic job since start', labelNames, registers,

@@ -5,6 +5,8 @@ import type { Check } from '../domain/records.js';
 import { intervalMs, isProbeType, probeTask } from '../engine/check-task.js';
 import type { Placement } from '../engine/engine.js';
 import type { NodeRepo } from '../store/node-repo.js';
+import type { OutboundRules } from '../store/outbound-rules.js';
+import type { PrivateRefusal } from '../domain/outbound-policy.js';
 import type { NodeSessions } from './node-sessions.js';
 import type { AssignedCheck } from './protocol.js';
 import { ownerOf } from './rendezvous.js';
@@ -36,6 +38,8 @@ export interface AssignmentDeps {
   checks: CheckEvents;
   config: Config;
   clock: Clock;
+  /** Each task carries its account's outbound rule: the node applies it, and its own config's, at connect. */
+  outbound: Pick<OutboundRules, 'forAccount'>;
   /** Several centrals: has the central a check's node is connected to run it now (`runHere` there). */
   runElsewhere?: (checkId: string) => void;
 }
@@ -57,6 +61,8 @@ export class Assignment implements CheckObserver, Placement {
   private elsewhere = new Map<string, string[]>();
   /** Checks each node was ever given while the central ran: results for others are refused. */
   private readonly given = new Map<string, Set<string>>();
+  /** Checks waiting for the store to say which outbound rule their account follows (the latest save wins). */
+  private readonly waiting = new Map<string, object>();
   private readonly region: string;
   private readonly startedAt: number;
 
@@ -68,7 +74,27 @@ export class Assignment implements CheckObserver, Placement {
 
   /** Follows the checks the central starts with. */
   load(checks: (visit: (check: Check) => void) => void): void {
-    checks((check) => this.track(check));
+    checks((check) => {
+      const rule = this.ruleOf(check, false);
+      if (rule !== undefined) this.track(check, rule);
+    });
+  }
+
+  /**
+   * The outbound rule of a check's account when known now; otherwise undefined, and the check
+   * is saved again once the store has answered (unless a later save or a delete came first).
+   */
+  private ruleOf(check: Check, runNow: boolean): PrivateRefusal | null | undefined {
+    const rule = this.deps.outbound.forAccount(check.accountId);
+    if (!(rule instanceof Promise)) return rule;
+    const mark = {};
+    this.waiting.set(check.id, mark);
+    rule.then(() => {
+      if (this.waiting.get(check.id) !== mark) return;
+      this.waiting.delete(check.id);
+      this.checkSaved(check, runNow);
+    }, () => this.waiting.delete(check.id)); // the engine logs the same failure; the next save tries again
+    return undefined;
   }
 
   probesHere(region: string): boolean {
@@ -160,9 +186,12 @@ export class Assignment implements CheckObserver, Placement {
       this.checkDeleted(check);
       return;
     }
+    this.waiting.delete(check.id);
+    const rule = this.ruleOf(check, runNow);
+    if (rule === undefined) return;
     const previous = this.checks.get(check.id);
     if (previous && previous.region !== region) this.checkDeleted(check);
-    const entry = this.track(check)!;
+    const entry = this.track(check, rule)!;
     const owner = ownerOf(check.id, this.nodesIn(region));
     if (previous?.owner && previous.owner !== owner) this.deps.sessions.sendTo(previous.owner, { type: 'unassign', ids: [check.id] });
     entry.owner = owner;
@@ -170,6 +199,7 @@ export class Assignment implements CheckObserver, Placement {
   }
 
   checkDeleted(check: Pick<Check, 'id'>): void {
+    this.waiting.delete(check.id);
     const entry = this.checks.get(check.id);
     if (!entry) return;
     this.checks.delete(check.id);
@@ -190,12 +220,12 @@ export class Assignment implements CheckObserver, Placement {
   }
 
   /** Adds or refreshes a check whose primary region is not the central's. */
-  private track(check: Check): RemoteCheck | null {
+  private track(check: Check, rule: PrivateRefusal | null): RemoteCheck | null {
     const region = check.regionOverride ?? this.region;
     if (check.disabled || !isProbeType(check.type) || region === this.region) return null;
     const entry: RemoteCheck = {
       region,
-      assigned: { id: check.id, intervalMs: intervalMs(check), task: probeTask(check, this.deps.config) },
+      assigned: { id: check.id, intervalMs: intervalMs(check), task: probeTask(check, rule) },
       owner: this.checks.get(check.id)?.owner ?? null,
     };
     this.checks.set(check.id, entry);

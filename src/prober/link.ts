@@ -153,7 +153,8 @@ export class NodeLink {
   }
 }
 
-function socketUrl(server: string): string {
+/** The node socket's URL on a central given by its http(s) or ws(s) URL; throws naming a URL of another kind. */
+export function socketUrl(server: string): string {
   const url = new URL(server);
   if (url.protocol === 'http:') url.protocol = 'ws:';
   else if (url.protocol === 'https:') url.protocol = 'wss:';

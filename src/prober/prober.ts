@@ -4,6 +4,7 @@ import type { ConfigInput } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import { ThreadDispatcher, type ProbeDispatcher } from '../engine/dispatcher.js';
 import type { ProbeTask } from '../domain/probe-types.js';
+import { strictest } from '../domain/outbound-policy.js';
 import { followingDue, nextDue, TimingWheel } from '../engine/timing-wheel.js';
 import { startWheelDriver, type WheelDriver } from '../engine/wheel-driver.js';
 import { MAX_BATCH, MAX_BATCH_BYTES, type AssignedCheck, type CentralMessage } from '../nodes/protocol.js';
@@ -53,7 +54,7 @@ export class Prober {
 
   constructor(private readonly opts: ProberOptions) {
     this.log = opts.log;
-    this.dispatcher = opts.dispatcher ?? new ThreadDispatcher({ threads: opts.config.probes.threads });
+    this.dispatcher = opts.dispatcher ?? new ThreadDispatcher({ threads: opts.config.probes.threads, dnsServers: opts.config.probes.dnsServers });
     this.outbox = new Outbox({ dir: join(opts.config.dataDir, 'outbox'), max: opts.config.nodes.outboxMax });
     this.link = new NodeLink({
       servers: opts.servers,
@@ -194,7 +195,13 @@ export class Prober {
   }
 }
 
-/** The node's own `probes.blockPrivateAddresses` applies on top of the central's: either one refuses private targets. */
+/**
+ * The task's own rule (its account's, set by the central) and the node's `probes.blockPrivateAddresses`
+ * both apply: either one refuses private targets, and the node cannot lift the central's.
+ */
 export function nodeTask(task: ProbeTask, blockPrivateAddresses: boolean): ProbeTask {
-  return blockPrivateAddresses && !task.blockPrivateAddresses ? { ...task, blockPrivateAddresses: true } : task;
+  // A central from before the outbound policy sends only `blockPrivateAddresses`.
+  const legacy = (task as { blockPrivateAddresses?: boolean }).blockPrivateAddresses ? 'operator' : null;
+  const rule = strictest(task.refusePrivate ?? legacy, blockPrivateAddresses ? 'operator' : null);
+  return rule === task.refusePrivate ? task : { ...task, refusePrivate: rule };
 }

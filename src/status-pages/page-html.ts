@@ -69,6 +69,7 @@ const SCRIPT = `(()=>{const r=async()=>{if(document.hidden)return;try{const x=aw
 const time = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
 export function durationText(ms: number): string {
+  if (ms < 60_000) return 'under a minute';
   const minutes = Math.max(1, Math.round(ms / 60_000));
   if (minutes < 60) return `${minutes} min`;
   const hours = Math.floor(minutes / 60);
@@ -165,12 +166,22 @@ function openIncidentsHtml(incidents: readonly PublicIncident[]): string {
   return `<section class="incidents open" aria-label="Open incidents">${open.map(incidentHtml).join('')}</section>`;
 }
 
-function historyHtml(incidents: readonly PublicIncident[], outages: readonly Outage[], now: number): string {
+/** Outages still going on: current, so shown above the checks like open incidents. */
+function ongoingHtml(outages: readonly Outage[], now: number): string {
+  const items = outages.filter((o) => o.to === null).map((o) =>
+    `<li><strong>${esc(o.name)}</strong> is down <span class="when">since ${time(o.from)}, for ${durationText(now - o.from)}</span></li>`);
+  return items.length ? `<section class="outages ongoing" aria-label="Ongoing outages"><h2>Ongoing outages</h2><div class="card"><ul class="list">${items.join('')}</ul></div></section>` : '';
+}
+
+/** How long a resolved outage lasted; one shorter than a minute is not "1 min". */
+function resolvedText(ms: number): string {
+  return ms < 60_000 ? 'resolved in under a minute' : `resolved after ${durationText(ms)}`;
+}
+
+function historyHtml(incidents: readonly PublicIncident[], outages: readonly Outage[]): string {
   const resolved = incidents.filter((i) => i.resolvedAt !== null);
-  const items = outages.map((i) => {
-    const state = i.to === null ? `ongoing for ${durationText(now - i.from)}` : `resolved after ${durationText(i.to - i.from)}`;
-    return `<li><strong>${esc(i.name)}</strong> was down <span class="when">since ${time(i.from)}, ${state}</span></li>`;
-  });
+  const items = outages.filter((o) => o.to !== null).map((o) =>
+    `<li><strong>${esc(o.name)}</strong> was down <span class="when">since ${time(o.from)}, ${resolvedText(o.to! - o.from)}</span></li>`);
   const past = resolved.length ? `<section class="incidents past" aria-label="Past incidents">${resolved.map(incidentHtml).join('')}</section>` : '';
   const down = items.length ? `<div class="card"><ul class="list">${items.join('')}</ul></div>` : '';
   const body = past || down ? `${past}${down}` : '<div class="card"><p class="empty">No incidents in the last 30 days.</p></div>';
@@ -201,15 +212,20 @@ function lookParts(look: PublicPage['look'], title: string): { head: string; css
  * The subscribe forms: plain POST forms (no JavaScript), outside `<main>` so the refresh never
  * wipes what a visitor is typing.
  */
-function subscribeHtml(base: string): string {
+function subscribeHtml(base: string, webhooks: boolean): string {
   return `<section class="subscribe" id="subscribe"><h2>Get updates</h2><div class="card sub">
 <form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="email"><label for="sub-email">Email updates of incidents</label>
 <div class="field"><input id="sub-email" type="email" name="email" required maxlength="254" placeholder="you@example.com" autocomplete="email"><button type="submit">Subscribe</button></div>
 <p class="hint">We send a confirmation link first; every message has an unsubscribe link.</p></form>
-<details><summary>Webhook or feed</summary><form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="webhook">
-<label for="sub-url">Webhook URL (receives signed JSON)</label><div class="field"><input id="sub-url" type="url" name="url" required maxlength="2048" placeholder="your receiver's URL (https)"></div>
-<label for="sub-secret">Signing secret (optional, 16–128 characters; empty: one is made for you)</label><div class="field"><input id="sub-secret" name="secret" minlength="16" maxlength="128" autocomplete="off"><button type="submit">Subscribe webhook</button></div></form>
+<details><summary>${webhooks ? 'Webhook or feed' : 'Feed'}</summary>${webhooks ? webhookFormHtml(base) : ''}
 <p class="hint">Feeds: <a href="${base}.atom">Atom</a> · <a href="${base}.feed.json">JSON Feed</a></p></details></div></section>`;
+}
+
+/** Only on a page whose owner takes webhook subscribers (issue 34); the receiver echoes a challenge first. */
+function webhookFormHtml(base: string): string {
+  return `<form method="post" action="${base}/subscribe"><input type="hidden" name="kind" value="webhook">
+<label for="sub-url">Webhook URL (receives signed JSON once it answers a verification challenge)</label><div class="field"><input id="sub-url" type="url" name="url" required maxlength="2048" placeholder="your receiver's URL (https)"></div>
+<label for="sub-secret">Signing secret (optional, 16–128 characters; empty: one is made for you)</label><div class="field"><input id="sub-secret" name="secret" minlength="16" maxlength="128" autocomplete="off"><button type="submit">Subscribe webhook</button></div></form>`;
 }
 
 export function renderPageHtml(page: PublicPage): string {
@@ -219,10 +235,10 @@ export function renderPageHtml(page: PublicPage): string {
   const powered = page.look.hidePoweredBy ? '' : ' · Powered by Vigil';
   const main = `<main><header>${look.logo}<h1>${esc(page.title)}</h1>${page.description ? `<p class="lead">${esc(page.description)}</p>` : ''}</header>
 <div class="banner ${page.overall}" data-overall="${page.overall}">${OVERALL_TEXT[page.overall]}</div>
-${openIncidentsHtml(page.incidents)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${windowsHtml(page)}${historyHtml(page.incidents, page.outages, page.generatedAt)}
+${openIncidentsHtml(page.incidents)}${ongoingHtml(page.outages, page.generatedAt)}<div class="card">${checks}</div>${maintenanceHtml(page.checks)}${windowsHtml(page)}${historyHtml(page.incidents, page.outages)}
 <footer>${look.footer}<span>Updated ${time(page.generatedAt)}</span><span><a href="${base}.json">JSON</a> · <a href="${base}.atom">Atom feed</a> · <a href="${base}.feed.json">JSON Feed</a>${powered}</span></footer></main>`;
   const head = `<link rel="alternate" type="application/atom+xml" title="${esc(page.title)}" href="${base}.atom">${look.head}`;
-  return document(page.title, `${main}${subscribeHtml(base)}<script>${SCRIPT}</script>`, head, look.css);
+  return document(page.title, `${main}${subscribeHtml(base, page.webhookSubscriptions)}<script>${SCRIPT}</script>`, head, look.css);
 }
 
 export function renderNotFoundHtml(): string {

@@ -89,6 +89,8 @@ export interface PublicPage {
   maintenanceWindows: PublicWindow[];
   /** The page's own look (issue 29). */
   look: Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
+  /** Issue 34: whether the subscribe form offers webhooks. */
+  webhookSubscriptions: boolean;
 }
 
 /** An incident as the page shows it: the affected checks by name, the timeline newest first. */
@@ -149,6 +151,7 @@ export class PageViews {
       outages: await this.outages(listed, now),
       maintenanceWindows: await this.windows(page.accountId, listed, now),
       look: { logoUrl: page.logoUrl, accentColor: page.accentColor, footerText: page.footerText, favicon: page.favicon, hidePoweredBy: page.hidePoweredBy },
+      webhookSubscriptions: page.webhookSubscriptions,
     };
   }
 

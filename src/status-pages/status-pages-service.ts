@@ -82,6 +82,7 @@ export class StatusPagesService {
         checkIds: input.checkIds === undefined ? current.checkIds : await this.ownChecks(principal, input.checkIds),
         tags: input.tags === undefined ? current.tags : pageTags(input.tags),
         autoIncidents: input.autoIncidents ?? current.autoIncidents,
+        webhookSubscriptions: input.webhookSubscriptions ?? current.webhookSubscriptions,
         ...lookOf(input, current),
         updatedAt: this.clock.now(),
       };
@@ -146,7 +147,7 @@ function pageTags(tags: readonly string[]): string[] {
 type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy' | 'embedAllowedOrigins'>;
 
 /** What a page's settings are once created from this input (every field but its slug and checks). */
-export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'tags' | 'autoIncidents'> & Look;
+export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'tags' | 'autoIncidents' | 'webhookSubscriptions'> & Look;
 
 /** The settings a create stores for this input, validated (a monitoring file compares a page with them). */
 export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'checkIds'>): PageSettings {
@@ -156,6 +157,7 @@ export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'chec
     customDomain: customDomain(input.customDomain),
     tags: pageTags(input.tags ?? []),
     autoIncidents: input.autoIncidents ?? false,
+    webhookSubscriptions: input.webhookSubscriptions ?? false,
     ...lookOf(input, null),
   };
 }

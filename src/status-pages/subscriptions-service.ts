@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
-import { privateTargetRefusal } from '../domain/private-target.js';
+import { subscriberRule } from '../domain/outbound-policy.js';
 import { newId } from '../domain/secrets.js';
 import { AuditLog, type AuditSource, type AuditTarget } from '../core/audit-log.js';
 import type { Principal } from '../core/principal.js';
@@ -10,20 +10,25 @@ import { SYSTEM_ACTOR } from '../domain/people.js';
 import { offsetPage } from '../core/pagination.js';
 import { assertPublicHost, cutUrl, parseWebhookUrl } from '../alerts/webhook-url.js';
 import { subscriptionLink, type PageNotice } from '../alerts/page-notices.js';
+import type { Verification } from '../alerts/subscriber-webhooks.js';
 import type { NewAlert, NoticeEventType } from '../store/alert-store.js';
 import type { Incident, IncidentUpdate } from '../store/incidents.js';
 import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
-import type { Subscriber, SubscriberCounts, SubscriberRepo } from '../store/subscribers.js';
+import type { PendingCutoffs, Subscriber, SubscriberCounts, SubscriberRepo } from '../store/subscribers.js';
 import type { Store } from '../store/store.js';
 import { parseSignupEmail } from '../oauth/email-address.js';
 import { RateLimiter } from '../util/rate-limiter.js';
+import type { Job } from '../util/job-runner.js';
 import type { IncidentChange, IncidentsService } from './incidents-service.js';
 import type { StatusPagesService } from './status-pages-service.js';
 import type { ChecksService, WindowChange } from '../core/checks-service.js';
 
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 /** An address not confirmed within this long is dropped (and may subscribe again). */
-export const PENDING_FOR_MS = 48 * 60 * MINUTE;
+export const PENDING_FOR_MS = 48 * HOUR;
+/** A webhook whose receiver has not answered its challenge within this long is dropped (issue 34). */
+export const WEBHOOK_PENDING_FOR_MS = 24 * HOUR;
 /** Subscribe attempts per client address (IP) per 10 minutes, over all pages. */
 export const PER_CLIENT = { limit: 10, windowMs: 10 * MINUTE };
 /** Subscribe attempts per email address or webhook URL per hour, over all pages. */
@@ -52,8 +57,16 @@ export interface SubscribeForm {
 export type Subscribed =
   /** A confirmation link is on its way (or the address already follows the page: the same answer, so nobody learns who does). */
   | { kind: 'email'; page: StatusPage }
-  /** The secret is shown once, when Vigil chose it; so is the link that ends the subscription. */
+  /**
+   * Pending until the receiver answers the verification sent right after this. The secret is
+   * shown once, when Vigil chose it; so is the link that ends the subscription.
+   */
   | { kind: 'webhook'; page: StatusPage; secret: string | null; unsubscribeUrl: string };
+
+/** Checks a webhook subscriber's receiver wants the notices (alerts/subscriber-webhooks.ts). */
+export interface WebhookVerifier {
+  verify(hook: { url: string; secret: string }): Promise<Verification>;
+}
 
 /** Where notices are queued: the alerts layer's persisted, retried delivery queue. */
 export interface NoticeQueue {
@@ -78,10 +91,12 @@ export class SubscriptionsService {
   private readonly perClient: RateLimiter;
   private readonly perAddress: RateLimiter;
   private readonly audit: AuditLog;
+  /** Verifications under way (tests wait for them; a stop closes their connections, leaving them pending). */
+  private readonly verifying = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: {
-      store: Pick<Store, 'accounts' | 'checks' | 'transaction' | 'audit'>;
+      store: Pick<Store, 'checks' | 'transaction' | 'audit'>;
       subscribers: SubscriberRepo;
       pages: Pick<StatusPageRepo, 'byId' | 'bySlug' | 'slugsListing'>;
       /** Scheduled maintenance windows starting and ending (issue 27), once committed. */
@@ -89,6 +104,7 @@ export class SubscriptionsService {
       statusPages: Pick<StatusPagesService, 'get' | 'url'>;
       incidents: Pick<IncidentsService, 'onChange'>;
       notices: NoticeQueue;
+      verifier: WebhookVerifier;
       config: Config;
       clock: Clock;
       onError?: (err: unknown) => void;
@@ -145,6 +161,28 @@ export class SubscriptionsService {
     return found.page;
   }
 
+  /**
+   * Drops what is still pending past its time: webhooks after 24 hours, email addresses after
+   * 48. Runs on every central (a conditional delete, harmless twice or at once); returns how many.
+   */
+  async expirePending(now = this.deps.clock.now()): Promise<number> {
+    const cutoffs = this.cutoffs(now);
+    return (await this.deps.subscribers.expirePending('webhook', cutoffs.webhook)) + (await this.deps.subscribers.expirePending('email', cutoffs.email));
+  }
+
+  /**
+   * Scope: every central, each on its own schedule. Safe twice or at once: the sweep is a
+   * conditional delete of what is still pending past its time, decided by the database row.
+   */
+  jobs(): Job[] {
+    return [{ name: 'subscribers-expiry', everyMs: 10 * MINUTE, jitterMs: MINUTE, atStart: true, run: () => this.expirePending() }];
+  }
+
+  /** Resolves once every verification started so far has ended. */
+  async verificationsSettled(): Promise<void> {
+    while (this.verifying.size > 0) await Promise.all([...this.verifying]);
+  }
+
   /** The owner's view: subscribers oldest first (webhook URLs cut to scheme and host), and the counts. */
   async list(principal: Principal, pageId: string, query: { limit?: number; page?: number }): Promise<{ data: Subscriber[]; counts: SubscriberCounts; page: number; limit: number }> {
     const page = await this.deps.statusPages.get(principal, pageId);
@@ -174,31 +212,75 @@ export class SubscriptionsService {
     return { kind: 'email', page };
   }
 
+  /**
+   * Issue 34: only on a page whose owner turned webhook subscriptions on, never to a private
+   * target unless the operator allows it, and pending until the receiver echoes the signed
+   * challenge sent once this commits. Sending the form again for a URL still pending replaces
+   * that subscription (new secret, new link) and sends a new challenge: how a failed
+   * verification is retried.
+   */
   private async subscribeWebhook(page: StatusPage, form: SubscribeForm, client: string): Promise<Subscribed> {
+    if (!page.webhookSubscriptions) {
+      throw errors.forbidden('This status page does not take webhook subscriptions (its owner has not turned them on); email updates and feeds are open to everyone');
+    }
     const url = parseWebhookUrl(form.url ?? '', this.deps.config.alerts.allowHttpWebhooks);
     const chosen = form.secret?.trim() || null;
     if (chosen !== null && !SECRET.test(chosen)) throw errors.badRequest('secret must be 16 to 128 printable characters without spaces, or empty for one chosen for you');
     this.perAddress.take(`url:${url.href}`, PER_ADDRESS.limit);
-    const bySignup = await this.deps.store.accounts.createdBySignup(page.accountId);
-    const refusal = await privateTargetRefusal(this.deps.config, () => bySignup);
-    if (refusal !== null) await assertPublicHost(url, refusal);
+    await assertPublicHost(url, subscriberRule(this.deps.config), this.deps.config.probes.dnsServers);
     const secret = chosen ?? randomBytes(32).toString('hex');
+    const draft = { kind: 'webhook', address: url.href, secret, confirmedAt: null } as const;
     const outcome = await this.deps.store.transaction(async () => {
-      const added = await this.add(page, { kind: 'webhook', address: url.href, secret, confirmedAt: this.deps.clock.now() });
-      if (added.kind === 'exists') throw errors.conflict(`${cutUrl(url.href)}… already follows this status page`);
+      let added = await this.add(page, draft);
+      if (added.kind === 'exists') {
+        if (added.subscriber.confirmedAt !== null) throw errors.conflict(`${cutUrl(url.href)}… already follows this status page`);
+        // A pending subscription has been sent nothing but its challenge: a new attempt takes its place.
+        await this.deps.subscribers.delete(added.subscriber.id);
+        added = await this.add(page, draft);
+      }
       await this.audit.record({ ...SUBSCRIBER, address: client }, page.accountId, 'subscriber.create', subscriberTarget(added.subscriber), chosen === null ? ['url'] : ['url', 'secret']);
       return added;
     });
+    this.startVerification(page, outcome.subscriber);
     const unsubscribeUrl = subscriptionLink(this.deps.config.publicUrl, outcome.subscriber.token, 'unsubscribe');
     return { kind: 'webhook', page, secret: chosen === null ? secret : null, unsubscribeUrl };
+  }
+
+  private startVerification(page: StatusPage, subscriber: Subscriber): void {
+    const run = this.verify(page, subscriber)
+      .catch((err: unknown) => this.deps.onError?.(err))
+      .finally(() => this.verifying.delete(run));
+    this.verifying.add(run);
+  }
+
+  /** One attempt: confirmed when the receiver echoes the challenge; otherwise it stays pending until it expires or is sent again. */
+  private async verify(page: StatusPage, subscriber: Subscriber): Promise<void> {
+    const outcome = await this.deps.verifier.verify({ url: subscriber.address, secret: subscriber.secret! });
+    if (outcome.kind !== 'verified') return;
+    await this.deps.store.transaction(async () => {
+      // Conditional: a subscription replaced or removed meanwhile is not confirmed by its old challenge.
+      if (await this.deps.subscribers.confirm(subscriber.id, this.deps.clock.now())) {
+        await this.audit.record(SUBSCRIBER, page.accountId, 'subscriber.confirm', subscriberTarget(subscriber), ['confirmedAt']);
+      }
+    });
   }
 
   private async add(page: StatusPage, draft: Pick<Subscriber, 'kind' | 'address' | 'secret' | 'confirmedAt'>): Promise<{ kind: 'added' | 'exists'; subscriber: Subscriber }> {
     const now = this.deps.clock.now();
     const subscriber: Subscriber = { id: newId('sub'), pageId: page.id, token: randomBytes(32).toString('hex'), createdAt: now, ...draft };
-    const outcome = await this.deps.subscribers.add(subscriber, this.deps.config.statusPages.maxSubscribers, now - PENDING_FOR_MS);
+    const outcome = await this.deps.subscribers.add(subscriber, this.deps.config.statusPages.maxSubscribers, this.cutoffs(now));
     if (outcome.kind === 'full') throw errors.conflict('This status page has as many subscribers as it may have (statusPages.maxSubscribers)');
     return outcome;
+  }
+
+  private cutoffs(now: number): PendingCutoffs {
+    return { email: now - PENDING_FOR_MS, webhook: now - WEBHOOK_PENDING_FOR_MS };
+  }
+
+  /** Who hears of a page's notice: its confirmed subscribers, webhooks only while the page takes them. */
+  private async audience(page: StatusPage): Promise<Subscriber[]> {
+    const confirmed = await this.deps.subscribers.confirmed(page.id);
+    return page.webhookSubscriptions ? confirmed : confirmed.filter((s) => s.kind !== 'webhook');
   }
 
   private queueConfirmation(page: StatusPage, subscriber: Subscriber): void {
@@ -208,7 +290,7 @@ export class SubscriptionsService {
   }
 
   private async notifyIncident(page: StatusPage, incident: Incident, event: NoticeEventType, update: IncidentUpdate): Promise<void> {
-    const subscribers = await this.deps.subscribers.confirmed(page.id);
+    const subscribers = await this.audience(page);
     if (subscribers.length === 0) return;
     const names = new Map<string, string>();
     for (const id of incident.checkIds) names.set(id, (await this.checkName(id)) ?? id);
@@ -249,7 +331,7 @@ export class SubscriptionsService {
     }
     const now = this.deps.clock.now();
     for (const { page, change, checks } of groups.values()) {
-      const subscribers = await this.deps.subscribers.confirmed(page.id);
+      const subscribers = await this.audience(page);
       if (subscribers.length === 0) continue;
       const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
       const notice: PageNotice = {

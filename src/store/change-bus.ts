@@ -16,6 +16,9 @@ export type ChangeTopic =
   /** A central asks a prober node connected to another central for a peer re-check, and is answered. */
   | 'recheck'
   | 'rechecked'
+  /** A central asks the owner of a check for its status from a probe made now (a dependant's alert waits for it), and is answered. */
+  | 'verdict'
+  | 'verdicted'
   /** A check's status changed on the central that owns it: the others' live streams and page caches hear of it. */
   | 'status'
   /** Requests a central counted per rate-limit bucket in the last second. */

@@ -19,6 +19,9 @@ import { PASSKEYS_MIGRATION } from './migrations-passkeys.js';
 import { DEPENDENCIES_MIGRATION } from './migrations-dependencies.js';
 import { ALERT_TRANSITIONS_MIGRATION } from './migrations-alert-transitions.js';
 import { ALERT_OUTBOX_MIGRATION } from './migrations-alert-outbox.js';
+import { WEBHOOK_SUBSCRIPTIONS_MIGRATION } from './migrations-webhook-subscriptions.js';
+import { IDENTITIES_MIGRATION } from './migrations-identities.js';
+import { SIGN_IN_ATTEMPTS_MIGRATION } from './migrations-sign-in-attempts.js';
 import { PAGE_EMBEDDING_MIGRATION } from './migrations-page-embedding.js';
 
 /**
@@ -181,5 +184,8 @@ export const MIGRATIONS: Migration[] = [
   DEPENDENCIES_MIGRATION,
   ALERT_TRANSITIONS_MIGRATION,
   ALERT_OUTBOX_MIGRATION,
+  WEBHOOK_SUBSCRIPTIONS_MIGRATION,
+  IDENTITIES_MIGRATION,
+  SIGN_IN_ATTEMPTS_MIGRATION,
   PAGE_EMBEDDING_MIGRATION,
 ];

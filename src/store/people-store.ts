@@ -22,6 +22,8 @@ export interface UserRepo {
   /** Deletes the member with their sessions, links and recovery codes. */
   delete(id: string): Answer<void>;
   insertSetupLink(tokenHash: Buffer, userId: string, createdAt: number, expiresAt: number): Answer<void>;
+  /** Retires the member's unused set-up links (a new one replaces them). */
+  retireSetupLinks(userId: string, now: number): Answer<void>;
   /** Marks an unused, unexpired set-up link used and returns its user, or null (one statement). */
   redeemSetupLink(tokenHash: Buffer, now: number): Answer<string | null>;
   /** Replaces the member's recovery codes (their hashes). */

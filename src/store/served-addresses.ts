@@ -4,6 +4,8 @@ export interface ServedAddresses {
   publicUrl: string;
   heartbeatUrl: string;
   dashboardUrl: string;
+  /** Where the server itself listens, reachable from its own machine (the CLI hands it work: issue 35). */
+  listenUrl?: string;
 }
 
 export interface ServedAddressesRepo {

@@ -24,6 +24,8 @@ export interface SessionStore {
   /** The member's unexpired sessions at `now`, newest first. */
   listForUser(userId: string, now: number): Answer<SessionRow[]>;
   delete(id: string): Answer<void>;
+  /** Deletes every session of the member but `keep` (null: all of them); returns how many. */
+  deleteForUser(userId: string, keep: string | null): Answer<number>;
   /** Deletes sessions expired before `now`; returns how many. */
   pruneExpired(now: number): Answer<number>;
   insertLoginLink(tokenHash: Buffer, accountId: string, createdAt: number, expiresAt: number): Answer<void>;

@@ -5,7 +5,9 @@ import type { OAuthRepo } from './oauth-repo.js';
 import type { RetentionStore, RollupStore } from './rollup-store.js';
 import type { SessionStore } from './session-store.js';
 import type { AuditRepo, UserRepo } from './people-store.js';
+import type { AttemptTallyRepo } from './attempt-tallies.js';
 import type { PasskeyRepo } from './passkey-store.js';
+import type { IdentityRepo } from './identity-store.js';
 import type { ServedAddressesRepo } from './served-addresses.js';
 import type { ClusterRepo, Fence } from './cluster-repo.js';
 import type { ChangeBus } from './change-bus.js';
@@ -56,10 +58,14 @@ export interface Store {
   sessions: SessionStore;
   /** Members of accounts with their roles, set-up links and recovery codes (issue 28). */
   users: UserRepo;
+  /** Password and second-factor attempts per person and per address, shared by every central (issue 34). */
+  signInAttempts: AttemptTallyRepo;
   /** Who changed what in an account (issue 28). */
   audit: AuditRepo;
   /** Members' passkeys and the short-lived state of sign-in ceremonies (WebAuthn, single sign-on). */
   passkeys: PasskeyRepo;
+  /** Members bound to their accounts at OpenID providers by issuer and subject (issue 34). */
+  identities: IdentityRepo;
   /** The public addresses the running server serves on, for the CLI (issue 23). */
   served: ServedAddressesRepo;
   /** What `vigil import kuma` created, and the Kuma push tokens it kept. */

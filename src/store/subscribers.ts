@@ -16,7 +16,10 @@ export interface Subscriber {
    * links carry it. It lets its holder confirm or end this one subscription, nothing else.
    */
   token: string;
-  /** When the email address was confirmed (webhooks: when they subscribed); null while pending. */
+  /**
+   * When the email address was confirmed, or the webhook's receiver answered its verification
+   * challenge (issue 34); null while pending.
+   */
   confirmedAt: number | null;
   createdAt: number;
 }
@@ -24,7 +27,7 @@ export interface Subscriber {
 export interface SubscriberCounts {
   email: number;
   webhook: number;
-  /** Email addresses not confirmed yet (not counted in `email`). */
+  /** Email addresses and webhooks not confirmed yet (not counted in `email` or `webhook`). */
   pending: number;
 }
 
@@ -35,20 +38,29 @@ export type SubscribeOutcome =
   /** The page has `max` subscribers already. */
   | { kind: 'full' };
 
+/** Per kind, the creation time before which a subscriber still pending has expired. */
+export type PendingCutoffs = Readonly<Record<SubscriberKind, number>>;
+
 export interface SubscriberRepo {
   /**
    * Adds the subscriber unless the address already follows the page or the page has `max`
-   * subscribers (pending ones count), as one unit. Pending addresses created before
-   * `expireBefore` are dropped first.
+   * subscribers (pending ones count), as one unit. The page's pending subscribers past their
+   * cutoff are dropped first.
    */
-  add(subscriber: Subscriber, max: number, expireBefore: number): Answer<SubscribeOutcome>;
+  add(subscriber: Subscriber, max: number, expireBefore: PendingCutoffs): Answer<SubscribeOutcome>;
   byToken(token: string): Answer<Subscriber | null>;
   byId(id: string): Answer<Subscriber | null>;
-  confirm(id: string, at: number): Answer<void>;
+  /** True when this call confirmed it (false: gone, or confirmed already). */
+  confirm(id: string, at: number): Answer<boolean>;
   delete(id: string): Answer<void>;
   /** Oldest first. */
   list(pageId: string, page: { limit: number; offset: number }): Answer<Subscriber[]>;
   counts(pageId: string): Answer<SubscriberCounts>;
+  /**
+   * Drops subscribers of this kind, on every page, still pending and created before `before`; how
+   * many. A conditional delete: safe to run twice, and on several centrals at once.
+   */
+  expirePending(kind: SubscriberKind, before: number): Answer<number>;
   /** Confirmed subscribers: who is told of a notice. */
   confirmed(pageId: string): Answer<Subscriber[]>;
 }

@@ -20,7 +20,7 @@ export function suggestions(typed: string, known: readonly string[]): string[] {
     if (d < best) {
       best = d;
       found = [k];
-    } else if (d === best) found.push(k);
+    } else if (d === best && d <= limit) found.push(k);
   }
   return found;
 }

@@ -6,6 +6,7 @@ import type { Store } from '../../src/store/store.js';
 import { newUser, type Actor } from '../../src/domain/people.js';
 import type { ObservationWrite, WriteRecord } from '../../src/store/writes.js';
 import type { AuthChallengeRow, PasskeyRow } from '../../src/store/passkey-store.js';
+import type { IdentityRow } from '../../src/store/identity-store.js';
 import { StaleOwner } from '../../src/store/cluster-repo.js';
 import { Rollup } from '../../src/domain/rollup.js';
 
@@ -267,6 +268,12 @@ export function storeContract(factory: StoreFactory): void {
       assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 1000), null, 'expired');
       assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 1), viewer.id);
       assert.equal(await store.users.redeemSetupLink(hash('setup'), T + 2), null, 'used once');
+      // A new link replaces the ones sent before (issue 35).
+      await store.users.insertSetupLink(hash('lost'), viewer.id, T, T + 1000);
+      await store.users.retireSetupLinks(viewer.id, T + 1);
+      await store.users.insertSetupLink(hash('resent'), viewer.id, T + 1, T + 1000);
+      assert.equal(await store.users.redeemSetupLink(hash('lost'), T + 2), null, 'retired');
+      assert.equal(await store.users.redeemSetupLink(hash('resent'), T + 2), viewer.id);
 
       const mine = { id: id('ses'), accountId: acc.id, keyId: null, userId: viewer.id, method: 'password', address: '10.0.0.1', userAgent: null, createdAt: T, expiresAt: T + 1000 };
       const old = { ...mine, id: id('ses'), createdAt: T - 10, expiresAt: T + 5 };
@@ -278,6 +285,37 @@ export function storeContract(factory: StoreFactory): void {
       await store.users.delete(viewer.id);
       assert.equal(await store.users.byId(viewer.id), null);
       assert.equal(await store.sessions.byTokenHash(hash(mine.id)), null, "a removed member's sessions go with them");
+    });
+
+    withStore("a member's other sessions end together; the one kept stays", async (store) => {
+      const acc = account();
+      await store.accounts.insert(acc);
+      const member = newUser(id('usr'), acc.id, `${id('m')}@example.com`, 'editor', null, T);
+      await store.users.insert(member);
+      const session = (userId: string | null) => ({ id: id('ses'), accountId: acc.id, keyId: null, userId, method: 'password', address: null, userAgent: null, createdAt: T, expiresAt: T + 1000 });
+      const [kept, a, b, linkSession] = [session(member.id), session(member.id), session(member.id), session(null)];
+      for (const s of [kept, a, b, linkSession]) await store.sessions.insert(s, hash(s.id));
+      assert.equal(await store.sessions.deleteForUser(member.id, kept.id), 2);
+      assert.deepEqual((await store.sessions.listForUser(member.id, T)).map((s) => s.id), [kept.id]);
+      assert.ok(await store.sessions.byId(linkSession.id), 'sessions of no member are not touched');
+      assert.equal(await store.sessions.deleteForUser(member.id, null), 1, 'null keeps none');
+    });
+
+    withStore('sign-in attempt tallies: reserved up to the limit, refused without moving the window, released, forgotten', async (store) => {
+      const tallies = store.signInAttempts;
+      const key = `u:${id('who')}`;
+      for (let i = 1; i <= 3; i++) assert.deepEqual(await tallies.reserve(key, 3, T + i, 1000), { admitted: true, tally: { attempts: i, forgetAt: T + i + 1000 } });
+      assert.deepEqual(await tallies.reserve(key, 3, T + 10, 1000), { admitted: false, tally: { attempts: 3, forgetAt: T + 1003 } }, 'the fourth is refused; the window stays');
+      await tallies.release(key);
+      assert.equal((await tallies.reserve(key, 3, T + 11, 1000)).admitted, true, 'one given back is one more allowed');
+      assert.equal((await tallies.reserve(key, 3, T + 12, 1000)).admitted, false);
+      assert.deepEqual(await tallies.reserve(key, 3, T + 1011, 1000), { admitted: true, tally: { attempts: 1, forgetAt: T + 2011 } }, 'a forgotten tally starts again');
+      await tallies.clear(key);
+      assert.equal((await tallies.reserve(key, 1, T + 1012, 1000)).tally.attempts, 1, 'cleared');
+      const shared = `a:${id('addr')}`;
+      const racing = await Promise.all(Array.from({ length: 20 }, () => tallies.reserve(shared, 5, T, 1000)));
+      assert.equal(racing.filter((r) => r.admitted).length, 5, 'twenty at once: five admitted');
+      assert.equal(await tallies.prune(T + 5000), 2);
     });
 
     withStore('the audit log: append, filters, cursor, retention', async (store) => {
@@ -312,12 +350,12 @@ export function storeContract(factory: StoreFactory): void {
     withStore('status pages and the alert settings', async (store) => {
       const { acc, c } = await seeded(store);
       const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], tags: ['env:Prod'], autoIncidents: false,
-        logoUrl: 'https://acme.example/logo.png', accentColor: '#123456', footerText: 'Acme\nInc.', favicon: null, hidePoweredBy: true,
+        logoUrl: 'https://acme.example/logo.png', accentColor: '#123456', footerText: 'Acme\nInc.', favicon: null, hidePoweredBy: true, webhookSubscriptions: false,
         embedAllowedOrigins: ['https://www.acme.example'], createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual(await store.statusPages.bySlug('contract'), page);
-      await store.statusPages.update({ ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false, embedAllowedOrigins: [] });
-      assert.deepEqual(await store.statusPages.bySlug('contract'), { ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false, embedAllowedOrigins: [] });
+      await store.statusPages.update({ ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false, webhookSubscriptions: true, embedAllowedOrigins: [] });
+      assert.deepEqual(await store.statusPages.bySlug('contract'), { ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false, webhookSubscriptions: true, embedAllowedOrigins: [] });
       assert.deepEqual(await store.statusPages.slugsListing(c.id), ['contract']);
       await store.statusPages.delete(page.id);
       assert.equal(await store.statusPages.listsCheck(c.id), false);
@@ -331,7 +369,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page incidents: timeline, checks, what the page shows, automatic ones', async (store) => {
       const { acc, c } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], tags: [], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, embedAllowedOrigins: [], createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], tags: [], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, webhookSubscriptions: false, embedAllowedOrigins: [], createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual((await store.statusPages.autoIncidentPages(c.id)).map((p) => p.id), [page.id]);
       const first = { id: id('inu'), status: 'investigating' as const, message: 'Looking\ninto it', at: T };
@@ -366,31 +404,47 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page subscribers: the cap, duplicates, confirmation, counts, expiry', async (store) => {
       const { acc } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], tags: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, embedAllowedOrigins: [], createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], tags: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, webhookSubscriptions: false, embedAllowedOrigins: [], createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       const sub = (kind: 'email' | 'webhook', address: string, at = T) => ({
         id: id('sub'), pageId: page.id, kind, address, secret: kind === 'webhook' ? 's3cret' : null, token: id('tok').padEnd(64, '0'),
         confirmedAt: kind === 'webhook' ? at : null, createdAt: at,
       });
+      const cut = (before: number) => ({ email: before, webhook: before });
       const ann = sub('email', 'ann@example.com');
-      assert.deepEqual(await store.subscribers.add(ann, 3, T - 100), { kind: 'added', subscriber: ann });
-      const again = await store.subscribers.add(sub('email', 'ann@example.com'), 3, T - 100);
+      assert.deepEqual(await store.subscribers.add(ann, 3, cut(T - 100)), { kind: 'added', subscriber: ann });
+      const again = await store.subscribers.add(sub('email', 'ann@example.com'), 3, cut(T - 100));
       assert.equal(again.kind, 'exists');
       assert.equal(again.kind === 'exists' && again.subscriber.id, ann.id, 'the same address twice is one subscriber');
       const hook = sub('webhook', 'https://hooks.example.com/x');
-      assert.equal((await store.subscribers.add(hook, 3, T - 100)).kind, 'added');
+      assert.equal((await store.subscribers.add(hook, 3, cut(T - 100))).kind, 'added');
       assert.deepEqual(await store.subscribers.byToken(ann.token), ann);
       assert.deepEqual(await store.subscribers.counts(page.id), { email: 0, webhook: 1, pending: 1 });
       assert.deepEqual((await store.subscribers.confirmed(page.id)).map((x) => x.id), [hook.id], 'pending addresses hear nothing');
-      await store.subscribers.confirm(ann.id, T + 1);
+      assert.equal(await store.subscribers.confirm(ann.id, T + 1), true);
+      assert.equal(await store.subscribers.confirm(ann.id, T + 2), false, 'confirmed once');
       assert.equal((await store.subscribers.byId(ann.id))!.confirmedAt, T + 1);
       assert.deepEqual((await store.subscribers.confirmed(page.id)).map((x) => x.id), [ann.id, hook.id]);
       const bob = sub('email', 'bob@example.com', T + 2);
-      assert.equal((await store.subscribers.add(bob, 3, T - 100)).kind, 'added');
-      assert.deepEqual(await store.subscribers.add(sub('email', 'cy@example.com'), 3, T - 100), { kind: 'full' });
-      assert.equal((await store.subscribers.add(sub('email', 'cy@example.com', T + 10), 3, T + 5)).kind, 'added', 'a pending address past its time makes room');
+      assert.equal((await store.subscribers.add(bob, 3, cut(T - 100))).kind, 'added');
+      assert.deepEqual(await store.subscribers.add(sub('email', 'cy@example.com'), 3, cut(T - 100)), { kind: 'full' });
+      assert.equal((await store.subscribers.add(sub('email', 'cy@example.com', T + 10), 3, cut(T + 5))).kind, 'added', 'a pending address past its time makes room');
       assert.equal(await store.subscribers.byId(bob.id), null);
       assert.deepEqual((await store.subscribers.list(page.id, { limit: 2, offset: 0 })).map((x) => x.id), [ann.id, hook.id], 'oldest first');
+      // Issue 34: webhooks wait for their receiver's answer; the sweep drops those past their time, per kind, twice harmlessly.
+      const pendingHook = { ...sub('webhook', 'https://hooks.example.com/pending', T + 3), confirmedAt: null };
+      const late = sub('email', 'late@example.com', T + 3);
+      assert.equal((await store.subscribers.add(pendingHook, 5, cut(T - 100))).kind, 'added');
+      assert.equal((await store.subscribers.add(late, 5, cut(T - 100))).kind, 'added');
+      assert.equal((await store.subscribers.counts(page.id)).pending, 2 + 1, 'cy, the pending webhook, late');
+      assert.equal(await store.subscribers.expirePending('webhook', T + 3), 0, 'created at the cutoff: kept');
+      assert.equal(await store.subscribers.expirePending('webhook', T + 4), 1);
+      assert.equal(await store.subscribers.expirePending('webhook', T + 4), 0, 'a second run finds nothing');
+      assert.equal(await store.subscribers.byId(pendingHook.id), null);
+      assert.ok(await store.subscribers.byId(hook.id), 'a confirmed webhook stays');
+      assert.ok(await store.subscribers.byId(late.id), 'an email address waits its own time');
+      assert.equal((await store.subscribers.add(sub('email', 'dee@example.com', T + 20), 9, { email: T + 4, webhook: T - 100 })).kind, 'added');
+      assert.equal(await store.subscribers.byId(late.id), null, 'add drops pending addresses past their kind\'s cutoff');
       await store.subscribers.delete(ann.id);
       assert.equal(await store.subscribers.byToken(ann.token), null);
       await store.statusPages.delete(page.id);
@@ -837,6 +891,34 @@ export function storeContract(factory: StoreFactory): void {
       assert.deepEqual((await store.passkeys.listForUser(user)).map((p) => p.id), [second.id]);
       await store.users.delete(user);
       assert.equal(await store.passkeys.byCredentialId(second.credentialId), null, 'a removed member\'s passkeys go with them');
+    });
+
+    withStore('single sign-on identities: one per (issuer, subject), one per member per issuer; found by subject, used, removed', async (store) => {
+      const user = await member(store);
+      const other = await member(store);
+      const idp = 'https://idp.example.com';
+      const first: IdentityRow = { id: id('idn'), userId: user, issuer: idp, subject: 'sub-1', email: 'a@example.com', createdAt: T, lastUsedAt: null };
+      const second: IdentityRow = { ...first, id: id('idn'), issuer: 'https://other-idp.example.com', createdAt: T + 1 };
+      assert.equal(await store.identities.insert(first), true);
+      assert.equal(await store.identities.insert(second), true, 'the same subject at another issuer is another identity');
+      assert.equal(await store.identities.insert({ ...first, id: id('idn'), userId: other }), false, 'an (issuer, subject) binds one member');
+      assert.equal(await store.identities.insert({ ...first, id: id('idn'), subject: 'sub-2' }), false, 'a member has one identity per issuer');
+      assert.deepEqual(await store.identities.listForUser(user), [first, second]);
+      assert.deepEqual(await store.identities.listForUser(other), [], 'a refused insert wrote nothing');
+      assert.deepEqual(await store.identities.bySubject(idp, 'sub-1'), first);
+      assert.equal(await store.identities.bySubject(idp, 'sub-2'), null);
+      assert.equal(await store.identities.bySubject('https://idp.example.com/', 'sub-1'), null, 'issuers are compared exactly');
+
+      await store.identities.recordUse(first.id, 'new@example.com', T + 5_000);
+      assert.deepEqual(await store.identities.bySubject(idp, 'sub-1'), { ...first, email: 'new@example.com', lastUsedAt: T + 5_000 });
+
+      assert.equal(await store.identities.delete(first.id, other), false, 'only its own member removes it');
+      assert.equal(await store.identities.delete(first.id, user), true);
+      assert.equal(await store.identities.delete(first.id, user), false);
+      assert.equal(await store.identities.insert({ ...first, id: id('idn'), userId: other }), true, 'a removed binding frees its subject');
+      await store.users.delete(user);
+      assert.deepEqual(await store.identities.listForUser(user), [], "a removed member's identities go with them");
+      assert.equal(await store.identities.bySubject(second.issuer, second.subject), null);
     });
 
     withStore('sign-in challenges: taken once, by their purpose, before they expire; pruned after', async (store) => {

@@ -126,6 +126,8 @@ describe('test email', () => {
       assert.ok(m.html && /<h1[^>]*>Test alert from Vigil<\/h1>/.test(m.html), 'html part with a heading');
       assert.ok(m.text && m.text.startsWith('Test alert from Vigil\n'), 'text part reads on its own');
       assert.match(m.text!, /Vigil alerts will reach this channel/);
+      // Automatic (RFC 3834): out-of-office replies leave it alone (issue 35).
+      assert.match(m.raw.slice(0, m.raw.indexOf('\r\n\r\n')), /^Auto-Submitted: auto-generated$/m);
     }
   });
 

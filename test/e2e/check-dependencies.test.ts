@@ -45,6 +45,89 @@ async function family(a: Actor, name: string) {
   return { parent, child, heard: () => receivedAt(receiver, `/dep/${name}`).map((r) => `${r.json.event} ${r.json.check.id === parent ? 'parent' : 'child'}`) };
 }
 
+/**
+ * Issue 35 item 1: a parent that goes down at its first failure and a dependant that needs three,
+ * both every 30 s with immediate re-checks; each placed on the wheel so that one is probed well
+ * before the other (where checks sit in their intervals is otherwise up to their ids).
+ */
+async function racing(a: Actor, name: string, first: 'parent' | 'child') {
+  const every = { checkFrequency: 0.5, immediateRecheckEnabled: true };
+  const parent = await createFastCheck(srv, a.key, `${target.origin}/${name}/router`, { name: `${name} router`, ...every });
+  const child = await createFastCheck(srv, a.key, `${target.origin}/${name}/app`, {
+    name: `${name} app`, ...every, downConfirmationAttempts: 3, dependsOn: [parent],
+  });
+  await createWebhook(srv, a.key, { url: receiver.url(`/dep/${name}`), events: ['website_down', 'website_up', 'website_error'] });
+  await wheelRound(srv, clock, 0);
+  const wheel = srv.app.engine.wheel;
+  const now = clock.now();
+  wheel.schedule('probe', first === 'parent' ? parent : child, now + 5_000);
+  wheel.schedule('probe', first === 'parent' ? child : parent, now + 20_000);
+  const heard = () => receivedAt(receiver, `/dep/${name}`).map((r) => `${r.json.event} ${r.json.check.id === parent ? 'parent' : 'child'}`);
+  return { parent, child, heard };
+}
+
+/** Ticks at the clock's time until nothing more happens (immediate re-checks, parents probed now), bounded. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 12; i++) {
+    await wheelRound(srv, clock, 0);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('a dependant and its parent failing together (issue 35 item 1)', () => {
+  test('the dependant fails first and confirms down within a second: its parent is probed at once, only the parent pages', async () => {
+    const a = await account();
+    const { parent, child, heard } = await racing(a, 'race-child', 'child');
+    target.broken.add('/race-child/router').add('/race-child/app');
+    await wheelRound(srv, clock, 5_000); // the child's first failure, 15 s before its parent's turn
+    await settle(); // its re-checks confirm it down; the parent is probed now
+    await receiver.waitFor(() => heard().length >= 1);
+    await settle();
+    assert.deepEqual(heard(), ['website_down parent']);
+    assert.equal((await record(a, child)).status, 'down');
+    assert.deepEqual((await record(a, child)).blockedBy, [parent]);
+
+    target.broken.delete('/race-child/router');
+    await wheelRound(srv, clock, 30_000);
+    await settle();
+    await receiver.waitFor(() => heard().length >= 3);
+    assert.deepEqual(heard().sort(), ['website_down child', 'website_down parent', 'website_up parent'], 'the parent back first: the child\'s alert goes out');
+    target.broken.delete('/race-child/app');
+  });
+
+  test('the parent fails first: the dependant confirming down later is held', async () => {
+    const a = await account();
+    const { child, heard } = await racing(a, 'race-parent', 'parent');
+    target.broken.add('/race-parent/router').add('/race-parent/app');
+    await wheelRound(srv, clock, 5_000);
+    await settle();
+    await wheelRound(srv, clock, 15_000); // the child's turn
+    await settle();
+    await receiver.waitFor(() => heard().length >= 1);
+    await settle();
+    assert.deepEqual(heard(), ['website_down parent']);
+    assert.equal((await record(a, child)).status, 'down');
+    target.broken.delete('/race-parent/router');
+    target.broken.delete('/race-parent/app');
+  });
+
+  test('the dependant fails alone: its parent probed at once answers up, and the dependant\'s alerts go out', async () => {
+    const a = await account();
+    const { parent, heard } = await racing(a, 'race-alone', 'child');
+    target.broken.add('/race-alone/app');
+    const probedBefore = (await record(a, parent)).lastProbe.at;
+    await wheelRound(srv, clock, 5_000);
+    await settle();
+    await receiver.waitFor(() => heard().length >= 2);
+    await settle();
+    assert.deepEqual(heard(), ['website_error child', 'website_down child']);
+    const parentNow = await record(a, parent);
+    assert.equal(parentNow.status, 'up');
+    assert.notEqual(parentNow.lastProbe.at, probedBefore, 'the parent was probed at once, not at its own turn 15 s later');
+    target.broken.delete('/race-alone/app');
+  });
+});
+
 describe('a check that depends on another', () => {
   test('parent and child down: one alert, the parent\'s; blockedBy on the record and the status object; the parent back first releases the child\'s alert', async () => {
     const a = await account();

@@ -9,7 +9,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parse as parseYaml } from 'yaml';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { lockDataDir } from '../../src/store/sqlite/data-dir-lock.js';
 import { newAccount, newKey, NO_PROBES, type Actor } from './util.js';
 
 /**
@@ -123,7 +122,7 @@ async function buildAccount(actor: Actor): Promise<void> {
   const routed = await api(actor, 'PATCH', `/v1/public/alerts/webhooks/${hook.body.data.id}`, { checkIds: [nightly], folders: ['web'], tags: ['team'], remindEveryMinutes: 30 });
   assert.equal(routed.status, 200, routed.text);
   assert.equal((await api(actor, 'PATCH', '/v1/public/alerts/email', { recipients: ['ops@example.com'], emailFormat: 'text' })).status, 200);
-  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], tags: ['team'], autoIncidents: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });
+  const page = await api(actor, 'POST', '/v1/public/status-pages', { slug: `public-${actor.accountId.slice(-6)}`, title: 'Our status', checkIds: [nightly], tags: ['team'], autoIncidents: true, webhookSubscriptions: true, accentColor: '#36D', footerText: 'Run by ops\nSince 2026', logoUrl: 'https://example.com/logo.png' });
   assert.equal(page.status, 201, page.text);
 }
 
@@ -246,7 +245,7 @@ describe('apply', () => {
     const dry = cli(['apply', fileOf(noHint), '--account', actor.accountId, '--dry-run', '--detailed-exitcode']);
     assert.equal(dry.status, 3, 'changes, with --detailed-exitcode');
     assert.match(dry.stdout, /\+ create checks\.backup-2/);
-    assert.match(dry.stdout, /not in the file, left alone: 1 checks/);
+    assert.match(dry.stdout, /not in the file, left alone: 1 check \(/);
     const pruned = cli(['apply', fileOf(noHint), '--account', actor.accountId, '--dry-run', '--prune']);
     assert.match(pruned.stdout, /- delete checks\.nightly-backup/);
   });
@@ -258,15 +257,7 @@ describe('apply', () => {
     const kept = cli(['apply', fileOf(text), '--account', actor.accountId]);
     assert.equal(kept.status, 0, kept.stderr);
     assert.equal((await api(actor, 'GET', `/v1/public/checks/${outside}`)).status, 200);
-    // A running server would not learn of a deletion made beside it: the CLI sends those to its API.
-    const lock = lockDataDir(server.dataDir);
-    try {
-      const refused = cli(['apply', fileOf(text), '--account', actor.accountId, '--prune']);
-      assert.equal(refused.status, 2);
-      assert.match(refused.stderr, /a server is running on this data directory: send the file to its API/);
-    } finally {
-      lock.release();
-    }
+    // The CLI beside a running `vigil serve` hands a prune to its API: test/slow/cli-apply-beside-server.test.ts.
     const pruned = await server.request('POST', '/v1/public/config/apply?prune=true', { key: actor.key, rawBody: text, headers: { 'content-type': 'application/yaml' } });
     assert.equal(pruned.status, 200, pruned.text);
     assert.match(pruned.body.data.text, /- delete checks\.made-in-the-dashboard/);
@@ -317,7 +308,7 @@ describe('apply', () => {
     const first = cli(['apply', fileOf(text), '--account', actor.accountId]);
     assert.equal(first.status, 0, first.stderr);
     assert.match(first.stdout, /\+ create maintenanceWindows\.release \(title: Release, checks: \["web"\], allChecks: false, schedule: 30 1 \* \* 1, durationMinutes: 45, timezone: UTC\)/);
-    assert.match(first.stdout, /not in the file, left alone: 1 maintenanceWindows \(--prune deletes them\)/);
+    assert.match(first.stdout, /not in the file, left alone: 1 maintenance window \(--prune deletes them\)/);
     const [web] = (await details(actor)).values();
     const listed = async () => (await api(actor, 'GET', '/v1/public/maintenance-windows')).body.data as Array<{ id: string; title: string; checkIds: string[]; durationMinutes: number | null }>;
     const release = (await listed()).find((w) => w.title === 'Release')!;

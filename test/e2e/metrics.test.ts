@@ -79,6 +79,23 @@ describe('/metrics', () => {
     assert.ok(Number.isFinite(value(text, 'vigil_wheel_lag_seconds\\{quantile="0.99"\\}')));
   });
 
+  test('every vigil_ sample is printed with the precision it has: no float noise, microseconds at most (issue 35)', async (t) => {
+    const w = await world(t);
+    await w.tick();
+    // 11.69 / 1000 is 0.011689999999999999 in binary floating point.
+    await w.probe({ ok: true, responseTime: 11.69 });
+    await w.probe({ ok: true, responseTime: 16.31 });
+    const text = await w.scrape();
+    assert.equal(value(text, `vigil_check_response_time_seconds\\{check_id="${w.id}",[^}]*\\}`), 0.01631);
+    assert.match(text, / 0\.01631$/m);
+    const samples = text.split('\n').filter((l) => /^vigil_/.test(l));
+    assert.ok(samples.some((l) => l.startsWith('vigil_wheel_lag_seconds{quantile=')), 'the wheel-lag quantiles are among them');
+    for (const line of samples) {
+      const printed = line.slice(line.lastIndexOf(' ') + 1);
+      assert.match(printed, /^(-?\d+(\.\d{1,6})?|NaN|[+-]Inf)$/, line);
+    }
+  });
+
   test('a paused check has no probe counter (it restarts from zero when resumed, as Prometheus expects of a reset)', async (t) => {
     const w = await world(t);
     await w.tick();

@@ -45,6 +45,11 @@ describe('members and roles (issue 28)', () => {
     assertStatus(me, 200);
     assert.equal(me.body.data.user.role, 'editor');
     assert.deepEqual(me.body.data.scopes, ['checks:read', 'checks:write', 'checks:delete', 'alerts:read']);
+    // The session's real end, as its cookie says (issue 35: it read null for a member).
+    const maxAge = Number(/Max-Age=(\d+)/.exec(setup.headers.get('set-cookie')!)![1]);
+    assert.ok(me.body.data.expiresAt, 'a member\'s session has an end');
+    assert.equal(me.body.data.expiresAt, setup.body.data.expiresAt);
+    assert.ok(Math.abs(Date.parse(me.body.data.expiresAt) - (Date.now() + maxAge * 1000)) < 60_000, `${me.body.data.expiresAt} is the cookie's end`);
 
     const twice = await srv.request('POST', '/v1/public/members', { body: { email: 'ed@example.com', role: 'viewer' } });
     assertError(twice, 409, 'already a member');

@@ -77,6 +77,7 @@ describe('the roles matrix (issue 28)', () => {
     { group: 'audit log: read', allowed: ['owner', 'admin'], call: (m) => m('GET', '/v1/public/audit-log') },
     { group: 'own sessions', allowed: ROLES, call: (m) => m('GET', '/v1/public/sessions') },
     { group: 'own TOTP status', allowed: ROLES, call: (m) => m('GET', '/v1/public/me/totp') },
+    { group: 'own single sign-on identities', allowed: ROLES, call: (m) => m('GET', '/v1/public/me/identities') },
   ];
 
   for (const row of rows) {

@@ -122,6 +122,7 @@ describe('single sign-on that admits newcomers', () => {
     provider = await startOidcProvider([
       { login: 'carol', email: 'Carol@Example.org', name: 'Carol' },
       { login: 'dave', email: 'dave@other.test' },
+      { login: 'sneaky', email: 'ceo@example.org', emailVerified: null },
     ]);
     srv = await startServer({
       auth: { oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, createRole: 'viewer', allowedDomains: ['example.org'] } },
@@ -154,6 +155,13 @@ describe('single sign-on that admits newcomers', () => {
     const signIns = entries.filter((e) => e.action === 'session.sign_in' && e.actor.id === me.body.data.user.id);
     assert.equal(signIns.length, 2);
     assert.equal(signIns[0]!.target.name, 'oidc');
+  });
+
+  test('an address of an allowed domain that the provider does not vouch for makes no member', async () => {
+    const out = await walkSso(srv.app.config.publicUrl, provider, 'sneaky');
+    assert.match(decodeURIComponent(out.location), /has not verified ceo@example\.org/);
+    const members = (await srv.request('GET', '/v1/public/members')).body.data;
+    assert.equal(members.some((m: { email: string }) => m.email === 'ceo@example.org'), false);
   });
 
   test('a domain not allowed is refused, and makes no member', async () => {

@@ -65,8 +65,8 @@ describe('agent-signup accounts at probe time', () => {
     server.app.engine.tick();
     for (let i = 0; i < 100 && dispatcher.calls.length < 2; i++) await new Promise((r) => setImmediate(r));
     const task = (path: string) => dispatcher.calls.find((t) => t.url.endsWith(path));
-    assert.equal(task('/agent')?.blockPrivateAddresses, true);
-    assert.equal(task('/operator')?.blockPrivateAddresses, false);
+    assert.equal(task('/agent')?.refusePrivate, 'signup');
+    assert.equal(task('/operator')?.refusePrivate, null);
   });
 });
 

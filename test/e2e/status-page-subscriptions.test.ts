@@ -11,9 +11,12 @@ import { assertError, assertStatus, createCheck, newAccount, newKey, NO_PROBES, 
 /**
  * Subscriptions to a status page (issue 29) against a real SMTP sink (smtp-server) and a local
  * HTTPS receiver: email double opt-in (nothing before the link is used, one message per update
- * after it, unsubscribe in one POST), webhook subscribers receiving signed notices, and the form's
- * abuse refused. Clients are told apart by X-Forwarded-For (server.trustProxy), so each test has
- * its own per-client budget.
+ * after it, unsubscribe in one POST), webhook subscribers receiving signed notices once verified,
+ * and the form's abuse refused. Clients are told apart by X-Forwarded-For (server.trustProxy), so
+ * each test has its own per-client budget. The receiver is on loopback, which subscriber webhooks
+ * may reach only with statusPages.subscriberWebhooks.allowPrivateTargets (issue 34; the refusal
+ * and the verification's failures are in status-page-webhook-verification.test.ts); it echoes
+ * every verification challenge.
  */
 let server: TestServer;
 let sink: SmtpSink;
@@ -29,14 +32,18 @@ before(async () => {
   assertCaTrusted();
   sink = await startSmtpSink();
   receiver = await startReceiver();
+  receiver.respond = (r) => (r.json?.type === 'subscription.verify' ? { status: 200, headers: { 'content-type': 'text/plain' }, body: r.json.challenge } : 200);
   server = await startServer(
-    { smtp: { url: sink.url, from: 'Vigil <vigil@test.local>' }, server: { trustProxy: true }, statusPages: { maxSubscribers: MAX }, alerts: { retryBaseMs: 50 } },
+    {
+      smtp: { url: sink.url, from: 'Vigil <vigil@test.local>' }, server: { trustProxy: true }, alerts: { retryBaseMs: 50 },
+      statusPages: { maxSubscribers: MAX, subscriberWebhooks: { allowPrivateTargets: true } },
+    },
     undefined,
     NO_PROBES,
   );
   owner = await newAccount(server, { tier: 'pro' });
   checkId = await createCheck(server, { url: 'https://api.example.com', name: 'API' }, owner.key);
-  const page = await server.request('POST', '/v1/public/status-pages', { key: owner.key, body: { slug: SLUG, title: 'Followed', checkIds: [checkId] } });
+  const page = await server.request('POST', '/v1/public/status-pages', { key: owner.key, body: { slug: SLUG, title: 'Followed', checkIds: [checkId], webhookSubscriptions: true } });
   assertStatus(page, 201);
   pageId = page.body.data.id;
 });
@@ -62,7 +69,12 @@ const settled = async (count: number) => {
   const deliveries = () => server.app.store.alerts.deliveries.forCheck(pageId);
   await waitFor(async () => (await deliveries()).length >= count && (await deliveries()).every((d) => d.status !== 'pending' && d.status !== 'sending'), `${count} notice deliveries settled`, 15_000);
 };
+/** A message's header block, folded lines unfolded. */
+const headOf = (raw: string) => raw.slice(0, raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
 const linkIn = (text: string, action: string) => new RegExp(`${server.app.config.publicUrl}/status-subscription/[0-9a-f]{64}/${action}`).exec(text)?.[0];
+/** Notices a receiver path got (the verification request is not one). */
+const notices = (path: string) => receiver.received.filter((r) => r.path === path && r.json?.event !== undefined);
+const verified = () => server.app.services.pages.subscriptions.verificationsSettled();
 const subscribers = async () => (await server.request('GET', `/v1/public/status-pages/${pageId}/subscribers?limit=100`, { key: owner.key })).body;
 
 describe('email subscribers', () => {
@@ -76,6 +88,11 @@ describe('email subscribers', () => {
     assert.match(confirmation.subject, /Confirm your subscription to Followed/);
     const confirmUrl = linkIn(confirmation.text!, 'confirm')!;
     assert.ok(confirmUrl, confirmation.text!);
+    // Issue 35: the confirmation has its way out too, and says it is automatic (RFC 3834).
+    const confirmationHead = headOf(confirmation.raw);
+    assert.match(confirmationHead, new RegExp(`^List-Unsubscribe: <${linkIn(confirmation.text!, 'unsubscribe')}>$`, 'm'));
+    assert.match(confirmationHead, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
+    assert.match(confirmationHead, /^Auto-Submitted: auto-generated$/m);
     assert.deepEqual((await subscribers()).meta, { page: 1, limit: 100, email: 0, webhook: 0, pending: 1 });
 
     const first = await openIncident('Database slow');
@@ -98,9 +115,10 @@ describe('email subscribers', () => {
     assert.match(update.text!, /An index was missing\.\nWe are adding it\./);
     const unsubscribeUrl = linkIn(update.text!, 'unsubscribe')!;
     assert.ok(unsubscribeUrl, 'every message has an unsubscribe link');
-    const head = update.raw.slice(0, update.raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
+    const head = headOf(update.raw);
     assert.match(head, new RegExp(`^List-Unsubscribe: <${unsubscribeUrl}>$`, 'm'));
     assert.match(head, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
+    assert.match(head, /^Auto-Submitted: auto-generated$/m);
 
     await postUpdate(first, 'resolved', 'Fixed.');
     await sink.waitFor(3);
@@ -117,24 +135,45 @@ describe('email subscribers', () => {
   });
 });
 
+describe('email subscribers: the way out before confirming', () => {
+  test('the confirmation\'s unsubscribe link forgets an address not confirmed yet (issue 35)', async () => {
+    const before = sink.mails.length;
+    assertStatus(await form({ kind: 'email', email: 'unsure@example.com' }, newClient()), 200);
+    await sink.waitFor(before + 1);
+    const confirmation = sink.mails[before]!;
+    assert.deepEqual(confirmation.to, ['unsure@example.com']);
+    assert.equal((await subscribers()).meta.pending, 1);
+    const unsubscribeUrl = linkIn(confirmation.text!, 'unsubscribe')!;
+    assert.ok(unsubscribeUrl, confirmation.text!);
+    const gone = await rawRequest(server, 'POST', unsubscribeUrl.replace(server.app.config.publicUrl, ''), { 'content-type': 'application/x-www-form-urlencoded' }, 'List-Unsubscribe=One-Click');
+    assertStatus(gone, 200);
+    assert.equal((await subscribers()).meta.pending, 0, 'the address is forgotten');
+    const confirmUrl = linkIn(confirmation.text!, 'confirm')!;
+    await rawRequest(server, 'POST', confirmUrl.replace(server.app.config.publicUrl, ''), { 'content-type': 'application/x-www-form-urlencoded' }, '');
+    assert.deepEqual([(await subscribers()).meta.email, (await subscribers()).meta.pending], [0, 0], 'its confirm link confirms nothing any more');
+  });
+});
+
 describe('webhook subscribers', () => {
-  test('a webhook receives signed JSON notices; the generated secret and the way out are shown once', async () => {
+  test('a verified webhook receives signed JSON notices; the generated secret and the way out are shown once', async () => {
     const client = newClient();
     const res = await form({ kind: 'webhook', url: receiver.url('/status-hook') }, client);
-    assertStatus(res, 201);
+    assertStatus(res, 202);
+    assert.match(res.text, /subscription\.verify/, 'the answer says what the receiver must answer');
     const secret = /<code id="secret">([0-9a-f]{64})<\/code>/.exec(res.text)?.[1];
     assert.ok(secret, 'the generated secret is shown');
     const unsubscribe = /<code id="unsubscribe">([^<]+)<\/code>/.exec(res.text)![1]!;
     const chosen = await form({ kind: 'webhook', url: receiver.url('/chosen-hook'), secret: 'my-own-secret-of-24-chars' }, client);
-    assertStatus(chosen, 201);
+    assertStatus(chosen, 202);
     assert.doesNotMatch(chosen.text, /id="secret"/, 'a chosen secret is not echoed');
+    await verified();
     assertStatus(await form({ kind: 'webhook', url: receiver.url('/status-hook') }, client), 409);
 
     const id = await openIncident('Webhooks hear this');
-    await receiver.waitFor(() => receiver.received.filter((r) => r.path.endsWith('-hook')).length >= 2);
-    const got = receiver.received.find((r) => r.path === '/status-hook')!;
+    await receiver.waitFor(() => notices('/status-hook').length + notices('/chosen-hook').length >= 2);
+    const got = notices('/status-hook')[0]!;
     assert.ok(verifySignature(secret!, got.raw, got.headers['x-vigil-signature'] as string), 'signed with the generated secret');
-    const mine = receiver.received.find((r) => r.path === '/chosen-hook')!;
+    const mine = notices('/chosen-hook')[0]!;
     assert.ok(verifySignature('my-own-secret-of-24-chars', mine.raw, mine.headers['x-vigil-signature'] as string), 'signed with the chosen secret');
     assert.equal(got.headers['x-vigil-event'], 'incident_opened');
     assert.equal(got.json.event, 'incident_opened');
@@ -146,18 +185,18 @@ describe('webhook subscribers', () => {
     const ended = await rawRequest(server, 'POST', unsubscribe.replace(server.app.config.publicUrl, ''), {}, '');
     assertStatus(ended, 200);
     await postUpdate(id, 'resolved', 'Done.');
-    await receiver.waitFor(() => receiver.received.filter((r) => r.path === '/chosen-hook').length === 2);
-    const resolved = receiver.received.filter((r) => r.path === '/chosen-hook')[1]!;
+    await receiver.waitFor(() => notices('/chosen-hook').length === 2);
+    const resolved = notices('/chosen-hook')[1]!;
     assert.equal(resolved.json.event, 'incident_resolved');
     await settled(1);
-    assert.equal(receiver.received.filter((r) => r.path === '/status-hook').length, 1, 'the unsubscribed webhook hears nothing more');
+    assert.equal(notices('/status-hook').length, 1, 'the unsubscribed webhook hears nothing more');
   });
 });
 
 describe('scheduled maintenance', () => {
   test('subscribers hear when a window of the page\'s checks starts and when it ends', async () => {
     const iso = (ms: number) => new Date(ms).toISOString();
-    const hook = () => receiver.received.filter((r) => r.path === '/chosen-hook' && String(r.json?.event).startsWith('maintenance_'));
+    const hook = () => notices('/chosen-hook').filter((r) => String(r.json.event).startsWith('maintenance_'));
     const now = Date.now();
     const made = await server.request('POST', '/v1/public/maintenance-windows', {
       key: owner.key, body: { title: 'Database upgrade', checkIds: [checkId], startsAt: iso(now - 60_000), endsAt: iso(now + 3_600_000) },
@@ -227,7 +266,8 @@ describe('the form refuses abuse', () => {
 describe('owners list and remove subscribers', () => {
   test('the list with counts; removing one; scopes and restricted keys', async () => {
     const res = await form({ kind: 'webhook', url: receiver.url('/owner-hook?token=secret-in-url') }, newClient());
-    assertStatus(res, 201);
+    assertStatus(res, 202);
+    await verified();
     const list = await subscribers();
     const hook = list.data.find((s: { address: string; kind: string }) => s.kind === 'webhook' && s.address === receiver.origin);
     assert.ok(hook, 'webhook URLs are cut to scheme and host');

@@ -144,7 +144,7 @@ export async function startCentrals(options: CentralsOptions = {}): Promise<Cent
       logLevel: 'info',
       cluster: { leaseMs },
       plans: { pro: { minCheckIntervalMinutes: 0.05, minHeartbeatIntervalSeconds: 1 } },
-      rateLimits: { perKeyPerMinute: 1_000_000, statusPerKeyPerMinute: 1_000_000, statusPerAccountPerMinute: 1_000_000 },
+      rateLimits: { perKeyPerMinute: 1_000_000, statusPerKeyPerMinute: 1_000_000, statusPerAccountPerMinute: 1_000_000, perAddressPerMinute: 1_000_000 },
       signup: { enabled: false },
       rdap: { bootstrapUrl: null },
       alerts: { retryBaseMs: 1_000 },

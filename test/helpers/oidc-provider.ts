@@ -4,12 +4,16 @@ import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 
 export interface TestIdentity {
-  /** What the person types as "login" on the provider's page. */
+  /** What the person types as "login" on the provider's page; also their `sub`. */
   login: string;
+  /** Changed in place by a test to stand for an address changed at the provider. */
   email: string;
   name?: string;
-  /** The provider vouches for the address (true unless said otherwise). */
-  emailVerified?: boolean;
+  /**
+   * What the provider sends as `email_verified`: true unless said otherwise; null leaves the
+   * claim out; a string stands for providers that send `"false"`.
+   */
+  emailVerified?: boolean | string | null;
 }
 
 export interface TestOidcProvider {
@@ -59,7 +63,10 @@ export async function startOidcProvider(people: TestIdentity[]): Promise<TestOid
           if (!person) return undefined;
           return {
             accountId: id,
-            claims: async () => ({ sub: id, email: person.email, email_verified: person.emailVerified ?? true, name: person.name }),
+            claims: async () => ({
+              sub: id, email: person.email, name: person.name,
+              ...(person.emailVerified === null ? {} : { email_verified: person.emailVerified ?? true }),
+            }),
           };
         },
         // Consent for the one client, at once: the tests are about the relying party.

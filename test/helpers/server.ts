@@ -42,7 +42,8 @@ export async function startServer(
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'vigil-test-'));
   const input = loadConfig({
-    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 }, dataDir, logLevel: 'silent' }, overrides),
+    // Every test's client is 127.0.0.1: the per-address budget is out of the way unless a test sets it.
+    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 }, dataDir, logLevel: 'silent', rateLimits: { perAddressPerMinute: 1_000_000 } }, overrides),
     warn: () => {},
   }) as ConfigInput;
   const app = new VigilApp(input, { ...options, clock });

@@ -38,12 +38,13 @@ export interface SsoOutcome {
 /**
  * Walks a single sign-on as a browser would, with fetch: Vigil's start, the provider's login page
  * (filled with `login` and any password), back to Vigil's callback, until Vigil redirects to the
- * dashboard. `tamper` may change the callback URL before it is followed.
+ * dashboard. `tamper` may change the callback URL before it is followed. `start` is a path on Vigil,
+ * or a whole URL (the provider's, for a link a member started with the API).
  */
 export async function walkSso(vigilUrl: string, provider: TestOidcProvider, login: string, opts: { start?: string; jar?: CookieJar; tamper?: (callback: URL) => URL } = {}): Promise<SsoOutcome> {
   const jar = opts.jar ?? new CookieJar();
   const visited: string[] = [];
-  let url = `${vigilUrl}${opts.start ?? '/v1/auth/oidc/start'}`;
+  let url = opts.start?.startsWith('http') ? opts.start : `${vigilUrl}${opts.start ?? '/v1/auth/oidc/start'}`;
   let init: RequestInit = {};
   for (let hop = 0; hop < 20; hop++) {
     visited.push(url);

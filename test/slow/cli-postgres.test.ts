@@ -19,10 +19,10 @@ const vigil = (args: string[], env: Record<string, string>) => {
 test('vigil backup and restore on a PostgreSQL store point to pg_dump and pg_restore, and change nothing', () => {
   const env = { VIGIL_DATABASE_URL: 'postgres://vigil@127.0.0.1:1/vigil', VIGIL_DATA_DIR: '/nonexistent/vigil' };
   const backup = vigil(['backup', '/tmp/never-written.db'], env);
-  assert.equal(backup.status, 1);
+  assert.equal(backup.status, 2, 'a command this setup does not take is bad input');
   assert.match(backup.stderr, /PostgreSQL \(store\.url\): back it up with pg_dump --format=custom/);
   const restore = vigil(['restore', '/tmp/never-read.db'], env);
-  assert.equal(restore.status, 1);
+  assert.equal(restore.status, 2);
   assert.match(restore.stderr, /pg_restore/);
   const invalid = vigil(['backup', 'x.db'], { VIGIL_DATABASE_URL: 'mysql://db/vigil' });
   assert.equal(invalid.status, 2, 'a config error');

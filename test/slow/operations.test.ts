@@ -1,7 +1,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -230,8 +230,20 @@ describe('startup errors say what to do', () => {
       assert.equal((await s.exited).code, 1);
       assert.match(s.stderr(), new RegExp(`^vigil: cannot listen on 127\\.0\\.0\\.1:${port}: the address is in use by another process; .*server\\.port`, 'm'));
       assert.doesNotMatch(s.stderr(), /unexpected error/);
-      // Left as a clean stop leaves it: no pid file, no lock journal, the database closed.
-      assert.deepEqual(readdirSync(dataDir).sort(), ['vigil.db', 'vigil.lock']);
+      // A fresh data directory: nothing left behind, not even the directory (issue 35).
+      assert.equal(existsSync(dataDir), false, existsSync(dataDir) ? readdirSync(dataDir).join(', ') : '');
+      // One given empty stays, empty.
+      mkdirSync(dataDir);
+      const again = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) } });
+      running.push(again);
+      assert.equal((await again.exited).code, 1);
+      assert.deepEqual(readdirSync(dataDir), []);
+      // One that holds anything is left as a clean stop leaves it: no pid file, no lock journal, the database closed.
+      writeFileSync(join(dataDir, 'notes.txt'), 'mine');
+      const held = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) } });
+      running.push(held);
+      assert.equal((await held.exited).code, 1);
+      assert.deepEqual(readdirSync(dataDir).sort(), ['notes.txt', 'vigil.db', 'vigil.lock']);
       // The lock is free: the CLI, and a server on a free port, may use the directory at once.
       const next = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(await freePort()) } });
       running.push(next);

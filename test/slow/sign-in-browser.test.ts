@@ -112,6 +112,26 @@ describe('signing in in a real browser: passkeys and single sign-on', { skip: mi
     assert.deepEqual(problems, []);
   });
 
+  test('the security page lists the single sign-on account linked, and unlinks it only when another way in is left', async () => {
+    await page.goto(`${dashboard()}#/security`);
+    await page.waitForSelector('table.identities');
+    assert.equal((await page.textContent('table.identities .identity-issuer'))!.trim(), provider.issuer);
+    // No password and no passkey left: the one way in stays.
+    await page.click('table.identities button:has-text("Unlink")');
+    await page.click('dialog.confirm button[value=ok]');
+    await page.waitForSelector('.toast.error:has-text("only way to sign in")');
+    assert.equal(await page.locator('table.identities tbody tr').count(), 1);
+
+    const password = await srv.request('POST', '/v1/public/me/password', {
+      key: null, headers: { cookie: await sessionCookie(), origin: srv.app.config.publicUrl }, body: { newPassword: 'a password to keep' },
+    });
+    assert.equal(password.status, 204, password.text);
+    await page.click('table.identities button:has-text("Unlink")');
+    await page.click('dialog.confirm button[value=ok]');
+    await page.waitForSelector('#no-identities');
+    assert.deepEqual(problems, []);
+  });
+
   const sessionCookie = async () => {
     const cookie = (await browser.context.cookies(srv.app.config.publicUrl)).find((c) => c.name === 'vigil_session');
     return `vigil_session=${cookie?.value ?? ''}`;

@@ -63,7 +63,7 @@ async function sqliteWithData(results: number): Promise<{ dir: string; check: Ch
     errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
   };
   const check = { ...draft, seq: await store.checks.insert(draft, draft.url, null) };
-  await store.statusPages.insert({ id: 'spg_migrate', accountId: acc.id, slug: 'status', title: 'Status', description: null, customDomain: 'Status.Example.com', checkIds: [check.id], tags: ['env:prod'], autoIncidents: true, logoUrl: null, accentColor: '#123456', footerText: null, favicon: null, hidePoweredBy: true, embedAllowedOrigins: [], createdAt: T, updatedAt: T });
+  await store.statusPages.insert({ id: 'spg_migrate', accountId: acc.id, slug: 'status', title: 'Status', description: null, customDomain: 'Status.Example.com', checkIds: [check.id], tags: ['env:prod'], autoIncidents: true, logoUrl: null, accentColor: '#123456', footerText: null, favicon: null, hidePoweredBy: true, webhookSubscriptions: false, embedAllowedOrigins: [], createdAt: T, updatedAt: T });
   await store.sessions.insert({ id: 'ses_migrate', accountId: acc.id, keyId: 'key_migrate', userId: null, method: 'api_key', address: '127.0.0.1', userAgent: null, createdAt: T, expiresAt: T + 1 }, Buffer.alloc(32, 9));
   await store.nodes.insert({ id: 'nod_migrate', name: 'edge', region: 'eu-2', createdAt: T, revokedAt: null }, Buffer.alloc(32, 3));
   await store.alerts.webhooks.insert({
@@ -170,7 +170,7 @@ test('a target holding other Vigil data is refused, and so is one copied from an
   const url = await cluster.createDatabase();
   assert.equal(migrate(first.dir, url).status, 0);
   const other = migrate(second.dir, url);
-  assert.equal(other.status, 1);
+  assert.equal(other.status, 2, 'the wrong target is bad input');
   assert.match(other.stderr, /holds a copy from another source/);
 
   const used = await cluster.createDatabase();
@@ -178,7 +178,7 @@ test('a target holding other Vigil data is refused, and so is one copied from an
   await pg.accounts.insert({ id: 'acc_there', email: 'there@example.com', tier: 'free', maxChecksOverride: null, claimed: true, createdAt: T });
   await pg.close();
   const refused = migrate(first.dir, used);
-  assert.equal(refused.status, 1);
+  assert.equal(refused.status, 2);
   assert.match(refused.stderr, /already holds Vigil data \(table accounts has rows\)/);
   assert.equal((await cluster.sql(used.split('/').pop()!, 'SELECT count(*)::int AS n FROM checks'))[0]!.n, 0, 'nothing was copied');
 });

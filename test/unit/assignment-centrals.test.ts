@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Assignment } from '../../src/nodes/assignment.js';
+import { Assignment, type AssignmentDeps } from '../../src/nodes/assignment.js';
+import type { PrivateRefusal } from '../../src/domain/outbound-policy.js';
 import { NodeSessions } from '../../src/nodes/node-sessions.js';
 import type { CentralMessage } from '../../src/nodes/protocol.js';
 import { ownerOf } from '../../src/nodes/rendezvous.js';
@@ -33,13 +34,13 @@ function check(id: string, region: string | null): Check {
   } as Check;
 }
 
-function world(runElsewhere?: (checkId: string) => void) {
+function world(runElsewhere?: (checkId: string) => void, outbound: AssignmentDeps['outbound'] = { forAccount: () => null }) {
   const clock = new ManualClock(T);
   const config = resolveConfig(loadConfig({ warn: () => {}, overrides: { region: 'vps-eu-1', nodes: { failoverMs: FAILOVER_MS } } }), 8080);
   const sessions = new NodeSessions({ clock, log: createLogger('silent') });
   const observers: Array<{ checkSaved(c: Check, runNow: boolean): void }> = [];
   const assignment = new Assignment({
-    sessions, nodes: { regions: () => [{ region: EDGE, nodes: 2 }] }, checks: { observe: (o) => void observers.push(o) }, config, clock, runElsewhere,
+    sessions, nodes: { regions: () => [{ region: EDGE, nodes: 2 }] }, checks: { observe: (o) => void observers.push(o) }, config, clock, runElsewhere, outbound,
   });
   const frames = new Map<string, CentralMessage[]>();
   const connect = (id: string) => {
@@ -62,7 +63,7 @@ function world(runElsewhere?: (checkId: string) => void) {
   const ids = Array.from({ length: 40 }, (_, i) => `chk_${i}`);
   for (const id of ids) for (const o of observers) o.checkSaved(check(id, EDGE), false);
   const runs = (id: string) => (frames.get(id) ?? []).flatMap((m) => (m.type === 'run' ? [m.id] : []));
-  return { clock, sessions, assignment, connect, holds, runs, ids };
+  return { clock, sessions, assignment, connect, holds, runs, ids, frames };
 }
 
 test('a region whose node is connected to another central is lit here: this central never probes it itself', () => {
@@ -130,4 +131,19 @@ test('an immediate re-check the owner asks for reaches the node on the other cen
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(a.runs('nod_a'), ['chk_7', 'chk_8'], 'a node connected here is asked directly, once');
   bus.close();
+});
+
+test('a check reaches its node with its account’s outbound rule, once a store that answers later has said it', async () => {
+  let known: PrivateRefusal | null | undefined;
+  let answer!: () => void;
+  const asked = new Promise<void>((r) => (answer = r)).then((): PrivateRefusal => (known = 'signup'));
+  const w = world(undefined, { forAccount: () => (known === undefined ? asked : known) });
+  w.connect('nod_a');
+  assert.deepEqual(w.holds('nod_a'), [], 'nothing is assigned before the rule is known (it could be given without it)');
+  answer();
+  await asked;
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(w.holds('nod_a'), [...w.ids].sort());
+  const tasks = w.frames.get('nod_a')!.flatMap((m) => (m.type === 'assign' ? m.checks.map((c) => c.task) : []));
+  assert.ok(tasks.length >= w.ids.length && tasks.every((t) => t.refusePrivate === 'signup'), 'every task carries the account’s rule');
 });

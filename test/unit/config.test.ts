@@ -42,6 +42,10 @@ test('a value of the wrong type names the key; unknown keys only warn', () => {
   assert.throws(() => loadConfig({ file: file({ plans: { free: { maxChecks: 'ten' } } }), env: {} }), (e: unknown) =>
     e instanceof ConfigError && e.message === 'plans.free.maxChecks must be a number');
   assert.throws(() => loadConfig({ env: { VIGIL_PORT: 'eighty' } }), /VIGIL_PORT must be a number/);
+  // Issue 34: subscriber webhooks reach private targets only when this is exactly true.
+  assert.equal(loadConfig({ env: {}, warn: () => {} }).statusPages.subscriberWebhooks.allowPrivateTargets, false);
+  assert.throws(() => loadConfig({ env: {}, overrides: { statusPages: { subscriberWebhooks: { allowPrivateTargets: 'yes' } } } }),
+    /statusPages\.subscriberWebhooks\.allowPrivateTargets must be a boolean/);
   const warnings: string[] = [];
   loadConfig({ file: file({ colour: 'blue' }), env: {}, warn: (m) => warnings.push(m) });
   assert.deepEqual(warnings, ['unknown config key colour (ignored)']);
@@ -81,4 +85,17 @@ test('store.url (VIGIL_DATABASE_URL) selects PostgreSQL and must be a postgres:/
   assert.throws(() => loadConfig({ env: { VIGIL_DATABASE_URL: 'mysql://db/vigil' } }), /must start with postgres:\/\/ or postgresql:\/\/, not mysql:/);
   assert.throws(() => loadConfig({ env: { VIGIL_DATABASE_URL: 'db.internal/vigil' } }), /must be a URL/);
   assert.throws(() => loadConfig({ env: {}, overrides: { store: { url: 5 } } }), /store\.url must be a string or null/);
+});
+
+test('probes.dnsServers takes IP addresses with optional ports, and says what is wrong with anything else', () => {
+  const load = (dnsServers: unknown) => loadConfig({ env: {}, warn: () => {}, overrides: { probes: { dnsServers } } });
+  assert.deepEqual(load([]).probes.dnsServers, [], 'empty: the system resolver');
+  assert.deepEqual(load(['127.0.0.1:5353', '192.0.2.53', '2001:db8::53', '[2001:db8::53]:5353']).probes.dnsServers, [
+    '127.0.0.1:5353', '192.0.2.53', '2001:db8::53', '[2001:db8::53]:5353',
+  ]);
+  for (const bad of ['dns.example.com', '127.0.0.1:0', '127.0.0.1:70000', '127.0.0.1:', '[::1]x', 'tcp://1.1.1.1', '']) {
+    assert.throws(() => load([bad]), (err) => err instanceof ConfigError && /^probes\.dnsServers\[0\] must be an IP address/.test(err.message), bad);
+  }
+  assert.throws(() => load('127.0.0.1'), /probes\.dnsServers must be a/);
+  assert.throws(() => load([53]), /probes\.dnsServers\.0 must be a string/);
 });

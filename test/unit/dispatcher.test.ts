@@ -6,7 +6,7 @@ import type { ProbeTask } from '../../src/domain/probe-types.js';
 
 const task = (url: string, timeoutMs = 2000): ProbeTask => ({
   type: 'website', url, method: 'GET', headers: {}, body: null, expectedStatusCodes: [200], responseValidation: null,
-  cacheControlNoCache: false, pingPackets: 1, timeoutMs, blockPrivateAddresses: false,
+  cacheControlNoCache: false, pingPackets: 1, timeoutMs, refusePrivate: null,
 });
 
 function scriptedPool(opts: PoolOptions = {}): ThreadDispatcher {

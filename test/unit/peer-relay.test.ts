@@ -20,7 +20,7 @@ const CENTRAL = 'vps-eu-1';
 const EDGE = 'vps-us-1';
 const task: ProbeTask = {
   type: 'website', url: 'https://example.com/', method: 'GET', headers: {}, body: null, expectedStatusCodes: [200], responseValidation: null,
-  cacheControlNoCache: false, pingPackets: 1, timeoutMs: 10_000, blockPrivateAddresses: false,
+  cacheControlNoCache: false, pingPackets: 1, timeoutMs: 10_000, refusePrivate: null,
 };
 const down: ProbeResult = { ok: false, statusCode: 500, responseTime: 12, timing: null, error: 'HTTP 500', snippet: 'x'.repeat(4_096), ssl: null, location: null, startedAt: T };
 

@@ -106,11 +106,15 @@ test('outbox: a batch stays under its byte budget, but always carries at least o
   });
 });
 
-test('a node refuses private targets when its own config or the central says so', async () => {
+test('a node refuses private targets when its own config or the task (its account’s rule) says so', async () => {
   const { nodeTask } = await import('../../src/prober/prober.js');
-  const task = { blockPrivateAddresses: false } as Parameters<typeof nodeTask>[0];
-  assert.equal(nodeTask(task, true).blockPrivateAddresses, true);
+  type Task = Parameters<typeof nodeTask>[0];
+  const task = { refusePrivate: null } as Task;
+  assert.equal(nodeTask(task, true).refusePrivate, 'operator');
   assert.equal(nodeTask(task, false), task);
-  const central = { ...task, blockPrivateAddresses: true };
-  assert.equal(nodeTask(central, false).blockPrivateAddresses, true, 'the node cannot lift the central’s rule');
+  const signup = { ...task, refusePrivate: 'signup' } as Task;
+  assert.equal(nodeTask(signup, false).refusePrivate, 'signup', 'the node cannot lift the account’s rule');
+  assert.equal(nodeTask(signup, true).refusePrivate, 'signup', 'the account’s reason is the one its user reads');
+  const legacy = { blockPrivateAddresses: true } as unknown as Task;
+  assert.equal(nodeTask(legacy, false).refusePrivate, 'operator', 'a central from before the policy is still obeyed');
 });

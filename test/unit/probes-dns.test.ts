@@ -84,7 +84,7 @@ describe('dns probe', () => {
   });
 
   it('refuses a private resolver when private addresses are blocked', async () => {
-    const result = await probeDns(probeTask('dns', `dns://127.0.0.1:${server.port}/example.test`, { blockPrivateAddresses: true }));
+    const result = await probeDns(probeTask('dns', `dns://127.0.0.1:${server.port}/example.test`, { refusePrivate: 'operator' }));
     assert.match(result.error ?? '', /private address/);
   });
 

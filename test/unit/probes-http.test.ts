@@ -233,7 +233,7 @@ describe('http probe', () => {
 
   it('refuses a private target when blockPrivateAddresses is on, before connecting', async () => {
     const before = server.connections();
-    const result = await probeHttp(website('/text', { blockPrivateAddresses: true }));
+    const result = await probeHttp(website('/text', { refusePrivate: 'operator' }));
     assert.equal(result.ok, false);
     assert.equal(result.error, 'Target resolves to a private address (blocked by probes.blockPrivateAddresses)');
     assert.equal(server.connections(), before);

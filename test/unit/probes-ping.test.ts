@@ -53,7 +53,7 @@ describe('ping probe', () => {
   });
 
   it('refuses loopback when private addresses are blocked', async () => {
-    const result = await probePing(probeTask('ping', '127.0.0.1', { blockPrivateAddresses: true }));
+    const result = await probePing(probeTask('ping', '127.0.0.1', { refusePrivate: 'operator' }));
     assert.equal(result.error, 'Target resolves to a private address (blocked by probes.blockPrivateAddresses)');
   });
 });

@@ -49,7 +49,7 @@ describe('tcp probe', () => {
 
   it('refuses loopback when private addresses are blocked', async () => {
     const before = listener.accepted();
-    const result = await probeTcp(probeTask('tcp', `tcp://127.0.0.1:${listener.port}`, { blockPrivateAddresses: true }));
+    const result = await probeTcp(probeTask('tcp', `tcp://127.0.0.1:${listener.port}`, { refusePrivate: 'operator' }));
     assert.equal(result.ok, false);
     assert.match(result.error ?? '', /private address/);
     assert.equal(listener.accepted(), before);

@@ -12,6 +12,13 @@ export interface Mail {
 }
 
 /**
+ * Every message Vigil sends is written by Vigil, none by a person (alerts, subscriber notices and
+ * confirmations, sign-in links, invitations): RFC 3834's mark keeps out-of-office replies and
+ * other auto-responders from answering it.
+ */
+const AUTOMATIC = { 'Auto-Submitted': 'auto-generated' } as const;
+
+/**
  * Outgoing mail over `smtp.url` (decisions §3). `null` means email is not configured, which
  * callers report as 503. One pooled transport per process.
  */
@@ -27,7 +34,7 @@ export class Mailer {
   async send(mail: Mail): Promise<void> {
     if (!this.config.smtp.url) throw errors.unavailable('Email delivery is not configured on this server (smtp.url)');
     this.transport ??= nodemailer.createTransport(this.config.smtp.url, { from: this.config.smtp.from });
-    await this.transport.sendMail({ from: this.config.smtp.from, ...mail });
+    await this.transport.sendMail({ from: this.config.smtp.from, ...mail, headers: { ...AUTOMATIC, ...mail.headers } });
   }
 
   close(): void {

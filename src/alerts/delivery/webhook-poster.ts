@@ -1,3 +1,4 @@
+import type { PrivateRefusal } from '../../domain/outbound-policy.js';
 import type { Webhook } from '../../store/alert-store.js';
 import type { ReceiverAnswer } from './webhook-client.js';
 
@@ -5,6 +6,12 @@ import type { ReceiverAnswer } from './webhook-client.js';
 export type HookTarget = Pick<Webhook, 'url' | 'secret'> & {
   /** `subscriber`: a status page's webhook subscriber, sent the stored notice as it is (issue 29). */
   webhookType: Webhook['webhookType'] | 'subscriber';
+  /**
+   * The outbound rule of this delivery (docs/outbound-policy.md), applied at connect time
+   * together with probes.blockPrivateAddresses: `signup` for an agent-signup account's webhook,
+   * `subscriber` for a status page's webhook subscriber; absent or null: the operator's rule only.
+   */
+  refusePrivate?: PrivateRefusal | null;
 };
 
 /**

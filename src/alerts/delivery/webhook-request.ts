@@ -24,6 +24,29 @@ export function noticeRequest(hook: HookTarget, contentJson: string, deliveryId:
   return { url: hook.url, method: 'POST', headers, body: contentJson };
 }
 
+/** What a subscriber webhook's verification carries as `type` and `X-Vigil-Event` (issue 34). */
+export const VERIFY_EVENT = 'subscription.verify';
+
+/**
+ * The verification of a subscriber webhook: `{"type": "subscription.verify", "challenge"}`,
+ * signed with the subscriber's secret like every notice it would receive.
+ */
+export function verificationRequest(hook: { url: string; secret: string }, challenge: string, deliveryId: string): SignedRequest {
+  const body = JSON.stringify({ type: VERIFY_EVENT, challenge });
+  return {
+    url: hook.url,
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'User-Agent': `Vigil/${VERSION}`,
+      'X-Vigil-Event': VERIFY_EVENT,
+      'X-Vigil-Delivery': deliveryId,
+      [SIGNATURE_HEADER]: signBody(hook.secret, body),
+    },
+    body,
+  };
+}
+
 /** One delivery as it goes on the wire: the vendor's body, the Vigil headers, the signature. */
 export function webhookRequest(hook: HookTarget, content: AlertContent, deliveryId: string): SignedRequest {
   if (hook.webhookType === 'subscriber') return noticeRequest(hook, JSON.stringify(content), deliveryId);

@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { MisconfiguredWebhook } from '../formats/vendor-request.js';
-import { WebhookUnreachable, type ReceiverAnswer, type WebhookClientOptions } from './webhook-client.js';
+import { WebhookUnreachable, type ReceiverAnswer } from './webhook-client.js';
 import type { HookTarget, WebhookPoster } from './webhook-poster.js';
+import type { WebhookClientOptions } from './webhook-client.js';
 import type { SendRequest, WorkerReply, WorkerRequest } from './webhook-worker.js';
 import { bundledFile } from '../../util/bundled-file.js';
 import { RequestChannel } from '../../util/request-channel.js';
@@ -46,7 +47,7 @@ export class WebhookThread implements WebhookPoster {
       }
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const target: HookTarget = { url: hook.url, webhookType: hook.webhookType, secret: hook.secret };
+    const target: HookTarget = { url: hook.url, webhookType: hook.webhookType, secret: hook.secret, refusePrivate: hook.refusePrivate ?? null };
     return this.channel
       .request(undefined, (requestId) => {
         id = requestId;

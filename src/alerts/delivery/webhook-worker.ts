@@ -37,7 +37,7 @@ async function send(m: SendRequest, signal: AbortSignal): Promise<WorkerReply> {
     const req = m.hook.webhookType === 'subscriber'
       ? noticeRequest(m.hook, m.contentJson, m.deliveryId)
       : webhookRequest(m.hook, JSON.parse(m.contentJson) as AlertContent, m.deliveryId);
-    return { id: m.id, answer: await client.post(req, signal) };
+    return { id: m.id, answer: await client.post(req, signal, m.hook.refusePrivate ?? null) };
   } catch (err) {
     if (err instanceof MisconfiguredWebhook) return { id: m.id, error: err.message, misconfigured: true };
     return { id: m.id, error: err instanceof WebhookUnreachable ? err.message : 'request failed', misconfigured: false };

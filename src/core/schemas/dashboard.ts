@@ -44,6 +44,11 @@ export const CheckSummary = Type.Object({
   lastChecked: Type.Union([IsoDate, Type.Null()], { description: 'When the latest result (probe, ping or lookup) came in' }),
   lastResponseTime: Nullable(Type.Number({ description: 'Response time of the latest result' })),
   lastError: Type.Union([Type.String(), Type.Null()]),
+  interval: Nullable(Type.Number({ description: 'Minutes; null for a heartbeat on a cron schedule' })),
+  schedule: Type.Union([Type.String({ description: 'Heartbeats: the cron expression pings are due on' }), Type.Null()]),
+  timezone: Type.Union([Type.String(), Type.Null()]),
+  scheduleDescription: Type.Union([Type.String({ description: 'schedule in words; null without one or for an uncommon shape' }), Type.Null()]),
+  nextExpectedAt: Type.Union([IsoDate, Type.Null()], { description: 'Heartbeats on a schedule: when the next ping is due' }),
   uptime24h: Nullable(Type.Number({ description: 'Successful probes over all probes in the last 24 hours (hour rollups), percent' })),
   sparkline: Type.Array(Nullable(Type.Number()), { description: 'Average response time (ms) of each of the last 24 hours, oldest first' }),
 });

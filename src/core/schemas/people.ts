@@ -12,6 +12,7 @@ export const Member = Type.Object({
   role: Role,
   password: Type.Boolean({ description: 'Whether the member has set a password' }),
   totp: Type.Boolean({ description: 'Whether two-factor sign-in with TOTP is on' }),
+  passkeys: Type.Integer({ minimum: 0, description: 'How many passkeys the member signs in with' }),
   createdAt: IsoDate,
 });
 

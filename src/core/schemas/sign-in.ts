@@ -56,6 +56,18 @@ export const Passkey = Type.Object({
 export const PasskeyResponse = Type.Object({ data: Passkey });
 export const PasskeyListResponse = Type.Object({ data: Type.Array(Passkey) });
 
+export const Identity = Type.Object({
+  id: Type.String(),
+  issuer: Type.String({ description: "The OpenID provider's issuer: with the provider's subject (kept, not shown), what single sign-on finds the member by" }),
+  email: Type.Union([Type.String(), Type.Null()], { description: 'The address the provider gave at the last sign-in (not matched on)' }),
+  createdAt: IsoDate,
+  lastUsedAt: Type.Union([IsoDate, Type.Null()]),
+});
+export const IdentityListResponse = Type.Object({ data: Type.Array(Identity) });
+export const IdentityLinkResponse = Type.Object({
+  data: Type.Object({ location: Type.String({ description: "The provider's authorization URL: open it in this browser (the answer set the flow's cookie)" }) }),
+});
+
 export const EmailLinkBody = Type.Object(
   { email: Type.String({ minLength: 3, maxLength: 254, description: "A member's email address" }) },
   { additionalProperties: false },

@@ -22,6 +22,9 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 129 }), {
 const AutoIncidents = Type.Boolean({
   description: 'A confirmed outage of one of its checks opens an incident ("<name> is not responding") that resolves itself when the check is up again',
 });
+const WebhookSubscriptions = Type.Boolean({
+  description: 'Visitors may subscribe webhooks (each confirmed only once its receiver answers a signed challenge); email subscriptions are always taken. Default false',
+});
 const LogoUrl = Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'An https URL of an image shown above the title' });
 const AccentColor = Type.Union([Type.String({ minLength: 1, maxLength: 7 }), Type.Null()], { description: 'A hex colour (#rgb or #rrggbb) for links, buttons and charts' });
 const FooterText = Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: 'Plain text in the footer (line breaks kept)' });
@@ -52,6 +55,7 @@ export const CreateStatusPageBody = Type.Object(
     tags: Type.Optional(Tags),
     customDomain: Type.Optional(CustomDomain),
     autoIncidents: Type.Optional(AutoIncidents),
+    webhookSubscriptions: Type.Optional(WebhookSubscriptions),
     ...Look,
   },
   { additionalProperties: false, $id: 'CreateStatusPage' },
@@ -66,6 +70,7 @@ export const UpdateStatusPageBody = Type.Object(
     tags: Type.Optional(Tags),
     customDomain: Type.Optional(CustomDomain),
     autoIncidents: Type.Optional(AutoIncidents),
+    webhookSubscriptions: Type.Optional(WebhookSubscriptions),
     ...Look,
   },
   { additionalProperties: false, $id: 'UpdateStatusPage' },
@@ -86,6 +91,7 @@ export const StatusPageObject = Type.Object(
     footerText: Type.Union([Type.String(), Type.Null()]),
     favicon: Type.Union([Type.String(), Type.Null()]),
     hidePoweredBy: Type.Boolean(),
+    webhookSubscriptions: Type.Boolean(),
     embedAllowedOrigins: Type.Array(Type.String()),
     url: Type.String({ description: 'The public page' }),
     createdAt: IsoDate,

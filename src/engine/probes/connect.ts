@@ -1,5 +1,6 @@
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import type { PrivateRefusal } from '../../domain/outbound-policy.js';
 import type { SslInfo } from '../../domain/probe-types.js';
 import type { ProbeScope } from './probe-scope.js';
 import { bareHost, resolveTarget, type TargetAddress } from './resolve-target.js';
@@ -25,7 +26,8 @@ export interface ConnectTarget {
   host: string;
   port: number;
   tls: boolean;
-  blockPrivateAddresses: boolean;
+  /** The outbound policy's rule for this connection (null: private addresses may be reached). */
+  refusePrivate: PrivateRefusal | null;
   alpn?: string[];
 }
 
@@ -115,7 +117,7 @@ export async function startTls(
 /** Resolves, connects and (for TLS) handshakes, timing each phase. */
 export async function openConnection(scope: ProbeScope, target: ConnectTarget): Promise<OpenConnection> {
   const begin = scope.now();
-  const addresses = await scope.race(resolveTarget(target.host, target.blockPrivateAddresses));
+  const addresses = await scope.race(resolveTarget(target.host, target.refusePrivate));
   const resolved = scope.now();
   const socket = await connectFirst(scope, addresses, target.port);
   const connected = scope.now();

@@ -2,10 +2,11 @@ import { randomInt } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { on } from 'node:events';
 import dnsPacket, { type Answer, type Packet } from 'dns-packet';
+import type { PrivateRefusal } from '../../domain/outbound-policy.js';
 import type { ProbeResult, ProbeTask } from '../../domain/probe-types.js';
 import { ProbeError } from './probe-errors.js';
 import type { ProbeScope } from './probe-scope.js';
-import { bareHost, resolveTarget } from './resolve-target.js';
+import { bareHost, configuredDnsServers, resolveTarget } from './resolve-target.js';
 import { emptyResult, snippetOf, timingOf } from './result.js';
 import { runScoped } from './run-scoped.js';
 import type { HostPort } from './host-port.js';
@@ -74,12 +75,15 @@ function isExpected(expected: string, answer: string, type: RecordType): boolean
 
 async function querySystem(scope: ProbeScope, name: string): Promise<string[]> {
   const resolver = new Resolver({ timeout: Math.max(1, Math.ceil(scope.remaining())), tries: 1 });
+  // probes.dnsServers, when set, answer every name a probe resolves, this one included.
+  const servers = configuredDnsServers();
+  if (servers.length > 0) resolver.setServers([...servers]);
   scope.onClose(() => resolver.cancel());
   return scope.race(resolver.resolve4(name));
 }
 
-async function queryServer(scope: ProbeScope, query: DnsQuery & { server: HostPort }, blockPrivate: boolean): Promise<Packet> {
-  const [address] = await scope.race(resolveTarget(query.server.host, blockPrivate));
+async function queryServer(scope: ProbeScope, query: DnsQuery & { server: HostPort }, refusePrivate: PrivateRefusal | null): Promise<Packet> {
+  const [address] = await scope.race(resolveTarget(query.server.host, refusePrivate));
   const socket = await connectUdp(scope, address, query.server.port);
   const id = randomInt(0, 65536);
   socket.send(
@@ -112,7 +116,7 @@ export function probeDns(task: ProbeTask): Promise<ProbeResult> {
     } else {
       const server = query.server;
       askedAt = scope.now();
-      const packet = await queryServer(scope, { ...query, server }, task.blockPrivateAddresses);
+      const packet = await queryServer(scope, { ...query, server }, task.refusePrivate);
       const timing = timingOf({ dns: scope.now() - askedAt, total: scope.now() });
       seen.timing = timing;
       seen.responseTime = timing.total;

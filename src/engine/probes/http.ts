@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Client, type Dispatcher } from 'undici';
 import type { HttpMethod, Timing } from '../../domain/check-types.js';
+import type { PrivateRefusal } from '../../domain/outbound-policy.js';
 import type { ProbeResult, ProbeTask, SslInfo } from '../../domain/probe-types.js';
 import { openConnection, type ConnectPhases } from './connect.js';
 import { checkStatus, listCodes, validateBody } from './http-validation.js';
@@ -101,7 +102,7 @@ function send(scope: ProbeScope, seen: Seen, client: Client, options: Dispatcher
 }
 
 /** One request on a fresh connection of its own, so every probe measures dns, connect and tls. */
-async function exchange(scope: ProbeScope, seen: Seen, request: HopRequest, blockPrivate: boolean): Promise<Hop> {
+async function exchange(scope: ProbeScope, seen: Seen, request: HopRequest, refusePrivate: PrivateRefusal | null): Promise<Hop> {
   const { url } = request;
   const secure = url.protocol === 'https:';
   if (!secure && url.protocol !== 'http:') throw new ProbeError(`Unsupported URL scheme ${url.protocol}`);
@@ -110,7 +111,7 @@ async function exchange(scope: ProbeScope, seen: Seen, request: HopRequest, bloc
     port: Number(url.port) || (secure ? 443 : 80),
     tls: secure,
     alpn: ['http/1.1'],
-    blockPrivateAddresses: blockPrivate,
+    refusePrivate,
   });
   let handedOver = false;
   const client = new Client(url.origin, {
@@ -219,7 +220,7 @@ async function probe(scope: ProbeScope, seen: Seen, task: ProbeTask): Promise<Pr
   let hop: Hop;
   let error: string | null = null;
   for (let redirects = 0; ; redirects++) {
-    hop = await exchange(scope, seen, request, task.blockPrivateAddresses);
+    hop = await exchange(scope, seen, request, task.refusePrivate);
     sums.dns += hop.phases.dns;
     sums.connect += hop.phases.connect;
     sums.tls += hop.phases.tls;

@@ -35,7 +35,7 @@ export function probeMail(task: ProbeTask): Promise<ProbeResult> {
       host,
       port,
       tls: mode.implicitTls,
-      blockPrivateAddresses: task.blockPrivateAddresses,
+      refusePrivate: task.refusePrivate,
     });
     seen.ssl = connection.ssl;
     const session: MailSession = { reader: new LineReader(connection.socket), scope };

@@ -44,7 +44,7 @@ export function probePing(task: ProbeTask): Promise<ProbeResult> {
   return runScoped(task, async (scope) => {
     const host = pingHost(task.url);
     const packets = Math.min(MAX_PACKETS, Math.max(1, Math.floor(task.pingPackets) || 1));
-    const [target] = await scope.race(resolveTarget(host, task.blockPrivateAddresses));
+    const [target] = await scope.race(resolveTarget(host, task.refusePrivate));
     const resolved = scope.now();
     // Packets give up a little before the deadline, so silence reads "packets lost", not a timeout.
     const remaining = scope.remaining();

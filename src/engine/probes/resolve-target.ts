@@ -1,11 +1,14 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { BLOCKED_TARGET_MESSAGE, isPrivateAddress } from '../../domain/address-policy.js';
+import { OutboundRefused, resolveOutbound, type OutboundAddress } from '../../util/outbound-guard.js';
+import type { PrivateRefusal } from '../../domain/outbound-policy.js';
 import { ProbeError } from './probe-errors.js';
 
-export interface TargetAddress {
-  address: string;
-  family: 4 | 6;
+export type TargetAddress = OutboundAddress;
+
+/** `probes.dnsServers` of this process (set once per probe thread from its workerData); empty: the system resolver. */
+let dnsServers: readonly string[] = [];
+
+export function useDnsServers(servers: readonly string[]): void {
+  dnsServers = servers;
 }
 
 /** `[::1]` (as URL.hostname gives it) to `::1`. */
@@ -14,21 +17,24 @@ export function bareHost(host: string): string {
 }
 
 /**
- * Resolves a target host to the addresses a probe may connect to, in the resolver's order.
- * With `blockPrivate`, any private address refuses the whole target: probes then connect to
- * the very addresses checked here, so a second lookup cannot swap in a private one.
+ * Resolves a target host to the addresses a probe may connect to, in the resolver's order,
+ * through the outbound policy's guard: probes connect to the very addresses checked here, so
+ * a second lookup cannot swap in a private one (every redirect hop comes through here too).
  */
-export async function resolveTarget(host: string, blockPrivate: boolean): Promise<TargetAddress[]> {
-  const name = bareHost(host);
-  if (name === '') throw new ProbeError('URL has no host');
-  const version = isIP(name);
-  const addresses: TargetAddress[] =
-    version !== 0
-      ? [{ address: name, family: version === 4 ? 4 : 6 }]
-      : (await lookup(name, { all: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-  if (addresses.length === 0) throw new ProbeError('DNS lookup failed: no addresses');
-  if (blockPrivate && addresses.some((a) => isPrivateAddress(a.address))) {
-    throw new ProbeError(BLOCKED_TARGET_MESSAGE);
+export async function resolveTarget(host: string, refusePrivate: PrivateRefusal | null): Promise<TargetAddress[]> {
+  if (bareHost(host) === '') throw new ProbeError('URL has no host');
+  let addresses: TargetAddress[];
+  try {
+    addresses = await resolveOutbound(host, { refusePrivate, dnsServers });
+  } catch (err) {
+    if (err instanceof OutboundRefused) throw new ProbeError(err.message);
+    throw err;
   }
+  if (addresses.length === 0) throw new ProbeError('DNS lookup failed: no addresses');
   return addresses;
+}
+
+/** Where a dns check asks when its target names no server: the configured servers, if any. */
+export function configuredDnsServers(): readonly string[] {
+  return dnsServers;
 }

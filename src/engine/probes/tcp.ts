@@ -25,7 +25,7 @@ function closePolitely(socket: Socket): Promise<void> {
 export function probeTcp(task: ProbeTask): Promise<ProbeResult> {
   return runScoped(task, async (scope) => {
     const { host, port } = parseHostPort(task.url, { tcp: undefined });
-    const { socket, phases } = await openConnection(scope, { host, port, tls: false, blockPrivateAddresses: task.blockPrivateAddresses });
+    const { socket, phases } = await openConnection(scope, { host, port, tls: false, refusePrivate: task.refusePrivate });
     const timing = timingOf({ dns: phases.dns, connect: phases.connect, total: scope.now() });
     await scope.grace(closePolitely(socket), CLOSE_GRACE_MS);
     return { ...emptyResult(scope.startedAt), ok: true, responseTime: timing.total, timing };

@@ -25,7 +25,7 @@ export async function connectUdp(scope: ProbeScope, target: TargetAddress, port:
 export function probeUdp(task: ProbeTask): Promise<ProbeResult> {
   return runScoped(task, async (scope) => {
     const { host, port } = parseHostPort(task.url, { udp: undefined });
-    const [target] = await scope.race(resolveTarget(host, task.blockPrivateAddresses));
+    const [target] = await scope.race(resolveTarget(host, task.refusePrivate));
     const resolved = scope.now();
     const socket = await connectUdp(scope, target, port);
     const reply = once(socket, 'message', { signal: scope.signal });

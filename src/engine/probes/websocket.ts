@@ -25,7 +25,7 @@ export function probeWebSocket(task: ProbeTask): Promise<ProbeResult> {
       port,
       tls: secure,
       alpn: ['http/1.1'],
-      blockPrivateAddresses: task.blockPrivateAddresses,
+      refusePrivate: task.refusePrivate,
     });
     seen.ssl = connection.ssl;
     const sentAt = scope.now();

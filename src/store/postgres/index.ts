@@ -3,6 +3,8 @@ import type { WriteFailure, WriteRecord } from '../writes.js';
 import type { Fence } from '../cluster-repo.js';
 import { pgAudit, pgUsers } from './people.js';
 import { pgPasskeys } from './passkeys.js';
+import { pgAttemptTallies } from './attempt-tallies.js';
+import { pgIdentities } from './identities.js';
 import { PgDb, unreachable } from './db.js';
 import { Credentials, pgAccounts, pgKeys, pgOAuth } from './credentials.js';
 import { pgChecks, type PgCheckRepo } from './checks.js';
@@ -158,7 +160,9 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     operations: pgOperations(db),
     sessions: pgSessions(db),
     users: pgUsers(db),
+    signInAttempts: pgAttemptTallies(db),
     passkeys: pgPasskeys(db),
+    identities: pgIdentities(db),
     audit: pgAudit(db),
     served: pgServedAddresses(db),
     cluster,

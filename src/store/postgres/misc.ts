@@ -107,6 +107,7 @@ export function pgSessions(db: PgDb): Async<SessionStore> {
     listForUser: async (userId, now) =>
       (await db.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id`, [userId, now])).map(toSession),
     delete: async (id) => void (await db.run('DELETE FROM sessions WHERE id = $1', [id])),
+    deleteForUser: (userId, keep) => db.run("DELETE FROM sessions WHERE user_id = $1 AND id <> coalesce($2, '')", [userId, keep]),
     pruneExpired: (now) => db.run('DELETE FROM sessions WHERE expires_at <= $1', [now]),
     insertLoginLink: async (hash, accountId, createdAt, expiresAt) =>
       void (await db.run('INSERT INTO login_links (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [hash, accountId, createdAt, expiresAt])),
@@ -130,9 +131,9 @@ export function pgServedAddresses(db: PgDb): Async<ServedAddressesRepo> {
       const a = JSON.parse(r.value) as Partial<ServedAddresses>;
       return [a.publicUrl, a.heartbeatUrl, a.dashboardUrl].every((u) => typeof u === 'string') ? (a as ServedAddresses) : null;
     },
-    record: async ({ publicUrl, heartbeatUrl, dashboardUrl }) =>
+    record: async ({ publicUrl, heartbeatUrl, dashboardUrl, listenUrl }) =>
       void (await db.run('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
-        SERVED_KEY, JSON.stringify({ publicUrl, heartbeatUrl, dashboardUrl }),
+        SERVED_KEY, JSON.stringify({ publicUrl, heartbeatUrl, dashboardUrl, listenUrl }),
       ])),
   };
 }
@@ -184,7 +185,8 @@ export function pgConfigKeys(db: PgDb): Async<ConfigKeyRepo> {
 const PAGE_COLUMNS: Array<[string, keyof StatusPage]> = [
   ['slug', 'slug'], ['title', 'title'], ['description', 'description'], ['custom_domain', 'customDomain'],
   ['auto_incidents', 'autoIncidents'], ['logo_url', 'logoUrl'], ['accent_color', 'accentColor'], ['footer_text', 'footerText'],
-  ['favicon', 'favicon'], ['hide_powered_by', 'hidePoweredBy'], ['embed_allowed_origins', 'embedAllowedOrigins'], ['tags', 'tags'], ['updated_at', 'updatedAt'],
+  ['favicon', 'favicon'], ['hide_powered_by', 'hidePoweredBy'], ['webhook_subscriptions', 'webhookSubscriptions'],
+  ['embed_allowed_origins', 'embedAllowedOrigins'], ['tags', 'tags'], ['updated_at', 'updatedAt'],
 ];
 
 export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
@@ -204,6 +206,7 @@ export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
     footerText: r.footer_text as string | null,
     favicon: r.favicon as string | null,
     hidePoweredBy: r.hide_powered_by as boolean,
+    webhookSubscriptions: r.webhook_subscriptions as boolean,
     embedAllowedOrigins: JSON.parse(r.embed_allowed_origins as string) as string[],
     tags: JSON.parse(r.tags as string) as string[],
     createdAt: r.created_at as number,

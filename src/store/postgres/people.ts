@@ -48,6 +48,8 @@ export function pgUsers(db: PgDb): Async<UserRepo> {
     delete: async (id) => void (await db.run('DELETE FROM users WHERE id = $1', [id])),
     insertSetupLink: async (hash, userId, createdAt, expiresAt) =>
       void (await db.run('INSERT INTO user_setup_links (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [hash, userId, createdAt, expiresAt])),
+    retireSetupLinks: async (userId, now) =>
+      void (await db.run('UPDATE user_setup_links SET used_at = $1 WHERE user_id = $2 AND used_at IS NULL', [now, userId])),
     redeemSetupLink: async (hash, now) =>
       (await db.one<{ user_id: string }>(
         'UPDATE user_setup_links SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1 RETURNING user_id', [now, hash],

@@ -635,6 +635,43 @@ export const PG_MIGRATIONS: PgMigration[] = [
     `,
   },
   {
+    version: 10,
+    name: 'issue 34: status page webhook subscriptions switch, pending subscribers by age (SQLite 23)',
+    sql: `
+      ALTER TABLE status_pages ADD COLUMN webhook_subscriptions BOOLEAN NOT NULL DEFAULT false;
+      CREATE INDEX status_page_subscribers_pending ON status_page_subscribers (created_at) WHERE confirmed_at IS NULL;
+    `,
+  },
+  {
+    version: 11,
+    name: 'issue 34: single sign-on identities (SQLite 24)',
+    sql: `
+      CREATE TABLE sso_identities (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        issuer TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        email TEXT,
+        created_at BIGINT NOT NULL,
+        last_used_at BIGINT,
+        UNIQUE (issuer, subject),
+        UNIQUE (user_id, issuer)
+      );
+    `,
+  },
+  {
+    version: 12,
+    name: 'issue 34: sign-in attempt tallies shared by every central (SQLite 25)',
+    sql: `
+      CREATE TABLE sign_in_attempts (
+        key TEXT PRIMARY KEY,
+        attempts INTEGER NOT NULL,
+        forget_at BIGINT NOT NULL
+      );
+      CREATE INDEX sign_in_attempts_forget ON sign_in_attempts (forget_at);
+    `,
+  },
+  {
     version: 13,
     name: 'issue 34: origins that may embed a status page (SQLite 26)',
     sql: `ALTER TABLE status_pages ADD COLUMN embed_allowed_origins TEXT NOT NULL DEFAULT '[]';`,

@@ -24,7 +24,11 @@ export function pgSubscribers(db: PgDb): Async<SubscriberRepo> {
       db.transaction(async () => {
         // The page's row locked: two subscriptions racing cannot both pass the limit.
         await db.run('SELECT 1 FROM status_pages WHERE id = $1 FOR UPDATE', [s.pageId]);
-        await db.run('DELETE FROM status_page_subscribers WHERE page_id = $1 AND confirmed_at IS NULL AND created_at < $2', [s.pageId, expireBefore]);
+        await db.run(
+          `DELETE FROM status_page_subscribers WHERE page_id = $1 AND confirmed_at IS NULL
+             AND ((kind = 'email' AND created_at < $2) OR (kind = 'webhook' AND created_at < $3))`,
+          [s.pageId, expireBefore.email, expireBefore.webhook],
+        );
         const existing = await one('SELECT * FROM status_page_subscribers WHERE page_id = $1 AND kind = $2 AND address = $3', [s.pageId, s.kind, s.address]);
         if (existing) return { kind: 'exists' as const, subscriber: existing };
         const total = (await db.one<{ n: number }>('SELECT count(*) AS n FROM status_page_subscribers WHERE page_id = $1', [s.pageId]))!.n;
@@ -38,7 +42,7 @@ export function pgSubscribers(db: PgDb): Async<SubscriberRepo> {
       }),
     byToken: (token) => one('SELECT * FROM status_page_subscribers WHERE token = $1', [token]),
     byId: (id) => one('SELECT * FROM status_page_subscribers WHERE id = $1', [id]),
-    confirm: async (id, at) => void (await db.run('UPDATE status_page_subscribers SET confirmed_at = $1 WHERE id = $2 AND confirmed_at IS NULL', [at, id])),
+    confirm: async (id, at) => (await db.run('UPDATE status_page_subscribers SET confirmed_at = $1 WHERE id = $2 AND confirmed_at IS NULL', [at, id])) === 1,
     delete: async (id) => void (await db.run('DELETE FROM status_page_subscribers WHERE id = $1', [id])),
     list: async (pageId, page) =>
       (await db.query('SELECT * FROM status_page_subscribers WHERE page_id = $1 ORDER BY seq LIMIT $2 OFFSET $3', [pageId, page.limit, page.offset])).map(toSubscriber),
@@ -55,6 +59,7 @@ export function pgSubscribers(db: PgDb): Async<SubscriberRepo> {
       }
       return out;
     },
+    expirePending: (kind, before) => db.run('DELETE FROM status_page_subscribers WHERE kind = $1 AND confirmed_at IS NULL AND created_at < $2', [kind, before]),
     confirmed: async (pageId) =>
       (await db.query('SELECT * FROM status_page_subscribers WHERE page_id = $1 AND confirmed_at IS NOT NULL ORDER BY seq', [pageId])).map(toSubscriber),
   };

@@ -15,9 +15,11 @@ import { sqliteOAuth } from './oauth.js';
 import { sqliteRetention } from './raw-retention.js';
 import { sqliteRollups } from './rollups.js';
 import { sqliteSessions } from './sessions.js';
+import { sqliteAttemptTallies } from './attempt-tallies.js';
 import { sqliteUsers } from './users.js';
 import { sqliteAudit } from './audit.js';
 import { sqlitePasskeys } from './passkeys.js';
+import { sqliteIdentities } from './identities.js';
 import { sqliteServedAddresses } from './served-addresses.js';
 import { sqliteKumaImports } from './kuma-imports.js';
 import { sqliteCluster } from './cluster.js';
@@ -121,8 +123,10 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     operations: gate(sqliteOperations(db)),
     sessions: gate(sqliteSessions(db)),
     users: gate(sqliteUsers(db, credentialsChanged)),
+    signInAttempts: gate(sqliteAttemptTallies(db)),
     audit: gate(sqliteAudit(db)),
     passkeys: gate(sqlitePasskeys(db)),
+    identities: gate(sqliteIdentities(db)),
     served: gate(sqliteServedAddresses(db)),
     kumaImports: gate(sqliteKumaImports(db)),
     cluster: gate(cluster),

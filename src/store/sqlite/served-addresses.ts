@@ -15,6 +15,6 @@ export function sqliteServedAddresses(db: Db): Synchronous<ServedAddressesRepo> 
       const ok = [a.publicUrl, a.heartbeatUrl, a.dashboardUrl].every((u) => typeof u === 'string');
       return ok ? (a as ServedAddresses) : null;
     },
-    record: ({ publicUrl, heartbeatUrl, dashboardUrl }) => void put.run(KEY, JSON.stringify({ publicUrl, heartbeatUrl, dashboardUrl })),
+    record: ({ publicUrl, heartbeatUrl, dashboardUrl, listenUrl }) => void put.run(KEY, JSON.stringify({ publicUrl, heartbeatUrl, dashboardUrl, listenUrl })),
   };
 }

@@ -36,6 +36,7 @@ export function sqliteSessions(db: Db): Synchronous<SessionStore> {
   const byId = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`);
   const ofUser = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE user_id = ? AND expires_at > ? ORDER BY created_at DESC, id`);
   const remove = db.prepare('DELETE FROM sessions WHERE id = ?');
+  const removeOfUser = db.prepare("DELETE FROM sessions WHERE user_id = ? AND id <> coalesce(?, '')");
   const prune = db.prepare('DELETE FROM sessions WHERE expires_at <= ?');
   const insertLink = db.prepare('INSERT INTO login_links (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)');
   const redeem = db
@@ -48,6 +49,7 @@ export function sqliteSessions(db: Db): Synchronous<SessionStore> {
     byId: (id) => one(byId.get(id)),
     listForUser: (userId, now) => (ofUser.all(userId, now) as SessionRowDb[]).map(toRow),
     delete: (id) => void remove.run(id),
+    deleteForUser: (userId, keep) => removeOfUser.run(userId, keep).changes,
     pruneExpired: (now) => prune.run(now).changes,
     insertLoginLink: (hash, accountId, createdAt, expiresAt) => void insertLink.run(hash, accountId, createdAt, expiresAt),
     redeemLoginLink: (hash, now) => (redeem.get(now, hash, now) as string | undefined) ?? null,

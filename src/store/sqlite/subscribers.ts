@@ -1,5 +1,5 @@
 import type { Db } from '../db.js';
-import type { SubscribeOutcome, Subscriber, SubscriberKind, SubscriberRepo } from '../subscribers.js';
+import type { PendingCutoffs, SubscribeOutcome, Subscriber, SubscriberKind, SubscriberRepo } from '../subscribers.js';
 
 interface SubscriberRowDb {
   id: string;
@@ -28,7 +28,8 @@ export function sqliteSubscribers(db: Db): SubscriberRepo {
     `INSERT INTO status_page_subscribers (id, page_id, kind, address, secret, token, confirmed_at, created_at)
      VALUES (@id, @pageId, @kind, @address, @secret, @token, @confirmedAt, @createdAt)`,
   );
-  const expire = db.prepare('DELETE FROM status_page_subscribers WHERE page_id = ? AND confirmed_at IS NULL AND created_at < ?');
+  const expire = db.prepare('DELETE FROM status_page_subscribers WHERE page_id = ? AND kind = ? AND confirmed_at IS NULL AND created_at < ?');
+  const expireAll = db.prepare('DELETE FROM status_page_subscribers WHERE kind = ? AND confirmed_at IS NULL AND created_at < ?');
   const same = db.prepare<[string, string, string], SubscriberRowDb>('SELECT * FROM status_page_subscribers WHERE page_id = ? AND kind = ? AND address = ?');
   const total = db.prepare<[string], number>('SELECT count(*) FROM status_page_subscribers WHERE page_id = ?').pluck();
   const byToken = db.prepare<[string], SubscriberRowDb>('SELECT * FROM status_page_subscribers WHERE token = ?');
@@ -43,8 +44,8 @@ export function sqliteSubscribers(db: Db): SubscriberRepo {
   const one = (row: SubscriberRowDb | undefined) => (row === undefined ? null : toSubscriber(row));
 
   return {
-    add: db.transaction((s: Subscriber, max: number, expireBefore: number): SubscribeOutcome => {
-      expire.run(s.pageId, expireBefore);
+    add: db.transaction((s: Subscriber, max: number, expireBefore: PendingCutoffs): SubscribeOutcome => {
+      for (const [kind, before] of Object.entries(expireBefore)) expire.run(s.pageId, kind, before);
       const existing = same.get(s.pageId, s.kind, s.address);
       if (existing) return { kind: 'exists', subscriber: toSubscriber(existing) };
       if ((total.get(s.pageId) ?? 0) >= max) return { kind: 'full' };
@@ -53,7 +54,7 @@ export function sqliteSubscribers(db: Db): SubscriberRepo {
     }),
     byToken: (token) => one(byToken.get(token)),
     byId: (id) => one(byId.get(id)),
-    confirm: (id, at) => void confirm.run(at, id),
+    confirm: (id, at) => confirm.run(at, id).changes === 1,
     delete: (id) => void remove.run(id),
     list: (pageId, page) => list.all(pageId, page.limit, page.offset).map(toSubscriber),
     counts: (pageId) => {
@@ -65,6 +66,7 @@ export function sqliteSubscribers(db: Db): SubscriberRepo {
       }
       return out;
     },
+    expirePending: (kind, before) => expireAll.run(kind, before).changes,
     confirmed: (pageId) => confirmed.all(pageId).map(toSubscriber),
   };
 }

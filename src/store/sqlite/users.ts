@@ -51,6 +51,7 @@ export function sqliteUsers(db: Db, changed: () => void): Synchronous<UserRepo> 
   const useStep = db.prepare('UPDATE users SET totp_last_step = ? WHERE id = ? AND (totp_last_step IS NULL OR totp_last_step < ?)');
   const remove = db.prepare('DELETE FROM users WHERE id = ?');
   const insertLink = db.prepare('INSERT INTO user_setup_links (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)');
+  const retireLinks = db.prepare('UPDATE user_setup_links SET used_at = ? WHERE user_id = ? AND used_at IS NULL');
   const redeem = db
     .prepare('UPDATE user_setup_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING user_id')
     .pluck();
@@ -79,6 +80,7 @@ export function sqliteUsers(db: Db, changed: () => void): Synchronous<UserRepo> 
     useTotpStep: (id, step) => useStep.run(step, id, step).changes === 1,
     delete: touched((id: string) => remove.run(id)),
     insertSetupLink: (hash, userId, createdAt, expiresAt) => void insertLink.run(hash, userId, createdAt, expiresAt),
+    retireSetupLinks: (userId, now) => void retireLinks.run(now, userId),
     redeemSetupLink: (hash, now) => (redeem.get(now, hash, now) as string | undefined) ?? null,
     replaceRecoveryCodes: (userId, hashes, now) => replaceCodes(userId, hashes, now),
     useRecoveryCode: (userId, hash, now) => useCode.run(now, userId, hash).changes === 1,
