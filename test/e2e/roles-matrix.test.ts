@@ -142,6 +142,10 @@ const BY_ROUTE = new Map<string, Role[]>([
   ['PATCH /v1/public/members/:id', ADMINS],
   ['DELETE /v1/public/members/:id', ADMINS],
   ['GET /v1/public/audit-log', ADMINS],
+  ['POST /v1/public/members/:id/setup-link', ADMINS],
+  ['GET /v1/public/me/identities', EVERYONE],
+  ['POST /v1/public/me/identities/link', EVERYONE],
+  ['DELETE /v1/public/me/identities/:id', EVERYONE],
   ['POST /v1/public/me/password', EVERYONE],
   ['GET /v1/public/me/totp', EVERYONE],
   ['POST /v1/public/me/totp', EVERYONE],
@@ -180,7 +184,7 @@ const PUBLIC = new Set([
   'GET /claim/:token', 'POST /claim/:token', 'POST /status/:page/subscribe', 'GET /status-subscription/:token/confirm',
   'POST /status-subscription/:token/confirm', 'GET /status-subscription/:token/unsubscribe', 'POST /status-subscription/:token/unsubscribe',
   'GET /v1/config-schema.json', 'GET /status/:page', 'GET /', 'GET /badge/:id/:file', 'GET /badge/:id/:measure/:file',
-  'GET /healthz', 'GET /readyz', 'GET /v1/openapi.json',
+  'GET /healthz', 'GET /readyz', 'GET /v1/openapi.json', 'GET /favicon.ico',
 ]);
 
 /** Bodies that pass validation where a role check comes after it (a refusal must then be the role's, not the body's). */
