@@ -286,7 +286,10 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 export function deepMerge(base: unknown, over: unknown): unknown {
   if (!isPlainObject(base) || !isPlainObject(over)) return over === undefined ? base : over;
   const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = deepMerge(base[k], v);
+  // Own keys only, defined rather than assigned: a key named __proto__ or constructor is a key like any other.
+  for (const [k, v] of Object.entries(over)) {
+    Object.defineProperty(out, k, { value: deepMerge(Object.hasOwn(base, k) ? base[k] : undefined, v), enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
 
@@ -300,7 +303,7 @@ function knownKeys(schema: { properties?: Record<string, unknown> }, prefix = ''
 function unknownKeys(value: unknown, schema: { properties?: Record<string, unknown> }, prefix = ''): string[] {
   if (!isPlainObject(value) || !schema.properties) return [];
   return Object.entries(value).flatMap(([k, v]) => {
-    const sub = schema.properties![k] as { properties?: Record<string, unknown> } | undefined;
+    const sub = (Object.hasOwn(schema.properties!, k) ? schema.properties![k] : undefined) as { properties?: Record<string, unknown> } | undefined;
     return sub ? unknownKeys(v, sub, `${prefix}${k}.`) : [`${prefix}${k}`];
   });
 }

@@ -6,8 +6,10 @@ import { confirmDialog, CopyButton, Field, fieldNamed, toast } from './ui.js';
 import { PageIncidents } from './incidents.js';
 import { PageSubscribers, SubscriberCount } from './subscribers.js';
 
-const FIELDS = ['slug', 'title', 'description', 'customDomain', 'checkIds', 'logoUrl', 'accentColor', 'footerText', 'favicon'];
-const LOOK = { logoUrl: '', accentColor: '', footerText: '', favicon: '', hidePoweredBy: false };
+const FIELDS = ['slug', 'title', 'description', 'customDomain', 'checkIds', 'logoUrl', 'accentColor', 'footerText', 'favicon', 'embedAllowedOrigins'];
+const LOOK = { logoUrl: '', accentColor: '', footerText: '', favicon: '', hidePoweredBy: false, embedAllowedOrigins: '' };
+/** Origins typed one a line (or separated by spaces or commas). */
+const originsOf = (text) => text.split(/[\s,]+/).filter(Boolean);
 const empty = { title: '', slug: '', description: '', customDomain: '', checkIds: [], autoIncidents: false, webhookSubscriptions: false, ...LOOK };
 
 /** A slug from a title: "Acme API status" → "acme-api-status". */
@@ -60,7 +62,8 @@ export function StatusPageForm({ id, scopes, restricted }) {
       ({ data }) => {
         setSaved(data);
         setForm({ title: data.title, slug: data.slug, description: data.description ?? '', customDomain: data.customDomain ?? '', checkIds: data.checkIds, autoIncidents: data.autoIncidents, webhookSubscriptions: data.webhookSubscriptions,
-          logoUrl: data.logoUrl ?? '', accentColor: data.accentColor ?? '', footerText: data.footerText ?? '', favicon: data.favicon ?? '', hidePoweredBy: data.hidePoweredBy });
+          logoUrl: data.logoUrl ?? '', accentColor: data.accentColor ?? '', footerText: data.footerText ?? '', favicon: data.favicon ?? '', hidePoweredBy: data.hidePoweredBy,
+          embedAllowedOrigins: (data.embedAllowedOrigins ?? []).join('\n') });
       },
       (e) => setErrors({ _: e.message }),
     );
@@ -92,6 +95,7 @@ export function StatusPageForm({ id, scopes, restricted }) {
       footerText: form.footerText.trim() || null,
       favicon: form.favicon.trim() || null,
       hidePoweredBy: form.hidePoweredBy,
+      embedAllowedOrigins: originsOf(form.embedAllowedOrigins),
     };
     api(id ? 'PATCH' : 'POST', id ? `/status-pages/${id}` : '/status-pages', body).then(
       ({ data }) => {
@@ -144,6 +148,9 @@ export function StatusPageForm({ id, scopes, restricted }) {
         </div>
         <label class="check"><input type="checkbox" name="hidePoweredBy" checked=${form.hidePoweredBy}
           onChange=${(e) => setForm({ ...form, hidePoweredBy: e.currentTarget.checked })} /> Hide “Powered by Vigil”</label>
+        <${Field} label="Sites allowed to embed this page" error=${errors.embedAllowedOrigins}
+          hint="Origins such as https://www.example.com, one a line, whose pages may show this one in a frame; empty: no site may">
+          <textarea name="embedAllowedOrigins" rows="2" value=${form.embedAllowedOrigins} onInput=${set('embedAllowedOrigins')}></textarea><//>
       </fieldset>
       <label class="check"><input type="checkbox" name="autoIncidents" checked=${form.autoIncidents}
         onChange=${(e) => setForm({ ...form, autoIncidents: e.currentTarget.checked })} /> Open an incident when one of its checks goes down (it resolves itself when the check is up again)</label>

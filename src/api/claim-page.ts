@@ -1,14 +1,10 @@
 import type { Reply } from './http-types.js';
 import type { ClaimView } from '../oauth/claim-service.js';
 import { agentLabel, escapeHtml } from '../oauth/html.js';
+import { pageHeaders } from './page-headers.js';
 
-/** A one-button page must not be framed (clickjacking), cached or leak its URL in a Referer. */
-const PAGE_HEADERS: Record<string, string> = {
-  'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-};
+/** A one-button page must not be framed (clickjacking), cached or leak its URL in a Referer; it runs no script. */
+const PAGE_HEADERS: Record<string, string> = { 'Cache-Control': 'no-store', ...pageHeaders({ referrer: 'no-referrer' }) };
 
 /** The claim link's page: the button while the link is open, otherwise what became of it. */
 export function claimPage(view: ClaimView): Reply {

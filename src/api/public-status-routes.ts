@@ -6,7 +6,8 @@ import { BADGE_STYLES, badgeJson, badgeSvg, type BadgeStyle } from '../status-pa
 import { feedItems, pageAtom, pageJson, pageJsonFeed } from '../status-pages/page-feeds.js';
 import { whenAnswered, type Answer } from '../store/answer.js';
 import type { Incident } from '../store/incidents.js';
-import { renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js';
+import { PAGE_SCRIPTS, renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js';
+import { pageHeaders } from './page-headers.js';
 import { RESPONSE_WINDOWS, UPTIME_WINDOWS, type BadgeKind } from '../status-pages/public-pages.js';
 import type { StatusPage } from '../store/status-pages.js';
 import { VIGIL_ICON_SVG } from '../status-pages/vigil-icon.js';
@@ -16,6 +17,14 @@ import type { PageServices } from './services.js';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+/**
+ * A status page's headers: its refresh script by hash, logos from https origins, framed only by
+ * the origins its owner lists (issue 34).
+ */
+const statusPageHeaders = (frameAncestors: readonly string[]) =>
+  pageHeaders({ inlineScripts: PAGE_SCRIPTS, httpsImages: true, frameAncestors, referrer: 'strict-origin-when-cross-origin' });
+const NOT_FOUND_HEADERS = statusPageHeaders([]);
+
 /** How long a page showing a check still waiting for its first result is kept. */
 const PENDING_RECHECK_MS = 2_000;
 
@@ -88,7 +97,7 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
     if (view.checks.some((c) => c.status === 'pending')) ends.push(view.generatedAt + PENDING_RECHECK_MS);
     const validUntil = ends.length ? Math.min(...ends) : undefined;
     if (format === 'json') return { status: 200, contentType: JSON_TYPE, text: JSON.stringify(pageJson(view)), slug: page.slug, checkIds, validUntil };
-    return { status: 200, contentType: HTML, text: renderPageHtml(view), slug: page.slug, checkIds, validUntil };
+    return { status: 200, contentType: HTML, text: renderPageHtml(view), slug: page.slug, checkIds, validUntil, headers: statusPageHeaders(page.embedAllowedOrigins) };
   };
 
   // Unknown slugs are not kept: made-up addresses must not push real pages out of the cache.
@@ -96,7 +105,7 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
     const page = SLUG.test(slug) ? await pages.bySlug(slug) : null;
     if (page) return renderPage(page, format);
     const missing = { status: 404, slug, checkIds: [], keep: false };
-    if (format === 'html') return { ...missing, contentType: HTML, text: renderNotFoundHtml() };
+    if (format === 'html') return { ...missing, contentType: HTML, text: renderNotFoundHtml(), headers: NOT_FOUND_HEADERS };
     return { ...missing, contentType: JSON_TYPE, text: JSON.stringify(errorBody(errors.notFound(`No status page ${slug}`), 'standard')) };
   };
 

@@ -22,6 +22,8 @@ export interface Rendered {
   validUntil?: number;
   /** False for answers anyone can multiply at will (unknown slugs): served, never kept. */
   keep?: boolean;
+  /** Headers of this answer beyond caching ones (an HTML page's security headers). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 interface Entry extends Rendered {
@@ -93,7 +95,7 @@ export class RenderCache {
     const encoding = entry.br ? preferred(req.headers['accept-encoding']) : null;
     // A strong ETag names one representation: each encoding has its own.
     const etag = `"${entry.etag}${encoding ? `-${encoding}` : ''}"`;
-    const headers: Record<string, string> = { ETag: etag, 'Cache-Control': PUBLIC_CACHE_CONTROL };
+    const headers: Record<string, string> = { ...entry.headers, 'X-Content-Type-Options': 'nosniff', ETag: etag, 'Cache-Control': PUBLIC_CACHE_CONTROL };
     if (entry.br) headers['Vary'] = 'Accept-Encoding';
     if (entry.status === 200 && etagMatches(req.headers['if-none-match'], etag)) return { status: 304, headers };
     if (encoding) headers['Content-Encoding'] = encoding;

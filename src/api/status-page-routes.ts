@@ -30,6 +30,7 @@ export function statusPageRoutes(s: PageServices): Route[] {
     favicon: page.favicon,
     hidePoweredBy: page.hidePoweredBy,
     webhookSubscriptions: page.webhookSubscriptions,
+    embedAllowedOrigins: page.embedAllowedOrigins,
     url: s.statusPages.url(page),
     createdAt: new Date(page.createdAt).toISOString(),
     updatedAt: new Date(page.updatedAt).toISOString(),

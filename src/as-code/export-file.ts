@@ -128,6 +128,7 @@ export function exportFile(
             ...(page.footerText === null ? {} : { footerText: page.footerText }),
             ...(page.favicon === null ? {} : { favicon: page.favicon }),
             ...(page.hidePoweredBy ? { hidePoweredBy: true } : {}),
+            ...(page.embedAllowedOrigins.length ? { embedAllowedOrigins: page.embedAllowedOrigins } : {}),
             checks: checkKeys(page.checkIds),
           }),
         ];

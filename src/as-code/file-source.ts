@@ -159,7 +159,8 @@ function substitute(value: unknown, path: Array<string | number>, env: Readonly<
   if (typeof value === 'string') {
     return value.replace(VARIABLE, (whole, name: string | undefined) => {
       if (name === undefined) return '${';
-      const found = env[name];
+      // Own variables only: `${constructor}` is a variable that is not set, not Object's constructor.
+      const found = Object.hasOwn(env, name) ? env[name] : undefined;
       if (found === undefined) {
         missing.push({ name, path: [...path] });
         return whole;

@@ -389,7 +389,7 @@ class Planner {
     this.planStates('statusPages', 'status_page', this.file.statusPages ?? {}, index, pageState, (current): PageState => ({
       slug: current.slug, title: current.title, description: current.description, customDomain: current.customDomain,
       tags: current.tags, autoIncidents: current.autoIncidents, webhookSubscriptions: current.webhookSubscriptions, logoUrl: current.logoUrl, accentColor: current.accentColor, footerText: current.footerText,
-      favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, checks: this.routingOf(current.checkIds),
+      favicon: current.favicon, hidePoweredBy: current.hidePoweredBy, embedAllowedOrigins: current.embedAllowedOrigins, checks: this.routingOf(current.checkIds),
     }), new Set());
   }
 
@@ -461,7 +461,7 @@ class Planner {
     const pairs = Object.entries(entries).map(([key, entry]) => {
       let current = index.byKey.get(key) ?? null;
       let renamedFrom: string | undefined;
-      if (current === null && entry.renamedFrom !== undefined && !(entry.renamedFrom in entries)) {
+      if (current === null && entry.renamedFrom !== undefined && !Object.hasOwn(entries, entry.renamedFrom)) {
         current = index.byKey.get(entry.renamedFrom) ?? null;
         if (current !== null) renamedFrom = entry.renamedFrom;
       }
@@ -573,7 +573,7 @@ function shown(section: Section, values: Record<string, unknown>): FieldChange[]
 function writtenOf(declared: CheckFields, entry: CheckEntryInput): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(declared)) {
-    if (name === 'name' || name === 'url' || name === 'type' || name in entry) out[name] = value;
+    if (name === 'name' || name === 'url' || name === 'type' || Object.hasOwn(entry, name)) out[name] = value;
   }
   if (entry.paused) out.paused = true;
   return out;

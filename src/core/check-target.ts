@@ -67,7 +67,7 @@ function parseSchemeTarget(type: CheckType, raw: string): TargetResult {
     return invalid(type, examples);
   }
   const scheme = u.protocol.slice(0, -1).toLowerCase();
-  if (!(scheme in schemes) || !u.hostname || u.username || u.password) return invalid(type, examples);
+  if (!Object.hasOwn(schemes, scheme) || !u.hostname || u.username || u.password) return invalid(type, examples);
   const host = u.hostname.toLowerCase();
   if (!isHostName(host)) return invalid(type, examples);
   const defaultPort = schemes[scheme];

@@ -14,6 +14,11 @@ import { userPrincipal } from './user-principal.js';
 import { AuditLog, type AuditSource } from './audit-log.js';
 
 export const SESSION_COOKIE = 'vigil_session';
+/**
+ * Under https the cookie is `__Host-vigil_session`: browsers keep such a cookie only when it is
+ * Secure, has Path=/ and no Domain, so no other host (a sibling subdomain) can set or shadow it.
+ */
+export const HOST_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 const SESSION_MS = 7 * 24 * 60 * 60 * 1000;
 export const LOGIN_LINK_MS = 15 * 60 * 1000;
 const SESSION_TOKEN = /^vs_[A-Za-z0-9_-]{43}$/;
@@ -133,18 +138,31 @@ export class SessionsService {
     return { url: `${this.config.dashboardUrl}#login=${token}`, accountId: account.id, email: account.email, expiresAt: new Date(now + LOGIN_LINK_MS).toISOString() };
   }
 
-  /** Set-Cookie for a new session: HttpOnly, SameSite=Strict, Secure when the public URL is https. */
+  /**
+   * Set-Cookie for a new session: HttpOnly, SameSite=Strict, and when the public URL is https
+   * (people reach Vigil over https, a TLS proxy in front or not) Secure under the `__Host-` name.
+   */
   cookie(opened: OpenedSession): string {
     const maxAge = Math.max(0, Math.floor((opened.expiresAt - this.clock.now()) / 1000));
-    return `${SESSION_COOKIE}=${opened.token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${this.secure()}`;
+    return `${this.cookieName()}=${opened.token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${this.secure()}`;
   }
 
+  /** Clears the cookie, and under https the one of the name Vigil used before `__Host-` too (one Set-Cookie a line). */
   clearCookie(): string {
-    return `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${this.secure()}`;
+    const cleared = (name: string) => `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${this.secure()}`;
+    return this.https() ? `${cleared(HOST_SESSION_COOKIE)}\n${cleared(SESSION_COOKIE)}` : cleared(SESSION_COOKIE);
+  }
+
+  private cookieName(): string {
+    return this.https() ? HOST_SESSION_COOKIE : SESSION_COOKIE;
+  }
+
+  private https(): boolean {
+    return this.config.publicUrl.startsWith('https:');
   }
 
   private secure(): string {
-    return this.config.publicUrl.startsWith('https:') ? '; Secure' : '';
+    return this.https() ? '; Secure' : '';
   }
 
   private async open(
@@ -191,12 +209,20 @@ export class SessionsService {
   }
 }
 
-/** The session token of a Cookie header, if any. */
+/**
+ * The session token of a Cookie header, if any: the `__Host-` cookie first. The plain name is
+ * still read, so members signed in before an upgrade to `__Host-` stay signed in until their
+ * session ends (7 days at most); every new session is given the `__Host-` name under https.
+ */
 export function sessionToken(cookieHeader: string | undefined): string | null {
   if (!cookieHeader) return null;
+  let legacy: string | null = null;
   for (const part of cookieHeader.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (name === HOST_SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (name === SESSION_COOKIE && legacy === null) legacy = part.slice(eq + 1).trim();
   }
-  return null;
+  return legacy;
 }

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineRoute, type Reply, type Route } from '../api/http-types.js';
 import { bundledDir } from '../util/bundled-file.js';
+import { pageHeaders } from '../api/page-headers.js';
 
 /** Where `npm run build` puts the bundled dashboard (scripts/build-web.mjs): dist/web; in the single binary, its unpacked copy. */
 export const WEB_DIR = bundledDir('web', new URL('../../web/', import.meta.url));
@@ -21,7 +22,8 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+/** The dashboard (its sign-in included) runs its own bundle only and is never framed. */
+const PAGE_HEADERS = pageHeaders({ selfScripts: true, referrer: 'no-referrer' });
 
 function load(dir: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
@@ -60,7 +62,7 @@ export function dashboardAssetRoutes(dir = WEB_DIR): Route[] {
       method: 'GET',
       path: '/dashboard',
       summary: 'The dashboard (single-page app)',
-      handler: ({ req }) => (page ? serveAsset(page, req.headers['accept-encoding'], 'no-cache', { 'Content-Security-Policy': CSP, 'Referrer-Policy': 'no-referrer' }) : notBuilt),
+      handler: ({ req }) => (page ? serveAsset(page, req.headers['accept-encoding'], 'no-cache', PAGE_HEADERS) : notBuilt),
     }),
     defineRoute({
       ...common,

@@ -11,20 +11,20 @@ const s = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v =
 const trimSlash = (u: string) => u.replace(/\/+$/, '');
 
 /** Kuma notification form fields that only change the message's look: named in the report. */
-const COSMETIC: Record<string, string[]> = {
-  slack: ['slackchannel', 'slackusername', 'slackiconemo'],
-  discord: ['discordUsername', 'discordPrefixMessage'],
-  mattermost: ['mattermostusername', 'mattermostchannel', 'mattermosticonemo'],
-  pushover: ['pushoverdevice', 'pushoversounds', 'pushoverpriority', 'pushovertitle', 'pushoverttl'],
-  gotify: ['gotifyPriority'],
-  PagerDuty: ['pagerdutyPriority'],
-  telegram: ['telegramSendSilently', 'telegramProtectContent'],
-};
+const COSMETIC = new Map<string, string[]>([
+  ['slack', ['slackchannel', 'slackusername', 'slackiconemo']],
+  ['discord', ['discordUsername', 'discordPrefixMessage']],
+  ['mattermost', ['mattermostusername', 'mattermostchannel', 'mattermosticonemo']],
+  ['pushover', ['pushoverdevice', 'pushoversounds', 'pushoverpriority', 'pushovertitle', 'pushoverttl']],
+  ['gotify', ['gotifyPriority']],
+  ['PagerDuty', ['pagerdutyPriority']],
+  ['telegram', ['telegramSendSilently', 'telegramProtectContent']],
+]);
 
 function webhook(url: string, webhookType: WebhookType, n: KumaNotification, extra: string[] = []): NotificationMapping {
   const type = s(n.config.type);
   const notes = [...extra];
-  const cosmetic = (COSMETIC[type] ?? []).filter((f) => n.config[f] !== undefined && n.config[f] !== '' && n.config[f] !== false);
+  const cosmetic = (COSMETIC.get(type) ?? []).filter((f) => Object.hasOwn(n.config, f) && n.config[f] !== undefined && n.config[f] !== '' && n.config[f] !== false);
   if (cosmetic.length > 0) notes.push(`${cosmetic.join(', ')}: Vigil formats ${webhookType} messages itself`);
   return url ? { kind: 'webhook', url, webhookType, notes } : { kind: 'skipped', reason: `${type} without a URL or token` };
 }

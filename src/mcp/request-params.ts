@@ -4,16 +4,19 @@ import {
   ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-/** The schemas of the requests this server answers, by method. */
-const REQUESTS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: readonly Issue[] } } }> = {
-  'initialize': InitializeRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'tools/call': CallToolRequestSchema,
-  'resources/list': ListResourcesRequestSchema,
-  'resources/read': ReadResourceRequestSchema,
-  'prompts/list': ListPromptsRequestSchema,
-  'prompts/get': GetPromptRequestSchema,
-};
+/**
+ * The schemas of the requests this server answers, by method: a Map, so a method named like a
+ * property of every object (`constructor`, `toString`) is simply not ours (-32601 from the SDK).
+ */
+const REQUESTS = new Map<string, { safeParse(value: unknown): { success: boolean; error?: { issues: readonly Issue[] } } }>([
+  ['initialize', InitializeRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+  ['resources/list', ListResourcesRequestSchema],
+  ['resources/read', ReadResourceRequestSchema],
+  ['prompts/list', ListPromptsRequestSchema],
+  ['prompts/get', GetPromptRequestSchema],
+]);
 
 interface Issue {
   code: string;
@@ -44,12 +47,12 @@ export function answerMalformedRequests(transport: Transport): void {
 
 /** What is wrong with a request's params, in one line, or null when they have their method's shape (or the method is not ours). */
 export function paramsProblem(request: { method: string; params?: unknown }): string | null {
-  const parsed = REQUESTS[request.method]?.safeParse(request);
+  const parsed = REQUESTS.get(request.method)?.safeParse(request);
   const issue = parsed && !parsed.success ? parsed.error?.issues[0] : undefined;
   if (!issue) return null;
   const path = issue.path.map(String).join('.');
   if (issue.code !== 'invalid_type') return `${path}: ${issue.message}`;
-  const value = issue.path.reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), request);
+  const value = issue.path.reduce<unknown>((at, key) => (typeof at === 'object' && at !== null && Object.hasOwn(at, key) ? (at as Record<PropertyKey, unknown>)[key] : undefined), request);
   if (value === undefined) return `${path} is required`;
   return `${path} must be ${expectedKind(issue.expected)}, not ${kindOf(value)}`;
 }

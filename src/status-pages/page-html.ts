@@ -244,3 +244,6 @@ ${openIncidentsHtml(page.incidents)}${ongoingHtml(page.outages, page.generatedAt
 export function renderNotFoundHtml(): string {
   return document('Status page not found', '<main><h1>Status page not found</h1><p class="lead">There is no status page at this address.</p></main>');
 }
+
+/** The inline scripts a page carries: its Content-Security-Policy allows these, by hash, and no other. */
+export const PAGE_SCRIPTS: readonly string[] = [SCRIPT];

@@ -9,6 +9,7 @@ import { newId } from '../domain/secrets.js';
 import { tagProblem, uniqueTags } from '../domain/tags.js';
 import type { Store } from '../store/store.js';
 import type { StatusPage, StatusPageRepo } from '../store/status-pages.js';
+import { embedOrigins } from './embed-origins.js';
 
 const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
@@ -143,7 +144,7 @@ function pageTags(tags: readonly string[]): string[] {
   return uniqueTags(tags);
 }
 
-type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy'>;
+type Look = Pick<StatusPage, 'logoUrl' | 'accentColor' | 'footerText' | 'favicon' | 'hidePoweredBy' | 'embedAllowedOrigins'>;
 
 /** What a page's settings are once created from this input (every field but its slug and checks). */
 export type PageSettings = Pick<StatusPage, 'title' | 'description' | 'customDomain' | 'tags' | 'autoIncidents' | 'webhookSubscriptions'> & Look;
@@ -165,7 +166,7 @@ export function pageSettingsOf(input: Omit<CreateStatusPageInput, 'slug' | 'chec
 function lookOf(input: { [K in keyof Look]?: Look[K] }, current: Look | null): Look {
   const keep = <K extends keyof Look>(key: K, parse: (raw: NonNullable<Look[K]>) => Look[K]): Look[K] => {
     const raw = input[key];
-    if (raw === undefined) return current ? current[key] : (key === 'hidePoweredBy' ? false : null) as Look[K];
+    if (raw === undefined) return current ? current[key] : (EMPTY_LOOK[key] as Look[K]);
     return raw === null ? (null as Look[K]) : parse(raw as NonNullable<Look[K]>);
   };
   return {
@@ -174,8 +175,12 @@ function lookOf(input: { [K in keyof Look]?: Look[K] }, current: Look | null): L
     footerText: keep('footerText', footerText),
     favicon: keep('favicon', (raw) => httpsUrl(raw, 'favicon')),
     hidePoweredBy: keep('hidePoweredBy', (raw) => raw),
+    embedAllowedOrigins: keep('embedAllowedOrigins', embedOrigins),
   };
 }
+
+/** A new page's look where the input says nothing. */
+const EMPTY_LOOK: Look = { logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, embedAllowedOrigins: [] };
 
 /** An absolute https URL without credentials, as the URL parser writes it (quotes and spaces percent-encoded). */
 function httpsUrl(raw: string, field: string): string {

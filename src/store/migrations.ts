@@ -22,6 +22,7 @@ import { ALERT_OUTBOX_MIGRATION } from './migrations-alert-outbox.js';
 import { WEBHOOK_SUBSCRIPTIONS_MIGRATION } from './migrations-webhook-subscriptions.js';
 import { IDENTITIES_MIGRATION } from './migrations-identities.js';
 import { SIGN_IN_ATTEMPTS_MIGRATION } from './migrations-sign-in-attempts.js';
+import { PAGE_EMBEDDING_MIGRATION } from './migrations-page-embedding.js';
 
 /**
  * Versioned schema migrations, applied in order inside one transaction each; the database's
@@ -186,4 +187,5 @@ export const MIGRATIONS: Migration[] = [
   WEBHOOK_SUBSCRIPTIONS_MIGRATION,
   IDENTITIES_MIGRATION,
   SIGN_IN_ATTEMPTS_MIGRATION,
+  PAGE_EMBEDDING_MIGRATION,
 ];

@@ -21,6 +21,8 @@ export interface StatusPage {
   hidePoweredBy: boolean;
   /** Issue 34: visitors may subscribe webhooks (off unless the owner turns it on; emails are always taken). */
   webhookSubscriptions: boolean;
+  /** Issue 34: origins whose pages may show this one in a frame (its CSP frame-ancestors); empty: none. */
+  embedAllowedOrigins: string[];
   createdAt: number;
   updatedAt: number;
 }

@@ -350,11 +350,12 @@ export function storeContract(factory: StoreFactory): void {
     withStore('status pages and the alert settings', async (store) => {
       const { acc, c } = await seeded(store);
       const page = { id: id('spg'), accountId: acc.id, slug: 'contract', title: 'Contract', description: null, customDomain: null, checkIds: [c.id], tags: ['env:Prod'], autoIncidents: false,
-        logoUrl: 'https://acme.example/logo.png', accentColor: '#123456', footerText: 'Acme\nInc.', favicon: null, hidePoweredBy: true, webhookSubscriptions: false, createdAt: T, updatedAt: T };
+        logoUrl: 'https://acme.example/logo.png', accentColor: '#123456', footerText: 'Acme\nInc.', favicon: null, hidePoweredBy: true, webhookSubscriptions: false,
+        embedAllowedOrigins: ['https://www.acme.example'], createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual(await store.statusPages.bySlug('contract'), page);
-      await store.statusPages.update({ ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false, webhookSubscriptions: true });
-      assert.deepEqual(await store.statusPages.bySlug('contract'), { ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false, webhookSubscriptions: true });
+      await store.statusPages.update({ ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false, webhookSubscriptions: true, embedAllowedOrigins: [] });
+      assert.deepEqual(await store.statusPages.bySlug('contract'), { ...page, accentColor: null, favicon: 'https://acme.example/icon.png', hidePoweredBy: false, webhookSubscriptions: true, embedAllowedOrigins: [] });
       assert.deepEqual(await store.statusPages.slugsListing(c.id), ['contract']);
       await store.statusPages.delete(page.id);
       assert.equal(await store.statusPages.listsCheck(c.id), false);
@@ -368,7 +369,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page incidents: timeline, checks, what the page shows, automatic ones', async (store) => {
       const { acc, c } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], tags: [], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, webhookSubscriptions: false, createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'incidents', title: 'Incidents', description: null, customDomain: null, checkIds: [c.id], tags: [], autoIncidents: true, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, webhookSubscriptions: false, embedAllowedOrigins: [], createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       assert.deepEqual((await store.statusPages.autoIncidentPages(c.id)).map((p) => p.id), [page.id]);
       const first = { id: id('inu'), status: 'investigating' as const, message: 'Looking\ninto it', at: T };
@@ -403,7 +404,7 @@ export function storeContract(factory: StoreFactory): void {
 
     withStore('status page subscribers: the cap, duplicates, confirmation, counts, expiry', async (store) => {
       const { acc } = await seeded(store);
-      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], tags: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, webhookSubscriptions: false, createdAt: T, updatedAt: T };
+      const page = { id: id('spg'), accountId: acc.id, slug: 'subscribed', title: 'Subscribed', description: null, customDomain: null, checkIds: [], tags: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, webhookSubscriptions: false, embedAllowedOrigins: [], createdAt: T, updatedAt: T };
       await store.statusPages.insert(page);
       const sub = (kind: 'email' | 'webhook', address: string, at = T) => ({
         id: id('sub'), pageId: page.id, kind, address, secret: kind === 'webhook' ? 's3cret' : null, token: id('tok').padEnd(64, '0'),

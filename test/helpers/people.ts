@@ -13,7 +13,7 @@ export function withCookie(srv: TestServer, cookie: string): AsMember {
 }
 
 export function cookieOf(res: TestResponse): string {
-  const cookie = /^(vigil_session=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+  const cookie = /^((?:__Host-)?vigil_session=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
   assert.ok(cookie, `a session cookie was set: ${res.status} ${res.text}`);
   return cookie;
 }

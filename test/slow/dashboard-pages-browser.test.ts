@@ -209,11 +209,17 @@ describe('dashboard pages in a real browser', { skip: missing ?? false, timeout:
     await page.fill('input[name=accentColor]', '#e8590c');
     await page.fill('input[name=logoUrl]', 'https://cdn.example.com/logo.png');
     await page.check('input[name=hidePoweredBy]');
+    // Who may embed it: a path is refused under its field, origins one a line are saved.
+    await page.fill('textarea[name=embedAllowedOrigins]', 'https://www.example.com/embed');
+    await page.click('form.status-page-form button[type=submit]');
+    await page.waitForSelector('label.field.invalid:has(textarea[name=embedAllowedOrigins]) .field-error');
+    await page.fill('textarea[name=embedAllowedOrigins]', 'https://www.example.com\nhttps://docs.example.com');
     await page.click('form.status-page-form button[type=submit]');
     await waitFor(async () => (await srv.request('GET', `/v1/public/status-pages/${pageId}`)).body.data.accentColor === '#e8590c', 'the look to be saved');
     const looked = (await srv.request('GET', `/v1/public/status-pages/${pageId}`)).body.data;
     assert.equal(looked.logoUrl, 'https://cdn.example.com/logo.png');
     assert.equal(looked.hidePoweredBy, true);
+    assert.deepEqual(looked.embedAllowedOrigins, ['https://www.example.com', 'https://docs.example.com']);
     assert.deepEqual(errors, []);
   });
 

@@ -63,7 +63,7 @@ async function sqliteWithData(results: number): Promise<{ dir: string; check: Ch
     errorAlerted: false, sslAlerts: null, createdAt: T, updatedAt: T,
   };
   const check = { ...draft, seq: await store.checks.insert(draft, draft.url, null) };
-  await store.statusPages.insert({ id: 'spg_migrate', accountId: acc.id, slug: 'status', title: 'Status', description: null, customDomain: 'Status.Example.com', checkIds: [check.id], tags: ['env:prod'], autoIncidents: true, logoUrl: null, accentColor: '#123456', footerText: null, favicon: null, hidePoweredBy: true, webhookSubscriptions: false, createdAt: T, updatedAt: T });
+  await store.statusPages.insert({ id: 'spg_migrate', accountId: acc.id, slug: 'status', title: 'Status', description: null, customDomain: 'Status.Example.com', checkIds: [check.id], tags: ['env:prod'], autoIncidents: true, logoUrl: null, accentColor: '#123456', footerText: null, favicon: null, hidePoweredBy: true, webhookSubscriptions: false, embedAllowedOrigins: [], createdAt: T, updatedAt: T });
   await store.sessions.insert({ id: 'ses_migrate', accountId: acc.id, keyId: 'key_migrate', userId: null, method: 'api_key', address: '127.0.0.1', userAgent: null, createdAt: T, expiresAt: T + 1 }, Buffer.alloc(32, 9));
   await store.nodes.insert({ id: 'nod_migrate', name: 'edge', region: 'eu-2', createdAt: T, revokedAt: null }, Buffer.alloc(32, 3));
   await store.alerts.webhooks.insert({

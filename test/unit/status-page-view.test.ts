@@ -34,7 +34,7 @@ function world() {
     },
     lastProbe: () => null,
   });
-  const page: StatusPage = { id: 'spg_1', accountId: 'acc_1', slug: 's', title: 'S', description: null, customDomain: null, checkIds: ['chk_b', 'chk_a', 'chk_gone'], tags: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, webhookSubscriptions: false, createdAt: 0, updatedAt: 0 };
+  const page: StatusPage = { id: 'spg_1', accountId: 'acc_1', slug: 's', title: 'S', description: null, customDomain: null, checkIds: ['chk_b', 'chk_a', 'chk_gone'], tags: [], autoIncidents: false, logoUrl: null, accentColor: null, footerText: null, favicon: null, hidePoweredBy: false, webhookSubscriptions: false, embedAllowedOrigins: [], createdAt: 0, updatedAt: 0 };
   return { views, page };
 }
 

@@ -30,12 +30,17 @@ const AccentColor = Type.Union([Type.String({ minLength: 1, maxLength: 7 }), Typ
 const FooterText = Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: 'Plain text in the footer (line breaks kept)' });
 const Favicon = Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'An https URL of the icon browsers show for the page' });
 const HidePoweredBy = Type.Boolean({ description: 'Leaves out "Powered by Vigil"' });
+const EmbedAllowedOrigins = Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+  maxItems: 20,
+  description: 'Origins (https://www.example.com: scheme, host, optional port) whose pages may show this page in a frame; empty (the default): no site may frame it',
+});
 const Look = {
   logoUrl: Type.Optional(LogoUrl),
   accentColor: Type.Optional(AccentColor),
   footerText: Type.Optional(FooterText),
   favicon: Type.Optional(Favicon),
   hidePoweredBy: Type.Optional(HidePoweredBy),
+  embedAllowedOrigins: Type.Optional(EmbedAllowedOrigins),
 };
 const CustomDomain = Type.Union([Type.String({ minLength: 1, maxLength: 253 }), Type.Null()], {
   description: 'A host name such as status.example.com: requests with this Host get the page at /',
@@ -87,6 +92,7 @@ export const StatusPageObject = Type.Object(
     favicon: Type.Union([Type.String(), Type.Null()]),
     hidePoweredBy: Type.Boolean(),
     webhookSubscriptions: Type.Boolean(),
+    embedAllowedOrigins: Type.Array(Type.String()),
     url: Type.String({ description: 'The public page' }),
     createdAt: IsoDate,
     updatedAt: IsoDate,

@@ -186,7 +186,7 @@ const PAGE_COLUMNS: Array<[string, keyof StatusPage]> = [
   ['slug', 'slug'], ['title', 'title'], ['description', 'description'], ['custom_domain', 'customDomain'],
   ['auto_incidents', 'autoIncidents'], ['logo_url', 'logoUrl'], ['accent_color', 'accentColor'], ['footer_text', 'footerText'],
   ['favicon', 'favicon'], ['hide_powered_by', 'hidePoweredBy'], ['webhook_subscriptions', 'webhookSubscriptions'],
-  ['tags', 'tags'], ['updated_at', 'updatedAt'],
+  ['embed_allowed_origins', 'embedAllowedOrigins'], ['tags', 'tags'], ['updated_at', 'updatedAt'],
 ];
 
 export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
@@ -207,6 +207,7 @@ export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
     favicon: r.favicon as string | null,
     hidePoweredBy: r.hide_powered_by as boolean,
     webhookSubscriptions: r.webhook_subscriptions as boolean,
+    embedAllowedOrigins: JSON.parse(r.embed_allowed_origins as string) as string[],
     tags: JSON.parse(r.tags as string) as string[],
     createdAt: r.created_at as number,
     updatedAt: r.updated_at as number,
@@ -224,7 +225,7 @@ export function pgStatusPages(db: PgDb): Async<StatusPageRepo> {
       );
     }
   };
-  const values = (page: StatusPage) => PAGE_COLUMNS.map(([, field]) => (field === 'tags' ? JSON.stringify(page.tags) : page[field]));
+  const values = (page: StatusPage) => PAGE_COLUMNS.map(([, field]) => (field === 'tags' || field === 'embedAllowedOrigins' ? JSON.stringify(page[field]) : page[field]));
   const insertSql = `INSERT INTO status_pages (id, account_id, created_at, ${PAGE_COLUMNS.map(([c]) => c).join(', ')})
     VALUES ($1, $2, $3, ${PAGE_COLUMNS.map((_, i) => `$${i + 4}`).join(', ')})`;
   const updateSql = `UPDATE status_pages SET ${PAGE_COLUMNS.map(([c], i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1`;

@@ -671,6 +671,11 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX sign_in_attempts_forget ON sign_in_attempts (forget_at);
     `,
   },
+  {
+    version: 13,
+    name: 'issue 34: origins that may embed a status page (SQLite 26)',
+    sql: `ALTER TABLE status_pages ADD COLUMN embed_allowed_origins TEXT NOT NULL DEFAULT '[]';`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));

@@ -17,6 +17,7 @@ interface PageRowDb {
   favicon: string | null;
   hide_powered_by: number;
   webhook_subscriptions: number;
+  embed_allowed_origins: string;
   created_at: number;
   updated_at: number;
 }
@@ -24,14 +25,14 @@ interface PageRowDb {
 export function sqliteStatusPages(db: Db): Synchronous<StatusPageRepo> {
   const insertPage = db.prepare(
     `INSERT INTO status_pages (id, account_id, slug, title, description, custom_domain, auto_incidents,
-       logo_url, accent_color, footer_text, favicon, hide_powered_by, webhook_subscriptions, tags, created_at, updated_at)
+       logo_url, accent_color, footer_text, favicon, hide_powered_by, webhook_subscriptions, embed_allowed_origins, tags, created_at, updated_at)
      VALUES (@id, @accountId, @slug, @title, @description, @customDomain, @autoIncidents,
-       @logoUrl, @accentColor, @footerText, @favicon, @hidePoweredBy, @webhookSubscriptions, @tagsJson, @createdAt, @updatedAt)`,
+       @logoUrl, @accentColor, @footerText, @favicon, @hidePoweredBy, @webhookSubscriptions, @embedJson, @tagsJson, @createdAt, @updatedAt)`,
   );
   const updatePage = db.prepare(
     `UPDATE status_pages SET slug = @slug, title = @title, description = @description, custom_domain = @customDomain,
      auto_incidents = @autoIncidents, logo_url = @logoUrl, accent_color = @accentColor, footer_text = @footerText,
-     favicon = @favicon, hide_powered_by = @hidePoweredBy, webhook_subscriptions = @webhookSubscriptions, tags = @tagsJson, updated_at = @updatedAt WHERE id = @id`,
+     favicon = @favicon, hide_powered_by = @hidePoweredBy, webhook_subscriptions = @webhookSubscriptions, embed_allowed_origins = @embedJson, tags = @tagsJson, updated_at = @updatedAt WHERE id = @id`,
   );
   const deletePage = db.prepare('DELETE FROM status_pages WHERE id = ?');
   const byId = db.prepare<[string], PageRowDb>('SELECT * FROM status_pages WHERE id = ?');
@@ -65,11 +66,12 @@ export function sqliteStatusPages(db: Db): Synchronous<StatusPageRepo> {
     favicon: r.favicon,
     hidePoweredBy: r.hide_powered_by === 1,
     webhookSubscriptions: r.webhook_subscriptions === 1,
+    embedAllowedOrigins: JSON.parse(r.embed_allowed_origins) as string[],
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
   const row = (page: StatusPage) => ({ ...page, autoIncidents: page.autoIncidents ? 1 : 0, hidePoweredBy: page.hidePoweredBy ? 1 : 0,
-    webhookSubscriptions: page.webhookSubscriptions ? 1 : 0, tagsJson: JSON.stringify(page.tags) });
+    webhookSubscriptions: page.webhookSubscriptions ? 1 : 0, tagsJson: JSON.stringify(page.tags), embedJson: JSON.stringify(page.embedAllowedOrigins) });
   const one = (row: PageRowDb | undefined) => (row === undefined ? null : toPage(row));
   const setChecks = (page: StatusPage) => {
     clearChecks.run(page.id);
