@@ -89,7 +89,7 @@ describe('the single binary', { skip: process.platform !== 'linux' || process.ar
     assert.match(hash!, /^[0-9a-f]{16}$/, 'assets unpacked under $XDG_CACHE_HOME/vigil/<hash>');
     assert.deepEqual(
       readdirSync(join(home, 'cache', 'vigil', hash!)).sort(),
-      ['better_sqlite3.node', 'checkpoint-worker.cjs', 'icmp-host.cjs', 'piscina-worker.cjs', 'probe-worker.cjs', 'raw.node', `uws_linux_x64_${process.versions.modules}.node`, 'web', 'webhook-worker.cjs'],
+      ['better_sqlite3.node', 'checkpoint-worker.cjs', 'icmp-host.cjs', 'password-worker.cjs', 'piscina-worker.cjs', 'probe-worker.cjs', 'raw.node', `uws_linux_x64_${process.versions.modules}.node`, 'web', 'webhook-worker.cjs'],
     );
 
     const api = async (method: string, path: string, body?: unknown, apiKey = key) => {
