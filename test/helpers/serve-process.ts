@@ -75,3 +75,16 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => srv.close(() => resolve()));
   return port;
 }
+
+/**
+ * `vigil serve` of this checkout (`cli`, run from `cwd`) on `dataDir` and a free port, not 8080
+ * (a CLI beside it must learn the port from the server); resolves once it listens, with the
+ * admin key its first start printed.
+ */
+export async function serveFresh(cli: string, cwd: string, dataDir: string): Promise<{ serving: Serving; port: number; key: string }> {
+  const port = await freePort();
+  const serving = spawnServing(process.execPath, [cli, 'serve'], { cwd, env: { VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) } });
+  await serving.waitFor(LISTENING);
+  const [key] = (await serving.waitFor(ADMIN_KEY)) as unknown as [string];
+  return { serving, port, key };
+}

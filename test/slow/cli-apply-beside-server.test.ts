@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFile } from 'node:child_process';
-import { ADMIN_KEY, freePort, LISTENING, spawnServing, stopServing, type Serving } from '../helpers/serve-process.js';
+import { serveFresh, stopServing, type Serving } from '../helpers/serve-process.js';
 
 /**
  * Issue 35 item 5: `vigil apply --prune` beside a running `vigil serve` on the same data
@@ -53,10 +53,7 @@ describe('vigil apply --prune beside a running server', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vigil-apply-beside-'));
     dataDir = join(dir, 'data');
-    port = await freePort();
-    serving = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) } });
-    await serving.waitFor(LISTENING);
-    [key] = (await serving.waitFor(ADMIN_KEY)) as unknown as [string];
+    ({ serving, port, key } = await serveFresh(CLI, ROOT, dataDir));
   });
   after(async () => {
     if (serving) await stopServing(serving);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { ADMIN_KEY, freePort, LISTENING, spawnServing, stopServing, type Serving } from '../helpers/serve-process.js';
+import { serveFresh, stopServing, type Serving } from '../helpers/serve-process.js';
 import type { ImportReport } from '../../src/import/kuma-import.js';
 
 /**
@@ -91,11 +91,7 @@ describe('the CLI beside a running server on the same data directory', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-beside-'));
     dirs.push(dir);
     dataDir = join(dir, 'data');
-    // Not 8080: the CLI must learn the port from the server.
-    port = await freePort();
-    serving = spawnServing(process.execPath, [CLI, 'serve'], { cwd: ROOT, env: { VIGIL_DATA_DIR: dataDir, VIGIL_PORT: String(port) } });
-    await serving.waitFor(LISTENING);
-    [key] = (await serving.waitFor(ADMIN_KEY)) as unknown as [string];
+    ({ serving, port, key } = await serveFresh(CLI, ROOT, dataDir));
   });
   after(async () => {
     if (serving) await stopServing(serving);

@@ -1,10 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPgStore } from '../../src/store/postgres/index.js';
-import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { ScriptedDispatcher } from '../helpers/scripted-dispatcher.js';
+import type { TestServer } from '../helpers/server.js';
+import { startPgCentral } from '../helpers/pg-central.js';
 import { startReceiver, type Receiver } from '../helpers/fixtures/alerts-receiver.js';
 import { assertCaTrusted } from '../helpers/fixtures/alerts-tls.js';
 import { createFastCheck, createWebhook } from '../helpers/alerts-e2e.js';
@@ -38,16 +36,7 @@ after(async () => {
 });
 
 async function central(name: string): Promise<TestServer> {
-  const store = await openPgStore(url, { watchChecks: true, changes: 'listen' });
-  const srv = await startServer(
-    {
-      instance: { name }, cluster: { leaseMs: 3_000 }, plans: { pro: { minCheckIntervalMinutes: 0.05 } },
-      alerts: { retryBaseMs: 500, timeoutMs: 2_000 }, rdap: { bootstrapUrl: null },
-      rateLimits: { perKeyPerMinute: 100_000, statusPerKeyPerMinute: 100_000, statusPerAccountPerMinute: 100_000 },
-    },
-    undefined,
-    { store: store as unknown as SqliteStore, dispatcher: new ScriptedDispatcher((task) => ({ ok: !down.has(task.url) })) },
-  );
+  const srv = await startPgCentral(url, name, (task) => !down.has(task.url));
   centrals.push(srv);
   return srv;
 }
