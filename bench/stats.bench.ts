@@ -16,6 +16,7 @@ import type { Db } from '../src/store/db.js';
 import { BatchWriter } from '../src/store/batch-writer.js';
 import { createLogger } from '../src/log.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
+import { sqliteStateChanges } from '../src/store/sqlite/state-changes.js';
 import { fmt, runIfMain, table, tempDir } from './lib/harness.js';
 import { prng } from '../test/helpers/prng.js';
 
@@ -223,7 +224,7 @@ function rawSingle(w: World, from: number, to: number): SingleRangeStats {
     return xs.length === 0 ? null : s / xs.length;
   };
   const phase = (xs: number[]) => ({ average: mean(xs), p95: exactPercentile(Float64Array.from(xs).sort(), 95) });
-  const d = computeDurations(w.store.stateChanges.between(w.bigSeq, from, to) as StateChange[], { from, to });
+  const d = computeDurations(sqliteStateChanges(w.store.db).between(w.bigSeq, from, to) as StateChange[], { from, to });
   return {
     checkId: w.bigId,
     period: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
@@ -249,7 +250,7 @@ function rawMulti(w: World, to: number): MultiRangeStats {
     .prepare(`SELECT status, response_time, at FROM history WHERE check_seq = ? AND at >= ? AND at <= ? AND kind != 'event'`)
     .raw()
     .all(w.bigSeq, to - longest, to) as Array<[string, number | null, number]>;
-  const changes = w.store.stateChanges.between(w.bigSeq, to - longest, to) as StateChange[];
+  const changes = sqliteStateChanges(w.store.db).between(w.bigSeq, to - longest, to) as StateChange[];
   const out: MultiRangeStats = {};
   for (const name of MULTI) {
     const from = to - RANGE_MS[name];

@@ -136,7 +136,7 @@ export async function runStatusPageBench(): Promise<string> {
     const store = openSqliteStore(dir.path);
     const rollups = sqliteRollups(store.db);
     const page = sqliteStatusPages(store.db).bySlug('bench')!;
-    const views = new PageViews({ checks: store.checks, rollups, stateChanges: store.stateChanges, lastProbe: () => null });
+    const views = new PageViews({ checks: store.checks, rollups: store.rollups, stateChanges: store.stateChanges, lastProbe: () => null });
     const time = (fn: () => void) => {
       const start = performance.now();
       fn();

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Mailer } from './delivery/mailer.js';
 import type { BatchWriter } from '../store/batch-writer.js';
-import { whenAnswered, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import { AlertRouting } from './alert-routing.js';
 import type { AlertStore } from '../store/alert-store.js';
 import { EmailChannel } from './email-channel.js';
@@ -113,11 +113,12 @@ export class AlertsModule {
     this.reminders = new ReminderSweep({ store, repos: this.repos, routing, writer, sender: this.sender, mailer, clock, config, log, owns: deps.shared?.owns.bind(deps.shared) });
     this.shared = deps.shared !== undefined;
     const live = deps.live;
-    const hold = new DependencyHold((id) => {
+    const hold = new DependencyHold(async (id) => {
       // Another central's check: the entry here is not moved by its results, the stored row is.
       const state = deps.shared?.owns(id) === false ? undefined : live?.get(id)?.state.status;
       if (state !== undefined) return state;
-      return whenAnswered(store.checks.byId(id), (check) => (check === null ? null : check.disabled ? 'paused' : check.status));
+      const check = await store.checks.byId(id);
+      return check === null ? null : check.disabled ? 'paused' : check.status;
     }, deps.verdictNow);
     this.pipeline = new AlertPipeline({ store, routing, writer, sender: this.sender, mailer, clock, config, log, hold });
     deps.events?.onEvent((check, event, outboxId) => {
@@ -128,7 +129,7 @@ export class AlertsModule {
 
   start(): void {
     // A worker thread holds ~9 MiB: without webhooks it starts at the first send instead.
-    void whenAnswered(this.repos.webhooks.any(), (any) => { if (any) this.client.warm(); });
+    void this.repos.webhooks.any().then((any) => { if (any) this.client.warm(); });
     this.sender.start();
   }
 

@@ -1,9 +1,8 @@
 import type { AlertEvent, MonitorStatus } from '../domain/events.js';
 import type { Check } from '../domain/records.js';
-import type { Answer } from '../store/answer.js';
 
 /** A check's status as monitoring knows it now: the live state, newer than the stored row (read when not live here). */
-export type StatusNow = (checkId: string) => Answer<'pending' | 'up' | 'down' | 'paused' | null>;
+export type StatusNow = (checkId: string) => Promise<'pending' | 'up' | 'down' | 'paused' | null>;
 
 /**
  * A parent's status from a result newer than the asking: it is probed at once and answers once

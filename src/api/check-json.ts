@@ -1,4 +1,3 @@
-import { whenAnswered, type Answer } from '../store/answer.js';
 import type { Config } from '../config.js';
 import { inMaintenance } from '../monitor/maintenance.js';
 import type { Check } from '../domain/records.js';
@@ -91,10 +90,11 @@ export class ListPages {
 
   constructor(private readonly config: Config) {}
 
-  reply(key: string, version: number, list: () => Answer<{ data: Check[]; meta: PageMeta }>): Answer<Reply> {
+  /** At once when the page is known at this version (the hot path); else once the list is read. */
+  reply(key: string, version: number, list: () => Promise<{ data: Check[]; meta: PageMeta }>): Reply | Promise<Reply> {
     const hit = this.pages.get(key);
     if (hit && hit.version === version) return jsonReply(hit.body);
-    return whenAnswered(list(), (page) => this.listed(key, version, hit, page));
+    return list().then((page) => this.listed(key, version, hit, page));
   }
 
   private listed(key: string, version: number, hit: ListPage | undefined, page: { data: Check[]; meta: PageMeta }): Reply {

@@ -5,7 +5,7 @@ import {
 } from '../core/schemas/checks.js';
 import { ErrorBody, Success } from '../core/schemas/common.js';
 import { defineRoute, ok, type Reply, type Route } from './http-types.js';
-import type { Check } from '../domain/records.js';
+import type { Principal } from '../core/principal.js';
 import { detailReply, ListPages } from './check-json.js';
 import type { MonitoringServices } from './services.js';
 import { publicApi } from './route-presets.js';
@@ -16,12 +16,9 @@ const base = { ...publicApi, tag: 'checks' } as const;
 
 export function checkRoutes(s: MonitoringServices): Route[] {
   const listPages = new ListPages(s.config);
-  /** GET /checks/{id}'s answer: synchronous, with no closure per request, over a store that answers at once. */
-  const detailOf = (check: Check, now: number): Reply | Promise<Reply> => {
-    const blocked = s.checks.blockedBy(check);
-    return blocked instanceof Promise
-      ? blocked.then((b) => detailReply(check, s.config, now, s.lastProbe(check.id), b))
-      : detailReply(check, s.config, now, s.lastProbe(check.id), blocked);
+  const detailOf = async (principal: Principal, id: string, now: number): Promise<Reply> => {
+    const check = await s.checks.get(principal, id);
+    return detailReply(check, s.config, now, s.lastProbe(id), await s.checks.blockedBy(check));
   };
   return [
     defineRoute({
@@ -38,10 +35,7 @@ export function checkRoutes(s: MonitoringServices): Route[] {
         const access = principal.access ? JSON.stringify(principal.access) : '';
         const tags = query.tag ?? [];
         const key = `${principal.account.id} ${access} ${query.status ?? ''} ${request.limit} ${request.page} ${request.cursor ?? ''} ${request.includeTotal} ${tags.length ? JSON.stringify(tags) : ''}`;
-        const list = () => s.checks.list(principal, { status: query.status, tags }, request);
-        // No closure more than the list's over a store that answers at once (a hot path).
-        const version = s.checks.version();
-        return version instanceof Promise ? version.then((v) => listPages.reply(key, v, list)) : listPages.reply(key, version, list);
+        return listPages.reply(key, s.checks.version(), () => s.checks.list(principal, { status: query.status, tags }, request));
       },
     }),
     defineRoute({
@@ -67,8 +61,10 @@ export function checkRoutes(s: MonitoringServices): Route[] {
       idempotency: 'none',
       responses: { 200: CheckDetailResponse, ...errorsFor(401, 403, 404, 429) },
       handler: ({ principal, params, now }) => {
-        const check = s.checks.get(principal, params.id!);
-        return check instanceof Promise ? check.then((c) => detailOf(c, now)) : detailOf(check, now);
+        // A hot path: answered at once where the store reads at once (SQLite) and nothing blocks the check.
+        const check = s.checks.readableNow(principal, params.id!);
+        if (check === undefined || check.dependsOn.length > 0) return detailOf(principal, params.id!, now);
+        return detailReply(check, s.config, now, s.lastProbe(check.id));
       },
     }),
     defineRoute({

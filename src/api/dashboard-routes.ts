@@ -9,7 +9,6 @@ import type { SignInService } from '../core/sign-in-service.js';
 import { defineRoute, jsonReply, ok, type HttpRequest, type Route } from './http-types.js';
 import { checkSummary } from './check-summary.js';
 import type { LiveFeed } from './live-feed.js';
-import type { Answer } from '../store/answer.js';
 import { publicApi } from './route-presets.js';
 import type { MonitoringServices } from './services.js';
 
@@ -38,7 +37,8 @@ export const clientOf = (req: HttpRequest): SignInClient => ({ address: req.remo
  * summaries, chart series and the live stream. Any API client may call them too.
  */
 export function dashboardRoutes(
-  s: MonitoringServices, sessions: SessionsService, signIn: SignInService, live: LiveFeed, authenticate: (headers: Record<string, string>) => Answer<Principal>,
+  s: MonitoringServices, sessions: SessionsService, signIn: SignInService, live: LiveFeed,
+  authenticate: (headers: Record<string, string>) => Principal | Promise<Principal>,
 ): Route[] {
   const opened = (session: OpenedSession) => sessionOpened(sessions, session);
   return [
@@ -158,7 +158,7 @@ export function dashboardRoutes(
       handler: ({ principal, req }) => ({
         status: 200,
         headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
-        stream: (sink) => live.attach(principal, sink, () => authenticate(req.headers)),
+        stream: (sink) => live.attach(principal, sink, async () => authenticate(req.headers)),
       }),
     }),
   ];

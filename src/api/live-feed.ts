@@ -3,7 +3,6 @@ import { accessAllows } from '../core/principal.js';
 import type { Check } from '../domain/records.js';
 import type { StatusChange, StatusFeed } from '../core/status-feed.js';
 import type { StreamSink } from './http-types.js';
-import { whenAnswered, type Answer } from '../store/answer.js';
 
 /** A comment line every so often keeps proxies from closing an idle stream and re-checks the session. */
 const KEEPALIVE_MS = 25_000;
@@ -12,7 +11,7 @@ interface Listener {
   principal: Principal;
   sink: StreamSink;
   /** Authenticates the request again: throws once the key or session has ended. */
-  reauthenticate: () => Answer<Principal>;
+  reauthenticate: () => Promise<Principal>;
 }
 
 /**
@@ -27,7 +26,7 @@ export class LiveFeed {
 
   constructor(
     feed: StatusFeed,
-    private readonly lookup: (checkId: string) => Answer<Check | null>,
+    private readonly lookup: (checkId: string) => Promise<Check | null>,
     private readonly row: (check: Check) => Promise<unknown>,
   ) {
     feed.subscribe((change) => this.publish(change));
@@ -35,7 +34,7 @@ export class LiveFeed {
     this.timer.unref();
   }
 
-  attach(principal: Principal, sink: StreamSink, reauthenticate: () => Answer<Principal>): void {
+  attach(principal: Principal, sink: StreamSink, reauthenticate: () => Promise<Principal>): void {
     const listener: Listener = { principal, sink, reauthenticate };
     this.listeners.add(listener);
     sink.onClose(() => this.listeners.delete(listener));
@@ -80,15 +79,10 @@ export class LiveFeed {
         l.sink.write('event: signed-out\ndata: {}\n\n');
         l.sink.end();
       };
-      try {
-        const renewed = whenAnswered(l.reauthenticate(), (principal) => {
-          l.principal = principal;
-          l.sink.write(': keep-alive\n\n');
-        });
-        if (renewed instanceof Promise) renewed.catch(signedOut);
-      } catch {
-        signedOut();
-      }
+      l.reauthenticate().then((principal) => {
+        l.principal = principal;
+        l.sink.write(': keep-alive\n\n');
+      }, signedOut);
     }
   }
 }

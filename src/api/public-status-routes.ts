@@ -4,7 +4,6 @@ import { StringEnum } from '../core/schemas/common.js';
 import { defineRoute, type HttpRequest, type Reply, type Route } from './http-types.js';
 import { BADGE_STYLES, badgeJson, badgeSvg, type BadgeStyle } from '../status-pages/badge-svg.js';
 import { feedItems, pageAtom, pageJson, pageJsonFeed } from '../status-pages/page-feeds.js';
-import { whenAnswered, type Answer } from '../store/answer.js';
 import type { Incident } from '../store/incidents.js';
 import { PAGE_SCRIPTS, renderNotFoundHtml, renderPageHtml } from '../status-pages/page-html.js';
 import { pageHeaders } from './page-headers.js';
@@ -69,9 +68,9 @@ export function publicStatusRoutes(s: PageServices, caches: { pages: RenderCache
   const cache = caches.pages;
   const pages = s.publicPages;
 
-  const renderPage = async (listed: StatusPage, format: Format): Promise<Answer<Rendered>> => {
+  const renderPage = async (listed: StatusPage, format: Format): Promise<Rendered> => {
     const page = await pages.members(listed);
-    return whenAnswered(s.incidents.shown(page, s.clock.now()), (incidents) => renderWith(page, format, incidents));
+    return renderWith(page, format, await s.incidents.shown(page, s.clock.now()));
   };
 
   const renderWith = async (page: StatusPage, format: Format, incidents: readonly Incident[]): Promise<Rendered> => {

@@ -7,7 +7,6 @@ import { etagMatches } from './status-routes.js';
 import type { StatusFeed } from '../core/status-feed.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
 import type { IncidentsService } from '../status-pages/incidents-service.js';
-import { whenAnswered, type Answer } from '../store/answer.js';
 
 /** What a public page or badge rendered to, and what makes it stale. */
 export interface Rendered {
@@ -77,15 +76,15 @@ export class RenderCache {
     this.indexLimit = 8 * capacity;
   }
 
-  /** A kept render answers at once; a new one may wait for the store (`render` answers with a promise). */
-  reply(key: string, req: { headers: Record<string, string> }, render: () => Answer<Rendered>): Reply | Promise<Reply> {
+  /** A kept render answers at once; a new one once it is rendered. */
+  reply(key: string, req: { headers: Record<string, string> }, render: () => Promise<Rendered>): Reply | Promise<Reply> {
     const now = this.clock.now();
     const entry = this.entries.get(key);
     if (entry !== undefined && this.fresh(entry, now)) return this.answer(entry, req);
     const purges = this.purges;
-    return whenAnswered(render(), (rendered) => {
+    return render().then((rendered) => {
       const made = this.made(rendered, now);
-      // A purge while it rendered (a store that answers later) may have voided what it read.
+      // A purge while it rendered may have voided what it read.
       if (made.keep !== false && purges === this.purges) this.keep(key, made);
       return this.answer(made, req);
     });

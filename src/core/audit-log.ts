@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import { auditEntry, type AuditTarget, type ChangeSource } from '../domain/people.js';
 import type { AuditEntry, AuditQuery } from '../store/people-store.js';
-import type { Answer, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import { requireRole, requireUnrestricted, type Principal } from './principal.js';
 
 export { actorOf, type AuditTarget } from '../domain/people.js';
@@ -21,7 +21,7 @@ export class AuditLog {
     private readonly clock: Clock,
   ) {}
 
-  record(source: AuditSource, accountId: string, action: string, target: AuditTarget, fields: readonly string[] = []): Answer<void> {
+  record(source: AuditSource, accountId: string, action: string, target: AuditTarget, fields: readonly string[] = []): Promise<void> {
     return this.store.audit.append(auditEntry(source, accountId, action, target, fields, this.clock.now()));
   }
 

@@ -1,12 +1,10 @@
 import { errors } from '../domain/errors.js';
 import type { Check, KeyAccess } from '../domain/records.js';
-import type { Answer } from '../store/answer.js';
 import { accessAllows } from './principal.js';
 
 /** Dependencies between checks (issue 27 item 3): a check names up to 10 checks of its account it depends on. */
 
-type Lookup = (id: string) => Answer<Check | null>;
-const NONE: readonly Check[] = Object.freeze([]);
+type Lookup = (id: string) => Promise<Check | null>;
 
 /**
  * The dependency list to store: every id a check of the account the key may reach, not the
@@ -54,18 +52,16 @@ async function pathBack(target: string, from: readonly string[], byId: Lookup): 
   return null;
 }
 
-/**
- * The checks it depends on that are down now; a paused, deleted or foreign check never blocks.
- * Synchronous for a check with no dependencies (the status list's common case).
- */
-export function blockedBy(check: Pick<Check, 'accountId' | 'dependsOn'>, byId: Lookup): Answer<readonly Check[]> {
-  if (check.dependsOn.length === 0) return NONE;
-  return (async () => {
-    const down: Check[] = [];
-    for (const id of check.dependsOn) {
-      const parent = await byId(id);
-      if (parent !== null && parent.accountId === check.accountId && !parent.disabled && parent.status === 'down') down.push(parent);
-    }
-    return down;
-  })();
+/** Whether a parent holds its dependant's alerts: a paused, deleted or foreign check never blocks. */
+const blocks = (check: Pick<Check, 'accountId'>, parent: Check | null): parent is Check =>
+  parent !== null && parent.accountId === check.accountId && !parent.disabled && parent.status === 'down';
+
+/** The checks it depends on that are down now. */
+export async function blockedBy(check: Pick<Check, 'accountId' | 'dependsOn'>, byId: Lookup): Promise<Check[]> {
+  const down: Check[] = [];
+  for (const id of check.dependsOn) {
+    const parent = await byId(id);
+    if (blocks(check, parent)) down.push(parent);
+  }
+  return down;
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { type Answer, type CheckQuery, type ListStatus, type Store } from '../store/store.js';
+import type { CheckQuery, ListStatus, Store } from '../store/store.js';
 import { AuditLog, type AuditSource } from './audit-log.js';
 import { SYSTEM_ACTOR } from '../domain/people.js';
 import { applyInput, DEFAULT_SETTINGS, validateSettings } from './check-settings.js';
@@ -23,7 +23,6 @@ import { parseTarget } from './check-target.js';
 import type { CheckObserver } from '../domain/check-observer.js';
 
 const NOT_BLOCKED: readonly string[] = Object.freeze([]);
-const idsOf = (checks: readonly Check[]): readonly string[] => (checks.length === 0 ? NOT_BLOCKED : checks.map((c) => c.id));
 
 /** The check, if the principal may read it; else the error saying why not. */
 function readableBy(principal: Principal, id: string, check: Check | null): Check {
@@ -129,9 +128,8 @@ export class ChecksService {
    * CheckRepo.writtenElsewhere); the server also calls it every second, for checks nobody reads.
    * Returns how many there were.
    */
-  catchUp(): Answer<number> {
-    const checks = this.store.checks.writtenElsewhere();
-    return checks instanceof Promise ? checks.then(this.handOver) : this.handOver(checks);
+  catchUp(): number {
+    return this.handOver(this.store.checks.writtenElsewhere());
   }
 
   /**
@@ -145,10 +143,10 @@ export class ChecksService {
   }
 
   /** The checks catchUp found, to the observers as if saved here; how many. */
-  private readonly handOver = (checks: readonly Check[]): number => {
+  private handOver(checks: readonly Check[]): number {
     for (const check of checks) this.saved(check, true);
     return checks.length;
-  };
+  }
 
   async create(principal: Principal, input: CreateCheckInput): Promise<{ id: string }> {
     const type = input.type ?? 'website';
@@ -212,7 +210,7 @@ export class ChecksService {
 
   /** A check's current record, unfiltered: for publishers that apply each subscriber's access themselves. */
   async find(id: string): Promise<Check | null> {
-    await this.catchUp();
+    this.catchUp();
     return this.store.checks.byId(id);
   }
 
@@ -224,20 +222,24 @@ export class ChecksService {
     }
   }
 
-  /** Synchronous over a store that answers at once (GET /checks/{id} is a hot path). */
-  get(principal: Principal, id: string): Answer<Check> {
-    // No closure per call over a store that answers at once.
-    const caught = this.catchUp();
-    return caught instanceof Promise ? caught.then(() => this.readable(principal, id)) : this.readable(principal, id);
+  async get(principal: Principal, id: string): Promise<Check> {
+    this.catchUp();
+    return readableBy(principal, id, await this.store.checks.byId(id));
   }
 
-  private readable(principal: Principal, id: string): Answer<Check> {
-    const check = this.store.checks.byId(id);
-    return check instanceof Promise ? check.then((c) => readableBy(principal, id, c)) : readableBy(principal, id, check);
+  /**
+   * get() without waiting, where the store reads at once (CheckRepo.byIdNow: SQLite): the one
+   * synchronous read, for GET /checks/{id} (a hot path). Undefined when the store cannot answer
+   * now; the caller then awaits get().
+   */
+  readableNow(principal: Principal, id: string): Check | undefined {
+    this.catchUp();
+    const check = this.store.checks.byIdNow?.(id);
+    return check === undefined ? undefined : readableBy(principal, id, check);
   }
 
   async list(principal: Principal, filter: { status?: ListStatus; tags?: readonly string[] }, page: PageRequest): Promise<{ data: Check[]; meta: PageMeta }> {
-    await this.catchUp();
+    this.catchUp();
     const query: CheckQuery = { accountId: principal.account.id, access: principal.access, status: filter.status, tags: filter.tags };
     const fromCursor = page.cursor === undefined ? null : decodeCursor(page.cursor, isSeq);
     const pageNumber = fromCursor?.page ?? page.page;
@@ -250,22 +252,19 @@ export class ChecksService {
     return pageOf(rows, { limit: page.limit, page: pageNumber }, (c) => c.seq, total);
   }
 
-  private readonly lookup = (id: string): Answer<Check | null> => this.store.checks.byId(id);
+  private readonly lookup = (id: string): Promise<Check | null> => this.store.checks.byId(id);
 
   /** The checks this one depends on that are down now (its alerts are held meanwhile). */
-  blockedBy(check: Check): Answer<readonly string[]> {
-    const parents = blockedBy(check, this.lookup);
-    return parents instanceof Promise ? parents.then(idsOf) : idsOf(parents);
+  async blockedBy(check: Check): Promise<readonly string[]> {
+    if (check.dependsOn.length === 0) return NOT_BLOCKED;
+    return (await blockedBy(check, this.lookup)).map((c) => c.id);
   }
 
-  /** Moves whenever any check changes (for caches of rendered lists). */
-  /** Synchronous over a store that answers at once (GET /checks is a hot path). */
-  version(): Answer<number> {
-    const caught = this.catchUp();
-    return caught instanceof Promise ? caught.then(this.storedVersion) : this.store.checks.version();
+  /** Moves whenever any check changes (for caches of rendered lists); at once, as GET /checks is a hot path. */
+  version(): number {
+    this.catchUp();
+    return this.store.checks.version();
   }
-
-  private readonly storedVersion = (): number => this.store.checks.version();
 
   /** A new ping URL; the old token is invalid from the next request on (decisions §4). */
   async regenerateToken(principal: Principal, id: string): Promise<{ check: Check; token: string }> {
@@ -284,7 +283,7 @@ export class ChecksService {
 
   /** Every check the principal may see, in dashboard order (the status overview). */
   async all(principal: Principal): Promise<Check[]> {
-    await this.catchUp();
+    this.catchUp();
     const query: CheckQuery = { accountId: principal.account.id, access: principal.access };
     return this.store.checks.list(query, { limit: -1, offset: 0, afterSeq: null });
   }

@@ -1,7 +1,6 @@
 import type { Account, KeyAccess, Scope } from '../domain/records.js';
 import { SCOPES } from '../domain/records.js';
 import { errors } from '../domain/errors.js';
-import type { Answer } from '../store/answer.js';
 import { roleAtLeast, type Actor, type Role, type UserRef } from '../domain/people.js';
 
 /**
@@ -76,5 +75,5 @@ export function accessAllows(access: KeyAccess | null, check: { id: string; fold
 
 /** Turns a bearer token into a principal (the OAuth layer plugs one in), or null if unknown. */
 export interface BearerResolver {
-  resolve(token: string, now: number): Answer<Principal | null>;
+  resolve(token: string, now: number): Promise<Principal | null>;
 }

@@ -272,16 +272,16 @@ export class Engine implements CheckObserver {
 
   /**
    * Schedules the check: at once when its account's outbound rule is known
-   * (cached, or a store that answers at once); otherwise once the store has answered, unless a
+   * (cached, or the config decides); otherwise once the store has answered, unless a
    * later save or a delete of the check came first.
    */
   private add(check: Check, runNow: boolean, now: number): void {
     if (!isProbeType(check.type) || check.disabled) return;
-    const rule = this.outbound.forAccount(check.accountId);
-    if (!(rule instanceof Promise)) return this.schedule(check, rule, runNow, now);
+    const known = this.outbound.knownFor(check.accountId);
+    if (known !== undefined) return this.schedule(check, known, runNow, now);
     const mark = {};
     this.adding.set(check.id, mark);
-    rule.then((r) => {
+    this.outbound.forAccount(check.accountId).then((r) => {
       if (this.adding.get(check.id) !== mark) return;
       this.adding.delete(check.id);
       this.schedule(check, r, runNow, this.deps.clock.now());

@@ -5,11 +5,11 @@ import { keyPrincipal } from '../core/key-principal.js';
 import { sessionToken } from '../core/sessions-service.js';
 import { API_KEY_PATTERN, API_KEY_PREFIX, hashSecret } from '../domain/secrets.js';
 import { Lru } from '../util/lru.js';
-import { whenAnswered, type Answer, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 
 /** Turns a dashboard session cookie into a principal, or throws the 401 saying why not. */
 export interface SessionResolver {
-  resolve(token: string, challenge: string): Answer<Principal>;
+  resolve(token: string, challenge: string): Promise<Principal>;
 }
 
 /**
@@ -44,7 +44,7 @@ export class Authenticator {
   }
 
   /** Synchronous when the key is cached (the hot path); otherwise the promise of the principal. */
-  authenticate(headers: Record<string, string>, challenge = this.challenge, method = 'GET'): Answer<Principal> {
+  authenticate(headers: Record<string, string>, challenge = this.challenge, method = 'GET'): Principal | Promise<Principal> {
     const apiKey = headers['x-api-key'];
     if (apiKey !== undefined) return this.fromApiKey(apiKey.trim(), challenge);
     const authorization = headers['authorization'];
@@ -71,7 +71,7 @@ export class Authenticator {
     throw errors.forbidden(`A change made with a session cookie must come from ${this.sessions!.publicOrigin} (Origin: ${origin ?? 'none'})`);
   }
 
-  private fromApiKey(secret: string, challenge: string): Answer<Principal> {
+  private fromApiKey(secret: string, challenge: string): Principal | Promise<Principal> {
     const version = this.store.credentialsVersion();
     if (version !== this.cacheVersion) {
       this.cache.clear();
@@ -97,16 +97,18 @@ export class Authenticator {
     return principal;
   }
 
-  private fromBearer(token: string, challenge: string): Answer<Principal> {
+  private fromBearer(token: string, challenge: string): Principal | Promise<Principal> {
     if (token.startsWith(API_KEY_PREFIX)) return this.fromApiKey(token, challenge);
-    return this.fromResolvers(token, challenge, this.clock.now(), 0);
+    return this.fromResolvers(token, challenge, this.clock.now());
   }
 
   /** The first bearer resolver that knows the token, in the order they were added. */
-  private fromResolvers(token: string, challenge: string, now: number, i: number): Answer<Principal> {
-    const resolver = this.bearers[i];
-    if (resolver === undefined) throw this.fail('Invalid or expired access token', challenge);
-    return whenAnswered(resolver.resolve(token, now), (principal) => principal ?? this.fromResolvers(token, challenge, now, i + 1));
+  private async fromResolvers(token: string, challenge: string, now: number): Promise<Principal> {
+    for (const resolver of this.bearers) {
+      const principal = await resolver.resolve(token, now);
+      if (principal !== null) return principal;
+    }
+    throw this.fail('Invalid or expired access token', challenge);
   }
 
   private fail(message: string, challenge: string) {

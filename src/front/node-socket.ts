@@ -4,7 +4,7 @@ import { MAX_FRAME_BYTES, NODE_PATH, type CentralMessage } from '../nodes/protoc
 
 /** What the socket adapter needs from the hub (null while the server is still starting). */
 export interface NodeEndpoint {
-  authenticate(token: string): NodeIdentity | null | Promise<NodeIdentity | null>;
+  authenticate(token: string): Promise<NodeIdentity | null>;
   open(node: NodeIdentity, session: NodeSession): void;
   message(node: NodeIdentity, session: NodeSession, text: string): void;
   closed(node: NodeIdentity, session: NodeSession): void;
@@ -45,12 +45,10 @@ export function attachNodeSocket(app: uWS.TemplatedApp, endpoint: () => NodeEndp
         }
         res.upgrade<SocketData>({ node, session: null, markClosed: () => {} }, key, protocol, extensions, context);
       };
-      const found = hub.authenticate(token);
-      if (!(found instanceof Promise)) return answer(found);
       // Answered after an await: uWS wants the abort handled and the answer corked.
       let aborted = false;
       res.onAborted(() => (aborted = true));
-      found.then(
+      hub.authenticate(token).then(
         (node) => !aborted && res.cork(() => answer(node)),
         () => !aborted && res.cork(() => res.writeStatus('500 Internal Server Error').end('node authentication failed')),
       );

@@ -8,7 +8,7 @@ import { checkUrl } from '../domain/check-url.js';
 import type { Clock } from '../domain/clock.js';
 import { ApiError, errors } from '../domain/errors.js';
 import { limitsFor } from '../domain/plans.js';
-import type { Answer, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { KumaImportKey, KumaImportRepo, KumaKind } from '../store/kuma-imports.js';
 import type { KumaMonitorRow, KumaSnapshot } from '../store/kuma-source.js';
 import { mapMonitor, type MappedMonitor } from './kuma-monitors.js';
@@ -333,7 +333,7 @@ export class KumaImporter {
   private async createCheck(
     principal: Principal, m: KumaMonitorRow, mapped: MappedMonitor, options: ImportOptions,
     base: { kumaId: number; name: string; kumaType: string; notImported: string[] },
-    checkOf: Map<number, string>, remember: (kind: KumaKind, kumaId: number, id: string) => Answer<void>,
+    checkOf: Map<number, string>, remember: (kind: KumaKind, kumaId: number, id: string) => Promise<void>,
   ): Promise<MonitorReport> {
     const { checks } = this.deps;
     const paused = options.paused || mapped.paused;

@@ -39,7 +39,7 @@ export interface AssignmentDeps {
   config: Config;
   clock: Clock;
   /** Each task carries its account's outbound rule: the node applies it, and its own config's, at connect. */
-  outbound: Pick<OutboundRules, 'forAccount'>;
+  outbound: Pick<OutboundRules, 'knownFor' | 'forAccount'>;
   /** Several centrals: has the central a check's node is connected to run it now (`runHere` there). */
   runElsewhere?: (checkId: string) => void;
 }
@@ -85,11 +85,11 @@ export class Assignment implements CheckObserver, Placement {
    * is saved again once the store has answered (unless a later save or a delete came first).
    */
   private ruleOf(check: Check, runNow: boolean): PrivateRefusal | null | undefined {
-    const rule = this.deps.outbound.forAccount(check.accountId);
-    if (!(rule instanceof Promise)) return rule;
+    const rule = this.deps.outbound.knownFor(check.accountId);
+    if (rule !== undefined) return rule;
     const mark = {};
     this.waiting.set(check.id, mark);
-    rule.then(() => {
+    this.deps.outbound.forAccount(check.accountId).then(() => {
       if (this.waiting.get(check.id) !== mark) return;
       this.waiting.delete(check.id);
       this.checkSaved(check, runNow);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { NodeRepo } from '../store/node-repo.js';
-import { whenAnswered, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { Assignment } from './assignment.js';
 import type { NodeRegistry } from './node-registry.js';
 import type { NodeIdentity, NodeSession, NodeSessions, NodeState } from './node-sessions.js';
@@ -72,15 +72,12 @@ export class NodeHub {
     this.deps.assignment.disconnected(node.region);
   }
 
-  /** At once when the node's cursor is known or the store answers at once: frames after the hello find the node ready. */
+  /** Welcomed once its cursor is read: a node sends its results only after its welcome. */
   private hello(node: NodeState, m: Extract<NodeMessage, { type: 'hello' }>): void {
-    const resumed = whenAnswered(this.deps.intake.resume(node.id, m.epoch), (cursor) => this.welcome(node, m, cursor));
-    if (resumed instanceof Promise) {
-      resumed.catch((err: unknown) => {
-        this.deps.log.error({ err, nodeId: node.id }, 'node hello failed');
-        node.session?.close(1011, 'hello failed');
-      });
-    }
+    this.deps.intake.resume(node.id, m.epoch).then((cursor) => this.welcome(node, m, cursor), (err: unknown) => {
+      this.deps.log.error({ err, nodeId: node.id }, 'node hello failed');
+      node.session?.close(1011, 'hello failed');
+    });
   }
 
   private welcome(node: NodeState, m: Extract<NodeMessage, { type: 'hello' }>, cursor: { epoch: string; seq: number }): void {

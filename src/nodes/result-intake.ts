@@ -4,7 +4,6 @@ import type { ProbeResult } from '../domain/probe-types.js';
 import type { Engine } from '../engine/engine.js';
 import type { Recorder } from '../monitor/recorder.js';
 import type { NodeRepo } from '../store/node-repo.js';
-import { whenAnswered, type Answer } from '../store/answer.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { NodeCursorWrite, WriteRecord } from '../store/writes.js';
 import type { InboxResult } from '../store/ping-inbox.js';
@@ -64,18 +63,18 @@ export class ResultIntake {
   }
 
   /** A node's hello: where its outbox `epoch` resumes (a new epoch, a fresh data directory, starts at 0). */
-  resume(nodeId: string, epoch: string): Answer<{ epoch: string; seq: number }> {
-    const known = this.cursors.get(nodeId);
-    if (known) return this.resumed(known, epoch);
-    return whenAnswered(this.deps.cursors.cursor(nodeId), (stored) => {
-      // Another hello of the node may have read it meanwhile (a store that answers later).
-      let c = this.cursors.get(nodeId);
+  async resume(nodeId: string, epoch: string): Promise<{ epoch: string; seq: number }> {
+    let c = this.cursors.get(nodeId);
+    if (!c) {
+      const stored = await this.deps.cursors.cursor(nodeId);
+      // Another hello of the node may have read it meanwhile.
+      c = this.cursors.get(nodeId);
       if (!c) {
         c = { epoch: stored.epoch, received: stored.seq, pending: [], pendingHead: 0, done: new Set(), watermark: stored.seq, committed: stored.seq, unsettled: new Set(), acking: false };
         this.cursors.set(nodeId, c);
       }
-      return this.resumed(c, epoch);
-    });
+    }
+    return this.resumed(c, epoch);
   }
 
   private resumed(c: Cursor, epoch: string): { epoch: string; seq: number } {

@@ -2,7 +2,6 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Tier } from '../domain/plans.js';
 import type { Clock } from '../domain/clock.js';
 import type { RetentionStore } from '../store/rollup-store.js';
-import type { Answer } from '../store/answer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -76,7 +75,7 @@ export class RawRetention {
     checks: ReadonlyArray<{ seq: number; tier: Tier }>,
     report: PruneReport,
     cutoff: (check: { seq: number; tier: Tier }) => number,
-    prune: (seq: number, before: number, limit: number) => Answer<number>,
+    prune: (seq: number, before: number, limit: number) => Promise<number>,
   ): Promise<number> {
     const batchSize = this.options.batchSize ?? 2000;
     let deleted = 0;

@@ -6,7 +6,7 @@ import { DAY_MS, dayKey } from '../domain/cover.js';
 import { HOUR_MS, hourKey } from '../domain/rollup.js';
 import type { RollupReads } from '../store/rollup-store.js';
 import type { StatusPage } from '../store/status-pages.js';
-import type { Answer, LoggedStatus, StateChangeRepo } from '../store/store.js';
+import type { LoggedStatus, StateChangeRepo } from '../store/store.js';
 import type { LastProbe } from '../monitor/live-check.js';
 import { currentOrNext, windowCovers, type MaintenanceWindow } from '../domain/maintenance-windows.js';
 import type { Incident, IncidentUpdate } from '../store/incidents.js';
@@ -109,7 +109,7 @@ export interface MaintenanceNotice {
 }
 
 export interface PageViewDeps {
-  checks: { byId(id: string): Answer<Check | null> };
+  checks: { byId(id: string): Promise<Check | null> };
   rollups: Pick<RollupReads, 'bucketTotals'>;
   stateChanges: Pick<StateChangeRepo, 'between'>;
   /** The check's latest result, live from memory; null before the first since start. */

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 import type { AlertEvent } from '../domain/events.js';
 import type { NewAlert } from './alert-store.js';
 
@@ -25,9 +24,9 @@ export interface OutboxClaim {
 
 export interface AlertOutboxRepo {
   /** Inserts events: only inside the transaction of the observation write that raised them. */
-  add(events: readonly OutboxEvent[]): Answer<void>;
+  add(events: readonly OutboxEvent[]): Promise<void>;
   /** Events written at or before `before`, oldest first: nobody routed them (their central died, or routing failed). */
-  due(before: number, limit: number): Answer<OutboxEvent[]>;
+  due(before: number, limit: number): Promise<OutboxEvent[]>;
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 import type { AlertEventType } from '../domain/events.js';
 import type { AlertOutboxRepo, OutboxClaim } from './alert-outbox.js';
 
@@ -120,25 +119,25 @@ export interface DeliveryFilter {
 }
 
 export interface EmailSettingsRepo {
-  get(accountId: string): Answer<EmailSettings | null>;
-  put(settings: EmailSettings): Answer<void>;
+  get(accountId: string): Promise<EmailSettings | null>;
+  put(settings: EmailSettings): Promise<void>;
   /** Accounts whose email settings send reminders. */
-  remindingAccounts(): Answer<string[]>;
+  remindingAccounts(): Promise<string[]>;
 }
 
 export interface WebhookRepo {
-  list(accountId: string): Answer<Webhook[]>;
-  byId(id: string): Answer<Webhook | null>;
-  count(accountId: string): Answer<number>;
+  list(accountId: string): Promise<Webhook[]>;
+  byId(id: string): Promise<Webhook | null>;
+  count(accountId: string): Promise<number>;
   /** Whether any account has a webhook (the delivery worker starts at boot only then). */
-  any(): Answer<boolean>;
-  urlTaken(accountId: string, urlKey: string): Answer<boolean>;
-  insert(webhook: Webhook): Answer<void>;
+  any(): Promise<boolean>;
+  urlTaken(accountId: string, urlKey: string): Promise<boolean>;
+  insert(webhook: Webhook): Promise<void>;
   /** Writes every field but id, account and creation time. */
-  update(webhook: Webhook): Answer<void>;
-  delete(id: string): Answer<void>;
+  update(webhook: Webhook): Promise<void>;
+  delete(id: string): Promise<void>;
   /** Accounts with a target that sends reminders (the reminder sweep visits only these). */
-  remindingAccounts(): Answer<string[]>;
+  remindingAccounts(): Promise<string[]>;
 }
 
 /** The outcome of one attempt, as the queue records it. */
@@ -161,7 +160,7 @@ export interface DeliveryQueue {
    * Queues alerts in one transaction. `routed`: the outbox events their drain routed, deleted
    * here; an alert routed from one of them is queued only when this call deleted its row.
    */
-  enqueue(alerts: readonly NewAlert[], now: number, routed?: readonly OutboxClaim[]): Answer<void>;
+  enqueue(alerts: readonly NewAlert[], now: number, routed?: readonly OutboxClaim[]): Promise<void>;
   /**
    * Leases up to `limit` due rows (pending ones whose time has come, and sending ones whose
    * lease ran out) until `leaseUntil` and counts the attempt, taking no target past
@@ -170,30 +169,30 @@ export interface DeliveryQueue {
    * the earlier one is finished. Rows whose lease ran out after their retry window are failed
    * instead. One transaction.
    */
-  claim(now: number, leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number): Answer<Delivery[]>;
+  claim(now: number, leaseUntil: number, limit: number, inFlight: ReadonlyMap<string, number>, perTarget: number): Promise<Delivery[]>;
   /** Records outcomes, many in one transaction. */
-  settle(settled: readonly SettledAttempt[], now: number): Answer<void>;
+  settle(settled: readonly SettledAttempt[], now: number): Promise<void>;
   /** settle() then claim() in one transaction: the sender's single write per turn. */
   settleAndClaim(
     settled: readonly SettledAttempt[], now: number, leaseUntil: number, limit: number,
     inFlight: ReadonlyMap<string, number>, perTarget: number,
-  ): Answer<Delivery[]>;
+  ): Promise<Delivery[]>;
   /** Pending deliveries of a removed webhook are dropped. */
-  cancelTarget(channel: DeliveryChannel, target: string, now: number): Answer<number>;
+  cancelTarget(channel: DeliveryChannel, target: string, now: number): Promise<number>;
   /** When the next head of line becomes claimable, or null when none is waiting. */
-  nextDueAt(): Answer<number | null>;
-  byId(id: string): Answer<Delivery | null>;
-  forCheck(checkId: string): Answer<Delivery[]>;
+  nextDueAt(): Promise<number | null>;
+  byId(id: string): Promise<Delivery | null>;
+  forCheck(checkId: string): Promise<Delivery[]>;
   /** The delivery log, newest first; `beforeSeq` is the cursor. */
-  list(filter: DeliveryFilter, page: { limit: number; offset: number; beforeSeq: number | null }): Answer<Array<Delivery & { seq: number }>>;
-  count(filter: DeliveryFilter): Answer<number>;
+  list(filter: DeliveryFilter, page: { limit: number; offset: number; beforeSeq: number | null }): Promise<Array<Delivery & { seq: number }>>;
+  count(filter: DeliveryFilter): Promise<number>;
   /** A failed or cancelled delivery back to pending, due now, with a new retry window; false when it was not finished that way. */
-  requeue(id: string, now: number, retryUntil: number): Answer<boolean>;
+  requeue(id: string, now: number, retryUntil: number): Promise<boolean>;
   /** When the last alert of `event` for the check was queued to the target, or null. */
-  lastQueued(target: string, checkId: string, event: AlertEventType): Answer<number | null>;
-  countByStatus(): Answer<Record<DeliveryStatus, number>>;
+  lastQueued(target: string, checkId: string, event: AlertEventType): Promise<number | null>;
+  countByStatus(): Promise<Record<DeliveryStatus, number>>;
   /** Deletes alerts older than `before` whose deliveries are all finished; returns how many. */
-  prune(before: number): Answer<number>;
+  prune(before: number): Promise<number>;
 }
 
 /** What the domain monitor remembers between lookups (like SslAlertMemory per certificate). */
@@ -207,9 +206,9 @@ export interface DomainMemory {
 }
 
 export interface DomainWatchRepo {
-  get(checkId: string): Answer<DomainMemory | null>;
-  put(memory: DomainMemory): Answer<void>;
-  all(): Answer<DomainMemory[]>;
+  get(checkId: string): Promise<DomainMemory | null>;
+  put(memory: DomainMemory): Promise<void>;
+  all(): Promise<DomainMemory[]>;
 }
 
 export interface AlertStore {

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 
 /** What one key (a person, a client address) has tried within its window. */
 export interface AttemptTally {
@@ -19,11 +18,11 @@ export interface AttemptTallyRepo {
    * past its `forgetAt` starts again from one. Counting moves `forgetAt` to `now + windowMs`;
    * a refusal leaves it, so a locked key opens on time however often it is tried.
    */
-  reserve(key: string, limit: number, now: number, windowMs: number): Answer<{ admitted: boolean; tally: AttemptTally }>;
+  reserve(key: string, limit: number, now: number, windowMs: number): Promise<{ admitted: boolean; tally: AttemptTally }>;
   /** Gives one counted attempt back (it proved right). */
-  release(key: string): Answer<void>;
+  release(key: string): Promise<void>;
   /** Forgets the key's tally (the person signed in). */
-  clear(key: string): Answer<void>;
+  clear(key: string): Promise<void>;
   /** Deletes tallies forgotten before `now`; returns how many. */
-  prune(now: number): Answer<number>;
+  prune(now: number): Promise<number>;
 }

@@ -30,8 +30,8 @@ export const SUBMIT_DELAY_MS = 250;
  * results): they join the next commit, or are flushed SUBMIT_DELAY_MS after the first of them.
  * One failing record is reported and skipped; it never sinks the rest of its batch.
  *
- * Storage-neutral: a store whose applyWrites returns a promise (an asynchronous database) gets
- * one batch at a time; records queue meanwhile and form the next batch. With `parallel` > 1
+ * Storage-neutral: a batch is in flight until the store's applyWrites settles, one at a time by
+ * default; records queue meanwhile and form the next batch. With `parallel` > 1
  * (a database whose commit waits on the disk: PostgreSQL) up to that many batches are in flight
  * at once, and their commits share the disk's flushes; a record of a check (or prober node)
  * that a batch in flight holds waits for it, so each check's writes still commit in order.
@@ -184,7 +184,7 @@ export class BatchWriter {
         else this.busy.set(k, n);
       }
     };
-    let applied: void | Promise<void>;
+    let applied: Promise<void>;
     try {
       applied = this.fence ? this.store.applyWrites(batch, onFailure, this.fence()) : this.store.applyWrites(batch, onFailure);
     } catch (err) {
@@ -192,21 +192,16 @@ export class BatchWriter {
       this.lost(batch, waiters, err);
       return true;
     }
-    if (applied instanceof Promise) {
-      const flight: Promise<void> = applied.then(
-        () => this.settle(batch, waiters, failed),
-        (err: unknown) => this.lost(batch, waiters, err),
-      ).finally(() => {
-        landed();
-        this.inFlight.delete(flight);
-        // What queued meanwhile: at once if someone waits on it, else when its timer says.
-        if (this.records.length > 0 && !this.scheduled && (!this.timer || this.waiters.some(Boolean))) this.flush();
-      });
-      this.inFlight.add(flight);
-      return true;
-    }
-    landed();
-    this.settle(batch, waiters, failed);
+    const flight: Promise<void> = applied.then(
+      () => this.settle(batch, waiters, failed),
+      (err: unknown) => this.lost(batch, waiters, err),
+    ).finally(() => {
+      landed();
+      this.inFlight.delete(flight);
+      // What queued meanwhile: at once if someone waits on it, else when its timer says.
+      if (this.records.length > 0 && !this.scheduled && (!this.timer || this.waiters.some(Boolean))) this.flush();
+    });
+    this.inFlight.add(flight);
     return true;
   }
 

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 
 /** A central as the cluster tables record it (`vigil instances`). */
 export interface InstanceRow {
@@ -48,24 +47,24 @@ export class StaleOwner extends Error {
  */
 export interface ClusterRepo {
   /** Records a process starting under `name` and answers its epoch (1 for a new name, else one more than the last). */
-  join(name: string, version: string, now: number, leaseMs: number): Answer<number>;
+  join(name: string, version: string, now: number, leaseMs: number): Promise<number>;
   /**
    * One renewal, in one unit: the central's row and the lease of every slot it still holds.
    * Answers those slots, or null when the epoch is no longer the name's (another process joined).
    */
-  renew(holder: Holder, now: number, leaseMs: number, checks: number): Answer<number[] | null>;
+  renew(holder: Holder, now: number, leaseMs: number, checks: number): Promise<number[] | null>;
   /** Centrals whose lease has not ended at `now`, by name. */
-  live(now: number): Answer<InstanceRow[]>;
+  live(now: number): Promise<InstanceRow[]>;
   /** Every central ever recorded, by name. */
-  all(): Answer<InstanceRow[]>;
+  all(): Promise<InstanceRow[]>;
   /** Slots nobody holds, or whose lease has ended at `now`. */
-  claimable(now: number): Answer<number[]>;
+  claimable(now: number): Promise<number[]>;
   /** Takes those of `slots` still claimable at `now`; answers the ones won (another central may win the rest). */
-  claim(holder: Holder, slots: readonly number[], now: number, leaseMs: number): Answer<number[]>;
+  claim(holder: Holder, slots: readonly number[], now: number, leaseMs: number): Promise<number[]>;
   /** Gives slots back at once (rebalancing); only slots the holder still holds change. */
-  release(holder: Holder, slots: readonly number[]): Answer<void>;
+  release(holder: Holder, slots: readonly number[]): Promise<void>;
   /** A central stopping: every slot it holds is released and its row is no longer live. */
-  leave(holder: Holder, now: number): Answer<void>;
+  leave(holder: Holder, now: number): Promise<void>;
   /** The fence: whether the holder's epoch is current and its lease runs at `now` (a write from a stale owner checks this in its unit). */
-  holds(holder: Holder, now: number): Answer<boolean>;
+  holds(holder: Holder, now: number): Promise<boolean>;
 }

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 
 /** What a monitoring file's key can name (issue 30); `kind` is free text in both stores, so a new kind needs no migration. */
 export type ConfigKind = 'check' | 'webhook' | 'status_page' | 'maintenance_window';
@@ -16,7 +15,7 @@ export interface ConfigKey {
  */
 export interface ConfigKeyRepo {
   /** The account's keys of this kind, in no particular order. */
-  list(accountId: string, kind: ConfigKind): Answer<ConfigKey[]>;
+  list(accountId: string, kind: ConfigKind): Promise<ConfigKey[]>;
   /** Replaces every key of this kind of the account with these. */
-  replace(accountId: string, kind: ConfigKind, keys: readonly ConfigKey[]): Answer<void>;
+  replace(accountId: string, kind: ConfigKind, keys: readonly ConfigKey[]): Promise<void>;
 }

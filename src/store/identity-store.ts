@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 
 /**
  * A member's account at an OpenID provider (issue 34 item 3): the provider's `iss` and `sub`
@@ -22,12 +21,12 @@ export interface IdentityRepo {
    * Binds the identity; false (and nothing written) when the (issuer, subject) is bound already
    * or the member has one for that issuer: one statement, so two first sign-ins racing bind once.
    */
-  insert(row: IdentityRow): Answer<boolean>;
-  bySubject(issuer: string, subject: string): Answer<IdentityRow | null>;
+  insert(row: IdentityRow): Promise<boolean>;
+  bySubject(issuer: string, subject: string): Promise<IdentityRow | null>;
   /** A member's identities, oldest first. */
-  listForUser(userId: string): Answer<IdentityRow[]>;
+  listForUser(userId: string): Promise<IdentityRow[]>;
   /** After a sign-in with it: when, and the address the provider gave. */
-  recordUse(id: string, email: string | null, at: number): Answer<void>;
+  recordUse(id: string, email: string | null, at: number): Promise<void>;
   /** Removes the member's identity; false when the member has none of that id. */
-  delete(id: string, userId: string): Answer<boolean>;
+  delete(id: string, userId: string): Promise<boolean>;
 }

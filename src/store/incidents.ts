@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 
 /** Issue 29: what an operator says on a status page while something is wrong. */
 export const INCIDENT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
@@ -39,19 +38,19 @@ export interface Incident {
 
 export interface IncidentRepo {
   /** Inserts the incident with its checks and its updates, as one unit. */
-  insert(incident: Incident): Answer<void>;
+  insert(incident: Incident): Promise<void>;
   /**
    * Writes every field but id, page and creation time, replaces its checks, and appends
    * `added` to its timeline, as one unit.
    */
-  save(incident: Incident, added: IncidentUpdate | null): Answer<void>;
-  delete(id: string): Answer<void>;
-  byId(id: string): Answer<Incident | null>;
+  save(incident: Incident, added: IncidentUpdate | null): Promise<void>;
+  delete(id: string): Promise<void>;
+  byId(id: string): Promise<Incident | null>;
   /** The page's incidents, newest first. */
-  list(pageId: string, page: { limit: number; offset: number }): Answer<Incident[]>;
-  count(pageId: string): Answer<number>;
+  list(pageId: string, page: { limit: number; offset: number }): Promise<Incident[]>;
+  count(pageId: string): Promise<number>;
   /** What the public page shows: every open incident, and those resolved at or after `since`; newest first. */
-  shown(pageId: string, since: number): Answer<Incident[]>;
+  shown(pageId: string, since: number): Promise<Incident[]>;
   /** The open incident Vigil opened for the check on the page and still runs, if any. */
-  openAuto(pageId: string, checkId: string): Answer<Incident | null>;
+  openAuto(pageId: string, checkId: string): Promise<Incident | null>;
 }

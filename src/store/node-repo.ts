@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 /** A registered prober node as the store keeps it (the token only as its hash). */
 export interface NodeRecord {
   id: string;
@@ -30,29 +29,29 @@ export interface NodeCursor {
 }
 
 export interface NodeRepo {
-  insert(node: NodeRecord, tokenHash: Buffer): Answer<void>;
-  byTokenHash(hash: Buffer): Answer<NodeRecord | null>;
-  byId(id: string): Answer<NodeRow | null>;
+  insert(node: NodeRecord, tokenHash: Buffer): Promise<void>;
+  byTokenHash(hash: Buffer): Promise<NodeRecord | null>;
+  byId(id: string): Promise<NodeRow | null>;
   /** Every node, revoked ones included, oldest first. */
-  list(): Answer<NodeRow[]>;
-  revoke(id: string, at: number): Answer<void>;
+  list(): Promise<NodeRow[]>;
+  revoke(id: string, at: number): Promise<void>;
   /** Ids among `ids` that are revoked (the server polls this: the CLI is another process). */
-  revokedAmong(ids: string[]): Answer<string[]>;
+  revokedAmong(ids: string[]): Promise<string[]>;
   /** Regions that have at least one node not revoked, sorted. */
-  regions(): Answer<Array<{ region: string; nodes: number }>>;
+  regions(): Promise<Array<{ region: string; nodes: number }>>;
   /**
    * What a central sees of a node it has heard from. Several centrals may write one node (it
    * moved): the write that heard from it last wins, so a central the node left does not mark
    * it disconnected over the one it is connected to now.
    */
-  saveLive(id: string, live: NodeLiveFigures): Answer<void>;
+  saveLive(id: string, live: NodeLiveFigures): Promise<void>;
   /**
    * At start: nodes last heard from before `seenBefore` are not connected, whatever the last run
    * left (a single server passes its start; several centrals leave the others' nodes alone).
    */
-  markDisconnected(seenBefore: number): Answer<void>;
+  markDisconnected(seenBefore: number): Promise<void>;
   /** Nodes not revoked that a central heard from, connected, at or after `seenSince` (several centrals: where each region's nodes are). */
-  connectedSince(seenSince: number): Answer<Array<{ id: string; region: string; lastSeenAt: number }>>;
-  cursor(id: string): Answer<NodeCursor>;
-  setCursor(id: string, cursor: NodeCursor): Answer<void>;
+  connectedSince(seenSince: number): Promise<Array<{ id: string; region: string; lastSeenAt: number }>>;
+  cursor(id: string): Promise<NodeCursor>;
+  setCursor(id: string, cursor: NodeCursor): Promise<void>;
 }

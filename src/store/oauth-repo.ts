@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 import type { Scope } from '../domain/records.js';
 
 /**
@@ -44,23 +43,23 @@ export interface FoundToken extends OAuthToken {
 }
 
 export interface OAuthRepo {
-  insertSignup(signup: AgentSignup, claimHash: Buffer): Answer<void>;
-  signupByClaimHash(hash: Buffer): Answer<AgentSignup | null>;
+  insertSignup(signup: AgentSignup, claimHash: Buffer): Promise<void>;
+  signupByClaimHash(hash: Buffer): Promise<AgentSignup | null>;
   /** The signup that created the account (its agent's name), or null for an account made otherwise. */
-  signupOf(accountId: string): Answer<AgentSignup | null>;
+  signupOf(accountId: string): Promise<AgentSignup | null>;
   /** Records the claim unless one is recorded; true when this call claimed. */
-  markClaimed(accountId: string, at: number): Answer<boolean>;
+  markClaimed(accountId: string, at: number): Promise<boolean>;
   /** Signups created at or after `from` (the daily limit). */
-  countSignupsSince(from: number): Answer<number>;
+  countSignupsSince(from: number): Promise<number>;
 
-  insertGrant(grant: OAuthGrant): Answer<void>;
+  insertGrant(grant: OAuthGrant): Promise<void>;
   /** Revokes the grant and so every token issued under it; credential caches see it. */
-  revokeGrant(id: string, at: number): Answer<void>;
+  revokeGrant(id: string, at: number): Promise<void>;
 
-  insertToken(token: OAuthToken, hash: Buffer): Answer<void>;
-  tokenByHash(hash: Buffer): Answer<FoundToken | null>;
+  insertToken(token: OAuthToken, hash: Buffer): Promise<void>;
+  tokenByHash(hash: Buffer): Promise<FoundToken | null>;
   /** Spends a refresh token; true when this call spent it (it was unused until now). */
-  markUsed(id: string, at: number): Answer<boolean>;
+  markUsed(id: string, at: number): Promise<boolean>;
   /** Deletes tokens expired before `cutoff`, then grants left without a token; returns tokens deleted. */
-  pruneExpired(cutoff: number): Answer<number>;
+  pruneExpired(cutoff: number): Promise<number>;
 }

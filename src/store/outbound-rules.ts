@@ -1,6 +1,5 @@
 import { accountRule, type OutboundSettings, type PrivateRefusal } from '../domain/outbound-policy.js';
 import { Lru } from '../util/lru.js';
-import { whenAnswered, type Answer } from './answer.js';
 import type { Store } from './store.js';
 
 /**
@@ -12,6 +11,8 @@ import type { Store } from './store.js';
 export class OutboundRules {
   private readonly known = new Lru<string, PrivateRefusal | null>(10_000);
   private readonly fixed: PrivateRefusal | null | undefined;
+  /** Accounts whose rule the store is being asked for: the checks of an account scheduled at start ask once. */
+  private readonly asking = new Map<string, Promise<PrivateRefusal | null>>();
 
   constructor(
     private readonly settings: OutboundSettings,
@@ -21,15 +22,24 @@ export class OutboundRules {
     this.fixed = strangers === accountRule(settings, false) ? strangers : undefined;
   }
 
-  /** The account's rule: at once when known (or the config decides), else once the store answers. */
-  forAccount(accountId: string): Answer<PrivateRefusal | null> {
-    if (this.fixed !== undefined) return this.fixed;
-    const rule = this.known.get(accountId);
-    if (rule !== undefined) return rule;
-    return whenAnswered(this.accounts.createdBySignup(accountId), (bySignup) => {
-      const answer = accountRule(this.settings, bySignup);
-      this.known.set(accountId, answer);
-      return answer;
-    });
+  /** The account's rule when known now (cached, or the config decides); else undefined: ask forAccount. */
+  knownFor(accountId: string): PrivateRefusal | null | undefined {
+    return this.fixed !== undefined ? this.fixed : this.known.get(accountId);
+  }
+
+  /** The account's rule once the store has answered (one question per account at a time). */
+  forAccount(accountId: string): Promise<PrivateRefusal | null> {
+    const known = this.knownFor(accountId);
+    if (known !== undefined) return Promise.resolve(known);
+    let asked = this.asking.get(accountId);
+    if (asked === undefined) {
+      asked = this.accounts.createdBySignup(accountId).then((bySignup) => {
+        const answer = accountRule(this.settings, bySignup);
+        this.known.set(accountId, answer);
+        return answer;
+      }).finally(() => this.asking.delete(accountId));
+      this.asking.set(accountId, asked);
+    }
+    return asked;
   }
 }

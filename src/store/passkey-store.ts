@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 
 /** A passkey (WebAuthn credential) a member registered (issue 28). */
 export interface PasskeyRow {
@@ -39,22 +38,22 @@ export interface AuthChallengeRow {
 }
 
 export interface PasskeyRepo {
-  insert(row: PasskeyRow): Answer<void>;
+  insert(row: PasskeyRow): Promise<void>;
   /** A member's passkeys, oldest first. */
-  listForUser(userId: string): Answer<PasskeyRow[]>;
-  byCredentialId(credentialId: string): Answer<PasskeyRow | null>;
+  listForUser(userId: string): Promise<PasskeyRow[]>;
+  byCredentialId(credentialId: string): Promise<PasskeyRow | null>;
   /** Renames the member's passkey; false when the member has no passkey of that id. */
-  rename(id: string, userId: string, name: string): Answer<boolean>;
+  rename(id: string, userId: string, name: string): Promise<boolean>;
   /** Removes the member's passkey; false when the member has no passkey of that id. */
-  delete(id: string, userId: string): Answer<boolean>;
+  delete(id: string, userId: string): Promise<boolean>;
   /** After a sign-in with it: the new signature counter and when. */
-  recordUse(id: string, counter: number, at: number): Answer<void>;
-  insertChallenge(row: AuthChallengeRow): Answer<void>;
+  recordUse(id: string, counter: number, at: number): Promise<void>;
+  insertChallenge(row: AuthChallengeRow): Promise<void>;
   /**
    * Removes and returns the challenge of this hash and purpose if it has not expired at `now`,
    * else null: one statement, so two requests racing with one challenge cannot both have it.
    */
-  takeChallenge(hash: Buffer, purpose: string, now: number): Answer<AuthChallengeRow | null>;
+  takeChallenge(hash: Buffer, purpose: string, now: number): Promise<AuthChallengeRow | null>;
   /** Deletes challenges expired at `now`; returns how many. */
-  pruneChallenges(now: number): Answer<number>;
+  pruneChallenges(now: number): Promise<number>;
 }

@@ -1,36 +1,35 @@
-import type { Answer } from './answer.js';
 import type { Actor, Role, User } from '../domain/people.js';
 
 /** Members of accounts (issue 28): people with a role, their set-up links and recovery codes. */
 export interface UserRepo {
-  insert(user: User): Answer<void>;
-  byId(id: string): Answer<User | null>;
+  insert(user: User): Promise<void>;
+  byId(id: string): Promise<User | null>;
   /** Case-insensitive: one person, one address, across the server. */
-  byEmail(email: string): Answer<User | null>;
+  byEmail(email: string): Promise<User | null>;
   /** The members of one account, or of every account with null, oldest first. */
-  list(accountId: string | null): Answer<User[]>;
-  countOwners(accountId: string): Answer<number>;
-  setRole(id: string, role: Role, now: number): Answer<void>;
-  setPassword(id: string, passwordHash: string, now: number): Answer<void>;
+  list(accountId: string | null): Promise<User[]>;
+  countOwners(accountId: string): Promise<number>;
+  setRole(id: string, role: Role, now: number): Promise<void>;
+  setPassword(id: string, passwordHash: string, now: number): Promise<void>;
   /** A pending secret (enabledAt null), an enabled one, or none (secret null). */
-  setTotp(id: string, secret: string | null, enabledAt: number | null, now: number): Answer<void>;
+  setTotp(id: string, secret: string | null, enabledAt: number | null, now: number): Promise<void>;
   /**
    * Records the TOTP step just accepted, only if it is later than the last one: false when it is
    * not (the same code twice), in one statement so two sign-ins racing cannot both use it.
    */
-  useTotpStep(id: string, step: number): Answer<boolean>;
+  useTotpStep(id: string, step: number): Promise<boolean>;
   /** Deletes the member with their sessions, links and recovery codes. */
-  delete(id: string): Answer<void>;
-  insertSetupLink(tokenHash: Buffer, userId: string, createdAt: number, expiresAt: number): Answer<void>;
+  delete(id: string): Promise<void>;
+  insertSetupLink(tokenHash: Buffer, userId: string, createdAt: number, expiresAt: number): Promise<void>;
   /** Retires the member's unused set-up links (a new one replaces them). */
-  retireSetupLinks(userId: string, now: number): Answer<void>;
+  retireSetupLinks(userId: string, now: number): Promise<void>;
   /** Marks an unused, unexpired set-up link used and returns its user, or null (one statement). */
-  redeemSetupLink(tokenHash: Buffer, now: number): Answer<string | null>;
+  redeemSetupLink(tokenHash: Buffer, now: number): Promise<string | null>;
   /** Replaces the member's recovery codes (their hashes). */
-  replaceRecoveryCodes(userId: string, codeHashes: Buffer[], now: number): Answer<void>;
+  replaceRecoveryCodes(userId: string, codeHashes: Buffer[], now: number): Promise<void>;
   /** Uses one unused recovery code: true when it was there (one statement). */
-  useRecoveryCode(userId: string, codeHash: Buffer, now: number): Answer<boolean>;
-  unusedRecoveryCodes(userId: string): Answer<number>;
+  useRecoveryCode(userId: string, codeHash: Buffer, now: number): Promise<boolean>;
+  unusedRecoveryCodes(userId: string): Promise<number>;
 }
 
 /** One line of the audit log (issue 28 item 4). */
@@ -60,9 +59,9 @@ export interface AuditQuery {
 }
 
 export interface AuditRepo {
-  append(entry: Omit<AuditEntry, 'seq'>): Answer<void>;
+  append(entry: Omit<AuditEntry, 'seq'>): Promise<void>;
   /** Newest first; `beforeSeq` is the cursor. */
-  list(query: AuditQuery, page: { limit: number; beforeSeq: number | null }): Answer<AuditEntry[]>;
+  list(query: AuditQuery, page: { limit: number; beforeSeq: number | null }): Promise<AuditEntry[]>;
   /** Deletes entries older than `cutoff`; returns how many. */
-  deleteOlderThan(cutoff: number): Answer<number>;
+  deleteOlderThan(cutoff: number): Promise<number>;
 }

@@ -1,5 +1,4 @@
 import type { ProbeResult } from '../domain/probe-types.js';
-import type { Answer } from './answer.js';
 
 /**
  * The inbox of several centrals: an observation one central received for a check another owns
@@ -48,7 +47,7 @@ export interface PingInboxRepo {
   /** In the batch that records the entry (`ObservationWrite.inboxSeq`): recorded exactly once. */
   remove(seq: number): void;
   /** The oldest entries of checks in these slots. */
-  take(slots: readonly number[], limit: number): Answer<InboxItem[]>;
+  take(slots: readonly number[], limit: number): Promise<InboxItem[]>;
 }
 
 /** How an entry is kept in a row: a result's `details` column holds the result. */

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 import type { Tier } from '../domain/plans.js';
 import type { ProbeResult } from '../domain/probe-types.js';
 import type { Interval } from '../domain/ranges.js';
@@ -74,32 +73,32 @@ export function addBucket(a: BucketSums, b: BucketSums): BucketSums {
 
 export interface RollupReads {
   /** The check's buckets of one level starting in [from, to), oldest first, what is still buffered included unless told not to. */
-  buckets(checkSeq: number, level: RollupLevel, from: number, to: number, withBuffered?: boolean): Answer<BucketSums[]>;
+  buckets(checkSeq: number, level: RollupLevel, from: number, to: number, withBuffered?: boolean): Promise<BucketSums[]>;
   /** What is buffered in memory for one bucket (the check's open minutes in it); null when nothing is. */
-  bufferedBucket(checkSeq: number, level: RollupLevel, at: number): Answer<BucketSums | null>;
+  bufferedBucket(checkSeq: number, level: RollupLevel, at: number): Promise<BucketSums | null>;
   /**
    * Ids of the check's buckets buffered in memory: when an id seen earlier is gone, that bucket
    * has been written to its row since (a reader caching rows knows to read them again).
    */
-  bufferedIds(checkSeq: number): Answer<number[]>;
-  openBuckets(): Answer<OpenBuckets>;
-  horizons(checkSeq: number): Answer<Horizons>;
+  bufferedIds(checkSeq: number): Promise<number[]>;
+  openBuckets(): Promise<OpenBuckets>;
+  horizons(checkSeq: number): Promise<Horizons>;
   /** Rows whose bucket start lies in one of the half-open intervals. */
-  rows(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Answer<RollupRow[]>;
+  rows(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Promise<RollupRow[]>;
   /** The buckets of the intervals (rows and what is buffered) summed into one Rollup, histograms merged (single-range statistics). */
-  rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Answer<Rollup>;
-  totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Answer<RollupTotals>;
+  rollup(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Promise<Rollup>;
+  totals(checkSeq: number, level: RollupLevel, intervals: readonly Interval[]): Promise<RollupTotals>;
   /**
    * Each bucket of the level starting in [from, to) that has results, as [bucket start, totals]
    * in time order (rows and what is buffered): bars and sparklines in one read.
    */
-  bucketTotals(checkSeq: number, level: RollupLevel, from: number, to: number): Answer<Array<[number, RollupTotals]>>;
+  bucketTotals(checkSeq: number, level: RollupLevel, from: number, to: number): Promise<Array<[number, RollupTotals]>>;
   /**
    * Results whose time lies in one of the intervals: history rows that are not events, with
    * status up or down (a heartbeat's job-start ping is not a result). Whatever writes such a
    * row must hand the same result to the aggregator, or rollups and raw edges disagree.
    */
-  rawSamples(checkSeq: number, intervals: readonly Interval[]): Answer<RollupSample[]>;
+  rawSamples(checkSeq: number, intervals: readonly Interval[]): Promise<RollupSample[]>;
 }
 
 /**
@@ -123,15 +122,15 @@ export interface RollupStore extends ResultAggregator, RollupReads {
 /** What raw-history retention needs from the store. */
 export interface RetentionStore {
   transaction<T>(fn: () => Promise<T>): Promise<T>;
-  openBuckets(): Answer<OpenBuckets>;
-  checkTiers(): Answer<Array<{ seq: number; tier: Tier }>>;
+  openBuckets(): Promise<OpenBuckets>;
+  checkTiers(): Promise<Array<{ seq: number; tier: Tier }>>;
   /**
    * Deletes up to `limit` of the check's raw history rows older than `before`, oldest first, and
    * raises its raw horizon to `before` when it deletes any. Returns the number deleted.
    */
-  pruneRaw(checkSeq: number, before: number, limit: number): Answer<number>;
+  pruneRaw(checkSeq: number, before: number, limit: number): Promise<number>;
   /** The same for minute rollups (hour and day rollups are kept for good). */
-  pruneMinutes(checkSeq: number, before: number, limit: number): Answer<number>;
+  pruneMinutes(checkSeq: number, before: number, limit: number): Promise<number>;
   /**
    * A store that partitions by time (PostgreSQL) drops whole partitions of raw history older than
    * `rawBefore` and of minute rollups older than `minutesBefore`, raising the horizons of the

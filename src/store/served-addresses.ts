@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 /** The public addresses a running server serves on (issue 23): what the CLI prints when it has none of its own. */
 export interface ServedAddresses {
   publicUrl: string;
@@ -10,6 +9,6 @@ export interface ServedAddresses {
 
 export interface ServedAddressesRepo {
   /** What the last server to start on this data directory recorded; null before any did. */
-  get(): Answer<ServedAddresses | null>;
-  record(addresses: ServedAddresses): Answer<void>;
+  get(): Promise<ServedAddresses | null>;
+  record(addresses: ServedAddresses): Promise<void>;
 }

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 /** Dashboard sessions and login links beside the store (SQLite now, like the rest of it). */
 
 export interface SessionRow {
@@ -18,20 +17,20 @@ export interface SessionRow {
 }
 
 export interface SessionStore {
-  insert(session: SessionRow, tokenHash: Buffer): Answer<void>;
-  byTokenHash(tokenHash: Buffer): Answer<SessionRow | null>;
-  byId(id: string): Answer<SessionRow | null>;
+  insert(session: SessionRow, tokenHash: Buffer): Promise<void>;
+  byTokenHash(tokenHash: Buffer): Promise<SessionRow | null>;
+  byId(id: string): Promise<SessionRow | null>;
   /** The member's unexpired sessions at `now`, newest first. */
-  listForUser(userId: string, now: number): Answer<SessionRow[]>;
-  delete(id: string): Answer<void>;
+  listForUser(userId: string, now: number): Promise<SessionRow[]>;
+  delete(id: string): Promise<void>;
   /** Deletes every session of the member but `keep` (null: all of them); returns how many. */
-  deleteForUser(userId: string, keep: string | null): Answer<number>;
+  deleteForUser(userId: string, keep: string | null): Promise<number>;
   /** Deletes sessions expired before `now`; returns how many. */
-  pruneExpired(now: number): Answer<number>;
-  insertLoginLink(tokenHash: Buffer, accountId: string, createdAt: number, expiresAt: number): Answer<void>;
+  pruneExpired(now: number): Promise<number>;
+  insertLoginLink(tokenHash: Buffer, accountId: string, createdAt: number, expiresAt: number): Promise<void>;
   /**
    * Marks an unused, unexpired link used and returns its account, or null: one statement, so
    * two redemptions racing cannot both succeed.
    */
-  redeemLoginLink(tokenHash: Buffer, now: number): Answer<string | null>;
+  redeemLoginLink(tokenHash: Buffer, now: number): Promise<string | null>;
 }

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 /** A public status page (issue 15): which of an account's checks it shows, in this order. */
 export interface StatusPage {
   id: string;
@@ -28,26 +27,26 @@ export interface StatusPage {
 }
 
 export interface StatusPageRepo {
-  insert(page: StatusPage): Answer<void>;
+  insert(page: StatusPage): Promise<void>;
   /** Replaces every field but id, accountId and createdAt. */
-  update(page: StatusPage): Answer<void>;
-  delete(id: string): Answer<void>;
-  byId(id: string): Answer<StatusPage | null>;
-  bySlug(slug: string): Answer<StatusPage | null>;
-  byDomain(host: string): Answer<StatusPage | null>;
-  listForAccount(accountId: string): Answer<StatusPage[]>;
+  update(page: StatusPage): Promise<void>;
+  delete(id: string): Promise<void>;
+  byId(id: string): Promise<StatusPage | null>;
+  bySlug(slug: string): Promise<StatusPage | null>;
+  byDomain(host: string): Promise<StatusPage | null>;
+  listForAccount(accountId: string): Promise<StatusPage[]>;
   /** True when at least one page lists the check (badges exist only for those). */
-  listsCheck(checkId: string): Answer<boolean>;
+  listsCheck(checkId: string): Promise<boolean>;
   /** Slugs of the pages that list the check (what a change of it makes stale). */
-  slugsListing(checkId: string): Answer<string[]>;
+  slugsListing(checkId: string): Promise<string[]>;
   /** Pages with `autoIncidents` on that list the check (issue 29). */
-  autoIncidentPages(checkId: string): Answer<StatusPage[]>;
+  autoIncidentPages(checkId: string): Promise<StatusPage[]>;
 }
 
 /** What `/readyz` and `/metrics` ask of the store beyond the repositories. */
 export interface OperationsRepo {
   /** Writes and commits one row; throws when the database cannot take writes. */
-  touch(now: number): Answer<void>;
+  touch(now: number): Promise<void>;
   /** Alert deliveries waiting to be sent or being sent. */
-  pendingDeliveries(): Answer<number>;
+  pendingDeliveries(): Promise<number>;
 }

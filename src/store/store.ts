@@ -14,14 +14,12 @@ import type { ChangeBus } from './change-bus.js';
 import type { PingInboxRepo } from './ping-inbox.js';
 import type { KumaImportRepo } from './kuma-imports.js';
 import type { MaintenanceWindowRepo } from './maintenance-windows.js';
-import type { Answer } from './answer.js';
 import type { ConfigKeyRepo } from './config-keys.js';
 import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
 import type { SubscriberRepo } from './subscribers.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
 
-export { whenAnswered, type Answer } from './answer.js';
 
 /**
  * The store is the interface the services call (SQLite now; DESIGN "Scaling past one machine").
@@ -106,47 +104,46 @@ export interface Store {
   /**
    * Applies a batch of monitoring writes as one transaction (group commit). A record that fails
    * on its own is reported to `failed` and the rest still commit; a failure of the commit
-   * itself throws (or rejects, for a store that answers with a promise). With a `fence` (several
-   * centrals), the transaction first checks that the writer still holds its lease and throws
-   * (rejects with) `StaleOwner`, writing nothing, when it does not.
+   * itself rejects. With a `fence` (several centrals), the transaction first checks that the
+   * writer still holds its lease and rejects with `StaleOwner`, writing nothing, when it does not.
    */
-  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence): Answer<void>;
+  applyWrites(batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence): Promise<void>;
   /** Settles once every connection (background ones too) has closed. */
   close(): Promise<void>;
 }
 
 export interface AccountRepo {
-  insert(account: Account): Answer<void>;
-  byId(id: string): Answer<Account | null>;
-  byEmail(email: string): Answer<Account | null>;
-  count(): Answer<number>;
+  insert(account: Account): Promise<void>;
+  byId(id: string): Promise<Account | null>;
+  byEmail(email: string): Promise<Account | null>;
+  count(): Promise<number>;
   /** Every account, oldest first (the CLI's account list). */
-  all(): Answer<Account[]>;
+  all(): Promise<Account[]>;
   /** Marks an agent-created account claimed (spec 3); credential caches see the change. */
-  setClaimed(id: string): Answer<void>;
+  setClaimed(id: string): Promise<void>;
   /** Unclaimed accounts created at or before `cutoff`, oldest first (the claim lifecycle). */
-  unclaimedCreatedBefore(cutoff: number): Answer<Account[]>;
+  unclaimedCreatedBefore(cutoff: number): Promise<Account[]>;
   /** Whether agent signup created the account (claimed since or not). */
-  createdBySignup(id: string): Answer<boolean>;
+  createdBySignup(id: string): Promise<boolean>;
   /**
    * Deletes the account with every row kept by account (keys, alert settings and deliveries,
    * OAuth grants and tokens, idempotency records). Its checks must be removed first (through
    * ChecksService, so their history goes and the engine lets go of them).
    */
-  delete(id: string): Answer<void>;
+  delete(id: string): Promise<void>;
 }
 
 /** A key found by its hash, with what authentication needs to decide. */
 export interface KeyRepo {
-  insert(key: ApiKey, hash: Buffer): Answer<void>;
-  byHash(hash: Buffer): Answer<ApiKey | null>;
-  byId(id: string): Answer<ApiKey | null>;
+  insert(key: ApiKey, hash: Buffer): Promise<void>;
+  byHash(hash: Buffer): Promise<ApiKey | null>;
+  byId(id: string): Promise<ApiKey | null>;
   /** Keys of one account, or of every account with null, oldest first (revoked ones included). */
-  list(accountId: string | null): Answer<ApiKey[]>;
+  list(accountId: string | null): Promise<ApiKey[]>;
   /** Keys that still count against the plan's allowance (not revoked). */
-  countLive(accountId: string): Answer<number>;
-  setDisabled(id: string, disabled: boolean): Answer<void>;
-  revoke(id: string, at: number): Answer<void>;
+  countLive(accountId: string): Promise<number>;
+  setDisabled(id: string, disabled: boolean): Promise<void>;
+  revoke(id: string, at: number): Promise<void>;
 }
 
 export type ListStatus = 'up' | 'down' | 'paused';
@@ -161,46 +158,55 @@ export interface CheckQuery {
 
 export interface CheckRepo {
   /** Inserts and returns the new check's sequence number. */
-  insert(check: Omit<Check, 'seq'>, urlKey: string | null, heartbeatTokenHash: Buffer | null): Answer<number>;
-  byId(id: string): Answer<Check | null>;
+  insert(check: Omit<Check, 'seq'>, urlKey: string | null, heartbeatTokenHash: Buffer | null): Promise<number>;
+  byId(id: string): Promise<Check | null>;
   /** Dashboard order (creation order). `afterSeq` is the cursor; `offset` the page. */
-  list(query: CheckQuery, page: { limit: number; offset: number; afterSeq: number | null }): Answer<Check[]>;
-  count(query: CheckQuery): Answer<number>;
-  countForAccount(accountId: string): Answer<number>;
+  list(query: CheckQuery, page: { limit: number; offset: number; afterSeq: number | null }): Promise<Check[]>;
+  count(query: CheckQuery): Promise<number>;
+  countForAccount(accountId: string): Promise<number>;
   /** True when another check of the account already has this normalised URL. */
-  urlTaken(accountId: string, urlKey: string, exceptId: string | null): Answer<boolean>;
-  updateSettings(id: string, settings: CheckSettings, urlKey: string | null, now: number): Answer<void>;
-  setDisabled(id: string, disabled: boolean, reason: string | null, now: number): Answer<void>;
-  setMaintenance(id: string, on: boolean, until: number | null, now: number): Answer<void>;
+  urlTaken(accountId: string, urlKey: string, exceptId: string | null): Promise<boolean>;
+  updateSettings(id: string, settings: CheckSettings, urlKey: string | null, now: number): Promise<void>;
+  setDisabled(id: string, disabled: boolean, reason: string | null, now: number): Promise<void>;
+  setMaintenance(id: string, on: boolean, until: number | null, now: number): Promise<void>;
   /** Whether a scheduled maintenance window is in force for the check (issue 27). */
-  setWindowMaintenance(id: string, on: boolean, now: number): Answer<void>;
+  setWindowMaintenance(id: string, on: boolean, now: number): Promise<void>;
   /** Ids of the checks a window holds in maintenance now. */
-  inWindowMaintenance(): Answer<string[]>;
-  delete(id: string): Answer<void>;
-  setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): Answer<void>;
+  inWindowMaintenance(): Promise<string[]>;
+  delete(id: string): Promise<void>;
+  setHeartbeatToken(id: string, token: string, hash: Buffer, now: number): Promise<void>;
   /** Moves on every write to any check: a validator for caches of rendered checks. */
   version(): number;
   /**
    * The checks another process (the CLI) created or changed since the last call, their cached
    * records and lists dropped. Cheap when there are none: it reads the database at all only when
    * another connection has committed, and at most once per turn of the event loop. Deletions by
-   * another process are not reported.
+   * another process are not reported. Answers at once, as version() does (GET /checks is a hot
+   * path): SQLite reads its own connection, PostgreSQL hands over what poll() found; while a unit
+   * of work another caller opened is in progress SQLite reports nothing, and the next call does.
    */
-  writtenElsewhere(): Answer<Check[]>;
+  writtenElsewhere(): Check[];
+  /**
+   * byId answered without waiting where the store can (SQLite, unless a unit of work another
+   * caller opened is in progress): the one synchronous read, kept for GET /checks/{id} (a hot
+   * path). Undefined when it cannot now; absent on a store over the network (PostgreSQL). The
+   * caller then awaits byId.
+   */
+  byIdNow?(id: string): Check | null | undefined;
   /**
    * A store that learns of other processes' checks by polling (PostgreSQL): reads them now, for
    * the next writtenElsewhere(), instead of at the next poll. Absent where writtenElsewhere()
    * reads the database itself (SQLite).
    */
-  poll?(): Answer<void>;
+  poll?(): Promise<void>;
   /** Every enabled check, streamed without filling the record cache (engine start). */
-  forEachEnabled(visit: (check: Check) => void): Answer<void>;
+  forEachEnabled(visit: (check: Check) => void): Promise<void>;
   /** Every heartbeat check, paused ones too (their pings are still recorded). */
-  allHeartbeats(): Answer<Check[]>;
+  allHeartbeats(): Promise<Check[]>;
   /** What monitoring learned; `sync` also writes the timing fields (spec 2.2 rule 2). */
-  saveRuntime(id: string, runtime: RuntimeWrite): Answer<void>;
+  saveRuntime(id: string, runtime: RuntimeWrite): Promise<void>;
   /** What the domain monitor learned (spec 2.2 `domain`); the one writer of that field. */
-  saveDomain(id: string, domain: DomainInfo | null): Answer<void>;
+  saveDomain(id: string, domain: DomainInfo | null): Promise<void>;
 }
 
 /** Everything but `domain`: the domain monitor owns that field (saveDomain). */
@@ -244,17 +250,17 @@ export interface RecentResult {
 }
 
 export interface HistoryRepo {
-  insertEvent(event: HistoryEventInput): Answer<void>;
-  insertResult(result: HistoryResultInput): Answer<void>;
+  insertEvent(event: HistoryEventInput): Promise<void>;
+  insertResult(result: HistoryResultInput): Promise<void>;
   /** `before` is the cursor: [at, id] of the last row served. */
-  list(query: HistoryQuery, page: { limit: number; offset: number; before: [number, number] | null }): Answer<HistoryRow[]>;
-  count(query: HistoryQuery): Answer<number>;
-  forCheck(checkSeq: number, limit: number): Answer<HistoryRow[]>;
+  list(query: HistoryQuery, page: { limit: number; offset: number; before: [number, number] | null }): Promise<HistoryRow[]>;
+  count(query: HistoryQuery): Promise<number>;
+  forCheck(checkSeq: number, limit: number): Promise<HistoryRow[]>;
   /** The latest results (probes and pings that succeeded or failed, and missed heartbeat deadlines), newest first. */
-  recentResults(checkSeq: number, limit: number): Answer<RecentResult[]>;
+  recentResults(checkSeq: number, limit: number): Promise<RecentResult[]>;
   /** Time of the newest entry of this kind, or null. */
-  lastAt(checkSeq: number, kind: 'probe' | 'ping'): Answer<number | null>;
-  deleteForCheck(checkSeq: number): Answer<void>;
+  lastAt(checkSeq: number, kind: 'probe' | 'ping'): Promise<number | null>;
+  deleteForCheck(checkSeq: number): Promise<void>;
 }
 
 export interface IdempotencyRecord {
@@ -269,17 +275,17 @@ export interface IdempotencyRecord {
 }
 
 export interface IdempotencyRepo {
-  get(accountId: string, key: string): Answer<IdempotencyRecord | null>;
-  put(record: IdempotencyRecord): Answer<void>;
-  deleteOlderThan(cutoff: number): Answer<number>;
+  get(accountId: string, key: string): Promise<IdempotencyRecord | null>;
+  put(record: IdempotencyRecord): Promise<void>;
+  deleteOlderThan(cutoff: number): Promise<number>;
 }
 
 /** A status a check entered: up/down from results, paused/pending from pause and resume. */
 export type LoggedStatus = 'up' | 'down' | 'paused' | 'pending';
 
 export interface StateChangeRepo {
-  append(checkSeq: number, at: number, status: LoggedStatus): Answer<void>;
+  append(checkSeq: number, at: number, status: LoggedStatus): Promise<void>;
   /** Changes in [from, to], plus the last one before `from` (the state in force at `from`). */
-  between(checkSeq: number, from: number, to: number): Answer<Array<{ at: number; status: LoggedStatus }>>;
-  deleteForCheck(checkSeq: number): Answer<void>;
+  between(checkSeq: number, from: number, to: number): Promise<Array<{ at: number; status: LoggedStatus }>>;
+  deleteForCheck(checkSeq: number): Promise<void>;
 }

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 
 /** Issue 29: who follows a status page, by email (after double opt-in) or by webhook. */
 export type SubscriberKind = 'email' | 'webhook';
@@ -47,20 +46,20 @@ export interface SubscriberRepo {
    * subscribers (pending ones count), as one unit. The page's pending subscribers past their
    * cutoff are dropped first.
    */
-  add(subscriber: Subscriber, max: number, expireBefore: PendingCutoffs): Answer<SubscribeOutcome>;
-  byToken(token: string): Answer<Subscriber | null>;
-  byId(id: string): Answer<Subscriber | null>;
+  add(subscriber: Subscriber, max: number, expireBefore: PendingCutoffs): Promise<SubscribeOutcome>;
+  byToken(token: string): Promise<Subscriber | null>;
+  byId(id: string): Promise<Subscriber | null>;
   /** True when this call confirmed it (false: gone, or confirmed already). */
-  confirm(id: string, at: number): Answer<boolean>;
-  delete(id: string): Answer<void>;
+  confirm(id: string, at: number): Promise<boolean>;
+  delete(id: string): Promise<void>;
   /** Oldest first. */
-  list(pageId: string, page: { limit: number; offset: number }): Answer<Subscriber[]>;
-  counts(pageId: string): Answer<SubscriberCounts>;
+  list(pageId: string, page: { limit: number; offset: number }): Promise<Subscriber[]>;
+  counts(pageId: string): Promise<SubscriberCounts>;
   /**
    * Drops subscribers of this kind, on every page, still pending and created before `before`; how
    * many. A conditional delete: safe to run twice, and on several centrals at once.
    */
-  expirePending(kind: SubscriberKind, before: number): Answer<number>;
+  expirePending(kind: SubscriberKind, before: number): Promise<number>;
   /** Confirmed subscribers: who is told of a notice. */
-  confirmed(pageId: string): Answer<Subscriber[]>;
+  confirmed(pageId: string): Promise<Subscriber[]>;
 }

@@ -55,7 +55,7 @@ class ScriptedChannel implements AlertChannel {
 
 function sender(w: Awaited<ReturnType<typeof world>>, channel: AlertChannel, over: Partial<ConstructorParameters<typeof DeliverySender>[0]['options']> = {}) {
   return new DeliverySender({
-    queue: w.queue,
+    queue: w.store.alerts.deliveries,
     channels: { webhook: channel, email: channel },
     clock: w.clock,
     log,

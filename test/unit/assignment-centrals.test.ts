@@ -34,13 +34,13 @@ function check(id: string, region: string | null): Check {
   } as Check;
 }
 
-function world(runElsewhere?: (checkId: string) => void, outbound: AssignmentDeps['outbound'] = { forAccount: () => null }) {
+function world(runElsewhere?: (checkId: string) => void, outbound: AssignmentDeps['outbound'] = { knownFor: () => null, forAccount: async () => null }) {
   const clock = new ManualClock(T);
   const config = resolveConfig(loadConfig({ warn: () => {}, overrides: { region: 'vps-eu-1', nodes: { failoverMs: FAILOVER_MS } } }), 8080);
   const sessions = new NodeSessions({ clock, log: createLogger('silent') });
   const observers: Array<{ checkSaved(c: Check, runNow: boolean): void }> = [];
   const assignment = new Assignment({
-    sessions, nodes: { regions: () => [{ region: EDGE, nodes: 2 }] }, checks: { observe: (o) => void observers.push(o) }, config, clock, runElsewhere, outbound,
+    sessions, nodes: { regions: async () => [{ region: EDGE, nodes: 2 }] }, checks: { observe: (o) => void observers.push(o) }, config, clock, runElsewhere, outbound,
   });
   const frames = new Map<string, CentralMessage[]>();
   const connect = (id: string) => {
@@ -137,7 +137,7 @@ test('a check reaches its node with its account’s outbound rule, once a store 
   let known: PrivateRefusal | null | undefined;
   let answer!: () => void;
   const asked = new Promise<void>((r) => (answer = r)).then((): PrivateRefusal => (known = 'signup'));
-  const w = world(undefined, { forAccount: () => (known === undefined ? asked : known) });
+  const w = world(undefined, { knownFor: () => known, forAccount: () => asked });
   w.connect('nod_a');
   assert.deepEqual(w.holds('nod_a'), [], 'nothing is assigned before the rule is known (it could be given without it)');
   answer();

@@ -138,11 +138,12 @@ describe('batched writer over an asynchronous store', () => {
   });
 });
 
-/** A store that applies batches at once, like SQLite. */
+/** A store that applies batches at once and answers with a settled promise, like SQLite. */
 class SyncStore {
   readonly batches: string[][] = [];
-  applyWrites(batch: readonly WriteRecord[]): void {
+  applyWrites(batch: readonly WriteRecord[]): Promise<void> {
     this.batches.push(batch.map((r) => (r.kind === 'domain-info' ? r.checkId : r.kind)));
+    return Promise.resolve();
   }
 }
 

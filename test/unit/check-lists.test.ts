@@ -70,7 +70,7 @@ test('list pages: reused while nothing changed, and while the page holds the ver
     const [a, b]: [Check, Check] = [await made('a'), await made('b')];
     let listed = 0;
     let records = [a, b];
-    const list = () => {
+    const list = async () => {
       listed++;
       return { data: records, meta: { page: 1, limit: 2, cursor: null } };
     };

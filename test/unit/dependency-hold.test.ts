@@ -14,7 +14,7 @@ const turn = () => new Promise((r) => setImmediate(r));
 function world() {
   const status = new Map<string, MonitorStatus>([['chk_parent', 'up'], [child.id, 'down']]);
   const asked: Array<(s: MonitorStatus | null) => void> = [];
-  const hold = new DependencyHold((id) => status.get(id) ?? null, () => new Promise((resolve) => asked.push(resolve)));
+  const hold = new DependencyHold(async (id) => status.get(id) ?? null, () => new Promise((resolve) => asked.push(resolve)));
   const due: string[] = [];
   hold.onDue((alerts) => due.push(...alerts.map((a) => a.event.type)));
   return { status, asked, hold, due };

@@ -96,9 +96,9 @@ test('rate limiter: per-bucket window, 429 with Retry-After, reset after a minut
 function memoryRepo(): IdempotencyRepo {
   const rows = new Map<string, IdempotencyRecord>();
   return {
-    get: (a, k) => rows.get(`${a}/${k}`) ?? null,
-    put: (r) => void rows.set(`${r.accountId}/${r.key}`, r),
-    deleteOlderThan: () => 0,
+    get: async (a, k) => rows.get(`${a}/${k}`) ?? null,
+    put: async (r) => void rows.set(`${r.accountId}/${r.key}`, r),
+    deleteOlderThan: async () => 0,
   };
 }
 

@@ -42,7 +42,7 @@ function world(stored = { epoch: 'e1' as string | null, seq: 5 }, followCommits 
       recordForwarded: () => assert.fail('nothing is forwarded here'),
     },
     recorder: { write: (w) => void cursors.push(w), writeDurably: async (w) => void durable.push(w) },
-    cursors: { cursor: () => stored },
+    cursors: { cursor: async () => stored },
     commits: followCommits ? { afterEachCommit: (listener) => void (settled = listener) } : undefined,
     clock,
     log,

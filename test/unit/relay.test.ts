@@ -25,7 +25,7 @@ test('status changes reach the other central once (a check\'s latest of each typ
     const heard: StatusChange[] = [];
     feed.subscribe((c) => heard.push(c));
     const checks = { observe: () => undefined, announce: () => undefined, announceDeleted: () => undefined };
-    relayChanges({ bus, name, checks, repo: { byId: () => null }, feed, log });
+    relayChanges({ bus, name, checks, repo: { byId: async () => null }, feed, log });
     return { feed, heard };
   };
   const a = central('a');

@@ -8,7 +8,7 @@ const page = (text: string, checkIds: string[]): Rendered => ({ status: 200, con
 test('a purge re-renders exactly what shows the check, again after re-renders and for keys the cache dropped', async () => {
   const cache = new RenderCache(new ManualClock(1_000), 60_000, 4);
   const renders: string[] = [];
-  const get = (key: string, checkIds: string[]) => cache.reply(key, { headers: {} }, () => (renders.push(key), page(key, checkIds)));
+  const get = (key: string, checkIds: string[]) => cache.reply(key, { headers: {} }, async () => (renders.push(key), page(key, checkIds)));
   await get('ab', ['a', 'b']);
   await get('b', ['b']);
   await get('c', ['c']);

@@ -5,13 +5,18 @@ import { SsoRefused } from '../../src/core/sso-refused.js';
 import type { Person, SignInPeople } from '../../src/core/sign-in-people.js';
 import type { IdentityRepo, IdentityRow } from '../../src/store/identity-store.js';
 import type { Store } from '../../src/store/store.js';
+import type { Synchronous } from '../../src/store/synchronous.js';
+
+/** A fake repository's methods answering with promises, as the store's do. */
+const promised = (repo: Record<string, (...args: never[]) => unknown>) =>
+  Object.fromEntries(Object.entries(repo).map(([name, method]) => [name, async (...args: never[]) => method(...args)]));
 
 const ISSUER = 'https://idp.example.com';
 const ada: Person = { id: 'usr_ada', accountId: 'acc_1', email: 'ada@example.com', name: null };
 const asserted = (over: Partial<AssertedIdentity> = {}): AssertedIdentity => ({ issuer: ISSUER, subject: 'sub-ada', email: ada.email, emailVerified: true, ...over });
 
 /** SsoIdentities over a scripted identity repo: what the store answers is set by each test. */
-function world(repo: Partial<IdentityRepo>, opts: { trust?: boolean; password?: boolean; passkeys?: number; emailLinks?: boolean } = {}) {
+function world(repo: Partial<Synchronous<IdentityRepo>>, opts: { trust?: boolean; password?: boolean; passkeys?: number; emailLinks?: boolean } = {}) {
   const failed: Array<{ person: string; fields: readonly string[] }> = [];
   const changes: string[] = [];
   const people = {
@@ -23,7 +28,7 @@ function world(repo: Partial<IdentityRepo>, opts: { trust?: boolean; password?: 
     },
   } as unknown as SignInPeople;
   const store = {
-    identities: { listForUser: () => [], bySubject: () => null, insert: () => true, recordUse: () => undefined, delete: () => true, ...repo },
+    identities: promised({ listForUser: () => [], bySubject: () => null, insert: () => true, recordUse: () => undefined, delete: () => true, ...repo }),
     users: { byId: () => ({ passwordHash: opts.password ? 'scrypt$…' : null }) },
     passkeys: { listForUser: () => Array.from({ length: opts.passkeys ?? 0 }) },
   } as unknown as Pick<Store, 'identities' | 'users' | 'passkeys'>;

@@ -32,13 +32,13 @@ class FakeStore implements RetentionStore {
       this.transactions.push(this.current);
     }
   }
-  openBuckets = () => this.open;
-  checkTiers = () => this.tiers;
-  pruneRaw(seq: number, before: number, limit: number): number {
+  openBuckets = async () => this.open;
+  checkTiers = async () => this.tiers;
+  async pruneRaw(seq: number, before: number, limit: number): Promise<number> {
     this.cutoffs.set(seq, before);
     return this.take(this.raw, seq, before, limit);
   }
-  pruneMinutes(seq: number, before: number, limit: number): number {
+  async pruneMinutes(seq: number, before: number, limit: number): Promise<number> {
     return this.take(this.minutes, seq, before, limit);
   }
   private take(rows: Map<number, number[]>, seq: number, before: number, limit: number): number {

@@ -74,10 +74,10 @@ test('public renders drop what shows a check when it changes (not on a ping) and
   let pageChanged: PageChanged = () => {};
   const renders = new PublicRenders(clock, feed, { statusPages: { onChange: (l) => void (pageChanged = l) }, incidents: { onChange: () => {} } });
   const keep = (cache: RenderCache, key: string, slug: string | null, checkIds: string[]) =>
-    cache.reply(key, { headers: {} }, () => ({ status: 200, contentType: 'text/plain', text: key, slug, checkIds }));
+    cache.reply(key, { headers: {} }, async () => ({ status: 200, contentType: 'text/plain', text: key, slug, checkIds }));
   let renderedAgain = 0;
   const again = (cache: RenderCache, key: string) =>
-    cache.reply(key, { headers: {} }, () => (renderedAgain++, { status: 200, contentType: 'text/plain', text: key, slug: null, checkIds: [] }));
+    cache.reply(key, { headers: {} }, async () => (renderedAgain++, { status: 200, contentType: 'text/plain', text: key, slug: null, checkIds: [] }));
   await keep(renders.pages, 'page-a', 'a', ['chk_1']);
   await keep(renders.badges, 'badge-1', null, ['chk_1']);
   await keep(renders.pages, 'page-b', 'b', ['chk_2']);

@@ -23,10 +23,10 @@ function world() {
     hour: [[hourKey(NOW) - 2 * HOUR_MS, totals(2, 2, 300)], [hourKey(NOW), totals(1, 1, 90)]],
   };
   const views = new PageViews({
-    checks: { byId: (id) => ({ chk_a: check, chk_b: foreign })[id] ?? null },
-    rollups: { bucketTotals: (_seq, level, from, to) => buckets[level]!.filter(([at]) => at >= from && at < to) },
+    checks: { byId: async (id) => ({ chk_a: check, chk_b: foreign })[id] ?? null },
+    rollups: { bucketTotals: async (_seq, level, from, to) => buckets[level]!.filter(([at]) => at >= from && at < to) },
     stateChanges: {
-      between: () => [
+      between: async () => [
         { at: NOW - 5 * DAY_MS, status: 'down' },
         { at: NOW - 5 * DAY_MS + 600_000, status: 'up' },
         { at: NOW - 60_000, status: 'down' },

@@ -25,10 +25,9 @@ async function seed(world: StatsWorld): Promise<{ id: string; seq: number }> {
   return { id, seq: (await world.store.checks.byId(id))!.seq };
 }
 
-function apply(world: StatsWorld, batch: WriteRecord[]): WriteRecord[] {
+async function apply(world: StatsWorld, batch: WriteRecord[]): Promise<WriteRecord[]> {
   const failed: WriteRecord[] = [];
-  const applied = world.store.applyWrites(batch, (record) => failed.push(record));
-  assert.equal(applied instanceof Promise, false, 'the SQLite store applies a batch at once');
+  await world.store.applyWrites(batch, (record) => failed.push(record));
   return failed;
 }
 
@@ -51,7 +50,7 @@ test('a record that fails half-way leaves none of its rows, and the rollups agre
       ...result(id, seq, at + 1_000, 200),
       event: { checkSeq: seq, at: at + 1_000, status: 'note', region: null, meta: { n: 1n } },
     };
-    const failed = apply(world, [result(id, seq, at, 100), broken, result(id, seq, at + 2_000, 300)]);
+    const failed = await apply(world, [result(id, seq, at, 100), broken, result(id, seq, at + 2_000, 300)]);
     assert.deepEqual(failed, [broken], 'the broken record alone is reported');
     const rows = (await world.store.history.forCheck(seq, 10)).map((r) => r.at).sort();
     assert.deepEqual(rows, [at, at + 2_000], 'no row of the broken record, both of the others');
@@ -66,7 +65,7 @@ test('when the open minutes cannot be written the batch fails whole: they stay a
   try {
     const { id, seq } = await seed(world);
     const first = minuteKey(T);
-    assert.deepEqual(apply(world, [result(id, seq, first + 1_000, 100), result(id, seq, first + 2_000, 200)]), []);
+    assert.deepEqual(await apply(world, [result(id, seq, first + 1_000, 100), result(id, seq, first + 2_000, 200)]), []);
     // The next minute's first result closes the first minute, which writes its row: make that fail.
     world.store.db.exec("CREATE TEMP TRIGGER refuse BEFORE INSERT ON rollup_minute BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
     const next = result(id, seq, first + MINUTE_MS + 1_000, 300);
@@ -76,7 +75,7 @@ test('when the open minutes cannot be written the batch fails whole: they stay a
     await assertAgree(world, seq, first, first + 2 * MINUTE_MS, 2);
 
     world.store.db.exec('DROP TRIGGER refuse');
-    assert.deepEqual(apply(world, [next]), [], 'the same record goes through once the disk takes it');
+    assert.deepEqual(await apply(world, [next]), [], 'the same record goes through once the disk takes it');
     await assertAgree(world, seq, first, first + 2 * MINUTE_MS, 3);
     world.clock.set(first + 3 * MINUTE_MS);
     await world.restart();
@@ -97,7 +96,7 @@ test('a check record cached by a record that then failed is read again', async (
       runtime: { ...before, status: 'down', sync: null, statusChanged: true },
       statusChange: 'down',
     };
-    assert.deepEqual(apply(world, [down]), [down]);
+    assert.deepEqual(await apply(world, [down]), [down]);
     assert.equal((await world.store.checks.byId(id))!.status, before.status, 'the status the savepoint undid is not served from the cache');
     assert.deepEqual((await world.store.history.forCheck(seq, 10)), []);
   } finally {

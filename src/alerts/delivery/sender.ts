@@ -2,7 +2,6 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock.js';
 import type { AttemptRecord, Delivery, DeliveryChannel, DeliveryQueue, SettledAttempt } from '../../store/alert-store.js';
-import type { Answer } from '../../store/answer.js';
 import type { AlertChannel, AttemptOutcome } from '../channel.js';
 
 const HOUR = 3_600_000;
@@ -168,7 +167,7 @@ export class DeliverySender {
     return out;
   }
 
-  private async write<T>(fn: () => Answer<T>): Promise<T | null> {
+  private async write<T>(fn: () => Promise<T>): Promise<T | null> {
     try {
       return await fn();
     } catch (err) {

@@ -8,7 +8,7 @@ import { DEADLINE_POLICY, LiveCheck } from '../../monitor/live-check.js';
 import type { LiveChecks } from '../../monitor/live-checks.js';
 import type { Recorder } from '../../monitor/recorder.js';
 import type { DomainMemory, DomainWatchRepo } from '../../store/alert-store.js';
-import { whenAnswered, type Answer, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import type { CheckWheel } from '../check-wheel.js';
 import { nextDue } from '../timing-wheel.js';
 import { domainOfCheck } from './domain-name.js';
@@ -101,17 +101,19 @@ export class DomainMonitor implements CheckObserver {
     this.abort.abort();
   }
 
-  /** At once over a store that answers at once; otherwise once it has, unless a later save or a delete came first. */
+  /** Once the store has answered, unless a later save or a delete of the check came first. */
   checkSaved(check: Check, runNow: boolean): void {
     const mark = {};
     this.saves.set(check.id, mark);
-    const followed = whenAnswered(check.type === 'website' ? this.domainIntel(check.accountId) : false, (allowed) =>
-      whenAnswered(this.deps.watch.get(check.id), (memory) => {
-        if (this.saves.get(check.id) !== mark) return;
-        this.saves.delete(check.id);
-        this.follow(check, allowed, memory, runNow, this.deps.clock.now());
-      }));
-    if (followed instanceof Promise) followed.catch((err: unknown) => this.deps.log.error({ err, checkId: check.id }, 'domain watch not updated'));
+    void this.followSaved(check, runNow, mark).catch((err: unknown) => this.deps.log.error({ err, checkId: check.id }, 'domain watch not updated'));
+  }
+
+  private async followSaved(check: Check, runNow: boolean, mark: object): Promise<void> {
+    const allowed = check.type === 'website' && (await this.domainIntel(check.accountId));
+    const memory = await this.deps.watch.get(check.id);
+    if (this.saves.get(check.id) !== mark) return;
+    this.saves.delete(check.id);
+    this.follow(check, allowed, memory, runNow, this.deps.clock.now());
   }
 
   checkDeleted(check: Pick<Check, 'id'>): void {
@@ -132,8 +134,9 @@ export class DomainMonitor implements CheckObserver {
     return this.running + this.waiting.length;
   }
 
-  private domainIntel(accountId: string): Answer<boolean> {
-    return whenAnswered(this.deps.store.accounts.byId(accountId), (account) => account !== null && limitsFor(this.deps.config, account).domainIntel);
+  private async domainIntel(accountId: string): Promise<boolean> {
+    const account = await this.deps.store.accounts.byId(accountId);
+    return account !== null && limitsFor(this.deps.config, account).domainIntel;
   }
 
   private follow(check: Check, websiteAllowed: boolean, memory: DomainMemory | null, runNow: boolean, now: number): void {

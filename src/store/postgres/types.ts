@@ -1,6 +1,6 @@
 /**
  * A repository whose every method answers with a promise: the PostgreSQL store's shape of the
- * store interfaces (src/store/store.ts), whose methods answer `Answer<T>` (a value or its promise).
+ * store interfaces (src/store/store.ts), but for the few they declare synchronous.
  */
 export type Async<R> = {
   [K in keyof R]: R[K] extends (...args: infer A) => infer T ? (...args: A) => Promise<Awaited<T>> : R[K];

@@ -1,4 +1,4 @@
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import type { Tier } from '../../domain/plans.js';
 import type { Account } from '../../domain/records.js';
 import type { Db } from '../db.js';

@@ -1,4 +1,4 @@
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import type { SqliteAlertStore } from './alerts/index.js';
 import type { RollupStore } from '../rollup-store.js';
 import type { CheckRepo, HistoryEventInput, HistoryRepo, StateChangeRepo } from '../store.js';

@@ -1,7 +1,7 @@
 import type { Actor } from '../../domain/people.js';
 import type { Db } from '../db.js';
 import type { AuditEntry, AuditRepo } from '../people-store.js';
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import { StatementCache } from './statements.js';
 
 interface AuditRowDb {

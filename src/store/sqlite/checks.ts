@@ -1,4 +1,4 @@
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import type { CheckType, HttpMethod, ResponseValidation } from '../../domain/check-types.js';
 import type { Check, CheckSettings, DomainInfo, MonitorStatus, Regions } from '../../domain/records.js';
 import type { SslAlertMemory, SslInfo } from '../../domain/probe-types.js';

@@ -1,4 +1,4 @@
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import type { HistoryKind, HistoryRow } from '../../domain/records.js';
 import type { Db } from '../db.js';
 import type { HistoryQuery, HistoryRepo, RecentResult } from '../store.js';

@@ -1,3 +1,4 @@
+import type { Synchronous } from '../synchronous.js';
 import type { Db } from '../db.js';
 import type { IdentityRepo, IdentityRow } from '../identity-store.js';
 
@@ -18,7 +19,7 @@ const identity = (r: IdentityDb): IdentityRow => ({
 });
 
 /** Members' single sign-on identities (issue 34), as PostgreSQL keeps them too (src/store/postgres/identities.ts). */
-export function sqliteIdentities(db: Db): IdentityRepo {
+export function sqliteIdentities(db: Db): Synchronous<IdentityRepo> {
   const insert = db.prepare(`INSERT INTO sso_identities (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`);
   const bySubject = db.prepare<[string, string], IdentityDb>(`SELECT ${COLUMNS} FROM sso_identities WHERE issuer = ? AND subject = ?`);
   const forUser = db.prepare<[string], IdentityDb>(`SELECT ${COLUMNS} FROM sso_identities WHERE user_id = ? ORDER BY created_at, id`);

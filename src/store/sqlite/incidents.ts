@@ -1,3 +1,4 @@
+import type { Synchronous } from '../synchronous.js';
 import type { Db } from '../db.js';
 import type { Incident, IncidentImpact, IncidentRepo, IncidentStatus, IncidentUpdate } from '../incidents.js';
 
@@ -20,7 +21,7 @@ interface UpdateRowDb {
   at: number;
 }
 
-export function sqliteIncidents(db: Db): IncidentRepo {
+export function sqliteIncidents(db: Db): Synchronous<IncidentRepo> {
   const insertRow = db.prepare(
     `INSERT INTO status_page_incidents (id, page_id, title, impact, status, auto_check_id, created_at, updated_at, resolved_at)
      VALUES (@id, @pageId, @title, @impact, @status, @autoCheckId, @createdAt, @updatedAt, @resolvedAt)`,

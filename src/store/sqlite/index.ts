@@ -97,12 +97,16 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
   const pingInbox = sqlitePingInbox(db);
   const applyBatch = batchApplier(db, { checks, history, stateChanges, alerts, rollups, nodes, pingInbox }, forgetCached, cluster, beforeCommit);
   const transaction = <T>(fn: () => Promise<T>): Promise<T> => units.transaction(fn);
-  const gate = <R extends object>(repo: R, except: ReadonlyArray<keyof R> = []): R => units.gate(repo, except);
+  const gate = <R extends object>(repo: R) => units.gate(repo);
   return {
     db,
     accounts: gate(sqliteAccounts(db, credentialsChanged)),
     keys: gate(sqliteKeys(db, credentialsChanged)),
-    checks: gate(checks, ['version', 'clearCache']),
+    checks: {
+      ...units.gate(checks, ['version', 'clearCache', 'writtenElsewhere']),
+      writtenElsewhere: () => units.now(() => checks.writtenElsewhere()) ?? [],
+      byIdNow: (id) => units.now(() => checks.byId(id)),
+    },
     history: gate(history),
     stateChanges: gate(stateChanges),
     idempotency: gate(sqliteIdempotency(db)),
@@ -115,7 +119,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
       outbox: gate(alerts.outbox),
     },
     oauth: gate(sqliteOAuth(db, credentialsChanged)),
-    rollups: gate(rollups, ['add', 'addSample', 'close']),
+    rollups: units.gate(rollups, ['add', 'addSample', 'close']),
     retention: { ...gate(sqliteRetention(db)), transaction },
     statusPages: gate(sqliteStatusPages(db)),
     incidents: gate(sqliteIncidents(db)),

@@ -1,4 +1,4 @@
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import type { ApiKey, KeyAccess, Scope } from '../../domain/records.js';
 import type { Db } from '../db.js';
 import type { KeyRepo } from '../store.js';

@@ -1,7 +1,7 @@
 import type { Db } from '../db.js';
 import type { MaintenanceWindow } from '../../domain/maintenance-windows.js';
 import type { MaintenanceWindowRepo } from '../maintenance-windows.js';
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import { fromBool, toBool } from './statements.js';
 
 interface Row {

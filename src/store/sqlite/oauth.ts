@@ -1,4 +1,4 @@
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import type { Scope } from '../../domain/records.js';
 import type { AgentSignup, FoundToken, OAuthRepo, TokenKind } from '../oauth-repo.js';
 import type { Db } from '../db.js';

@@ -1,3 +1,4 @@
+import type { Synchronous } from '../synchronous.js';
 import type { Db } from '../db.js';
 import type { AuthChallengeRow, PasskeyRepo, PasskeyRow } from '../passkey-store.js';
 
@@ -34,7 +35,7 @@ const challenge = (r: ChallengeDb): AuthChallengeRow => ({
   hash: r.hash, purpose: r.purpose, userId: r.user_id, data: r.data, createdAt: r.created_at, expiresAt: r.expires_at,
 });
 
-export function sqlitePasskeys(db: Db): PasskeyRepo {
+export function sqlitePasskeys(db: Db): Synchronous<PasskeyRepo> {
   const insert = db.prepare(`INSERT INTO passkeys (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const forUser = db.prepare<[string], PasskeyDb>(`SELECT ${COLUMNS} FROM passkeys WHERE user_id = ? ORDER BY created_at, id`);
   const byCredential = db.prepare<[string], PasskeyDb>(`SELECT ${COLUMNS} FROM passkeys WHERE credential_id = ?`);

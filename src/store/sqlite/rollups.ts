@@ -1,4 +1,4 @@
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ProbeResult } from '../../domain/probe-types.js';
 import { dayKey } from '../../domain/cover.js';

@@ -1,4 +1,4 @@
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 import type { Db } from '../db.js';
 import type { ServedAddresses, ServedAddressesRepo } from '../served-addresses.js';
 

@@ -1,3 +1,4 @@
+import type { Synchronous } from '../synchronous.js';
 import type { Db } from '../db.js';
 import type { PendingCutoffs, SubscribeOutcome, Subscriber, SubscriberKind, SubscriberRepo } from '../subscribers.js';
 
@@ -23,7 +24,7 @@ const toSubscriber = (r: SubscriberRowDb): Subscriber => ({
   createdAt: r.created_at,
 });
 
-export function sqliteSubscribers(db: Db): SubscriberRepo {
+export function sqliteSubscribers(db: Db): Synchronous<SubscriberRepo> {
   const insert = db.prepare(
     `INSERT INTO status_page_subscribers (id, page_id, kind, address, secret, token, confirmed_at, created_at)
      VALUES (@id, @pageId, @kind, @address, @secret, @token, @confirmedAt, @createdAt)`,

@@ -1,6 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db } from '../db.js';
 
+/** A synchronous repository as the services see it: every method answers with a promise. */
+export type Promised<R> = {
+  [K in keyof R]: R[K] extends (...args: infer A) => infer T ? (...args: A) => Promise<Awaited<T>> : R[K];
+};
+
 /** One level of a unit of work: the outermost, or a nested one in a savepoint. */
 interface Frame {
   unit: Unit;
@@ -48,22 +53,38 @@ export class SqliteUnits {
 
   constructor(private readonly db: Db, private readonly options: UnitsOptions) {}
 
-  /** Runs a repository call now, or once the open unit (not the caller's) has finished. */
-  call<T>(work: () => T): T | Promise<T> {
-    if (this.open === null || this.context.getStore()?.unit === this.open) return work();
+  /**
+   * Runs a repository call now (its answer a settled promise), or once the open unit (not the
+   * caller's) has finished.
+   */
+  call<T>(work: () => T): Promise<T> {
+    if (this.open === null || this.context.getStore()?.unit === this.open) return settled(work);
     return this.later(work);
+  }
+
+  /**
+   * A read answered without waiting, for the hot reads (CheckRepo.byIdNow): its value when no
+   * unit is open or the caller's is, else undefined (the caller then awaits the gated method).
+   */
+  now<T>(work: () => T): T | undefined {
+    return this.open === null || this.context.getStore()?.unit === this.open ? work() : undefined;
   }
 
   /**
    * The writer's batch (its own transaction): now when no unit is open, else in the line, even
    * from inside a unit (a batch never joins one).
    */
-  exclusive<T>(work: () => T): T | Promise<T> {
-    return this.open === null ? work() : this.later(work);
+  exclusive<T>(work: () => T): Promise<T> {
+    return this.open === null ? settled(work) : this.later(work);
   }
 
-  /** Wraps a repository's methods in `call`, but those that touch no table (`except`). */
-  gate<R extends object>(repo: R, except: ReadonlyArray<keyof R> = []): R {
+  /**
+   * Wraps a repository's methods in `call`, the services' promise API (store.ts), but those that
+   * touch no table (`except`).
+   */
+  gate<R extends object>(repo: R): Promised<R>;
+  gate<R extends object, K extends keyof R>(repo: R, except: readonly K[]): Promised<Omit<R, K>> & Pick<R, K>;
+  gate<R extends object>(repo: R, except: ReadonlyArray<keyof R> = []): unknown {
     const gated: Record<string, unknown> = {};
     for (const name of Object.keys(repo) as Array<keyof R & string>) {
       const value = repo[name];
@@ -73,9 +94,9 @@ export class SqliteUnits {
       }
       const method = value as (...a: unknown[]) => unknown;
       gated[name] = (...args: unknown[]) =>
-        this.open === null ? method.apply(repo, args) : this.call(() => method.apply(repo, args));
+        this.open === null ? settled(() => method.apply(repo, args)) : this.call(() => method.apply(repo, args));
     }
-    return gated as R;
+    return gated;
   }
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -180,5 +201,14 @@ export class SqliteUnits {
         this.options.effectFailed(err);
       }
     }
+  }
+}
+
+/** The answer of work done now, as the promise the services await (a throw is a rejection). */
+function settled<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (err) {
+    return Promise.reject(err);
   }
 }

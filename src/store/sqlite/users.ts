@@ -1,7 +1,7 @@
 import type { Role, User } from '../../domain/people.js';
 import type { Db } from '../db.js';
 import type { UserRepo } from '../people-store.js';
-import type { Synchronous } from '../answer.js';
+import type { Synchronous } from '../synchronous.js';
 
 interface UserRowDb {
   id: string;

@@ -1,4 +1,4 @@
-import type { Synchronous } from '../../answer.js';
+import type { Synchronous } from '../../synchronous.js';
 import type { Db } from '../../db.js';
 import type { AlertEventType } from '../../../domain/events.js';
 import type { Delivery, DeliveryChannel, DeliveryFilter, DeliveryQueue, DeliveryStatus, NewAlert, SettledAttempt } from '../../alert-store.js';
@@ -192,7 +192,7 @@ export function sqliteDeliveryQueue(db: Db): Synchronous<DeliveryQueue> {
           insertDelivery.run({ id: d.id, alert: seq, channel: d.channel, target: d.target, now, check: a.checkId, until: a.retryUntil });
         }
       }
-    }) as DeliveryQueue['enqueue'],
+    }) as Synchronous<DeliveryQueue>['enqueue'],
     claim: (...args) => claim(...args),
     settle: (settled, now) => settle(settled, now),
     settleAndClaim: db.transaction((settled: readonly SettledAttempt[], now: number, ...rest: ClaimArgs) => {

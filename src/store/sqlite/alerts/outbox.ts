@@ -1,4 +1,4 @@
-import type { Synchronous } from '../../answer.js';
+import type { Synchronous } from '../../synchronous.js';
 import type { Db } from '../../db.js';
 import { outboxEvent, type AlertOutboxRepo, type OutboxClaim } from '../../alert-outbox.js';
 
