@@ -609,8 +609,8 @@ describe('toggle', () => {
   test('pausing and resuming are status changes on the status endpoint (lastStatusChange moves)', async () => {
     const id = await createCheck(server, { url: 'https://moves.toggle.example.com' }, actor.key);
     await setMonitorStatus(server, id, 'down');
-    const repo = server.app.store.checks as unknown as { saveRuntime(id: string, runtime: Record<string, unknown>): void };
-    repo.saveRuntime(id, { ...server.app.store.checks.byId(id)!, lastError: 'HTTP 503', sync: null, statusChanged: false });
+    const repo = server.app.store.checks as unknown as { saveRuntime(id: string, runtime: Record<string, unknown>): Promise<void> };
+    await repo.saveRuntime(id, { ...(await server.app.store.checks.byId(id))!, lastError: 'HTTP 503', sync: null, statusChanged: false });
     assert.equal((await getCheck(id, actor.key)).lastError, 'HTTP 503');
     const statusOf = async () => {
       const res = await server.request('GET', '/v1/public/checks/status', { key: actor.key });
