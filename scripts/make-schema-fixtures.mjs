@@ -74,7 +74,7 @@ try {
   await pgStore.close();
   // --inserts: plain statements one client.query can replay (no COPY ... FROM stdin).
   const dump = execFileSync(join(postgresBinDir(), 'pg_dump'), ['--inserts', '--no-owner', '--no-privileges', '--dbname', url], { encoding: 'utf8' });
-  // Without psql's meta-commands (\\restrict): the test replays it through the pg client.
+  // Without psql's meta-commands (\restrict): the test replays it through the pg client.
   writeFileSync(join(out, 'postgres.sql'), dump.split('\n').filter((line) => !line.startsWith('\\')).join('\n'));
 } finally {
   await cluster.stop();

@@ -21,6 +21,11 @@ export interface LiveTable {
   indexes: LiveIndex[];
   /** `column -> table(column) on delete`, sorted. */
   references: string[];
+  /**
+   * What only its own dialect has words for (CHECK constraints as the dialect prints them,
+   * WITHOUT ROWID, partitioning, storage parameters): compared between stores of one dialect only.
+   */
+  options: string[];
 }
 
 /** What a value is stored as: SQLite's storage classes; PostgreSQL's booleans and integers are `integer`. */
@@ -66,6 +71,7 @@ const table = (t: LiveTable): LiveTable => ({
   columns: [...t.columns].sort((a, b) => a.name.localeCompare(b.name)),
   primaryKey: t.primaryKey,
   references: [...t.references].sort(),
+  options: [...t.options].sort(),
   indexes: [...t.indexes].sort((a, b) => signature(a).localeCompare(signature(b)) || (a.name ?? '').localeCompare(b.name ?? '')),
 });
 
@@ -98,6 +104,10 @@ export function readSqliteSchema(db: Database.Database): LiveSchema {
       indexes,
       references: (db.pragma(`foreign_key_list(${name})`) as Array<{ table: string; from: string; to: string; on_delete: string }>)
         .map((f) => `${f.from} -> ${f.table}(${f.to}) ${f.on_delete.toLowerCase()}`),
+      options: [
+        ...(/WITHOUT ROWID\s*$/i.test(sql) ? ['without rowid'] : []),
+        ...[...sql.matchAll(/CHECK \(((?:[^()]|\([^()]*\))*)\)/gi)].map((m) => `check ${m[1]!.replace(/\s+/g, ' ')}`),
+      ],
     });
   }
   const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all() as string[];
@@ -112,8 +122,11 @@ function pgDefault(value: string | null): string | null {
 }
 
 export async function readPgSchema(client: pg.ClientBase): Promise<LiveSchema> {
-  const relations = (await client.query<{ name: string; partition: boolean }>(
-    `SELECT c.relname AS name, c.relispartition AS partition FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  const relations = (await client.query<{ name: string; partition: boolean; options: string[] }>(
+    `SELECT c.relname AS name, c.relispartition AS partition,
+            array_remove(coalesce(c.reloptions, '{}') || ARRAY[CASE WHEN c.relkind = 'p' THEN 'partitioned by ' || pg_get_partkeydef(c.oid) END], NULL) ||
+            ARRAY(SELECT 'check ' || pg_get_constraintdef(k.oid) FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'c') AS options
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY c.relname`,
   )).rows;
   const columns = (await client.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string; column_default: string | null }>(
@@ -138,7 +151,7 @@ export async function readPgSchema(client: pg.ClientBase): Promise<LiveSchema> {
     "SELECT t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal AND c.relnamespace = 'public'::regnamespace ORDER BY 1",
   )).rows.map((r) => r.name);
   const tables: Record<string, LiveTable> = {};
-  for (const { name } of relations.filter((r) => !r.partition)) {
+  for (const { name, options } of relations.filter((r) => !r.partition)) {
     const own = indexes.filter((i) => i.table === name);
     tables[name] = table({
       columns: columns.filter((c) => c.table_name === name).map((c) => ({
@@ -147,6 +160,7 @@ export async function readPgSchema(client: pg.ClientBase): Promise<LiveSchema> {
       primaryKey: own.find((i) => i.primary)?.columns ?? [],
       indexes: own.filter((i) => !i.primary).map((i) => ({ name: i.constraint ? null : i.name, columns: i.columns, unique: i.unique, partial: i.partial })),
       references: references.filter((r) => r.table === name).map((r) => r.line),
+      options,
     });
   }
   return { tables, partitions: relations.filter((r) => r.partition).map((r) => r.name), triggers };
