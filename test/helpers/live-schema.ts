@@ -33,6 +33,8 @@ export type StorageFamily = 'integer' | 'real' | 'text' | 'blob';
 
 export interface LiveColumn {
   name: string;
+  /** The dialect's own type (`INTEGER`; `bigint`, `boolean`): compared between stores of one dialect only. */
+  type: string;
   family: StorageFamily;
   notNull: boolean;
   /** The default as a literal (`0`, `'[]'`), `generated` for a sequence's, or null. */
@@ -95,6 +97,7 @@ export function readSqliteSchema(db: Database.Database): LiveSchema {
     tables[name] = table({
       columns: info.map((c) => ({
         name: c.name,
+        type: c.type,
         family: sqliteFamily(c.type),
         // A primary key holds no null in PostgreSQL; SQLite's rowid tables let one in, which no store writes.
         notNull: c.notnull === 1 || c.pk > 0,
@@ -155,7 +158,7 @@ export async function readPgSchema(client: pg.ClientBase): Promise<LiveSchema> {
     const own = indexes.filter((i) => i.table === name);
     tables[name] = table({
       columns: columns.filter((c) => c.table_name === name).map((c) => ({
-        name: c.column_name, family: pgFamily(c.data_type), notNull: c.is_nullable === 'NO', default: pgDefault(c.column_default),
+        name: c.column_name, type: c.data_type, family: pgFamily(c.data_type), notNull: c.is_nullable === 'NO', default: pgDefault(c.column_default),
       })),
       primaryKey: own.find((i) => i.primary)?.columns ?? [],
       indexes: own.filter((i) => !i.primary).map((i) => ({ name: i.constraint ? null : i.name, columns: i.columns, unique: i.unique, partial: i.partial })),
