@@ -1,10 +1,8 @@
 import { SCHEMA } from './schema/index.js';
-import { assertWellFormed, type Migration } from './schema/plan.js';
+import type { Migration } from './schema/plan.js';
 import { sqliteMigrations } from './schema/sqlite.js';
 
 export type { Migration };
-
-assertWellFormed(SCHEMA);
 
 /**
  * SQLite's migrations, written from the schema description (store/schema/): applied in order

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { StartupError } from '../../util/startup-error.js';
 import { SCHEMA } from '../schema/index.js';
-import { assertWellFormed, type Migration } from '../schema/plan.js';
+import type { Migration } from '../schema/plan.js';
 import { postgresMigrations } from '../schema/postgres.js';
 
 /**
@@ -10,8 +10,6 @@ import { postgresMigrations } from '../schema/postgres.js';
  * history and rollups partitioned by time (partitions.ts). Versions are recorded in `vigil_schema`.
  */
 export type PgMigration = Migration;
-
-assertWellFormed(SCHEMA);
 
 export const PG_MIGRATIONS: PgMigration[] = postgresMigrations(SCHEMA);
 

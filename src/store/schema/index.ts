@@ -1,4 +1,5 @@
 import type { Schema } from './describe.js';
+import { assertWellFormed } from './plan.js';
 import { ALERT_TABLES } from './tables-alerts.js';
 import { MONITORING_TABLES } from './tables-monitoring.js';
 import { OPERATIONS_TABLES } from './tables-operations.js';
@@ -14,3 +15,5 @@ export const SCHEMA: Schema = {
   tables: [...MONITORING_TABLES, ...ALERT_TABLES, ...PAGE_TABLES, ...PEOPLE_TABLES, ...OPERATIONS_TABLES].sort((a, b) => a.since - b.since),
   versions: VERSIONS,
 };
+
+assertWellFormed(SCHEMA);
