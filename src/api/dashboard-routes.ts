@@ -4,8 +4,8 @@ import {
 } from '../core/schemas/dashboard.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
-import { sessionToken, type OpenedSession, type SessionsService, type SignInClient } from '../core/sessions-service.js';
-import type { SignInService } from '../core/sign-in-service.js';
+import { sessionToken, type OpenedSession, type SessionsService, type SignInClient } from '../people/sessions-service.js';
+import type { SignInService } from '../people/sign-in-service.js';
 import { defineRoute, jsonReply, ok, type HttpRequest, type Route } from './http-types.js';
 import { checkSummary } from './check-summary.js';
 import type { LiveFeed } from './live-feed.js';

@@ -1,10 +1,10 @@
 import { ErrorBody } from '../core/schemas/common.js';
 import { IdentityLinkResponse, IdentityListResponse } from '../core/schemas/sign-in.js';
-import { OIDC_FLOW_MS, SsoRefused } from '../core/oidc-sign-in.js';
+import { OIDC_FLOW_MS, SsoRefused } from '../people/oidc-sign-in.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
-import type { Person } from '../core/sign-in-people.js';
-import type { SignInServices } from '../core/sign-in-services.js';
+import type { Person } from '../people/sign-in-people.js';
+import type { SignInServices } from '../people/sign-in-services.js';
 import { defineRoute, ok, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
 import { oidcFlowCookie } from './sign-in-routes.js';

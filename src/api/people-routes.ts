@@ -4,8 +4,8 @@ import {
   AuditLogResponse, AuditQuery, InviteBody, InvitedResponse, MemberListResponse, MemberResponse, PasswordChangeBody, PasswordSetupBody, RecoveryCodesResponse, RoleBody,
   SessionListQuery, SessionListResponse, TotpCodeBody, TotpDisableBody, TotpEnrolmentResponse, TotpStatusResponse,
 } from '../core/schemas/people.js';
-import { sessionToken } from '../core/sessions-service.js';
-import type { Invited } from '../core/members-service.js';
+import { sessionToken } from '../people/sessions-service.js';
+import type { Invited } from '../people/members-service.js';
 import { parseIsoBound } from '../core/iso-date.js';
 import { errors } from '../domain/errors.js';
 import type { AuditEntry } from '../store/people-store.js';

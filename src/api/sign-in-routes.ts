@@ -6,10 +6,10 @@ import {
 } from '../core/schemas/sign-in.js';
 import { SessionResponse } from '../core/schemas/dashboard.js';
 import { errors } from '../domain/errors.js';
-import { OIDC_CALLBACK_PATH, OIDC_FLOW_COOKIE, OIDC_FLOW_MS, OIDC_START_PATH, SsoRefused } from '../core/oidc-sign-in.js';
+import { OIDC_CALLBACK_PATH, OIDC_FLOW_COOKIE, OIDC_FLOW_MS, OIDC_START_PATH, SsoRefused } from '../people/oidc-sign-in.js';
 import type { Principal } from '../core/principal.js';
-import type { Person } from '../core/sign-in-people.js';
-import { CEREMONIES_PER_MINUTE, type SignInServices } from '../core/sign-in-services.js';
+import type { Person } from '../people/sign-in-people.js';
+import { CEREMONIES_PER_MINUTE, type SignInServices } from '../people/sign-in-services.js';
 import { clientOf, sessionOpened } from './dashboard-routes.js';
 import { defineRoute, ok, type Reply, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, send, type TestServer } from '../helpers/server.js';
 import { addMember, cookieOf, setupToken, signInWithPassword, withCookie } from '../helpers/people.js';
-import { totpCode } from '../../src/core/totp.js';
+import { totpCode } from '../../src/people/totp.js';
 import { assertError, assertStatus, NO_PROBES } from './util.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/fixtures/alerts-smtp.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { browserMissing, launchBrowser, LOCALHOST_IPV4 } from '../helpers/browser.js';
-import { totpCode } from '../../src/core/totp.js';
+import { totpCode } from '../../src/people/totp.js';
 import { NO_PROBES } from '../e2e/util.js';
 
 const missing = browserMissing();

@@ -3,8 +3,8 @@ import { errors } from '../domain/errors.js';
 import { roleAtLeast } from '../domain/people.js';
 import type { SessionRow } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
-import type { AuditLog } from './audit-log.js';
-import { requireRole, type Principal } from './principal.js';
+import type { AuditLog } from '../core/audit-log.js';
+import { requireRole, type Principal } from '../core/principal.js';
 
 export interface SessionView {
   id: string;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
-import { ADMIN_EMAIL, AccountsService } from './accounts-service.js';
+import { ADMIN_EMAIL, AccountsService } from '../core/accounts-service.js';
 import { errors } from '../domain/errors.js';
-import { keyPrincipal } from './key-principal.js';
-import type { Principal } from './principal.js';
+import { keyPrincipal } from '../core/key-principal.js';
+import type { Principal } from '../core/principal.js';
 import { SCOPES } from '../domain/records.js';
 import { API_KEY_PATTERN, hashSecret } from '../domain/secrets.js';
 import type { Config } from '../config.js';
@@ -11,7 +11,7 @@ import type { SessionRow } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { SYSTEM_ACTOR, type User } from '../domain/people.js';
 import { userPrincipal } from './user-principal.js';
-import { AuditLog, type AuditSource } from './audit-log.js';
+import { AuditLog, type AuditSource } from '../core/audit-log.js';
 
 export const SESSION_COOKIE = 'vigil_session';
 /**

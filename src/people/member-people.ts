@@ -1,9 +1,9 @@
 import type { Store } from '../store/store.js';
 import { errors } from '../domain/errors.js';
 import type { User } from '../domain/people.js';
-import type { AuditLog } from './audit-log.js';
+import type { AuditLog } from '../core/audit-log.js';
 import type { MembersService } from './members-service.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../core/principal.js';
 import type { OpenedSession, SessionsService, SignInClient } from './sessions-service.js';
 import type { Person, SignInPeople } from './sign-in-people.js';
 

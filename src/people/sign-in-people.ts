@@ -1,5 +1,5 @@
 import type { OpenedSession, SignInClient } from './sessions-service.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../core/principal.js';
 
 /** A member as the sign-in ways beside the password see them (passkeys, single sign-on, email link). */
 export interface Person {

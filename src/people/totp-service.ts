@@ -2,8 +2,8 @@ import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import { hashSecret } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
-import type { AuditLog } from './audit-log.js';
-import type { Principal } from './principal.js';
+import type { AuditLog } from '../core/audit-log.js';
+import type { Principal } from '../core/principal.js';
 import type { SignInService } from './sign-in-service.js';
 import { newRecoveryCodes, newTotpSecret, normaliseRecoveryCode, qrDataUrl, totpStep, totpUri } from './totp.js';
 
