@@ -637,7 +637,7 @@ async function serve(configFile: string | undefined): Promise<number> {
       `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +
         `Admin API key (shown once, store it now): ${admin.key}\n` +
         `Try: curl -H "X-Api-Key: ${admin.key}" ${app.config.publicUrl}/v1/public/account\n` +
-        `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${(await app.services.accounts.sessions.createLoginLink(undefined)).url}\n\n`,
+        `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${(await app.services.people.sessions.createLoginLink(undefined)).url}\n\n`,
     );
   }
   // Logged last: whoever waits for this line finds the admin key already printed. It is part of

@@ -9,7 +9,7 @@ import { errors } from '../domain/errors.js';
 import { OIDC_CALLBACK_PATH, OIDC_FLOW_COOKIE, OIDC_FLOW_MS, OIDC_START_PATH, SsoRefused } from '../people/oidc-sign-in.js';
 import type { Principal } from '../core/principal.js';
 import type { Person } from '../people/sign-in-people.js';
-import { CEREMONIES_PER_MINUTE, type SignInServices } from '../people/sign-in-services.js';
+import { CEREMONIES_PER_MINUTE, type SignInWays } from '../people/sign-in-ways.js';
 import { clientOf, sessionOpened } from './dashboard-routes.js';
 import { defineRoute, ok, type Reply, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
@@ -39,7 +39,7 @@ const redirect = (location: string, cookies: string[]): Reply => ({
  * Passkeys, single sign-on (OpenID Connect) and email links (issue 28): each ends in the same
  * session cookie as POST /v1/public/sessions. A member manages their own passkeys.
  */
-export function signInRoutes(s: SignInServices): Route[] {
+export function signInRoutes(s: SignInWays): Route[] {
   const member = async (principal: Principal): Promise<Person> => {
     const person = await s.people.of(principal);
     if (!person) throw errors.forbidden('Passkeys belong to members: sign in to the dashboard as yourself (not with an API key) to manage yours');

@@ -12,7 +12,7 @@ import type { SignInPeople } from './sign-in-people.js';
 import { SsoIdentities } from './sso-identities.js';
 
 /** The sign-in ways beside the API key and the password (issue 28), built together. */
-export interface SignInServices {
+export interface SignInWays {
   sessions: SessionsService;
   people: SignInPeople;
   passkeys: PasskeysService;
@@ -33,9 +33,9 @@ export interface SignInServices {
 /** Ceremonies one client address may start per minute. */
 export const CEREMONIES_PER_MINUTE = 30;
 
-export function buildSignIn(deps: {
+export function buildSignInWays(deps: {
   store: Store; clock: Clock; config: Config; sessions: SessionsService; people: SignInPeople; mailer: LinkMailer; log: Logger;
-}): SignInServices {
+}): SignInWays {
   const { store, clock, config, sessions, people } = deps;
   const rp = relyingParty(config);
   const url = new URL(config.publicUrl);

@@ -21,7 +21,7 @@ export interface SessionView {
  * A member's sessions (issue 28 item 3): listed and ended by the member themselves, and by owners
  * and admins for the members they may manage (an admin not for an owner).
  */
-export class MemberSessions {
+export class SessionList {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
