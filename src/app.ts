@@ -2,7 +2,6 @@ import { instanceName, resolveConfig, type Config, type ConfigInput } from './co
 import { AccountsService, type CreatedKey } from './core/accounts-service.js';
 import { ChecksService } from './core/checks-service.js';
 import { HistoryService } from './core/history-service.js';
-import { PingsService } from './core/pings-service.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { accountRoutes } from './api/account-routes.js';
 import { checkRoutes } from './api/checks-routes.js';
@@ -485,7 +484,7 @@ function buildServices(parts: {
       checks,
       history: new HistoryService(store, checks),
       stats,
-      pings: new PingsService(parts.heartbeats),
+      pings: parts.heartbeats,
       lastProbe,
       regions: () => parts.assignment.regions(),
       trends: new CheckTrends(rollups, checks),

@@ -3,7 +3,7 @@ import type { AccountsService } from '../core/accounts-service.js';
 import type { ChecksService } from '../core/checks-service.js';
 import type { Clock } from '../domain/clock.js';
 import type { HistoryService } from '../core/history-service.js';
-import type { PingsService } from '../core/pings-service.js';
+import type { Pings } from '../engine/heartbeats.js';
 import type { StatsService } from '../core/stats-service.js';
 import type { AlertSummary } from '../alerts/alerts-module.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
@@ -35,8 +35,8 @@ export interface MonitoringServices extends Shared {
   checks: ChecksService;
   history: HistoryService;
   stats: StatsService;
-  /** Heartbeat pings (the ping route). */
-  pings: PingsService;
+  /** Heartbeat pings (the ping route): the heartbeat monitor records them. */
+  pings: Pings;
   /** The check's latest result, live from memory (the record's `lastProbe`). */
   lastProbe(checkId: string): LastProbe | null;
   /** Regions a check can be pinned to, with their prober nodes. */

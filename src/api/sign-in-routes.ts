@@ -13,21 +13,14 @@ import { CEREMONIES_PER_MINUTE, type SignInWays } from '../people/sign-in-ways.j
 import { clientOf, sessionOpened } from './dashboard-routes.js';
 import { defineRoute, ok, type Reply, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
+import { cookieValue, setCookie } from '../util/cookies.js';
 
 const SIGN_IN = { auth: 'none', allowRestricted: true, rateLimit: 'per-address', idempotency: 'none', errorShape: 'standard', tag: 'dashboard' } as const;
 const MEMBER = { ...publicApi, idempotency: 'none', tag: 'dashboard' } as const;
 
-function cookieValue(header: string | undefined, name: string): string | null {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
 /** The cookie that carries a single sign-on's flow token to the callback (and only there). */
 export const oidcFlowCookie = (value: string, maxAgeMs: number, secure: boolean) =>
-  `${OIDC_FLOW_COOKIE}=${value}; Path=${OIDC_CALLBACK_PATH}; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  setCookie(OIDC_FLOW_COOKIE, value, { path: OIDC_CALLBACK_PATH, maxAgeSeconds: maxAgeMs / 1000, sameSite: 'Lax', secure });
 
 const redirect = (location: string, cookies: string[]): Reply => ({
   status: 302,
