@@ -432,6 +432,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     ...services.pages.subscriptions.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, shared: shared !== null, config, clock, log }),
     cluster.job(),
+    ...(store.jobs?.() ?? []),
   ]) jobs.add(job);
   if (shared) {
     relayChanges({ bus: shared.bus, name: cluster.name, checks, repo: store.checks, feed: base.statusFeed, log });
