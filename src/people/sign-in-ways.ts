@@ -3,7 +3,8 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
 import { AttemptWindow } from './attempt-window.js';
-import { EmailLinkSignIn, type LinkMailer } from './email-link-sign-in.js';
+import { EmailLinkSignIn } from './email-link-sign-in.js';
+import type { MailSender } from './members-service.js';
 import { OidcSignIn } from './oidc-sign-in.js';
 import { PasskeysService } from './passkeys-service.js';
 import { relyingParty } from './relying-party.js';
@@ -34,7 +35,7 @@ export interface SignInWays {
 export const CEREMONIES_PER_MINUTE = 30;
 
 export function buildSignInWays(deps: {
-  store: Store; clock: Clock; config: Config; sessions: SessionsService; people: SignInPeople; mailer: LinkMailer; log: Logger;
+  store: Store; clock: Clock; config: Config; sessions: SessionsService; people: SignInPeople; mailer: MailSender; log: Logger;
 }): SignInWays {
   const { store, clock, config, sessions, people } = deps;
   const rp = relyingParty(config);
