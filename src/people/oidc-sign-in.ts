@@ -5,7 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import { hashSecret } from '../domain/secrets.js';
 import type { PasskeyRepo } from '../store/passkey-store.js';
 import type { Store } from '../store/store.js';
-import { ADMIN_EMAIL } from './accounts-service.js';
+import { ADMIN_EMAIL } from '../core/accounts-service.js';
 import type { OpenedSession } from './sessions-service.js';
 import type { Person, SignInClient, SignInPeople } from './sign-in-people.js';
 import type { AssertedIdentity, SsoIdentities } from './sso-identities.js';

@@ -3,8 +3,8 @@ import { errors } from '../domain/errors.js';
 import { roleAtLeast } from '../domain/people.js';
 import type { SessionRow } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
-import type { AuditLog } from './audit-log.js';
-import { requireRole, type Principal } from './principal.js';
+import type { AuditLog } from '../core/audit-log.js';
+import { requireRole, type Principal } from '../core/principal.js';
 
 export interface SessionView {
   id: string;
@@ -21,7 +21,7 @@ export interface SessionView {
  * A member's sessions (issue 28 item 3): listed and ended by the member themselves, and by owners
  * and admins for the members they may manage (an admin not for an owner).
  */
-export class MemberSessions {
+export class SessionList {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,

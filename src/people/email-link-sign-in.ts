@@ -5,6 +5,7 @@ import { errors } from '../domain/errors.js';
 import { hashSecret } from '../domain/secrets.js';
 import type { PasskeyRepo } from '../store/passkey-store.js';
 import { AttemptWindow } from './attempt-window.js';
+import type { MailSender } from './members-service.js';
 import type { OpenedSession } from './sessions-service.js';
 import type { Person, SignInClient, SignInPeople } from './sign-in-people.js';
 
@@ -18,11 +19,6 @@ const WINDOW_MS = 15 * 60 * 1000;
 const PER_EMAIL = 3;
 const PER_CLIENT = 10;
 
-export interface LinkMailer {
-  readonly configured: boolean;
-  send(mail: Mail): Promise<void>;
-}
-
 /**
  * Sign-in by email link (issue 28), when SMTP is configured: a member asks with their address and
  * receives a one-time link that signs that member in (15 minutes, once; the token rides in the
@@ -34,7 +30,7 @@ export class EmailLinkSignIn {
   private readonly asked: AttemptWindow;
 
   constructor(
-    private readonly deps: { people: SignInPeople; repo: PasskeyRepo; dashboardUrl: string; mailer: LinkMailer; clock: Clock; onError: (err: unknown) => void },
+    private readonly deps: { people: SignInPeople; repo: PasskeyRepo; dashboardUrl: string; mailer: MailSender; clock: Clock; onError: (err: unknown) => void },
   ) {
     this.asked = new AttemptWindow(deps.clock, WINDOW_MS);
   }

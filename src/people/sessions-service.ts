@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
-import { ADMIN_EMAIL, AccountsService } from './accounts-service.js';
+import { ADMIN_EMAIL, AccountsService } from '../core/accounts-service.js';
 import { errors } from '../domain/errors.js';
-import { keyPrincipal } from './key-principal.js';
-import type { Principal } from './principal.js';
+import { keyPrincipal } from '../core/key-principal.js';
+import type { Principal } from '../core/principal.js';
 import { SCOPES } from '../domain/records.js';
 import { API_KEY_PATTERN, hashSecret } from '../domain/secrets.js';
 import type { Config } from '../config.js';
@@ -11,7 +11,8 @@ import type { SessionRow } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { SYSTEM_ACTOR, type User } from '../domain/people.js';
 import { userPrincipal } from './user-principal.js';
-import { AuditLog, type AuditSource } from './audit-log.js';
+import { AuditLog, type AuditSource } from '../core/audit-log.js';
+import { cookieValue, setCookie, type CookieAttributes } from '../util/cookies.js';
 
 export const SESSION_COOKIE = 'vigil_session';
 /**
@@ -143,13 +144,12 @@ export class SessionsService {
    * (people reach Vigil over https, a TLS proxy in front or not) Secure under the `__Host-` name.
    */
   cookie(opened: OpenedSession): string {
-    const maxAge = Math.max(0, Math.floor((opened.expiresAt - this.clock.now()) / 1000));
-    return `${this.cookieName()}=${opened.token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${this.secure()}`;
+    return setCookie(this.cookieName(), opened.token, this.attributes((opened.expiresAt - this.clock.now()) / 1000));
   }
 
   /** Clears the cookie, and under https the one of the name Vigil used before `__Host-` too (one Set-Cookie a line). */
   clearCookie(): string {
-    const cleared = (name: string) => `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${this.secure()}`;
+    const cleared = (name: string) => setCookie(name, '', this.attributes(0));
     return this.https() ? `${cleared(HOST_SESSION_COOKIE)}\n${cleared(SESSION_COOKIE)}` : cleared(SESSION_COOKIE);
   }
 
@@ -161,8 +161,8 @@ export class SessionsService {
     return this.config.publicUrl.startsWith('https:');
   }
 
-  private secure(): string {
-    return this.https() ? '; Secure' : '';
+  private attributes(maxAgeSeconds: number): CookieAttributes {
+    return { path: '/', maxAgeSeconds, sameSite: 'Strict', secure: this.https() };
   }
 
   private async open(
@@ -215,14 +215,5 @@ export class SessionsService {
  * session ends (7 days at most); every new session is given the `__Host-` name under https.
  */
 export function sessionToken(cookieHeader: string | undefined): string | null {
-  if (!cookieHeader) return null;
-  let legacy: string | null = null;
-  for (const part of cookieHeader.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (name === HOST_SESSION_COOKIE) return part.slice(eq + 1).trim();
-    if (name === SESSION_COOKIE && legacy === null) legacy = part.slice(eq + 1).trim();
-  }
-  return legacy;
+  return cookieValue(cookieHeader, HOST_SESSION_COOKIE) ?? cookieValue(cookieHeader, SESSION_COOKIE);
 }

@@ -1,4 +1,4 @@
-import type { Principal } from './principal.js';
+import type { Principal } from '../core/principal.js';
 import type { Account } from '../domain/records.js';
 import { scopesOfRole, type User } from '../domain/people.js';
 

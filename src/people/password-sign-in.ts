@@ -3,20 +3,20 @@ import { errors } from '../domain/errors.js';
 import type { User } from '../domain/people.js';
 import { hashSecret } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
-import type { AuditLog } from './audit-log.js';
+import type { AuditLog } from '../core/audit-log.js';
 import type { MembersService } from './members-service.js';
 import { checkNewPassword, type Passwords } from './passwords.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../core/principal.js';
 import type { OpenedSession, SessionsService, SignInClient } from './sessions-service.js';
 import type { AttemptBy, SignInThrottle } from './sign-in-throttle.js';
-import { looksLikeTotp, normaliseRecoveryCode, totpStep } from './totp.js';
+import { looksLikeTotp, normaliseRecoveryCode, totpStep } from './totp-codes.js';
 
 const CHALLENGE = 'Bearer realm="vigil"';
 /** One message for an unknown email and a wrong password (issue 28): the answer tells neither. */
 export const WRONG_PAIR = 'Email or password is wrong';
 export const TOTP_REQUIRED = 'This member has two-factor sign-in on: send totp (a code from the authenticator app, or a recovery code)';
 
-export interface PasswordSignIn {
+export interface PasswordCredentials {
   email: string;
   password: string;
   totp?: string;
@@ -27,7 +27,7 @@ export interface PasswordSignIn {
  * from a set-up link. Each success ends in SessionsService.openForUser; sign-ins and failed
  * sign-ins of a known member go to the audit log with the session they opened.
  */
-export class SignInService {
+export class PasswordSignIn {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -38,7 +38,7 @@ export class SignInService {
     readonly passwords: Passwords,
   ) {}
 
-  async withPassword(input: PasswordSignIn, client: SignInClient): Promise<OpenedSession> {
+  async withPassword(input: PasswordCredentials, client: SignInClient): Promise<OpenedSession> {
     const email = input.email.trim().toLowerCase();
     const by = { email, address: client.address ?? 'unknown' };
     const user = await this.store.users.byEmail(email);

@@ -3,7 +3,8 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
 import { AttemptWindow } from './attempt-window.js';
-import { EmailLinkSignIn, type LinkMailer } from './email-link-sign-in.js';
+import { EmailLinkSignIn } from './email-link-sign-in.js';
+import type { MailSender } from './members-service.js';
 import { OidcSignIn } from './oidc-sign-in.js';
 import { PasskeysService } from './passkeys-service.js';
 import { relyingParty } from './relying-party.js';
@@ -12,7 +13,7 @@ import type { SignInPeople } from './sign-in-people.js';
 import { SsoIdentities } from './sso-identities.js';
 
 /** The sign-in ways beside the API key and the password (issue 28), built together. */
-export interface SignInServices {
+export interface SignInWays {
   sessions: SessionsService;
   people: SignInPeople;
   passkeys: PasskeysService;
@@ -33,9 +34,9 @@ export interface SignInServices {
 /** Ceremonies one client address may start per minute. */
 export const CEREMONIES_PER_MINUTE = 30;
 
-export function buildSignIn(deps: {
-  store: Store; clock: Clock; config: Config; sessions: SessionsService; people: SignInPeople; mailer: LinkMailer; log: Logger;
-}): SignInServices {
+export function buildSignInWays(deps: {
+  store: Store; clock: Clock; config: Config; sessions: SessionsService; people: SignInPeople; mailer: MailSender; log: Logger;
+}): SignInWays {
   const { store, clock, config, sessions, people } = deps;
   const rp = relyingParty(config);
   const url = new URL(config.publicUrl);

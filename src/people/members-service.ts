@@ -7,10 +7,10 @@ import { newUser, ROLES, roleAtLeast, type Actor, type Role, type User } from '.
 import type { Account } from '../domain/records.js';
 import { hashSecret, newId } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
-import { AccountsService } from './accounts-service.js';
-import { actorOf, type AuditLog, type AuditSource } from './audit-log.js';
+import { AccountsService } from '../core/accounts-service.js';
+import { actorOf, type AuditLog, type AuditSource } from '../core/audit-log.js';
 import { invitationEmail } from './invitation-email.js';
-import { requireRole, type Principal } from './principal.js';
+import { requireRole, type Principal } from '../core/principal.js';
 
 export const SETUP_LINK_HOURS = 24;
 const SETUP_TOKEN = /^vu_[A-Za-z0-9_-]{43}$/;

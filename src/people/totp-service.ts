@@ -2,10 +2,10 @@ import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import { hashSecret } from '../domain/secrets.js';
 import type { Store } from '../store/store.js';
-import type { AuditLog } from './audit-log.js';
-import type { Principal } from './principal.js';
-import type { SignInService } from './sign-in-service.js';
-import { newRecoveryCodes, newTotpSecret, normaliseRecoveryCode, qrDataUrl, totpStep, totpUri } from './totp.js';
+import type { AuditLog } from '../core/audit-log.js';
+import type { Principal } from '../core/principal.js';
+import type { PasswordSignIn } from './password-sign-in.js';
+import { newRecoveryCodes, newTotpSecret, normaliseRecoveryCode, qrDataUrl, totpStep, totpUri } from './totp-codes.js';
 
 export interface TotpEnrolment {
   secret: string;
@@ -23,7 +23,7 @@ export class TotpService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly signIn: SignInService,
+    private readonly signIn: PasswordSignIn,
     private readonly audit: AuditLog,
   ) {}
 
