@@ -19,6 +19,7 @@ import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
 import type { SubscriberRepo } from './subscribers.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
+import type { Job } from '../util/job-runner.js';
 
 
 /**
@@ -108,6 +109,11 @@ export interface Store {
    * writer still holds its lease and rejects with `StaleOwner`, writing nothing, when it does not.
    */
   applyWrites(batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence): Promise<void>;
+  /**
+   * The store's own periodic work, for the app's JobRunner (which logs and counts failures):
+   * PostgreSQL reads other processes' changes and makes the days-ahead partitions. None for SQLite.
+   */
+  jobs?(): readonly Job[];
   /** Settles once every connection (background ones too) has closed. */
   close(): Promise<void>;
 }
