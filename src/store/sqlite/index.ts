@@ -104,8 +104,9 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     keys: gate(sqliteKeys(db, credentialsChanged)),
     checks: {
       ...units.gate(checks, ['version', 'clearCache', 'writtenElsewhere']),
-      writtenElsewhere: () => units.now(() => checks.writtenElsewhere()) ?? [],
-      byIdNow: (id) => units.now(() => checks.byId(id)),
+      // What another caller's open unit holds is not read: the next call reports it.
+      writtenElsewhere: () => (units.readsNow() ? checks.writtenElsewhere() : []),
+      byIdNow: (id) => (units.readsNow() ? checks.byId(id) : undefined),
     },
     history: gate(history),
     stateChanges: gate(stateChanges),

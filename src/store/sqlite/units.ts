@@ -41,7 +41,7 @@ export interface UnitsOptions {
  *
  * A unit's fn awaits store calls only, which resolve at once here, so a unit is open for a run
  * of the microtask queue: the line is almost always empty, and outside a unit a call costs one
- * comparison. The async context (AsyncLocalStorage) is enabled only while a unit is open or
+ * comparison and a settled promise. The async context (AsyncLocalStorage) is enabled only while a unit is open or
  * waiting: on Node 20 an enabled context hooks every promise of the process.
  */
 export class SqliteUnits {
@@ -58,16 +58,15 @@ export class SqliteUnits {
    * caller's) has finished.
    */
   call<T>(work: () => T): Promise<T> {
-    if (this.open === null || this.context.getStore()?.unit === this.open) return settled(work);
-    return this.later(work);
+    return this.readsNow() ? settled(work) : this.later(work);
   }
 
   /**
-   * A read answered without waiting, for the hot reads (CheckRepo.byIdNow): its value when no
-   * unit is open or the caller's is, else undefined (the caller then awaits the gated method).
+   * Whether a read may run now, without waiting in the line: no unit is open, or the caller's
+   * is. The reads that answer at once (CheckRepo.byIdNow, writtenElsewhere) ask it first.
    */
-  now<T>(work: () => T): T | undefined {
-    return this.open === null || this.context.getStore()?.unit === this.open ? work() : undefined;
+  readsNow(): boolean {
+    return this.open === null || this.context.getStore()?.unit === this.open;
   }
 
   /**
