@@ -61,14 +61,15 @@ const quote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`;
  * (so /proc, the `binds` — host directories shown at the same path inside — and the `mounts`
  * ([host directory, path inside]) vanish with it). It ends in `exec`, so the process spawned is the command itself: signals reach it.
  */
-export function chrootCommand(root, argv, { binds = [], mounts = [], env = {} } = {}) {
+export function chrootCommand(root, argv, { binds = [], mounts = [], env = {}, user = null } = {}) {
   const script = [
     'set -e',
+    'chroot=$(command -v chroot)',
     `mount -t proc proc ${quote(`${root}/proc`)}`,
     ...[...binds.map((b) => [b, b]), ...mounts].flatMap(([from, to]) => [`mkdir -p ${quote(root + to)}`, `mount --bind ${quote(from)} ${quote(root + to)}`]),
-    `exec chroot ${quote(root)} /usr/bin/env -i ${Object.entries({ PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/root', ...env })
+    `exec env -i ${Object.entries({ PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/root', ...env })
       .map(([k, v]) => quote(`${k}=${v}`))
-      .join(' ')} ${argv.map(quote).join(' ')}`,
+      .join(' ')} "$chroot" ${user ? `--userspec=${user} ` : ''}${quote(root)} ${argv.map(quote).join(' ')}`,
   ].join('\n');
   return ['unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script]];
 }

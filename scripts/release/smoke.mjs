@@ -3,7 +3,7 @@
 // probed (up), `backup` beside the running server, then SIGTERM and exit 0.
 // Usage: node scripts/release/smoke.mjs BINARY [ROOT]   (prints a JSON report; exit 1 on failure)
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,16 +33,19 @@ async function until(what, probe, { attempts = 600, every = 100 } = {}) {
 }
 
 /**
- * `root`: a Debian root to run in (null: this machine). Returns { version, glibc, serveMs,
- * checkStatus, targetHits, backupBytes, exitCode } or throws with what went wrong.
+ * Runs `binary` copied into a new directory, on this machine or in the Debian root `root`; or,
+ * with `installed` (a path inside `root`, as in an image), that binary as it is, with `env` and
+ * as `user` (uid:gid). Returns { version, glibc, serveMs, listening, checkStatus, targetHits,
+ * backupBytes, healthcheck, exitCode } or throws with what went wrong.
  */
-export async function smoke(binary, root = null) {
+export async function smoke(binary, root = null, { installed = null, env: extra = {}, user = null } = {}) {
   const inside = mkdtempSync(join(root ? join(root, 'tmp') : tmpdir(), 'vigil-smoke-'));
   const home = root ? inside.slice(root.length) : inside;
-  const exe = join(home, 'vigil');
-  copyFileSync(binary, join(inside, 'vigil'));
-  const env = { HOME: home, XDG_CACHE_HOME: join(home, 'cache'), VIGIL_CONFIG: join(home, 'vigil.json') };
-  const command = (args) => (root ? chrootCommand(root, [exe, ...args], { env }) : [exe, args]);
+  if (user) chownSync(inside, ...user.split(':').map(Number));
+  const exe = installed ?? join(home, 'vigil');
+  if (!installed) copyFileSync(binary, join(inside, 'vigil'));
+  const env = { HOME: home, XDG_CACHE_HOME: join(home, 'cache'), VIGIL_CONFIG: join(home, 'vigil.json'), ...extra };
+  const command = (args) => (root ? chrootCommand(root, [exe, ...args], { env, user }) : [exe, args]);
   const options = { cwd: root ? undefined : home, env: root ? process.env : { ...process.env, ...env } };
   const run = (args) => {
     const [cmd, argv] = command(args);
@@ -59,9 +62,10 @@ export async function smoke(binary, root = null) {
   let server = null;
   try {
     const port = await freePort();
+    if (env.VIGIL_PORT) env.VIGIL_PORT = String(port);
     writeFileSync(
       join(inside, 'vigil.json'),
-      JSON.stringify({ server: { port }, dataDir: join(home, 'data'), plans: { pro: { minCheckIntervalMinutes: 0.05, minHeartbeatIntervalSeconds: 1 } } }),
+      JSON.stringify({ server: { port }, dataDir: env.VIGIL_DATA_DIR ?? join(home, 'data'), plans: { pro: { minCheckIntervalMinutes: 0.05, minHeartbeatIntervalSeconds: 1 } } }),
     );
     const version = run(['--version']).trim();
     const started = performance.now();
@@ -74,10 +78,11 @@ export async function smoke(binary, root = null) {
     const exited = new Promise((done) => server.on('close', (code) => done(code)));
     let gone = false;
     void exited.then(() => (gone = true));
-    const url = await until('serve to listen', async () => {
+    const listening = await until('serve to listen', async () => {
       if (gone) throw new Error(`serve exited: ${err || out}`);
       return out.match(LISTENING)?.[1];
     }, { attempts: 1200 });
+    const url = listening.replace('0.0.0.0', '127.0.0.1');
     const serveMs = Math.round(performance.now() - started);
     const key = out.match(ADMIN_KEY)?.[0];
     if (!key) throw new Error('the first start printed no admin key');
@@ -94,11 +99,12 @@ export async function smoke(binary, root = null) {
       return status === 'up' ? status : undefined;
     }, { attempts: 1200 });
     const backup = JSON.parse(run(['backup', join(home, 'backup.db')]));
+    const healthcheck = run(['healthcheck', `${url}/readyz`]).trim();
     server.kill('SIGTERM');
     const exitCode = await exited;
     server = null;
     if (exitCode !== 0) throw new Error(`serve exited ${exitCode} on SIGTERM: ${err}`);
-    return { binary, root, glibc: root ? glibcOf(root) : hostGlibc(), version, serveMs, checkStatus, targetHits: hits, backupBytes: backup.bytes, exitCode };
+    return { binary, root, glibc: installed ? null : root ? glibcOf(root) : hostGlibc(), version, serveMs, listening, checkStatus, targetHits: hits, backupBytes: backup.bytes, healthcheck, exitCode };
   } finally {
     if (server) {
       server.kill('SIGKILL');
