@@ -1,7 +1,7 @@
 // One release binary: Node of the target's CPU, the addons built in Debian 11 for it, and the
 // SEA blob made by that CPU's Node (under qemu for arm64, inside the arm64 root).
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBinary } from '../build-binary.mjs';
@@ -45,7 +45,11 @@ export async function cachedTarget(arch) {
     if (statSync(full).isDirectory()) hashTree(hash.update(`\0${path}\0`), full);
     else hash.update(`\0${path}\0`).update(readFileSync(full));
   }
-  const dir = await cached(cachePath('binaries', `${arch}-${hash.digest('hex').slice(0, 16)}`), async (staging) => {
+  const name = `${arch}-${hash.digest('hex').slice(0, 16)}`;
+  const binaries = cachePath('binaries');
+  // One binary per CPU is kept (118 MB each): the previous source's goes when the source changes.
+  if (existsSync(binaries)) for (const old of readdirSync(binaries)) if (old.startsWith(`${arch}-`) && old !== name && !old.includes('.partial-')) rmSync(join(binaries, old), { recursive: true, force: true });
+  const dir = await cached(join(binaries, name), async (staging) => {
     await buildTarget(arch, { output: join(staging, `vigil-linux-${arch}`), workDir: join(staging, 'work') });
     rmSync(join(staging, 'work'), { recursive: true, force: true });
   });
