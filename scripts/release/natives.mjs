@@ -98,7 +98,7 @@ export function newer(a, b) {
 
 /** The newest GLIBC_x.y symbol version `file` (an ELF of `arch`) asks for, read by objdump in the build root. */
 export function glibcNeeded(root, arch, file) {
-  const out = inRoot(root, [OBJDUMP[arch], '-T', file], { binds: [dirname(file)], quiet: true });
+  const out = inRoot(root, [OBJDUMP[arch], '-T', `/mnt/vigil-inspect/${basename(file)}`], { mounts: [[dirname(file), '/mnt/vigil-inspect']], quiet: true });
   const versions = [...out.matchAll(/GLIBC_(\d+(?:\.\d+)+)/g)].map((m) => m[1]);
   return versions.reduce((max, v) => (newer(v, max) ? v : max), '0');
 }

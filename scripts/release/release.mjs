@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { debianRoot, SUITE } from './debian-root.mjs';
+import { DEBIAN_ARCH, debianRoot, SUITE } from './debian-root.mjs';
 import { buildImage, checkImageConfig, IMAGE_USER, imageConfig, unpackImage } from './image.mjs';
 import { GLIBC_FLOOR } from './natives.mjs';
 import { smoke } from './smoke.mjs';
@@ -31,7 +31,7 @@ for (const arch of arches) {
   for (const root of runs) {
     say(`running vigil-linux-${arch} ${root ? `in ${basename(root)} by chroot` : 'on this machine'}`);
     const report = await smoke(binary, root);
-    checks.push(`vigil-linux-${arch} ${root ? `in Debian ${SUITE} ${arch} (glibc ${report.glibc}) by chroot` : `on the build machine (glibc ${report.glibc})`}: ${report.version}; serve listening in ${report.serveMs} ms, a check probed ${report.checkStatus}, backup ${report.backupBytes} bytes, SIGTERM exit ${report.exitCode}`);
+    checks.push(`vigil-linux-${arch} ${root ? `in Debian ${SUITE} ${DEBIAN_ARCH[arch]} (glibc ${report.glibc}) by chroot` : `on the build machine (glibc ${report.glibc})`}: ${report.version}; serve listening in ${report.serveMs} ms, a check probed ${report.checkStatus}, backup ${report.backupBytes} bytes, SIGTERM exit ${report.exitCode}`);
   }
   artefacts.push({ file: basename(binary), what: `single binary, Linux ${arch}, glibc ${GLIBC_FLOOR} or newer` });
 }

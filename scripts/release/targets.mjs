@@ -4,10 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBinary } from '../build-binary.mjs';
+import { buildBinary, uwsAddon } from '../build-binary.mjs';
 import { cached, cachePath, hashTree, sha256 } from './cache.mjs';
 import { debianRoot, inRoot } from './debian-root.mjs';
-import { buildNatives, GLIBC_FLOOR } from './natives.mjs';
+import { buildNatives, GLIBC_FLOOR, glibcNeeded, newer } from './natives.mjs';
 import { nodeFor } from './node-dist.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -26,6 +26,12 @@ export function commitOf() {
 export async function buildTarget(arch, { output, commit = commitOf(), workDir }) {
   const natives = await buildNatives(arch);
   const { exe } = await nodeFor(arch);
+  // Node and uWebSockets.js come prebuilt: their floors are checked like the addons built here.
+  const buildRoot = await debianRoot(process.arch);
+  for (const file of [exe, join(repo, 'node_modules', 'uWebSockets.js', 'binaries', uwsAddon(arch))]) {
+    const needed = glibcNeeded(buildRoot, arch, file);
+    if (newer(needed, GLIBC_FLOOR)) throw new Error(`${file} needs glibc ${needed}, newer than ${GLIBC_FLOOR}`);
+  }
   let makeBlob;
   if (arch !== process.arch) {
     const root = await debianRoot(arch);
