@@ -4,6 +4,8 @@
 // reachable from the build machines). Roots are cached by suite and architecture.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cached, cachePath } from './cache.mjs';
 
 export const SUITE = 'bullseye';
@@ -89,4 +91,10 @@ export function spawnInRoot(root, argv, options = {}) {
 /** The root's glibc version, as its ldd says. */
 export function glibcOf(root) {
   return inRoot(root, ['ldd', '--version'], { quiet: true }).split('\n')[0].match(/(\d+\.\d+)\s*$/)[1];
+}
+
+// `node scripts/release/debian-root.mjs [x64|arm64]` makes the root ahead of use (.ci/run does,
+// while npm ci runs) and prints its path.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  console.log(await debianRoot(process.argv[2] ?? process.arch));
 }
