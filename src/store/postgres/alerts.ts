@@ -4,7 +4,7 @@ import type {
   EmailFormat, EmailSettingsRepo, NewAlert, SettledAttempt, Webhook, WebhookRepo, WebhookType,
 } from '../alert-store.js';
 import { claimedAlerts, outboxEvent, type AlertOutboxRepo, type OutboxClaim } from '../alert-outbox.js';
-import { STATUSES } from '../sqlite/alerts/delivery-queue.js';
+import { DELIVERY_FILTER_STATUSES } from '../rows/deliveries.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
 
@@ -168,7 +168,7 @@ function logWhere(f: DeliveryFilter, beforeSeq: number | null): { sql: string; p
     params.push(value);
     parts.push(sql.replace('?', `$${params.length}`));
   };
-  if (f.status) add('d.status = ANY(?)', STATUSES[f.status]);
+  if (f.status) add('d.status = ANY(?)', DELIVERY_FILTER_STATUSES[f.status]);
   if (f.checkId !== undefined) add('d.check_id = ?', f.checkId);
   if (f.checkIds !== null) add('d.check_id = ANY(?)', f.checkIds);
   if (f.target !== undefined) add('d.target = ?', f.target);

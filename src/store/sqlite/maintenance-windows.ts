@@ -2,7 +2,7 @@ import type { Db } from '../db.js';
 import type { MaintenanceWindow } from '../../domain/maintenance-windows.js';
 import type { MaintenanceWindowRepo } from '../maintenance-windows.js';
 import type { Synchronous } from '../answer.js';
-import { fromBool, toBool } from './statements.js';
+import { fromBool, toBool } from '../rows/values.js';
 
 interface Row {
   id: string;

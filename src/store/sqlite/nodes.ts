@@ -1,7 +1,7 @@
 import type { Synchronous } from '../answer.js';
 import type { Db } from '../db.js';
 import type { NodeCursor, NodeLiveFigures, NodeRecord, NodeRepo, NodeRow } from '../node-repo.js';
-import { fromBool, toBool } from './statements.js';
+import { fromBool, toBool } from '../rows/values.js';
 
 interface NodeRowDb {
   id: string;
