@@ -14,25 +14,25 @@ import type { ObservationWrite, WriteRecord } from './writes.js';
  * PostgreSQL store also gathers the common steps of a batch into one statement per table.
  */
 export type WriteStep =
-  | { kind: 'end-maintenance'; checkId: string; checkSeq: number; until: number }
-  | { kind: 'maintenance-off'; checkId: string; until: number }
-  | { kind: 'result'; result: HistoryResultInput }
-  | { kind: 'event'; event: HistoryEventInput }
-  | { kind: 'node-cursor'; nodeId: string; cursor: NodeCursor }
-  | { kind: 'inbox-remove'; seq: number }
-  | { kind: 'inbox-add'; item: NewInboxItem }
-  | { kind: 'runtime'; checkId: string; runtime: RuntimeWrite }
-  | { kind: 'domain'; checkId: string; domain: DomainInfo | null }
-  | { kind: 'domain-memory'; memory: DomainMemory }
-  | { kind: 'status-change'; checkSeq: number; at: number; status: LoggedStatus }
-  | { kind: 'verify-status'; checkSeq: number; at: number; status: LoggedStatus }
-  | { kind: 'sample'; checkSeq: number; at: number; sample: RollupSample }
-  | { kind: 'outbox'; events: OutboxEvent[] }
-  | { kind: 'alerts'; alerts: NewAlert[]; at: number; routed: OutboxClaim[] | undefined }
-  | { kind: 'node-live'; nodeId: string; live: NodeLiveFigures };
+  | readonly [kind: 'end-maintenance', checkId: string, checkSeq: number, until: number]
+  | readonly [kind: 'maintenance-off', checkId: string, until: number]
+  | readonly [kind: 'result', result: HistoryResultInput]
+  | readonly [kind: 'event', event: HistoryEventInput]
+  | readonly [kind: 'node-cursor', nodeId: string, cursor: NodeCursor]
+  | readonly [kind: 'inbox-remove', seq: number]
+  | readonly [kind: 'inbox-add', item: NewInboxItem]
+  | readonly [kind: 'runtime', checkId: string, runtime: RuntimeWrite]
+  | readonly [kind: 'domain', checkId: string, domain: DomainInfo | null]
+  | readonly [kind: 'domain-memory', memory: DomainMemory]
+  | readonly [kind: 'status-change', checkSeq: number, at: number, status: LoggedStatus]
+  | readonly [kind: 'verify-status', checkSeq: number, at: number, status: LoggedStatus]
+  | readonly [kind: 'sample', checkSeq: number, at: number, sample: RollupSample]
+  | readonly [kind: 'outbox', events: OutboxEvent[]]
+  | readonly [kind: 'alerts', alerts: NewAlert[], at: number, routed: OutboxClaim[] | undefined]
+  | readonly [kind: 'node-live', nodeId: string, live: NodeLiveFigures];
 
 /** The steps that read before they write: what they write depends on what they find. */
-type Conditional = Extract<WriteStep, { kind: 'end-maintenance' | 'verify-status' }>;
+type Conditional = Extract<WriteStep, readonly ['end-maintenance' | 'verify-status', ...unknown[]]>;
 
 /** How a store's repositories answer: with the value (SQLite) or with its promise (PostgreSQL). */
 export type Answering = 'now' | 'promise';
@@ -76,43 +76,41 @@ export function stepsOf(record: WriteRecord): WriteStep[] {
     case 'observation':
       return observationSteps(record);
     case 'domain-info':
-      return [{ kind: 'domain', checkId: record.checkId, domain: record.domain }];
+      return [['domain', record.checkId, record.domain]];
     case 'alerts':
-      return [{ kind: 'alerts', alerts: record.alerts, at: record.at, routed: record.routed }];
+      return [['alerts', record.alerts, record.at, record.routed]];
     case 'node-cursor':
-      return [{ kind: 'node-cursor', nodeId: record.nodeId, cursor: record.cursor }];
+      return [['node-cursor', record.nodeId, record.cursor]];
     case 'node-live':
-      return record.nodes.map((n): WriteStep => ({ kind: 'node-live', nodeId: n.id, live: n.live }));
-    case 'ping-inbox': {
-      const steps: WriteStep[] = [{ kind: 'inbox-add', item: record.item }];
-      if (record.nodeCursor) steps.push({ kind: 'node-cursor', nodeId: record.nodeCursor.nodeId, cursor: record.nodeCursor.cursor });
-      return steps;
-    }
+      return record.nodes.map((n): WriteStep => ['node-live', n.id, n.live]);
+    case 'ping-inbox':
+      return record.nodeCursor ? [['inbox-add', record.item], ['node-cursor', record.nodeCursor.nodeId, record.nodeCursor.cursor]] : [['inbox-add', record.item]];
   }
 }
 
 function observationSteps(w: ObservationWrite): WriteStep[] {
   const steps: WriteStep[] = [];
-  if (w.endMaintenance !== null) steps.push({ kind: 'end-maintenance', checkId: w.checkId, checkSeq: w.checkSeq, until: w.endMaintenance });
-  if (w.result) steps.push({ kind: 'result', result: w.result });
-  if (w.peerResult) steps.push({ kind: 'result', result: w.peerResult });
-  if (w.nodeCursor) steps.push({ kind: 'node-cursor', nodeId: w.nodeCursor.nodeId, cursor: w.nodeCursor.cursor });
-  if (w.inboxSeq) steps.push({ kind: 'inbox-remove', seq: w.inboxSeq });
-  if (w.event) steps.push({ kind: 'event', event: w.event });
-  if (w.runtime) steps.push({ kind: 'runtime', checkId: w.checkId, runtime: w.runtime });
-  if (w.domain) steps.push({ kind: 'domain', checkId: w.checkId, domain: w.domain });
-  if (w.domainMemory) steps.push({ kind: 'domain-memory', memory: w.domainMemory });
-  if (w.statusChange !== null) steps.push({ kind: 'status-change', checkSeq: w.checkSeq, at: w.at, status: w.statusChange });
-  else if (w.verifyStatus !== null) steps.push({ kind: 'verify-status', checkSeq: w.checkSeq, at: w.at, status: w.verifyStatus });
+  if (w.endMaintenance !== null) steps.push(['end-maintenance', w.checkId, w.checkSeq, w.endMaintenance]);
+  if (w.result) steps.push(['result', w.result]);
+  if (w.peerResult) steps.push(['result', w.peerResult]);
+  if (w.nodeCursor) steps.push(['node-cursor', w.nodeCursor.nodeId, w.nodeCursor.cursor]);
+  if (w.inboxSeq) steps.push(['inbox-remove', w.inboxSeq]);
+  if (w.event) steps.push(['event', w.event]);
+  if (w.runtime) steps.push(['runtime', w.checkId, w.runtime]);
+  if (w.domain) steps.push(['domain', w.checkId, w.domain]);
+  if (w.domainMemory) steps.push(['domain-memory', w.domainMemory]);
+  if (w.statusChange !== null) steps.push(['status-change', w.checkSeq, w.at, w.statusChange]);
+  else if (w.verifyStatus !== null) steps.push(['verify-status', w.checkSeq, w.at, w.verifyStatus]);
   // Every result that history keeps reaches the rollups too, so long and short ranges agree.
-  if (w.sample) steps.push({ kind: 'sample', checkSeq: w.checkSeq, at: w.sampleAt, sample: w.sample });
-  if (w.outbox) steps.push({ kind: 'outbox', events: w.outbox });
+  if (w.sample) steps.push(['sample', w.checkSeq, w.sampleAt, w.sample]);
+  if (w.outbox) steps.push(['outbox', w.outbox]);
   return steps;
 }
 
 /** Applies steps with repositories that answer at once, inside the caller's transaction. */
 export function applyNow(t: WriteTargets<'now'>, steps: readonly WriteStep[]): void {
-  for (const step of steps) {
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
     if (isConditional(step)) applyNow(t, stepsAfter(step, read(t, step)));
     else perform(t, step);
   }
@@ -126,58 +124,58 @@ export async function applyAwaited(t: WriteTargets<'promise'>, steps: readonly W
   }
 }
 
-const isConditional = (step: WriteStep): step is Conditional => step.kind === 'end-maintenance' || step.kind === 'verify-status';
+const isConditional = (step: WriteStep): step is Conditional => step[0] === 'end-maintenance' || step[0] === 'verify-status';
 
 function read<A extends Answering>(t: WriteTargets<A>, step: Conditional): Reply<A, unknown> {
-  return step.kind === 'end-maintenance' ? t.checks.byId(step.checkId) : t.stateChanges.between(step.checkSeq, step.at, step.at);
+  return step[0] === 'end-maintenance' ? t.checks.byId(step[1]) : t.stateChanges.between(step[1], step[2], step[2]);
 }
 
 /** What a conditional step writes, given what read() found for it. */
 function stepsAfter(step: Conditional, found: unknown): WriteStep[] {
-  if (step.kind === 'verify-status') {
+  if (step[0] === 'verify-status') {
+    const [, checkSeq, at, status] = step;
     // A fresh start appends the status in force unless the state-change log already ends with it.
     const changes = found as ReadonlyArray<{ status: LoggedStatus }>;
-    return changes[0]?.status === step.status ? [] : [{ kind: 'status-change', checkSeq: step.checkSeq, at: step.at, status: step.status }];
+    return changes[0]?.status === status ? [] : [['status-change', checkSeq, at, status]];
   }
   // A window that ran out ends as if switched off then; one already ended or changed since is left alone.
+  const [, checkId, checkSeq, until] = step;
   const current = found as Check | null;
-  if (!current || !current.maintenance || current.maintenanceUntil !== step.until) return [];
-  return [
-    { kind: 'maintenance-off', checkId: step.checkId, until: step.until },
-    { kind: 'event', event: maintenanceEndEvent(step.checkSeq, step.until) },
-  ];
+  if (!current || !current.maintenance || current.maintenanceUntil !== until) return [];
+  return [['maintenance-off', checkId, until], ['event', maintenanceEndEvent(checkSeq, until)]];
 }
 
 function perform<A extends Answering>(t: WriteTargets<A>, step: Exclude<WriteStep, Conditional>): unknown {
-  switch (step.kind) {
-    case 'maintenance-off':
-      return t.checks.setMaintenance(step.checkId, false, null, step.until);
+  // The steps of a probe result or a ping first: they are nearly every step.
+  switch (step[0]) {
     case 'result':
-      return t.history.insertResult(step.result);
-    case 'event':
-      return t.history.insertEvent(step.event);
-    case 'node-cursor':
-      return t.nodes.setCursor(step.nodeId, step.cursor);
-    case 'inbox-remove':
-      return t.pingInbox.remove(step.seq);
-    case 'inbox-add':
-      return t.pingInbox.add(step.item);
+      return t.history.insertResult(step[1]);
     case 'runtime':
-      return t.checks.saveRuntime(step.checkId, step.runtime);
-    case 'domain':
-      return t.checks.saveDomain(step.checkId, step.domain);
-    case 'domain-memory':
-      return t.alerts.domainWatch.put(step.memory);
-    case 'status-change':
-      return t.stateChanges.append(step.checkSeq, step.at, step.status);
+      return t.checks.saveRuntime(step[1], step[2]);
     case 'sample':
-      return t.rollups.addSample(step.checkSeq, step.at, step.sample);
+      return t.rollups.addSample(step[1], step[2], step[3]);
+    case 'maintenance-off':
+      return t.checks.setMaintenance(step[1], false, null, step[2]);
+    case 'event':
+      return t.history.insertEvent(step[1]);
+    case 'node-cursor':
+      return t.nodes.setCursor(step[1], step[2]);
+    case 'inbox-remove':
+      return t.pingInbox.remove(step[1]);
+    case 'inbox-add':
+      return t.pingInbox.add(step[1]);
+    case 'domain':
+      return t.checks.saveDomain(step[1], step[2]);
+    case 'domain-memory':
+      return t.alerts.domainWatch.put(step[1]);
+    case 'status-change':
+      return t.stateChanges.append(step[1], step[2], step[3]);
     case 'outbox':
-      return t.alerts.outbox.add(step.events);
+      return t.alerts.outbox.add(step[1]);
     case 'alerts':
-      return t.alerts.deliveries.enqueue(step.alerts, step.at, step.routed);
+      return t.alerts.deliveries.enqueue(step[1], step[2], step[3]);
     case 'node-live':
-      return t.nodes.saveLive(step.nodeId, step.live);
+      return t.nodes.saveLive(step[1], step[2]);
   }
 }
 

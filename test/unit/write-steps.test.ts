@@ -48,20 +48,20 @@ describe('write steps (store/write-steps.ts)', () => {
       domain: { name: 'example.com', registrar: null, expiresAt: null, updatedAt: null }, domainMemory: { checkId: 'chk_1', expiresAt: null, alerted: 'ok', checkedAt: AT, lastError: null },
       statusChange: 'up', verifyStatus: 'up', sample: { ok: true, responseTime: 80, timing: null }, outbox: [],
     });
-    assert.deepEqual(stepsOf(every).map((s) => s.kind), [
+    assert.deepEqual(stepsOf(every).map((s) => s[0]), [
       'end-maintenance', 'result', 'result', 'node-cursor', 'inbox-remove', 'event', 'runtime', 'domain', 'domain-memory', 'status-change', 'sample', 'outbox',
     ]);
-    assert.deepEqual(stepsOf(observation({ verifyStatus: 'down' })).map((s) => s.kind), ['verify-status']);
+    assert.deepEqual(stepsOf(observation({ verifyStatus: 'down' })).map((s) => s[0]), ['verify-status']);
     assert.deepEqual(stepsOf(observation({})), [], 'an observation of nothing writes nothing');
   });
 
   test('the other records: a ping kept for another central moves its node cursor; node figures one node at a time', () => {
     const item = { checkId: 'chk_1', slot: 1, at: AT, signal: 'success', error: null, details: null, region: null, receivedBy: 'c1' } as never;
-    assert.deepEqual(stepsOf({ kind: 'ping-inbox', item, nodeCursor: { kind: 'node-cursor', nodeId: 'nod_1', cursor: { epoch: 'e', seq: 1 } } }).map((s) => s.kind), ['inbox-add', 'node-cursor']);
-    assert.deepEqual(stepsOf({ kind: 'ping-inbox', item } as never).map((s) => s.kind), ['inbox-add']);
+    assert.deepEqual(stepsOf({ kind: 'ping-inbox', item, nodeCursor: { kind: 'node-cursor', nodeId: 'nod_1', cursor: { epoch: 'e', seq: 1 } } }).map((s) => s[0]), ['inbox-add', 'node-cursor']);
+    assert.deepEqual(stepsOf({ kind: 'ping-inbox', item } as never).map((s) => s[0]), ['inbox-add']);
     const live = {} as never;
-    assert.deepEqual(stepsOf({ kind: 'node-live', nodes: [{ id: 'a', live }, { id: 'b', live }] }).map((s) => s.kind), ['node-live', 'node-live']);
-    assert.deepEqual(stepsOf({ kind: 'domain-info', checkId: 'chk_1', domain: null }).map((s) => s.kind), ['domain']);
+    assert.deepEqual(stepsOf({ kind: 'node-live', nodes: [{ id: 'a', live }, { id: 'b', live }] }).map((s) => s[0]), ['node-live', 'node-live']);
+    assert.deepEqual(stepsOf({ kind: 'domain-info', checkId: 'chk_1', domain: null }).map((s) => s[0]), ['domain']);
   });
 
   for (const answer of ['now', 'promise'] as const) {

@@ -131,42 +131,42 @@ async function applyGrouped(
   const outbox: OutboxEvent[] = [];
   const planned = batch.map(stepsOf);
   // While a batch verifies a status (after a fresh start), its state changes stay in record order.
-  const verifying = planned.some((steps) => steps.some((step) => step.kind === 'verify-status'));
+  const verifying = planned.some((steps) => steps.some((step) => step[0] === 'verify-status'));
   for (const [i, steps] of planned.entries()) {
     try {
       for (const step of steps) {
-        switch (step.kind) {
+        switch (step[0]) {
           case 'result':
-            history.push(resultValues(step.result));
+            history.push(resultValues(step[1]));
             break;
           case 'event':
-            history.push(eventValues(step.event));
+            history.push(eventValues(step[1]));
             break;
           case 'inbox-add': {
-            const item = step.item;
+            const item = step[1];
             const c = inboxColumns(item);
             inboxAdded.push([item.checkId, item.slot, item.at, item.signal, c.error, c.details, c.region, item.receivedBy]);
             break;
           }
           case 'inbox-remove':
-            inboxDone.push(step.seq);
+            inboxDone.push(step[1]);
             break;
           // In batch order with the other cursor writes (the statement writes the last).
           case 'node-cursor':
-            cursors.set(step.nodeId, step.cursor);
+            cursors.set(step[1], step[2]);
             break;
           case 'runtime':
-            runtimes.set(step.checkId, mergeRuntime(runtimes.get(step.checkId), step.runtime));
+            runtimes.set(step[1], mergeRuntime(runtimes.get(step[1]), step[2]));
             break;
           case 'sample':
-            samples.push([step.checkSeq, step.at, step.sample]);
+            samples.push([step[1], step[2], step[3]]);
             break;
           case 'outbox':
-            outbox.push(...step.events);
+            outbox.push(...step[1]);
             break;
           case 'status-change':
             if (verifying) sequential.push(step);
-            else states.push([step.checkSeq, step.at, step.status]);
+            else states.push([step[1], step[2], step[3]]);
             break;
           default:
             sequential.push(step);
