@@ -1,7 +1,7 @@
 /**
  * The layers of src/ (docs/architecture.md), enforced by `npm run lint:layers` before the tests.
  * From the top: composition roots (app.ts, cli.ts) → front/, mcp/, prober/ → api/ → services
- * (core/, oauth/, status-pages/, metrics/, nodes/, import/, cluster/, as-code/) → workers (engine/, alerts/, stats/,
+ * (core/, people/, oauth/, status-pages/, metrics/, nodes/, import/, cluster/, as-code/) → workers (engine/, alerts/, stats/,
  * monitor/, in that order) → store/ → domain/. A folder imports only folders below it;
  * domain/ imports nothing of Vigil's. config.ts, log.ts, version.ts and
  * util/ are shared infrastructure below everything but domain/.
@@ -11,7 +11,7 @@ const ROOTS = '^src/(app|cli)\\.ts$';
 const SHARED = '^src/(config|log|version)\\.ts$|^src/util/';
 const TOP = ['front', 'mcp', 'prober'];
 const API = ['api'];
-const SERVICES = ['core', 'oauth', 'status-pages', 'metrics', 'nodes', 'import', 'cluster', 'as-code'];
+const SERVICES = ['core', 'people', 'oauth', 'status-pages', 'metrics', 'nodes', 'import', 'cluster', 'as-code'];
 const WORKERS = ['engine', 'monitor', 'stats', 'alerts'];
 const STORE = ['store'];
 
@@ -41,6 +41,8 @@ module.exports = {
     below('alerts-below-engine', ['alerts'], ['engine']),
     below('services-below-api', SERVICES, [...API, ...TOP]),
     below('oauth-above-core', ['core'], ['oauth']),
+    // people/ (members, sessions, sign-in) stands on core/ (principals, accounts, the audit log).
+    below('people-above-core', ['core'], ['people']),
     below('api-below-front', API, TOP),
     below('mcp-beside-front', ['front'], ['mcp']),
     {

@@ -118,7 +118,7 @@ const threads = {
   'webhook-worker.cjs': join(root, 'src', 'alerts', 'delivery', 'webhook-worker.ts'),
   'icmp-host.cjs': join(root, 'src', 'engine', 'probes', 'icmp-host.ts'),
   'checkpoint-worker.cjs': join(root, 'src', 'store', 'sqlite', 'checkpoint-worker.ts'),
-  'password-worker.cjs': join(root, 'src', 'core', 'password-worker.ts'),
+  'password-worker.cjs': join(root, 'src', 'people', 'password-worker.ts'),
 };
 for (const [name, entry] of Object.entries(threads)) {
   await esbuild.build({ ...common, entryPoints: [entry], outfile: join(out, name) });

@@ -2,7 +2,6 @@ import { instanceName, resolveConfig, type Config, type ConfigInput } from './co
 import { AccountsService, type CreatedKey } from './core/accounts-service.js';
 import { ChecksService } from './core/checks-service.js';
 import { HistoryService } from './core/history-service.js';
-import { PingsService } from './core/pings-service.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { accountRoutes } from './api/account-routes.js';
 import { checkRoutes } from './api/checks-routes.js';
@@ -46,7 +45,6 @@ import { regionsRoutes } from './api/regions-routes.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
 import { buildOAuth } from './oauth/oauth-services.js';
 import { hasRawSocketCapability } from './engine/probes/icmp-capability.js';
-import { SessionsService } from './core/sessions-service.js';
 import { StatusFeed, StatusPublisher } from './core/status-feed.js';
 import { CheckTrends } from './stats/check-summaries.js';
 import { SeriesReader } from './stats/series.js';
@@ -55,8 +53,6 @@ import { checkSummary } from './api/check-summary.js';
 import { dashboardRoutes } from './api/dashboard-routes.js';
 import { signInRoutes } from './api/sign-in-routes.js';
 import { identityRoutes } from './api/identity-routes.js';
-import { buildSignIn } from './core/sign-in-services.js';
-import { MemberPeople } from './core/member-people.js';
 import { dashboardAssetRoutes } from './front/dashboard-assets.js';
 import { MonitoringAsCode } from './as-code/monitoring-as-code.js';
 import { configRoutes } from './api/config-routes.js';
@@ -98,13 +94,8 @@ import { MaintenanceWindowsService } from './core/maintenance-windows-service.js
 import { WindowScheduler } from './core/window-scheduler.js';
 import { maintenanceWindowRoutes } from './api/maintenance-windows-routes.js';
 import { AuditLog } from './core/audit-log.js';
-import { MembersService } from './core/members-service.js';
-import { SignInService } from './core/sign-in-service.js';
-import { PasswordHasher } from './core/password-hasher.js';
-import { Passwords } from './core/passwords.js';
-import { SignInThrottle } from './core/sign-in-throttle.js';
-import { TotpService } from './core/totp-service.js';
-import { MemberSessions } from './core/member-sessions.js';
+import { PasswordHasher } from './people/password-hasher.js';
+import { People } from './people/people.js';
 import { peopleRoutes } from './api/people-routes.js';
 
 export interface AppOptions<S extends Store = SqliteStore> {
@@ -433,9 +424,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     { name: 'raw-retention', everyMs: HOUR, jitterMs: MINUTE, run: () => retention.prune() },
     // Daily, and once at start: a node restarted more often than daily would otherwise never run it.
     { name: 'unclaimed-accounts', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.accounts.oauth.lifecycle.run() },
-    { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.sessions.pruneExpired() },
-    { name: 'sign-in-attempts-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.people.signIn.pruneAttempts() },
-    { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => services.accounts.signInWays.passkeys.pruneChallenges() },
+    ...services.people.jobs(),
     // Windows start and end on their own timer; this also catches windows and checks another process wrote.
     { name: 'maintenance-windows', everyMs: MINUTE, atStart: true, run: () => windows.reconcile() },
     { name: 'audit-prune', everyMs: DAY, jitterMs: MINUTE, atStart: true, run: () => services.people.audit.prune(config.audit.keepDays) },
@@ -443,6 +432,7 @@ async function wire(base: Base, config: Config, cluster: Cluster, dispatch: (req
     ...services.pages.subscriptions.jobs(),
     ...nodeSweeps({ sessions, assignment, writer, nodes: store.nodes, shared: shared !== null, config, clock, log }),
     cluster.job(),
+    ...(store.jobs?.() ?? []),
   ]) jobs.add(job);
   if (shared) {
     relayChanges({ bus: shared.bus, name: cluster.name, checks, repo: store.checks, feed: base.statusFeed, log });
@@ -475,11 +465,7 @@ function buildServices(parts: {
   const stats = new StatsService({ stateChanges: store.stateChanges, rollups }, checks, clock);
   const lastProbe = (checkId: string) => base.liveChecks.lastProbe(checkId);
   const { operations: ops } = store;
-  const sessions = new SessionsService(store, clock, config);
-  const audit = new AuditLog(store, clock);
-  const members = new MembersService(store, config, clock, audit, base.mailer);
-  const passwords = new Passwords((d) => base.hasher.derive(d));
-  const signIn = new SignInService(store, clock, sessions, members, audit, new SignInThrottle(config.auth.signIn, clock, store), passwords);
+  const people = new People({ store, config, clock, audit: new AuditLog(store, clock), mailer: base.mailer, derive: (d) => base.hasher.derive(d), log });
   const processMetrics = new ProcessMetrics({
     wheelLag: engine.metrics.lag,
     probesFired: () => engine.metrics.fired,
@@ -492,7 +478,6 @@ function buildServices(parts: {
   });
   writer.afterEachBatch((writes) => processMetrics.batchCommitted(writes));
   const pages = pageServices({ base, config, stats, lastProbe, alerts, windows: parts.windows, checks });
-  const signInWays = buildSignIn({ store, clock, config, sessions, people: new MemberPeople({ store, sessions, members, audit }), mailer: base.mailer, log });
   const maintenanceWindows = new MaintenanceWindowsService(store, clock);
   return {
     monitoring: {
@@ -500,7 +485,7 @@ function buildServices(parts: {
       checks,
       history: new HistoryService(store, checks),
       stats,
-      pings: new PingsService(parts.heartbeats),
+      pings: parts.heartbeats,
       lastProbe,
       regions: () => parts.assignment.regions(),
       trends: new CheckTrends(rollups, checks),
@@ -510,19 +495,10 @@ function buildServices(parts: {
     accounts: {
       ...shared,
       accounts: new AccountsService(store, config, clock),
-      sessions,
-      signInWays,
       oauth: buildOAuth({ store, repo: store.oauth, checks, mailer: base.mailer, config, clock, log, mailDomainResolver: base.opts.mailDomainResolver }),
       alertSummary: (accountId) => alerts.summary(accountId),
     },
-    people: {
-      ...shared,
-      members,
-      signIn,
-      totp: new TotpService(store, clock, signIn, audit),
-      sessions: new MemberSessions(store, clock, audit),
-      audit,
-    },
+    people,
     alerts: {
       ...shared,
       emailAlerts: alerts.email,
@@ -578,13 +554,13 @@ function buildPipeline(parts: {
   const challenge = `Bearer realm="vigil", resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource"`;
   const auth = new Authenticator(store, clock, challenge);
   auth.addBearerResolver(accounts.oauth.bearer);
-  auth.setSessionResolver(accounts.sessions, config.publicUrl);
+  auth.setSessionResolver(services.people.sessions, config.publicUrl);
   const routes: Route[] = [];
   routes.push(
-    ...dashboardRoutes(monitoring, accounts.sessions, services.people.signIn, parts.live, (headers) => auth.authenticate(headers)),
-    ...peopleRoutes(services.people, accounts),
-    ...signInRoutes(accounts.signInWays),
-    ...identityRoutes(accounts.signInWays),
+    ...dashboardRoutes(monitoring, services.people.sessions, services.people.passwordSignIn, parts.live, (headers) => auth.authenticate(headers)),
+    ...peopleRoutes(services.people),
+    ...signInRoutes(services.people.signInWays),
+    ...identityRoutes(services.people.signInWays),
     ...dashboardAssetRoutes(),
     ...statusRoutes(monitoring),
     ...checkRoutes(monitoring),

@@ -30,7 +30,7 @@ import { BatchWriter } from './store/batch-writer.js';
 import { readKumaDatabase } from './store/sqlite/kuma-reader.js';
 import { MaintenanceWindowsService } from './core/maintenance-windows-service.js';
 import { StatusPagesService } from './status-pages/status-pages-service.js';
-import { SessionsService } from './core/sessions-service.js';
+import { SessionsService } from './people/sessions-service.js';
 import { NodeRegistry } from './nodes/node-registry.js';
 import { runProber } from './prober/run.js';
 import { socketUrl } from './prober/link.js';
@@ -44,7 +44,7 @@ import { MonitoringFileSource } from './as-code/file-source.js';
 import type { MonitoringFileInput } from './as-code/file-schema.js';
 import { applyThroughServer } from './as-code/server-hand-off.js';
 import { reachableUrl } from './front/reachable-url.js';
-import { MembersService, parseRole } from './core/members-service.js';
+import { MembersService, parseRole } from './people/members-service.js';
 import { AuditLog } from './core/audit-log.js';
 import { ROLES, type Actor } from './domain/people.js';
 
@@ -637,7 +637,7 @@ async function serve(configFile: string | undefined): Promise<number> {
       `\nCreated account admin@localhost (tier pro) with an API key holding every scope.\n` +
         `Admin API key (shown once, store it now): ${admin.key}\n` +
         `Try: curl -H "X-Api-Key: ${admin.key}" ${app.config.publicUrl}/v1/public/account\n` +
-        `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${(await app.services.accounts.sessions.createLoginLink(undefined)).url}\n\n`,
+        `Dashboard sign-in link (one use, valid 15 minutes; later: vigil login-link): ${(await app.services.people.sessions.createLoginLink(undefined)).url}\n\n`,
     );
   }
   // Logged last: whoever waits for this line finds the admin key already printed. It is part of

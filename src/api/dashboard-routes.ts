@@ -4,8 +4,8 @@ import {
 } from '../core/schemas/dashboard.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
-import { sessionToken, type OpenedSession, type SessionsService, type SignInClient } from '../core/sessions-service.js';
-import type { SignInService } from '../core/sign-in-service.js';
+import { sessionToken, type OpenedSession, type SessionsService, type SignInClient } from '../people/sessions-service.js';
+import type { PasswordSignIn } from '../people/password-sign-in.js';
 import { defineRoute, jsonReply, ok, type HttpRequest, type Route } from './http-types.js';
 import { checkSummary } from './check-summary.js';
 import type { LiveFeed } from './live-feed.js';
@@ -38,7 +38,7 @@ export const clientOf = (req: HttpRequest): SignInClient => ({ address: req.remo
  * summaries, chart series and the live stream. Any API client may call them too.
  */
 export function dashboardRoutes(
-  s: MonitoringServices, sessions: SessionsService, signIn: SignInService, live: LiveFeed, authenticate: (headers: Record<string, string>) => Answer<Principal>,
+  s: MonitoringServices, sessions: SessionsService, signIn: PasswordSignIn, live: LiveFeed, authenticate: (headers: Record<string, string>) => Answer<Principal>,
 ): Route[] {
   const opened = (session: OpenedSession) => sessionOpened(sessions, session);
   return [

@@ -6,11 +6,11 @@ import { defineRoute, jsonReply, ok, type Route } from './http-types.js';
 import { kumaSignal, pingMetadata, pingSignal, withStatus } from './ping-metadata.js';
 import type { MonitoringServices } from './services.js';
 import { publicApi } from './route-presets.js';
+import { UNKNOWN_TOKEN } from '../engine/heartbeats.js';
 
 const PingOk = Type.Object({ ok: Type.Literal(true) });
 /** A ping's acknowledgement, serialised once. */
 const PONG = JSON.stringify({ ok: true });
-const UNKNOWN = Promise.resolve(false);
 const PingNotFound = Type.Object({ ok: Type.Literal(false), error: Type.Literal('not_found') });
 
 export function heartbeatRoutes(s: MonitoringServices): Route[] {
@@ -40,7 +40,7 @@ export function heartbeatRoutes(s: MonitoringServices): Route[] {
     handler: ({ req, params }) => {
       const meta = pingMetadata(req.body, req.query);
       const signal = withStatus(pingSignal(params.action), meta);
-      return acknowledged(() => (signal ? s.pings.ping(params.token!, signal, meta) : UNKNOWN));
+      return acknowledged(() => (signal ? s.pings.ping(params.token!, signal, meta) : UNKNOWN_TOKEN));
     },
   });
   const withAction = { ...ping, path: '/heartbeat/:token/:action', summary: 'Heartbeat ping with /start, /fail or /<exit code 0-255>' };

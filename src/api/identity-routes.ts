@@ -1,10 +1,10 @@
 import { ErrorBody } from '../core/schemas/common.js';
 import { IdentityLinkResponse, IdentityListResponse } from '../core/schemas/sign-in.js';
-import { OIDC_FLOW_MS, SsoRefused } from '../core/oidc-sign-in.js';
+import { OIDC_FLOW_MS, SsoRefused } from '../people/oidc-sign-in.js';
 import { errors } from '../domain/errors.js';
 import type { Principal } from '../core/principal.js';
-import type { Person } from '../core/sign-in-people.js';
-import type { SignInServices } from '../core/sign-in-services.js';
+import type { Person } from '../people/sign-in-people.js';
+import type { SignInWays } from '../people/sign-in-ways.js';
 import { defineRoute, ok, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
 import { oidcFlowCookie } from './sign-in-routes.js';
@@ -13,7 +13,7 @@ const MEMBER = { ...publicApi, allowRestricted: false, idempotency: 'none', tag:
 const IDENTITIES = '/v1/public/me/identities';
 
 /** A member's single sign-on identities (issue 34 item 3): linked, listed and removed by the member. */
-export function identityRoutes(s: SignInServices): Route[] {
+export function identityRoutes(s: SignInWays): Route[] {
   const member = async (principal: Principal): Promise<Person> => {
     const person = await s.people.of(principal);
     if (!person) throw errors.forbidden('Single sign-on identities belong to members: sign in to the dashboard as yourself (not with an API key) to manage yours');

@@ -4,15 +4,15 @@ import {
   AuditLogResponse, AuditQuery, InviteBody, InvitedResponse, MemberListResponse, MemberResponse, PasswordChangeBody, PasswordSetupBody, RecoveryCodesResponse, RoleBody,
   SessionListQuery, SessionListResponse, TotpCodeBody, TotpDisableBody, TotpEnrolmentResponse, TotpStatusResponse,
 } from '../core/schemas/people.js';
-import { sessionToken } from '../core/sessions-service.js';
-import type { Invited } from '../core/members-service.js';
+import { sessionToken } from '../people/sessions-service.js';
+import type { Invited } from '../people/members-service.js';
 import { parseIsoBound } from '../core/iso-date.js';
 import { errors } from '../domain/errors.js';
 import type { AuditEntry } from '../store/people-store.js';
 import { defineRoute, ok, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
 import { clientOf, sessionOpened } from './dashboard-routes.js';
-import type { AccountServices, PeopleServices } from './services.js';
+import type { People } from '../people/people.js';
 
 const errorsFor = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
 // Roles decide (the services check them); no scope of its own, and never for a restricted key.
@@ -23,7 +23,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 const invitedView = (invited: Invited) => ({ ...invited.member, invitation: invited.invitation, setupUrl: invited.setupUrl, setupExpiresAt: invited.setupExpiresAt });
 
 /** Members, their set-up links, passwords, TOTP and sessions (issue 28). Handlers call the services only. */
-export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
+export function peopleRoutes(p: People): Route[] {
   return [
     defineRoute({
       ...base, tag: 'members', method: 'GET', path: MEMBERS,
@@ -85,7 +85,7 @@ export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
       auth: 'none', allowRestricted: true, rateLimit: 'per-address', idempotency: 'none', errorShape: 'standard', bodyKind: 'json',
       body: PasswordSetupBody,
       responses: { 201: SessionResponse, ...errorsFor(400, 429) },
-      handler: async ({ body, req }) => sessionOpened(a.sessions, await p.signIn.setUpPassword(body.token, body.password, clientOf(req))),
+      handler: async ({ body, req }) => sessionOpened(p.sessions, await p.passwordSignIn.setUpPassword(body.token, body.password, clientOf(req))),
     }),
     defineRoute({
       ...base, tag: 'members', method: 'POST', path: '/v1/public/me/password',
@@ -93,7 +93,7 @@ export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
       body: PasswordChangeBody,
       responses: { 204: null, ...errorsFor(400, 401, 403, 429) },
       handler: async ({ principal, body }) => {
-        await p.signIn.changePassword(principal, body);
+        await p.passwordSignIn.changePassword(principal, body);
         return { status: 204 };
       },
     }),
@@ -132,7 +132,7 @@ export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
       query: SessionListQuery,
       responses: { 200: SessionListResponse, ...errorsFor(400, 401, 403, 404, 429) },
       handler: async ({ principal, query, req }) => {
-        const data = await p.sessions.list(principal, query.userId, await a.sessions.idOf(sessionToken(req.headers['cookie'])));
+        const data = await p.sessionList.list(principal, query.userId, await p.sessions.idOf(sessionToken(req.headers['cookie'])));
         return ok({ data, meta: { total: data.length } }, 200, NO_STORE);
       },
     }),
@@ -141,7 +141,7 @@ export function peopleRoutes(p: PeopleServices, a: AccountServices): Route[] {
       summary: 'End one of the member’s sessions (owners and admins: of a member they manage); it is refused from the next request',
       responses: { 204: null, ...errorsFor(401, 403, 404, 429) },
       handler: async ({ principal, params }) => {
-        await p.sessions.revoke(principal, params.id!);
+        await p.sessionList.revoke(principal, params.id!);
         return { status: 204 };
       },
     }),

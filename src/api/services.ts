@@ -3,20 +3,14 @@ import type { AccountsService } from '../core/accounts-service.js';
 import type { ChecksService } from '../core/checks-service.js';
 import type { Clock } from '../domain/clock.js';
 import type { HistoryService } from '../core/history-service.js';
-import type { PingsService } from '../core/pings-service.js';
+import type { Pings } from '../engine/heartbeats.js';
 import type { StatsService } from '../core/stats-service.js';
 import type { AlertSummary } from '../alerts/alerts-module.js';
 import type { EmailAlertsService } from '../alerts/email-settings-service.js';
 import type { WebhookService } from '../alerts/webhook-service.js';
 import type { DeliveryLog } from '../core/delivery-log.js';
 import type { OAuthServices } from '../oauth/oauth-services.js';
-import type { SessionsService } from '../core/sessions-service.js';
-import type { MembersService } from '../core/members-service.js';
-import type { SignInService } from '../core/sign-in-service.js';
-import type { TotpService } from '../core/totp-service.js';
-import type { MemberSessions } from '../core/member-sessions.js';
-import type { AuditLog } from '../core/audit-log.js';
-import type { SignInServices } from '../core/sign-in-services.js';
+import type { People } from '../people/people.js';
 import type { CheckTrends } from '../stats/check-summaries.js';
 import type { SeriesReader } from '../stats/series.js';
 import type { StatusPagesService } from '../status-pages/status-pages-service.js';
@@ -41,8 +35,8 @@ export interface MonitoringServices extends Shared {
   checks: ChecksService;
   history: HistoryService;
   stats: StatsService;
-  /** Heartbeat pings (the ping route). */
-  pings: PingsService;
+  /** Heartbeat pings (the ping route): the heartbeat monitor records them. */
+  pings: Pings;
   /** The check's latest result, live from memory (the record's `lastProbe`). */
   lastProbe(checkId: string): LastProbe | null;
   /** Regions a check can be pinned to, with their prober nodes. */
@@ -55,26 +49,12 @@ export interface MonitoringServices extends Shared {
   maintenanceWindows: MaintenanceWindowsService;
 }
 
-/** Accounts, their keys and sessions, agent sign-up (OAuth), and what an account shows of itself. */
+/** Accounts, their keys, agent sign-up (OAuth), and what an account shows of itself. */
 export interface AccountServices extends Shared {
   accounts: AccountsService;
-  /** Dashboard sign-in: sessions from API keys and login links. */
-  sessions: SessionsService;
   /** Agent signup, tokens, claims and the unclaimed-account lifecycle. */
   oauth: OAuthServices;
-  /** Passkeys, single sign-on and email links. */
-  signInWays: SignInServices;
   alertSummary(accountId: string): Promise<AlertSummary>;
-}
-
-/** Members and roles, people signing in, their sessions, and the audit log (issue 28). */
-export interface PeopleServices extends Shared {
-  members: MembersService;
-  /** Password (and TOTP) sign-in and set-up links; every way ends in sessions.openForUser. */
-  signIn: SignInService;
-  totp: TotpService;
-  sessions: MemberSessions;
-  audit: AuditLog;
 }
 
 /** Alert settings and deliveries. */
@@ -111,7 +91,8 @@ export interface OperationServices extends Shared {
 export interface Services {
   monitoring: MonitoringServices;
   accounts: AccountServices;
-  people: PeopleServices;
+  /** Members and roles, their sessions and sign-in ways, and the audit log (issue 28). */
+  people: People;
   alerts: AlertServices;
   pages: PageServices;
   asCode: AsCodeServices;

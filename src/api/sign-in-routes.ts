@@ -6,28 +6,21 @@ import {
 } from '../core/schemas/sign-in.js';
 import { SessionResponse } from '../core/schemas/dashboard.js';
 import { errors } from '../domain/errors.js';
-import { OIDC_CALLBACK_PATH, OIDC_FLOW_COOKIE, OIDC_FLOW_MS, OIDC_START_PATH, SsoRefused } from '../core/oidc-sign-in.js';
+import { OIDC_CALLBACK_PATH, OIDC_FLOW_COOKIE, OIDC_FLOW_MS, OIDC_START_PATH, SsoRefused } from '../people/oidc-sign-in.js';
 import type { Principal } from '../core/principal.js';
-import type { Person } from '../core/sign-in-people.js';
-import { CEREMONIES_PER_MINUTE, type SignInServices } from '../core/sign-in-services.js';
+import type { Person } from '../people/sign-in-people.js';
+import { CEREMONIES_PER_MINUTE, type SignInWays } from '../people/sign-in-ways.js';
 import { clientOf, sessionOpened } from './dashboard-routes.js';
 import { defineRoute, ok, type Reply, type Route } from './http-types.js';
 import { publicApi } from './route-presets.js';
+import { cookieValue, setCookie } from '../util/cookies.js';
 
 const SIGN_IN = { auth: 'none', allowRestricted: true, rateLimit: 'per-address', idempotency: 'none', errorShape: 'standard', tag: 'dashboard' } as const;
 const MEMBER = { ...publicApi, idempotency: 'none', tag: 'dashboard' } as const;
 
-function cookieValue(header: string | undefined, name: string): string | null {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
 /** The cookie that carries a single sign-on's flow token to the callback (and only there). */
 export const oidcFlowCookie = (value: string, maxAgeMs: number, secure: boolean) =>
-  `${OIDC_FLOW_COOKIE}=${value}; Path=${OIDC_CALLBACK_PATH}; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  setCookie(OIDC_FLOW_COOKIE, value, { path: OIDC_CALLBACK_PATH, maxAgeSeconds: maxAgeMs / 1000, sameSite: 'Lax', secure });
 
 const redirect = (location: string, cookies: string[]): Reply => ({
   status: 302,
@@ -39,7 +32,7 @@ const redirect = (location: string, cookies: string[]): Reply => ({
  * Passkeys, single sign-on (OpenID Connect) and email links (issue 28): each ends in the same
  * session cookie as POST /v1/public/sessions. A member manages their own passkeys.
  */
-export function signInRoutes(s: SignInServices): Route[] {
+export function signInRoutes(s: SignInWays): Route[] {
   const member = async (principal: Principal): Promise<Person> => {
     const person = await s.people.of(principal);
     if (!person) throw errors.forbidden('Passkeys belong to members: sign in to the dashboard as yourself (not with an API key) to manage yours');

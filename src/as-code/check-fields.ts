@@ -2,40 +2,21 @@ import { applyInput, DEFAULT_SETTINGS } from '../core/check-settings.js';
 import type { CreateCheckInput } from '../core/schemas/checks.js';
 import type { CheckType } from '../domain/check-types.js';
 import type { CheckSettings } from '../domain/records.js';
+import { CHECK_FIELDS } from '../domain/check-fields.js';
 
 /** A check's settings in the API's input names: what a file entry says of it (no key, no pause). */
 export type CheckFields = Omit<CreateCheckInput, 'url'> & { url?: string };
 
 /**
  * The create input that gives these settings: every field of POST /v1/public/checks, in its
- * input name (test/unit/as-code-check-fields.test.ts holds it to the schema, so a new field
- * cannot be forgotten here). A heartbeat has no url (its ping URL is generated).
+ * input name, in the order a file writes them (domain/check-fields.ts maps the names;
+ * test/unit/as-code-check-fields.test.ts holds it to the schema). A heartbeat has no url (its
+ * ping URL is generated); dependsOn holds ids here, which plan.ts and export-file.ts translate.
  */
 export function fieldsOfSettings(s: CheckSettings): CheckFields {
-  return {
-    ...(s.type === 'heartbeat' ? {} : { url: s.url }),
-    type: s.type,
-    name: s.name,
-    folder: s.folder,
-    tags: s.tags,
-    // Ids here; the file names them by key (plan.ts and export-file.ts translate).
-    dependsOn: s.dependsOn,
-    checkFrequency: s.intervalMinutes,
-    checkRegionOverride: s.regionOverride,
-    httpMethod: s.method,
-    expectedStatusCodes: s.expectedStatusCodes,
-    requestHeaders: s.headers,
-    requestBody: s.body,
-    responseValidation: s.responseValidation,
-    cacheControlNoCache: s.cacheControlNoCache,
-    immediateRecheckEnabled: s.immediateRecheckEnabled,
-    responseTimeLimit: s.responseTimeLimit,
-    downConfirmationAttempts: s.downConfirmationAttempts,
-    pingPackets: s.pingPackets,
-    timezone: s.timezone,
-    schedule: s.schedule,
-    gracePeriod: s.gracePeriodSeconds,
-  };
+  const fields: Record<string, unknown> = {};
+  for (const f of CHECK_FIELDS) if (f.settings !== 'url' || s.type !== 'heartbeat') fields[f.input] = s[f.settings];
+  return fields as CheckFields;
 }
 
 /**

@@ -1,18 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { errors } from '../domain/errors.js';
+import { CHECK_FIELDS } from '../domain/check-fields.js';
 import { PATCH_TYPES, RECORD_READ_ONLY_FIELDS, type UpdateCheckBody, type UpdateCheckInput } from './schemas/checks.js';
 
 const READ_ONLY = new Set(RECORD_READ_ONLY_FIELDS);
 
 /** Read-only record fields that another field or endpoint sets: where the caller should look. */
 const SET_BY: Record<string, string> = {
-  interval: 'checkFrequency',
-  method: 'httpMethod',
-  headers: 'requestHeaders',
-  body: 'requestBody',
-  region: 'checkRegionOverride',
-  expectedStatus: 'expectedStatusCodes',
-  consecutiveFailureThreshold: 'downConfirmationAttempts',
+  ...Object.fromEntries(CHECK_FIELDS.filter((f) => f.record !== undefined).map((f) => [f.record, f.input])),
   status: 'POST /v1/public/checks/{id}/toggle',
   disabled: 'POST /v1/public/checks/{id}/toggle',
   disabledReason: 'POST /v1/public/checks/{id}/toggle',

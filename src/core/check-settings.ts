@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { CheckType } from '../domain/check-types.js';
 import { errors } from '../domain/errors.js';
+import { CHECK_FIELDS } from '../domain/check-fields.js';
 import { limitsFor, tierAtLeast } from '../domain/plans.js';
 import type { Account, CheckSettings } from '../domain/records.js';
 import { MAX_REQUEST_BODY_BYTES, type CreateCheckInput, type UpdateCheckInput } from './schemas/checks.js';
@@ -35,32 +36,30 @@ export const DEFAULT_SETTINGS: Omit<CheckSettings, 'name' | 'url' | 'type'> = {
 
 type Input = CreateCheckInput | UpdateCheckInput;
 
-/** Applies only the fields present in the input (PATCH semantics; create starts from defaults). */
+/** How an input value is stored, where it is not stored as given. */
+const NORMALISED: Partial<Record<keyof CheckSettings, (value: never) => unknown>> = {
+  url: (url: string) => url.trim(),
+  name: displayName,
+  expectedStatusCodes: (codes: number[]) => [...new Set(codes)],
+  tags: uniqueTags,
+  dependsOn: (ids: string[]) => [...new Set(ids.map((id) => id.trim()))],
+};
+
+/**
+ * Applies only the fields present in the input (PATCH semantics; create starts from defaults),
+ * each input name to its setting by domain/check-fields.ts.
+ */
 export function applyInput(base: CheckSettings, input: Input): CheckSettings {
-  const s: CheckSettings = { ...base };
-  if (input.url !== undefined) s.url = input.url.trim();
-  if (input.type !== undefined) s.type = input.type;
-  if (input.name !== undefined) s.name = displayName(input.name);
-  if (input.folder !== undefined) s.folder = input.folder;
-  if (input.httpMethod !== undefined) s.method = input.httpMethod;
-  if (input.checkFrequency !== undefined) s.intervalMinutes = input.checkFrequency;
-  if (input.checkRegionOverride !== undefined) s.regionOverride = input.checkRegionOverride;
-  if (input.expectedStatusCodes !== undefined) s.expectedStatusCodes = [...new Set(input.expectedStatusCodes)];
-  if (input.requestHeaders !== undefined) s.headers = input.requestHeaders;
-  if (input.requestBody !== undefined) s.body = input.requestBody;
-  if (input.responseValidation !== undefined) s.responseValidation = input.responseValidation;
-  if (input.cacheControlNoCache !== undefined) s.cacheControlNoCache = input.cacheControlNoCache;
-  if (input.immediateRecheckEnabled !== undefined) s.immediateRecheckEnabled = input.immediateRecheckEnabled;
-  if (input.responseTimeLimit !== undefined) s.responseTimeLimit = input.responseTimeLimit;
-  if (input.downConfirmationAttempts !== undefined) s.downConfirmationAttempts = input.downConfirmationAttempts;
-  if (input.pingPackets !== undefined) s.pingPackets = input.pingPackets;
-  if (input.timezone !== undefined) s.timezone = input.timezone;
-  if (input.schedule !== undefined) s.schedule = input.schedule;
-  if (input.gracePeriod !== undefined) s.gracePeriodSeconds = input.gracePeriod;
-  if (input.tags !== undefined) s.tags = uniqueTags(input.tags);
-  if (input.dependsOn !== undefined) s.dependsOn = [...new Set(input.dependsOn.map((id) => id.trim()))];
+  const s: Record<string, unknown> = { ...base };
+  const given = input as Readonly<Record<string, unknown>>;
+  for (const f of CHECK_FIELDS) {
+    const value = given[f.input];
+    if (value === undefined) continue;
+    const normalise = NORMALISED[f.settings];
+    s[f.settings] = normalise ? normalise(value as never) : value;
+  }
   if (s.type === 'domain') s.intervalMinutes = DOMAIN_INTERVAL_MINUTES;
-  return s;
+  return s as unknown as CheckSettings;
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

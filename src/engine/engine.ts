@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CheckEvents, CheckObserver } from '../domain/check-observer.js';
@@ -141,6 +142,8 @@ export class Engine implements CheckObserver {
   private readonly load: CapacityMonitor;
   private readonly verdicts = new FreshVerdicts();
   private idleWaiters: Array<() => void> = [];
+  /** Set while stop() waits for running probes: called as each one settles. */
+  private probeSettled: (() => void) | null = null;
   /** The probe rate the wheel's stride follows: probes fired per second, sampled about every second. */
   private readonly rate = { at: 0, fired: 0, perSecond: 0 };
 
@@ -198,9 +201,18 @@ export class Engine implements CheckObserver {
   async stop(graceMs = 5_000): Promise<void> {
     this.driver?.stop();
     this.driver = null;
-    const deadline = Date.now() + graceMs;
-    // Running probes finish and are recorded; queued ones are dropped by close().
-    while (this.probing > this.deps.dispatcher.queued && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // Running probes finish and are recorded (each settling wakes this); queued ones are dropped by close().
+    const grace = new AbortController();
+    const graceOver = sleep(graceMs, 'over' as const, { signal: grace.signal }).catch(() => 'over' as const);
+    try {
+      while (this.probing > this.deps.dispatcher.queued) {
+        const settled = new Promise<'settled'>((resolve) => { this.probeSettled = () => resolve('settled'); });
+        if ((await Promise.race([settled, graceOver])) === 'over') break;
+      }
+    } finally {
+      this.probeSettled = null;
+      grace.abort();
+    }
     this.closing = true;
     this.verdicts.clear();
     await this.deps.dispatcher.close();
@@ -321,7 +333,9 @@ export class Engine implements CheckObserver {
       (err: unknown) => this.deps.log.error({ err, checkId: entry.id }, 'probe dispatch failed'),
     ).finally(() => {
       entry.inFlight = false;
-      if (--this.probing === 0 && this.idleWaiters.length > 0) {
+      this.probing--;
+      this.probeSettled?.();
+      if (this.probing === 0 && this.idleWaiters.length > 0) {
         const waiters = this.idleWaiters;
         this.idleWaiters = [];
         for (const resolve of waiters) resolve();

@@ -27,7 +27,8 @@ export interface PingMetadata {
   message?: string;
 }
 
-const UNKNOWN = Promise.resolve(false);
+/** The answer to a ping whose token no check has (404): one settled promise, shared with the ping route. */
+export const UNKNOWN_TOKEN: Promise<boolean> = Promise.resolve(false);
 /** Uptime Kuma makes 32-character push tokens; anything much longer is not one worth a hash. */
 const MAX_KUMA_TOKEN = 100;
 
@@ -96,6 +97,9 @@ const INBOX_GRACE_MS = 2_000;
  * missed deadline goes to the recorder like a probe result; a ping is acknowledged only after
  * its group commit.
  */
+/** Heartbeat pings (spec §3) as the ping route sends them; each answer comes once the ping is committed. */
+export type Pings = Pick<HeartbeatMonitor, 'ping' | 'pingKuma'>;
+
 export class HeartbeatMonitor implements CheckObserver {
   readonly tokens = new HeartbeatTokens();
   /** Pings recorded and not yet committed. */
@@ -152,7 +156,7 @@ export class HeartbeatMonitor implements CheckObserver {
   ping(token: string, signal: PingSignal, meta: PingMetadata): Promise<boolean> {
     const checkId = this.tokens.lookup(token);
     const w = checkId === null ? undefined : this.watched(checkId);
-    if (!w) return UNKNOWN;
+    if (!w) return UNKNOWN_TOKEN;
     const now = this.deps.clock.now();
     const failed = signal.kind === 'fail' || (signal.kind === 'exit' && signal.code !== 0);
     const details = pingDetails(meta, signal);
@@ -204,9 +208,9 @@ export class HeartbeatMonitor implements CheckObserver {
    * running server works at once.
    */
   async pingKuma(kumaToken: string, signal: PingSignal, meta: PingMetadata): Promise<boolean> {
-    if (kumaToken.length === 0 || kumaToken.length > MAX_KUMA_TOKEN) return UNKNOWN;
+    if (kumaToken.length === 0 || kumaToken.length > MAX_KUMA_TOKEN) return UNKNOWN_TOKEN;
     const token = await this.deps.store.kumaImports.pingTokenFor(hashSecret(kumaToken));
-    return token === null ? UNKNOWN : this.ping(token, signal, meta);
+    return token === null ? UNKNOWN_TOKEN : this.ping(token, signal, meta);
   }
 
   /** Resolves true once the ping's write is committed (its acknowledgement). */

@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { errors } from '../domain/errors.js';
 import type { BearerResolver, Principal } from '../core/principal.js';
 import { keyPrincipal } from '../core/key-principal.js';
-import { sessionToken } from '../core/sessions-service.js';
+import { sessionToken } from '../people/sessions-service.js';
 import { API_KEY_PATTERN, API_KEY_PREFIX, hashSecret } from '../domain/secrets.js';
 import { Lru } from '../util/lru.js';
 import { whenAnswered, type Answer, type Store } from '../store/store.js';

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import { BodyBuffer } from './body-buffer.js';
 import { BodyDrain, DRAIN_BOUNDS, type DrainBounds } from './body-drain.js';
@@ -9,13 +10,8 @@ const EXCLUSIVE_PORT = 1; // LIBUS_LISTEN_EXCLUSIVE_PORT
 const NO_QUERY = new URLSearchParams();
 const NO_BODY = Buffer.alloc(0);
 
-const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK', 201: '201 Created', 202: '202 Accepted', 204: '204 No Content', 302: '302 Found', 303: '303 See Other', 304: '304 Not Modified',
-  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed', 406: '406 Not Acceptable',
-  409: '409 Conflict', 412: '412 Precondition Failed', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type',
-  422: '422 Unprocessable Entity',
-  429: '429 Too Many Requests', 500: '500 Internal Server Error', 502: '502 Bad Gateway', 503: '503 Service Unavailable',
-};
+// uWS writes the status line as given: node:http's reason phrases, each line built once.
+const STATUS_LINE: Record<number, string> = Object.fromEntries(Object.entries(STATUS_CODES).map(([code, text]) => [code, `${code} ${text}`]));
 
 export type Handle = (req: HttpRequest) => Reply | Promise<Reply>;
 
@@ -251,7 +247,7 @@ function openStream(
   };
   onAbort(close);
   res.cork(() => {
-    res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
+    res.writeStatus(STATUS_LINE[reply.status] ?? String(reply.status));
     writeHeaders(res, reply.headers);
   });
   stream({
@@ -284,7 +280,7 @@ function writeNow(res: uWS.HttpResponse, reply: Reply, closeConnection: boolean,
     : reply.body === undefined
       ? undefined
       : JSON.stringify(reply.body);
-  res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
+  res.writeStatus(STATUS_LINE[reply.status] ?? String(reply.status));
   if (payload !== undefined) {
     res.writeHeader('Content-Type', reply.raw ? reply.raw.contentType : 'application/json; charset=utf-8');
   }

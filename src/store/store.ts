@@ -20,6 +20,7 @@ import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
 import type { SubscriberRepo } from './subscribers.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
+import type { Job } from '../util/job-runner.js';
 
 export { whenAnswered, type Answer } from './answer.js';
 
@@ -111,6 +112,11 @@ export interface Store {
    * (rejects with) `StaleOwner`, writing nothing, when it does not.
    */
   applyWrites(batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence): Answer<void>;
+  /**
+   * The store's own periodic work, for the app's JobRunner (which logs and counts failures):
+   * PostgreSQL reads other processes' changes and makes the days-ahead partitions. None for SQLite.
+   */
+  jobs?(): readonly Job[];
   /** Settles once every connection (background ones too) has closed. */
   close(): Promise<void>;
 }

@@ -141,7 +141,7 @@ describe('sign-ins of every way, and signing out', () => {
     const a = await newAccount(srv, { tier: 'pro', scopes: ALL });
     const viaKey = await send(srv.url, '', 'POST', '/v1/public/sessions', { key: null, body: { apiKey: a.key } });
     assertStatus(viaKey, 201);
-    const link = await srv.app.services.accounts.sessions.createLoginLink(a.accountId);
+    const link = await srv.app.services.people.sessions.createLoginLink(a.accountId);
     const viaLink = await send(srv.url, '', 'POST', '/v1/public/sessions', { key: null, body: { loginToken: /#login=(.+)$/.exec(link.url)![1] } });
     assertStatus(viaLink, 201);
     const ownerId = viaLink.body.data.user.id;

@@ -185,7 +185,7 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
 
   test('a login link signs in once, within 15 minutes, with every scope of its account', async () => {
     const owner = await newAccount(srv, { tier: 'pro' });
-    const link = await srv.app.services.accounts.sessions.createLoginLink(owner.accountId);
+    const link = await srv.app.services.people.sessions.createLoginLink(owner.accountId);
     assert.ok(link.url.startsWith(`${srv.app.config.dashboardUrl}#login=vl_`), link.url);
     const token = link.url.split('#login=')[1]!;
     const { res, cookie } = await signIn(srv, { loginToken: token });
@@ -198,12 +198,12 @@ describe('dashboard API: sessions, login links, summaries, series, live stream, 
     assert.equal((await withCookie(srv, cookie)('GET', '/v1/public/alerts/webhooks')).status, 200);
     assertError((await signIn(srv, { loginToken: token })).res, 400, /already used/);
 
-    const late = (await srv.app.services.accounts.sessions.createLoginLink(owner.accountId)).url.split('#login=')[1]!;
+    const late = (await srv.app.services.people.sessions.createLoginLink(owner.accountId)).url.split('#login=')[1]!;
     clock.advance(15 * 60_000 + 1);
     assertError((await signIn(srv, { loginToken: late })).res, 400, /15 minutes/);
     // The admin account by default; an unknown account is a 404 like the CLI's other commands.
-    assert.equal((await srv.app.services.accounts.sessions.createLoginLink(undefined)).email, 'admin@localhost');
-    await assert.rejects(async () => srv.app.services.accounts.sessions.createLoginLink('nobody@example.com'), /nobody@example.com/);
+    assert.equal((await srv.app.services.people.sessions.createLoginLink(undefined)).email, 'admin@localhost');
+    await assert.rejects(async () => srv.app.services.people.sessions.createLoginLink('nobody@example.com'), /nobody@example.com/);
   });
 
   test('summaries carry status, last response time, 24 h uptime and an hourly sparkline from rollups; series has the phases', async () => {

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, send, type TestServer } from '../helpers/server.js';
 import { addMember, cookieOf, setupToken, signInWithPassword, withCookie } from '../helpers/people.js';
-import { totpCode } from '../../src/core/totp.js';
+import { totpCode } from '../../src/people/totp-codes.js';
 import { assertError, assertStatus, NO_PROBES } from './util.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/fixtures/alerts-smtp.js';
 
@@ -203,7 +203,7 @@ describe('members and roles (issue 28)', () => {
   });
 
   test("a login link signs in as the account's first owner", async () => {
-    const link = await srv.app.services.accounts.sessions.createLoginLink(undefined);
+    const link = await srv.app.services.people.sessions.createLoginLink(undefined);
     const token = /#login=(.+)$/.exec(link.url)![1]!;
     const res = await send(srv.url, '', 'POST', '/v1/public/sessions', { key: null, body: { loginToken: token } });
     assertStatus(res, 201);

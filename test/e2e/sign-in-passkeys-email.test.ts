@@ -16,7 +16,7 @@ function forgedAssertion(challenge: string, origin: string, credentialId = 'AAAA
 }
 
 async function loginLinkCookie(srv: TestServer): Promise<string> {
-  const link = await srv.app.services.accounts.sessions.createLoginLink(undefined);
+  const link = await srv.app.services.people.sessions.createLoginLink(undefined);
   const res = await send(srv.url, '', 'POST', '/v1/public/sessions', { key: null, body: { loginToken: new URL(link.url).hash.slice('#login='.length) } });
   return /^(vigil_session=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]!;
 }

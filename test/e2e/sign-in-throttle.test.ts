@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, send, type TestResponse, type TestServer } from '../helpers/server.js';
 import { addMember, cookieOf, signInWithPassword, withCookie } from '../helpers/people.js';
-import { totpCode } from '../../src/core/totp.js';
+import { totpCode } from '../../src/people/totp-codes.js';
 import { assertError, assertStatus, NO_PROBES } from './util.js';
 
 const WRONG_PAIR = 'Email or password is wrong';

@@ -160,7 +160,7 @@ describe('dashboard in a real browser', { skip: missing ?? false, timeout: 180_0
   test('a login link signs in once', async () => {
     const other = await context.browser()?.newContext();
     const p = other ? await other.newPage() : await context.newPage();
-    const { url } = await srv.app.services.accounts.sessions.createLoginLink(undefined);
+    const { url } = await srv.app.services.people.sessions.createLoginLink(undefined);
     await p.goto(url.replace(srv.app.config.publicUrl, srv.url));
     await p.waitForSelector('body[data-list-ready="true"]');
     assert.equal(new URL(p.url()).hash, '#/', 'the token leaves the address bar');

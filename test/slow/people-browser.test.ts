@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { browserMissing, launchBrowser, LOCALHOST_IPV4 } from '../helpers/browser.js';
-import { totpCode } from '../../src/core/totp.js';
+import { totpCode } from '../../src/people/totp-codes.js';
 import { NO_PROBES } from '../e2e/util.js';
 
 const missing = browserMissing();
@@ -41,7 +41,7 @@ describe('members in a real browser: password and TOTP, an invitation, a viewer,
   const who = async () => (await page.textContent('header .who'))!.trim();
 
   test('the owner sets a password and turns on TOTP with the QR code, then gets ten recovery codes', async () => {
-    await page.goto((await srv.app.services.accounts.sessions.createLoginLink(undefined)).url);
+    await page.goto((await srv.app.services.people.sessions.createLoginLink(undefined)).url);
     await page.waitForSelector('body[data-list-ready="true"]');
     assert.equal(await who(), 'admin@localhost · owner');
     await page.click('a[href="#/security"]');

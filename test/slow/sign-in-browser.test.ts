@@ -50,7 +50,7 @@ describe('signing in in a real browser: passkeys and single sign-on', { skip: mi
   };
 
   test('a passkey registered on the security page signs in without a password', async () => {
-    const link = await srv.app.services.accounts.sessions.createLoginLink(undefined);
+    const link = await srv.app.services.people.sessions.createLoginLink(undefined);
     await page.goto(link.url);
     await page.waitForSelector('body[data-list-ready="true"]');
     await page.click('a[href="#/security"]');

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../../src/store/db.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
-import { ALERTS_ROUTING_MIGRATION } from '../../src/store/migrations-alerts-routing.js';
 import { sqliteDeliveryQueue } from '../../src/store/sqlite/alerts/delivery-queue.js';
 
-/** Migration 6 (issue 17) on a database that already has a delivery queue: nothing waiting is lost or reordered. */
+/** Version 7 (issue 17) on a database that already has a delivery queue: nothing waiting is lost or reordered. */
 
+/** Alert routing, reminders, delivery order and retry window. */
+const ALERTS_ROUTING = 7;
 const T0 = Date.UTC(2026, 5, 1, 12);
 const HOUR = 3_600_000;
 
@@ -18,8 +19,8 @@ test('deliveries queued before the upgrade learn their check, a 24 h window and 
   const dir = mkdtempSync(join(tmpdir(), 'vigil-migrate-alerts-'));
   try {
     const old = new Database(join(dir, 'vigil.db'));
-    for (const m of MIGRATIONS.filter((m) => m.version < ALERTS_ROUTING_MIGRATION.version)) old.exec(m.sql);
-    old.pragma(`user_version = ${ALERTS_ROUTING_MIGRATION.version - 1}`);
+    for (const m of MIGRATIONS.filter((m) => m.version < ALERTS_ROUTING)) old.exec(m.sql);
+    old.pragma(`user_version = ${ALERTS_ROUTING - 1}`);
     old.prepare("INSERT INTO accounts (id, email, tier, created_at) VALUES ('acc_1', 'a@example.com', 'pro', ?)").run(T0);
     old.prepare("INSERT INTO webhooks (id, account_id, name, url, url_key, webhook_type, events, created_at) VALUES ('whk_1', 'acc_1', 'h', 'https://x.example', 'https://x.example/', 'generic', '[]', ?)").run(T0);
     const alert = old.prepare("INSERT INTO alert_events (account_id, check_id, event, content, created_at) VALUES ('acc_1', 'chk_1', ?, '{}', ?)");

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AttemptWindow } from '../../src/core/attempt-window.js';
+import { AttemptWindow } from '../../src/people/attempt-window.js';
 import { ManualClock } from '../../src/domain/clock.js';
 
 test('attempts are counted per key over a sliding window', () => {

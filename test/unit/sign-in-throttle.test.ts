@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ApiError } from '../../src/domain/errors.js';
-import { delayFor, retryAfter, SignInThrottle, type ThrottleSettings } from '../../src/core/sign-in-throttle.js';
-import { PasswordHasher } from '../../src/core/password-hasher.js';
-import { Passwords } from '../../src/core/passwords.js';
+import { delayFor, retryAfter, SignInThrottle, type ThrottleSettings } from '../../src/people/sign-in-throttle.js';
+import { PasswordHasher } from '../../src/people/password-hasher.js';
+import { Passwords } from '../../src/people/passwords.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
 

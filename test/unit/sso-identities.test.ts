@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SsoIdentities, type AssertedIdentity } from '../../src/core/sso-identities.js';
-import { SsoRefused } from '../../src/core/sso-refused.js';
-import type { Person, SignInPeople } from '../../src/core/sign-in-people.js';
+import { SsoIdentities, type AssertedIdentity } from '../../src/people/sso-identities.js';
+import { SsoRefused } from '../../src/people/sso-refused.js';
+import type { Person, SignInPeople } from '../../src/people/sign-in-people.js';
 import type { IdentityRepo, IdentityRow } from '../../src/store/identity-store.js';
 import type { Store } from '../../src/store/store.js';
 

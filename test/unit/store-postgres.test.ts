@@ -8,6 +8,9 @@ import { ensurePartitions } from '../../src/store/postgres/partitions.js';
 import { PG_MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { WriteRecord } from '../../src/store/writes.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
+import { JobRunner } from '../../src/util/job-runner.js';
+import { createLogger } from '../../src/log.js';
+import { systemClock } from '../../src/domain/clock.js';
 
 // What the PostgreSQL store does beyond the shared contract: migrations under an advisory
 // lock, changes seen across processes, rollups built by hour and day, time partitions.
@@ -272,5 +275,32 @@ test('a unit whose process stops inside it is ended by PostgreSQL: the slots it 
     assert.deepEqual(await store.cluster.renew(a, t + 3_000, 1_000, 0), [], 'a keeps its instance row but no slot');
   } finally {
     await store.close();
+  }
+});
+
+test('its periodic work is jobs for the app\'s JobRunner (none with pollMs 0): run there, the refresh sees another process\'s check', async () => {
+  const url = await cluster.createDatabase();
+  const server = await openPgStore(url, { pollMs: 20, watchChecks: true });
+  const cli = await openPgStore(url, { pollMs: 0 });
+  const runner = new JobRunner({ clock: systemClock, log: createLogger('silent') });
+  try {
+    assert.deepEqual(server.jobs().map((j) => j.name), ['store-refresh', 'store-partitions']);
+    assert.deepEqual(cli.jobs(), [], 'a short-lived process reads nothing by itself');
+    for (const job of server.jobs()) runner.add(job);
+    runner.start();
+    const { c } = await seeded(cli);
+    let seen: string[] = [];
+    for (let i = 0; i < 200 && seen.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      seen = (await server.checks.writtenElsewhere()).map((x) => x.id);
+    }
+    assert.deepEqual(seen, [c.id]);
+    const refresh = runner.readings().find((r) => r.name === 'store-refresh')!;
+    assert.ok(refresh.runs > 0);
+    assert.equal(refresh.failures, 0);
+  } finally {
+    runner.stop();
+    await server.close();
+    await cli.close();
   }
 });

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { StartupError } from '../../util/startup-error.js';
-import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './schema.js';
+import { migrateSchema } from './schema.js';
 
 /**
  * The connection pool and units of work of the PostgreSQL store. A unit of work holds one pooled
@@ -263,29 +263,7 @@ export class PgDb {
     try {
       await client.query(`SELECT pg_advisory_lock(${MIGRATE_LOCK})`);
       try {
-        await client.query(
-          'CREATE TABLE IF NOT EXISTS vigil_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-        );
-        const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM vigil_schema');
-        const current = rows[0]?.v ?? 0;
-        if (current > PG_SCHEMA_VERSION) {
-          throw new StartupError(
-            `the PostgreSQL database has schema version ${current}, newer than this Vigil knows (${PG_SCHEMA_VERSION}): ` +
-              'it was written by a newer Vigil; run that version',
-          );
-        }
-        for (const m of [...PG_MIGRATIONS].sort((a, b) => a.version - b.version)) {
-          if (m.version <= current) continue;
-          await client.query('BEGIN');
-          try {
-            await client.query(m.sql);
-            await client.query('INSERT INTO vigil_schema (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
-            await client.query('COMMIT');
-          } catch (err) {
-            await client.query('ROLLBACK');
-            throw err;
-          }
-        }
+        await migrateSchema(client);
       } finally {
         await client.query(`SELECT pg_advisory_unlock(${MIGRATE_LOCK})`);
       }

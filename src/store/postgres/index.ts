@@ -19,6 +19,7 @@ import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionS
 import { pgBatchApplier } from './apply-writes.js';
 import type { Async } from './types.js';
 import { StartupError } from '../../util/startup-error.js';
+import type { Job } from '../../util/job-runner.js';
 import { pgCluster, pgPingInbox } from './cluster.js';
 import { PgChangeBus } from './notify-bus.js';
 
@@ -50,6 +51,8 @@ export type PgStore = { [K in keyof Repos]: Async<Repos[K]> } & {
   maintainPartitions(now: number, rawBefore: number, minutesBefore: number): Promise<number>;
   /** Reads what other processes changed: the credentials counter, and checks (with `watchChecks`). */
   refresh(): Promise<void>;
+  /** `refresh` every `pollMs` and the partitions ahead hourly, for the app's JobRunner; none with `pollMs` 0. */
+  jobs(): readonly Job[];
   /** LISTEN/NOTIFY among the centrals on this database (with `listen`): a served central leases its share of the checks. */
   changes?: PgChangeBus;
   /** The pool, for tests and the migration tool. */
@@ -61,8 +64,8 @@ export interface PgStoreOptions {
   /** Pool size (default 20: 8 batches of writes in flight leave room for requests). */
   maxConnections?: number;
   /**
-   * How often other processes' changes are read (credentials counter, checks with watchChecks);
-   * 0: never by itself (a short-lived process: the CLI). Default 500 ms.
+   * How often other processes' changes are read (credentials counter, checks with watchChecks),
+   * by the `store-refresh` job of `jobs()`; 0: no jobs (a short-lived process: the CLI). Default 500 ms.
    */
   pollMs?: number;
   /** Polls for checks another process created or changed (CheckRepo.writtenElsewhere): a server. */
@@ -122,22 +125,11 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
       throw unreachable(url, err);
     }
   }
-  const timers: NodeJS.Timeout[] = [];
-  const every = (ms: number, job: () => Promise<unknown>) => {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      job().catch(() => undefined).finally(() => (running = false));
-    }, ms);
-    timer.unref();
-    timers.push(timer);
-  };
   const pollMs = options.pollMs ?? 500;
-  if (pollMs > 0) {
-    every(pollMs, refresh);
-    every(HOUR, () => ensurePartitions(db, Date.now()));
-  }
+  const jobs: Job[] = pollMs <= 0 ? [] : [
+    { name: 'store-refresh', everyMs: pollMs, run: refresh },
+    { name: 'store-partitions', everyMs: HOUR, run: () => ensurePartitions(db, Date.now()) },
+  ];
 
   return {
     kind: 'postgres',
@@ -179,9 +171,9 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
       return dropExpiredPartitions(db, rawBefore, minutesBefore);
     },
     refresh,
+    jobs: () => jobs,
     changes,
     async close() {
-      for (const t of timers) clearInterval(t);
       await changes?.sent();
       changes?.close();
       await db.close();
