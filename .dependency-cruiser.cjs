@@ -65,6 +65,35 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/store/(sqlite/|db\\.ts$)|^src/(app|cli)\\.ts$' },
       to: { path: 'node_modules/better-sqlite3/' },
     },
+    // The two stores are adapters side by side (issue 36): what both need lives in store/ or store/rows/.
+    {
+      name: 'postgres-store-beside-sqlite',
+      severity: 'error',
+      comment: 'store/postgres/ shares code with store/sqlite/ only through store/ (e.g. store/rows/, write-steps.ts)',
+      from: { path: '^src/store/postgres/' },
+      to: { path: '^src/store/sqlite/' },
+    },
+    {
+      name: 'sqlite-store-beside-postgres',
+      severity: 'error',
+      comment: 'store/sqlite/ shares code with store/postgres/ only through store/ (e.g. store/rows/, write-steps.ts)',
+      from: { path: '^src/store/sqlite/' },
+      to: { path: '^src/store/postgres/' },
+    },
+    {
+      name: 'neutral-store-modules-beside-both',
+      severity: 'error',
+      comment: 'store/rows/ and the rest of store/ serve both stores, so they import neither',
+      from: { path: '^src/store/', pathNot: '^src/store/(sqlite|postgres)/' },
+      to: { path: '^src/store/(sqlite|postgres)/' },
+    },
+    {
+      name: 'pg-only-in-postgres-store',
+      severity: 'error',
+      comment: 'the PostgreSQL client is used by store/postgres/ only',
+      from: { path: '^src/', pathNot: '^src/store/postgres/' },
+      to: { path: 'node_modules/pg/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
