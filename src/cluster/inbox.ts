@@ -1,7 +1,7 @@
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { ChangeBus } from '../store/change-bus.js';
 import type { InboxPing, InboxResult, PingInboxRepo } from '../store/ping-inbox.js';
-import type { Job } from '../util/job-runner.js';
+import type { ScopedJob } from '../util/job-runner.js';
 
 /** Entries taken per run: the oldest first. */
 const TAKE = 500;
@@ -23,9 +23,10 @@ export interface InboxDeps {
  * durable (the job never overlaps itself), so the next run does not take them again; an entry
  * whose write failed is still there and is.
  */
-export function inboxJob(deps: InboxDeps): Job {
+export function inboxJob(deps: InboxDeps): ScopedJob {
   return {
     name: 'inbox',
+    scope: 'check-owner',
     everyMs: 1_000,
     run: async () => {
       const pings: InboxPing[] = [];

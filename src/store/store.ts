@@ -74,6 +74,8 @@ export interface Store {
   cluster: ClusterRepo;
   /** Heartbeat pings received for checks another central owns, until it records them. */
   pingInbox: PingInboxRepo;
+  /** Write batches it commits at once (PostgreSQL, on a pool); absent: one at a time (SQLite). */
+  readonly parallelBatches?: number;
   /**
    * Present on a store several centrals share (PostgreSQL: LISTEN/NOTIFY): what one central
    * tells the others at once. Its presence makes a central lease its share of the checks
