@@ -1,4 +1,3 @@
-import { Registry } from 'prom-client';
 import { instanceName, resolveConfig, type Config, type ConfigInput } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -24,7 +23,6 @@ import { PasswordHasher } from './core/password-hasher.js';
 import type { Services } from './api/services.js';
 import type { HttpRequest, Reply, Route } from './api/http-types.js';
 import type { RenderCache } from './api/render-cache.js';
-import { RouteTable } from './api/route-table.js';
 import { Idempotency } from './front/idempotency.js';
 import { RateLimiter } from './front/rate-limiter.js';
 import { render, type RequestPipeline } from './front/request-pipeline.js';
@@ -35,12 +33,10 @@ import { Mailer } from './alerts/delivery/mailer.js';
 import type { ProbeDispatcher } from './engine/dispatcher.js';
 import { LiveChecks } from './monitor/live-checks.js';
 import { membership } from './cluster/membership.js';
-import type { Cluster } from './cluster/cluster.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/index.js';
 import { openPgStore } from './store/postgres/index.js';
 import type { Store } from './store/store.js';
 import { BatchWriter } from './store/batch-writer.js';
-import type { RollupStore } from './store/rollup-store.js';
 import { JobRunner } from './util/job-runner.js';
 
 /**
@@ -71,7 +67,6 @@ export interface AppOptions<S extends Store = SqliteStore> {
 /** What exists once the port is bound (the public addresses default to it). */
 interface Running {
   config: Config;
-  cluster: Cluster;
   features: Features;
   pipeline: RequestPipeline;
 }
@@ -82,17 +77,11 @@ export class VigilApp<S extends Store = SqliteStore> {
   readonly clock: Clock;
   readonly log: Logger;
   readonly writer: BatchWriter;
-  /** Created right after the store: opening it rebuilds rollups a crash left short. */
-  readonly rollups: RollupStore;
-  readonly mailer: Mailer;
-  /** Every check event and edit, for whoever needs to hear of it at once (live dashboards, page caches). */
+  private readonly mailer: Mailer;
   readonly statusFeed = new StatusFeed();
-  /** Every periodic job, by name (their last runs are in /metrics). */
   readonly jobs: JobRunner;
-  /** Every watched check's live state, one entry per check (engine, heartbeats, domains). */
   readonly liveChecks = new LiveChecks();
   private readonly idempotency: Idempotency;
-  /** The thread that hashes passwords (away from libuv's pool, where probes resolve names). */
   private readonly hasher: PasswordHasher;
   private server: RunningServer | null = null;
   private running: Running | null = null;
@@ -104,11 +93,8 @@ export class VigilApp<S extends Store = SqliteStore> {
   static async open(input: ConfigInput, opts: AppOptions<Store> = {}): Promise<VigilApp<Store>> {
     if (opts.store || input.store.url === null) return new VigilApp<Store>(input, opts);
     const log = opts.logger ?? createLogger(input.logLevel);
-    const store = await openPgStore(input.store.url, {
-      watchChecks: true,
-      changes: 'listen',
-      effectFailed: (err) => log.error({ err }, 'an effect of a committed change, or the store\'s listening connection, failed'),
-    });
+    const effectFailed = (err: unknown) => log.error({ err }, 'an effect of a committed change, or the store\'s listening connection, failed');
+    const store = await openPgStore(input.store.url, { watchChecks: true, changes: 'listen', effectFailed });
     return new VigilApp<Store>(input, { ...opts, logger: log, store });
   }
 
@@ -124,7 +110,6 @@ export class VigilApp<S extends Store = SqliteStore> {
       effectFailed: (err) => this.log.error({ err }, 'an effect of a committed change failed'),
     }) as Store as S);
     this.writer = new BatchWriter(this.store, this.log, undefined, undefined, this.store.parallelBatches);
-    this.rollups = this.store.rollups;
     this.mailer = new Mailer(input);
     this.jobs = new JobRunner({ clock: this.clock, log: this.log });
     this.idempotency = new Idempotency(this.store.idempotency, this.clock);
@@ -148,13 +133,13 @@ export class VigilApp<S extends Store = SqliteStore> {
     await joined.cluster.start();
     const config = resolveConfig(this.input, this.server.port);
     const features = await Features.build(FEATURES, {
-      input: this.input, config, store, clock, log, writer, rollups: this.rollups, mailer: this.mailer, statusFeed: this.statusFeed, jobs,
-      liveChecks: live, idempotency: this.idempotency, hasher: this.hasher, rateLimiter: new RateLimiter(clock), metrics: new Registry(),
-      membership: joined, routes: new RouteTable(), dispatch: (req) => this.handle(req),
+      input: this.input, config, store, clock, log, writer, mailer: this.mailer, statusFeed: this.statusFeed, jobs,
+      liveChecks: live, idempotency: this.idempotency, hasher: this.hasher, rateLimiter: new RateLimiter(clock),
+      membership: joined, dispatch: (req) => this.handle(req),
       dispatcher: this.opts.dispatcher, autoTick: this.opts.autoTick !== false, mailDomainResolver: this.opts.mailDomainResolver,
     });
     await features.start(jobs);
-    this.running = { config, cluster: joined.cluster, features, pipeline: features.parts.need('pipeline') };
+    this.running = { config, features, pipeline: features.parts.need('pipeline') };
     return { url: `http://${host}:${this.server.port}`, port: this.server.port };
   }
 
@@ -187,14 +172,6 @@ export class VigilApp<S extends Store = SqliteStore> {
     return this.started.features.parts.need(name);
   }
 
-  get config(): Config {
-    return this.started.config;
-  }
-
-  get cluster(): Cluster {
-    return this.started.cluster;
-  }
-
   get services(): Services {
     return {
       monitoring: this.part('monitoring'), accounts: this.part('accounts'), people: this.part('people'), alerts: this.part('alertServices'),
@@ -202,37 +179,18 @@ export class VigilApp<S extends Store = SqliteStore> {
     };
   }
 
-  get engine(): Provided['engine'] {
-    return this.part('engine');
-  }
+  // What the features gave that tests, benchmarks and the CLI reach.
+  get engine(): Provided['engine'] { return this.part('engine'); }
+  get heartbeats(): Provided['heartbeats'] { return this.part('heartbeats'); }
+  get domains(): Provided['domains'] { return this.part('domains'); }
+  get alerts(): Provided['alerts'] { return this.part('alerts'); }
+  get windows(): Provided['windows'] { return this.part('windows'); }
+  get recorder(): Provided['recorder'] { return this.part('recorder'); }
+  get cluster(): Provided['cluster'] { return this.part('cluster'); }
 
-  get heartbeats(): Provided['heartbeats'] {
-    return this.part('heartbeats');
-  }
-
-  get domains(): Provided['domains'] {
-    return this.part('domains');
-  }
-
-  get alerts(): Provided['alerts'] {
-    return this.part('alerts');
-  }
-
-  get windows(): Provided['windows'] {
-    return this.part('windows');
-  }
-
-  get recorder(): Provided['recorder'] {
-    return this.part('recorder');
-  }
-
+  get config(): Config { return this.started.config; }
   /** The route table requests go through (tests walk it). */
-  get routes(): readonly Route[] {
-    return this.started.pipeline.routes;
-  }
-
+  get routes(): readonly Route[] { return this.started.pipeline.routes; }
   /** Rendered status pages and badges; every status change purges what shows the check. */
-  get pageCache(): RenderCache {
-    return this.part('renders').pages;
-  }
+  get pageCache(): RenderCache { return this.part('renders').pages; }
 }

@@ -1,9 +1,9 @@
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { Config, ConfigInput } from './config.js';
 import type { Logger } from './log.js';
 import type { Clock } from './domain/clock.js';
 import type { HttpRequest, Reply, Route } from './api/http-types.js';
-import type { RouteTable } from './api/route-table.js';
+import { RouteTable } from './api/route-table.js';
 import type { StatusFeed } from './core/status-feed.js';
 import type { PasswordHasher } from './core/password-hasher.js';
 import type { MailDomainResolver } from './oauth/email-domain.js';
@@ -15,7 +15,6 @@ import type { LiveChecks } from './monitor/live-checks.js';
 import type { Membership } from './cluster/membership.js';
 import type { Store } from './store/store.js';
 import type { BatchWriter } from './store/batch-writer.js';
-import type { RollupStore } from './store/rollup-store.js';
 import type { JobRunner, ScopedJob } from './util/job-runner.js';
 
 /**
@@ -47,7 +46,6 @@ export interface Root {
   clock: Clock;
   log: Logger;
   writer: BatchWriter;
-  rollups: RollupStore;
   mailer: Mailer;
   /** Every check event and edit, for whoever needs to hear of it at once (live dashboards, page caches). */
   statusFeed: StatusFeed;
@@ -106,7 +104,8 @@ export class Features {
   ) {}
 
   /** Builds each module in turn and registers what it adds: routes, jobs and metrics. */
-  static async build(modules: readonly FeatureModule[], root: Root): Promise<Features> {
+  static async build(modules: readonly FeatureModule[], base: Omit<Root, 'routes' | 'metrics'>): Promise<Features> {
+    const root: Root = { ...base, routes: new RouteTable(), metrics: new Registry() };
     const parts = new Parts();
     const built: Feature[] = [];
     for (const module of modules) {

@@ -5,6 +5,14 @@ import { announceInbox, inboxJob } from './inbox.js';
 import { RateShare } from './rate-share.js';
 import { relayChanges } from './relay.js';
 import { takeOver } from './takeover.js';
+import type { Cluster } from './cluster.js';
+
+declare module '../feature.js' {
+  interface Provided {
+    /** This central among the others on the store (a single server owns every check). */
+    cluster: Cluster;
+  }
+}
 
 /**
  * This central among the others on one store: its lease, the checks it takes over, the check
@@ -18,6 +26,7 @@ export const clusterFeature: FeatureModule = {
     const checks = parts.need('checks');
     const heartbeats = parts.need('heartbeats');
     const intake = parts.need('intake');
+    parts.give('cluster', cluster);
     cluster.onGained((owns) => {
       takeOver({ live, checks: store.checks, announce: (check) => checks.announce(check), heartbeats, log }, owns).catch(
         (err: unknown) => log.error({ err }, 'taking checks over failed'),

@@ -34,7 +34,8 @@ const HOUR = 60 * MINUTE;
  */
 export const monitoringFeature: FeatureModule = {
   name: 'monitoring',
-  build({ store, config, clock, log, writer, rollups, statusFeed, liveChecks: live }, parts) {
+  build({ store, config, clock, log, writer, statusFeed, liveChecks: live }, parts) {
+    const { rollups } = store;
     const checks = parts.need('checks');
     new StatusPublisher({ feed: statusFeed, applied: () => writer.applied(), recorder: parts.need('recorder'), checks, clock });
     const windows = new WindowScheduler({ store, checks, clock, log });

@@ -21,7 +21,8 @@ declare module '../feature.js' {
 /** Status pages: the pages of an account, their incidents and subscribers, and what anyone may read of them. */
 export const statusPagesFeature: FeatureModule = {
   name: 'status-pages',
-  build({ store, config, clock, log, rollups, statusFeed, liveChecks: live }, parts) {
+  build({ store, config, clock, log, statusFeed, liveChecks: live }, parts) {
+    const { rollups } = store;
     const alerts = parts.need('alerts');
     const windows = parts.need('windows');
     const { stats } = parts.need('monitoring');
