@@ -78,6 +78,8 @@ export interface Provided {}
 /** The parts given so far: a feature needs only what a feature before it in the list gave. */
 export class Parts {
   private readonly given = new Map<keyof Provided, unknown>();
+  /** The feature being built, for the error that names a misordered list. */
+  building = '';
 
   give<K extends keyof Provided>(name: K, part: Provided[K]): void {
     if (this.given.has(name)) throw new Error(`${String(name)} is given twice`);
@@ -85,7 +87,9 @@ export class Parts {
   }
 
   need<K extends keyof Provided>(name: K): Provided[K] {
-    if (!this.given.has(name)) throw new Error(`${String(name)} is needed before a feature gave it: reorder the module list`);
+    if (!this.given.has(name)) {
+      throw new Error(`${String(name)} is needed before a feature gave it${this.building && ` (by ${this.building})`}: reorder the module list`);
+    }
     return this.given.get(name) as Provided[K];
   }
 }
@@ -109,6 +113,7 @@ export class Features {
     const parts = new Parts();
     const built: Feature[] = [];
     for (const module of modules) {
+      parts.building = module.name;
       const feature = await module.build(root, parts);
       root.routes.add(feature.routes ?? []);
       for (const job of feature.jobs ?? []) root.jobs.add(job);

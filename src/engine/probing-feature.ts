@@ -1,7 +1,7 @@
 import type { FeatureModule } from '../feature.js';
 import { relayRunNow } from '../cluster/relay.js';
 import { relayPeerRechecks } from '../cluster/peer-relay.js';
-import { slotOf } from '../domain/leases.js';
+import { forwardToInbox, handOverToInbox } from '../cluster/inbox.js';
 import { probeMetrics } from '../metrics/process-metrics.js';
 import { Recorder } from '../monitor/recorder.js';
 import { Assignment } from '../nodes/assignment.js';
@@ -11,9 +11,8 @@ import { NodeSessions } from '../nodes/node-sessions.js';
 import { nodeSweeps, seenBefore } from '../nodes/node-sweeps.js';
 import { PeerRechecks } from '../nodes/peer-rechecks.js';
 import { ResultIntake } from '../nodes/result-intake.js';
-import type { NewInboxPing } from '../store/ping-inbox.js';
 import { ThreadDispatcher, type ProbeDispatcher } from './dispatcher.js';
-import { Engine, type HandOver } from './engine.js';
+import { Engine } from './engine.js';
 import { HeartbeatMonitor } from './heartbeats.js';
 import { hasRawSocketCapability } from './probes/icmp-capability.js';
 
@@ -55,20 +54,11 @@ export const probingFeature: FeatureModule = {
       sessions, dispatcher, region: config.region, clock, elsewhere: askElsewhere && { nodes: () => assignment.nodesElsewhere(), ask: askElsewhere },
     });
     // A ping or a node's result for a check another central owns waits in the store's inbox for that central.
-    const handOver: HandOver | undefined = shared
-      ? (checkId, result, region, cursor) => recorder.write({
-        kind: 'ping-inbox', item: { checkId, slot: slotOf(checkId), at: result.startedAt, signal: 'result', result, region, receivedBy: cluster.name }, nodeCursor: cursor,
-      })
-      : undefined;
+    const handOver = shared ? handOverToInbox(recorder, cluster.name) : undefined;
     const engine = new Engine({
       store, recorder, live, dispatcher, placement: assignment, peer: peers, checks, clock, config, log, ownership, handOver, outbound, autoStart: root.autoTick,
     });
-    const forward = shared
-      ? (ping: Omit<NewInboxPing, 'receivedBy'>) => {
-        const kept = { ...ping, details: { ...ping.details, central: cluster.name }, receivedBy: cluster.name };
-        return writer.commit({ kind: 'ping-inbox', item: kept });
-      }
-      : undefined;
+    const forward = shared ? forwardToInbox(writer, cluster.name) : undefined;
     const heartbeats = new HeartbeatMonitor({ store, recorder, live, wheel: engine.wheel, checks, clock, config, log, ownership, forward });
     const intake = new ResultIntake({ sessions, given: assignment, engine, recorder, cursors: store.nodes, commits: writer, clock, log });
     const nodes = new NodeHub({

@@ -81,6 +81,7 @@ test('the walk builds in list order, registers routes and jobs, starts in order 
   r.jobs.stop();
   assert.deepEqual(seen, ['build engine', 'build alerts', 'start engine', 'start alerts', 'leave engine', 'leave alerts', 'stop engine', 'stop alerts']);
   assert.deepEqual(r.jobs.readings().map((j) => j.name), ['engine-job', 'alerts-job']);
+  await assert.rejects(Features.build([module('alerts', false), module('engine', true)], root()), /engine is needed before a feature gave it \(by alerts\)/);
 });
 
 test('a part needed before any feature gave it fails the start, naming the part; a part given twice too', () => {
