@@ -19,8 +19,9 @@ import type { JobRunner, ScopedJob } from './util/job-runner.js';
 
 /**
  * What one feature adds to the running node (fastify's plugins): its routes, its periodic jobs,
- * its series in /metrics, and what it does as the node starts and stops. Observers subscribe
- * themselves when the feature is built.
+ * its series in /metrics, and what it does as the node starts and stops. Its observers subscribe
+ * themselves when it is built, or in `start` when they must wait for every feature to run (the
+ * relays between centrals).
  */
 export interface Feature {
   readonly routes?: readonly Route[];
