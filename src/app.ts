@@ -133,7 +133,7 @@ export class VigilApp<S extends Store = SqliteStore> {
     await joined.cluster.start();
     const config = resolveConfig(this.input, this.server.port);
     const features = await Features.build(FEATURES, {
-      input: this.input, config, store, clock, log, writer, mailer: this.mailer, statusFeed: this.statusFeed, jobs,
+      config, store, clock, log, writer, mailer: this.mailer, statusFeed: this.statusFeed, jobs,
       liveChecks: live, idempotency: this.idempotency, hasher: this.hasher, rateLimiter: new RateLimiter(clock),
       membership: joined, dispatch: (req) => this.handle(req),
       dispatcher: this.opts.dispatcher, autoTick: this.opts.autoTick !== false, mailDomainResolver: this.opts.mailDomainResolver,

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import type { Config, ConfigInput } from './config.js';
+import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Clock } from './domain/clock.js';
 import type { HttpRequest, Reply, Route } from './api/http-types.js';
@@ -41,7 +41,6 @@ export interface Feature {
 
 /** What the composition root gives every feature: the store, the config and the node's shared parts. */
 export interface Root {
-  input: ConfigInput;
   config: Config;
   store: Store;
   clock: Clock;
