@@ -8,6 +8,12 @@
  */
 const folder = (names) => `^src/(${names.join('|')})/`;
 const ROOTS = '^src/(app|cli)\\.ts$';
+/**
+ * Feature modules (`*-feature.ts`, the `Feature` interface in src/feature.ts): each lives in its
+ * feature's folder but stands beside the composition root, above every layer (it brings the
+ * feature's routes from api/ with its services and jobs). Only app.ts imports them.
+ */
+const FEATURES = '^src/feature\\.ts$|^src/.+-feature\\.ts$';
 const SHARED = '^src/(config|log|version)\\.ts$|^src/util/';
 const TOP = ['front', 'mcp', 'prober'];
 const API = ['api'];
@@ -20,8 +26,8 @@ const below = (name, from, to, roots = true) => ({
   name,
   severity: 'error',
   comment: `${from.join(', ')} may import only lower layers`,
-  from: { path: folder(from) },
-  to: { path: roots ? [folder(to), ROOTS] : [folder(to)] },
+  from: { path: folder(from), pathNot: FEATURES },
+  to: { path: roots ? [folder(to), ROOTS, FEATURES] : [folder(to), FEATURES] },
 });
 
 module.exports = {
@@ -45,6 +51,20 @@ module.exports = {
     below('people-above-core', ['core'], ['people']),
     below('api-below-front', API, TOP),
     below('mcp-beside-front', ['front'], ['mcp']),
+    {
+      name: 'features-below-the-root',
+      severity: 'error',
+      comment: 'a feature module is built by app.ts and imports no composition root',
+      from: { path: FEATURES },
+      to: { path: ROOTS },
+    },
+    {
+      name: 'only-the-root-lists-features',
+      severity: 'error',
+      comment: 'features meet only through the parts they give one another, never by importing each other',
+      from: { path: '^src/', pathNot: ROOTS },
+      to: { path: '^src/.+-feature\\.ts$' },
+    },
     {
       name: 'shared-infrastructure-imports-only-domain',
       severity: 'error',

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { NodeRepo } from '../store/node-repo.js';
-import type { Job } from '../util/job-runner.js';
+import type { ScopedJob } from '../util/job-runner.js';
 import type { Assignment } from './assignment.js';
 import type { NodeSessions } from './node-sessions.js';
 
@@ -45,11 +45,12 @@ export interface NodeSweepsDeps {
  * `vigil node list` (another process), revocations made there closing the sockets here, and
  * with several centrals, the nodes connected to the others read back.
  */
-export function nodeSweeps(deps: NodeSweepsDeps): Job[] {
+export function nodeSweeps(deps: NodeSweepsDeps): ScopedJob[] {
   const { sessions } = deps;
-  const elsewhere: Job[] = deps.shared
+  const elsewhere: ScopedJob[] = deps.shared
     ? [{
       name: 'node-elsewhere',
+      scope: 'every-central',
       everyMs: ELSEWHERE_EVERY_MS,
       run: async () => {
         const now = deps.clock.now();
@@ -61,15 +62,17 @@ export function nodeSweeps(deps: NodeSweepsDeps): Job[] {
     ...elsewhere,
     {
       name: 'node-ping',
+      scope: 'every-central',
       everyMs: deps.config.nodes.pingMs,
       run: () => {
         const t0 = deps.clock.now();
         for (const n of sessions.readyNodes()) n.session!.send({ type: 'ping', t0 });
       },
     },
-    { name: 'node-live', everyMs: LIVE_EVERY_MS, run: () => saveLive(deps) },
+    { name: 'node-live', scope: 'every-central', everyMs: LIVE_EVERY_MS, run: () => saveLive(deps) },
     {
       name: 'node-revocations',
+      scope: 'every-central',
       everyMs: REVOCATION_EVERY_MS,
       run: async () => {
         const connected = [...sessions.all()].filter((n) => n.session).map((n) => n.id);

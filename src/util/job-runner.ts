@@ -13,9 +13,18 @@ export const systemTimers: Timers = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/**
+ * Where a job must run when several centrals share one store: on every central (each works on
+ * what it holds in memory), on the central that owns the checks concerned, or on one central at
+ * a time (store-wide work any one of them can do). Declared with the job; today every central
+ * runs every job, so the runner only records it.
+ */
+export type JobScope = 'every-central' | 'check-owner' | 'one-central';
+
 export interface Job {
   /** Unique; the `job` label in /metrics. */
   name: string;
+  scope?: JobScope;
   everyMs: number;
   /** Up to this much is added to each wait, drawn anew each time, so jobs of many processes spread out. */
   jitterMs?: number;
@@ -24,6 +33,9 @@ export interface Job {
   /** A promise holds the job: the next run starts only once it settles. */
   run(): unknown;
 }
+
+/** A job that says where it runs: every job a feature declares. */
+export type ScopedJob = Job & { scope: JobScope };
 
 /** What /metrics shows of a job. */
 export interface JobReading {
