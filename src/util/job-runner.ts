@@ -129,12 +129,6 @@ export class JobRunner {
     }
   }
 
-  /** The job by name runs at `at` (epoch ms) or at once, unless it is due sooner: see Job.wakeOn. */
-  wakeUp(name: string, at?: number): void {
-    const entry = this.jobs.get(name);
-    if (entry) this.wake(entry, at);
-  }
-
   /**
    * Runs a job now rather than at its next turn (another process asked: a central handing its
    * checks over). Nothing happens while it runs; its interval counts from this run.
