@@ -8,6 +8,12 @@
  */
 const folder = (names) => `^src/(${names.join('|')})/`;
 const ROOTS = '^src/(app|cli)\\.ts$';
+/**
+ * Feature modules (`*-feature.ts`, the `Feature` interface in src/feature.ts): each lives in its
+ * feature's folder but stands beside the composition root, above every layer (it brings the
+ * feature's routes from api/ with its services and jobs). Only app.ts imports them.
+ */
+const FEATURES = '^src/feature\\.ts$|^src/.+-feature\\.ts$';
 const SHARED = '^src/(config|log|version)\\.ts$|^src/util/';
 const TOP = ['front', 'mcp', 'prober'];
 const API = ['api'];
@@ -20,8 +26,8 @@ const below = (name, from, to, roots = true) => ({
   name,
   severity: 'error',
   comment: `${from.join(', ')} may import only lower layers`,
-  from: { path: folder(from) },
-  to: { path: roots ? [folder(to), ROOTS] : [folder(to)] },
+  from: { path: folder(from), pathNot: FEATURES },
+  to: { path: roots ? [folder(to), ROOTS, FEATURES] : [folder(to), FEATURES] },
 });
 
 module.exports = {
@@ -46,6 +52,20 @@ module.exports = {
     below('api-below-front', API, TOP),
     below('mcp-beside-front', ['front'], ['mcp']),
     {
+      name: 'features-below-the-root',
+      severity: 'error',
+      comment: 'a feature module is built by app.ts and imports no composition root',
+      from: { path: FEATURES },
+      to: { path: ROOTS },
+    },
+    {
+      name: 'only-the-root-lists-features',
+      severity: 'error',
+      comment: 'features meet only through the parts they give one another, never by importing each other',
+      from: { path: '^src/', pathNot: ROOTS },
+      to: { path: '^src/.+-feature\\.ts$' },
+    },
+    {
       name: 'shared-infrastructure-imports-only-domain',
       severity: 'error',
       from: { path: SHARED },
@@ -64,6 +84,35 @@ module.exports = {
       comment: 'SQL lives in store/sqlite/ only (store/db.ts opens the database)',
       from: { path: '^src/', pathNot: '^src/store/(sqlite/|db\\.ts$)|^src/(app|cli)\\.ts$' },
       to: { path: 'node_modules/better-sqlite3/' },
+    },
+    // The two stores are adapters side by side (issue 36): what both need lives in store/ or store/rows/.
+    {
+      name: 'postgres-store-beside-sqlite',
+      severity: 'error',
+      comment: 'store/postgres/ shares code with store/sqlite/ only through store/ (e.g. store/rows/, write-steps.ts)',
+      from: { path: '^src/store/postgres/' },
+      to: { path: '^src/store/sqlite/' },
+    },
+    {
+      name: 'sqlite-store-beside-postgres',
+      severity: 'error',
+      comment: 'store/sqlite/ shares code with store/postgres/ only through store/ (e.g. store/rows/, write-steps.ts)',
+      from: { path: '^src/store/sqlite/' },
+      to: { path: '^src/store/postgres/' },
+    },
+    {
+      name: 'neutral-store-modules-beside-both',
+      severity: 'error',
+      comment: 'store/rows/ and the rest of store/ serve both stores, so they import neither',
+      from: { path: '^src/store/', pathNot: '^src/store/(sqlite|postgres)/' },
+      to: { path: '^src/store/(sqlite|postgres)/' },
+    },
+    {
+      name: 'pg-only-in-postgres-store',
+      severity: 'error',
+      comment: 'the PostgreSQL client is used by store/postgres/ only',
+      from: { path: '^src/', pathNot: '^src/store/postgres/' },
+      to: { path: 'node_modules/pg/' },
     },
   ],
   options: {

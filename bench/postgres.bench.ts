@@ -110,7 +110,7 @@ export async function runPostgresBench(): Promise<{ sqlite: Figures; postgres: F
       const query = { accountId, access: null };
       const page = (i: number) => ({ limit: 100, offset: (i * 100) % Math.max(1, CHECKS - 100), afterSeq: null });
       const measure = async (store: Store | PgStore, count: () => Promise<number>): Promise<Figures> => {
-        const parallel = 'parallelBatches' in store ? store.parallelBatches : 1;
+        const parallel = store.parallelBatches ?? 1;
         await pings(store, checks, 1, parallel); // warm-up
         const before = await count();
         const ping = await pings(store, checks, SECONDS, parallel);

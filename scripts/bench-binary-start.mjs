@@ -1,13 +1,15 @@
 // Start times of the single binary (npm run build:binary first): `vigil help` to exit, and
 // `vigil serve` to its "listening" line, cold (empty cache: the assets are unpacked) and warm.
-// Usage: node scripts/bench-binary-start.mjs [--runs N]   (default 5; medians are printed)
+// Usage: node scripts/bench-binary-start.mjs [--runs N] [--binary FILE]   (default 5 runs and
+// dist/vigil-linux-<arch>; medians are printed; dist/release/vigil-linux-x64 for a release's)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const exe = resolve(fileURLToPath(new URL('..', import.meta.url)), 'dist', `vigil-${process.platform}-${process.arch}`);
+const given = process.argv.indexOf('--binary');
+const exe = given > 0 ? resolve(process.argv[given + 1]) : resolve(fileURLToPath(new URL('..', import.meta.url)), 'dist', `vigil-${process.platform}-${process.arch}`);
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 5;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

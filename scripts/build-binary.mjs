@@ -1,5 +1,6 @@
 // Builds dist/vigil-linux-x64: a Node single executable application (SEA) made from the Node
-// that runs this script. The code is bundled with esbuild; the native addons (better-sqlite3,
+// that runs this script, with the native addons compiled on this machine (so it needs this
+// machine's glibc; `npm run release` builds the portable ones through buildBinary() below). The code is bundled with esbuild; the native addons (better-sqlite3,
 // uWebSockets.js for this Node's ABI, raw-socket) and the bundles that run on their own (the
 // probe worker, piscina's own worker that loads it, the webhook worker, the checkpoint worker, the ICMP helper process) and the dashboard travel as SEA
 // assets, which the binary unpacks into a cache directory named by their hash (src/binary/unpack.ts).
@@ -16,20 +17,19 @@ import * as esbuild from 'esbuild';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const pkg = (name) => join(root, 'node_modules', name);
-const out = join(root, 'dist', 'binary');
-const target = join(root, 'dist', `vigil-${process.platform}-${process.arch}`);
 
-if (process.platform !== 'linux' || process.arch !== 'x64') {
-  console.warn(`warning: building on ${process.platform}-${process.arch}; the binary runs only there`);
+/** The addons the bundles load, by the file name they ask for, for one CPU architecture. */
+export function uwsAddon(arch, modules = process.versions.modules) {
+  return `uws_linux_${arch}_${modules}.node`;
 }
 
-/** Native addons by the file name the bundles ask for, from the installed packages. */
-const uwsName = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
-const natives = {
-  'better_sqlite3.node': join(pkg('better-sqlite3'), 'build', 'Release', 'better_sqlite3.node'),
-  [uwsName]: join(pkg('uWebSockets.js'), 'binaries', uwsName),
-  'raw.node': join(pkg('raw-socket'), 'build', 'Release', 'raw.node'),
-};
+/** The installed packages' addons, compiled on this machine (so for its glibc and CPU). */
+export function localNatives() {
+  return {
+    'better_sqlite3.node': join(pkg('better-sqlite3'), 'build', 'Release', 'better_sqlite3.node'),
+    'raw.node': join(pkg('raw-socket'), 'build', 'Release', 'raw.node'),
+  };
+}
 
 /** Loads a native addon from the directory the binary unpacked its assets into. */
 const NATIVE_LOADER = `
@@ -109,62 +109,87 @@ const common = {
   minifySyntax: true,
 };
 
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
+/**
+ * Builds one binary and returns its path. `natives`: the addons (better_sqlite3.node, raw.node)
+ * for `arch`; `node`: the Node executable for `arch` that becomes the binary (its version must be
+ * this Node's: the bundles and uWebSockets.js's addon are chosen for this ABI); `build`: what
+ * `vigil --version` says of the build ({ commit, target, glibc }); `makeBlob(configFile)`: runs
+ * `node --experimental-sea-config` on a Node of `arch`.
+ */
+export async function buildBinary(options) {
+  const arch = options.arch ?? process.arch;
+  const node = options.node ?? process.execPath;
+  const out = options.workDir ?? join(root, 'dist', arch === process.arch ? 'binary' : `binary-${arch}`);
+  const target = options.output ?? join(root, 'dist', `vigil-linux-${arch}`);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
 
-const threads = {
-  'probe-worker.cjs': join(root, 'src', 'engine', 'probe-worker.ts'),
-  'piscina-worker.cjs': join(pkg('piscina'), 'dist', 'worker.js'),
-  'webhook-worker.cjs': join(root, 'src', 'alerts', 'delivery', 'webhook-worker.ts'),
-  'icmp-host.cjs': join(root, 'src', 'engine', 'probes', 'icmp-host.ts'),
-  'checkpoint-worker.cjs': join(root, 'src', 'store', 'sqlite', 'checkpoint-worker.ts'),
-  'password-worker.cjs': join(root, 'src', 'people', 'password-worker.ts'),
-};
-for (const [name, entry] of Object.entries(threads)) {
-  await esbuild.build({ ...common, entryPoints: [entry], outfile: join(out, name) });
-}
-for (const [name, file] of Object.entries(natives)) copyFileSync(file, join(out, name));
+  const threads = {
+    'probe-worker.cjs': join(root, 'src', 'engine', 'probe-worker.ts'),
+    'piscina-worker.cjs': join(pkg('piscina'), 'dist', 'worker.js'),
+    'webhook-worker.cjs': join(root, 'src', 'alerts', 'delivery', 'webhook-worker.ts'),
+    'icmp-host.cjs': join(root, 'src', 'engine', 'probes', 'icmp-host.ts'),
+    'checkpoint-worker.cjs': join(root, 'src', 'store', 'sqlite', 'checkpoint-worker.ts'),
+    'password-worker.cjs': join(root, 'src', 'people', 'password-worker.ts'),
+  };
+  for (const [name, entry] of Object.entries(threads)) {
+    await esbuild.build({ ...common, entryPoints: [entry], outfile: join(out, name) });
+  }
+  const natives = { ...options.natives, [uwsAddon(arch)]: join(pkg('uWebSockets.js'), 'binaries', uwsAddon(arch)) };
+  for (const [name, file] of Object.entries(natives)) copyFileSync(file, join(out, name));
 
-// The dashboard's page and bundles (with their precompressed copies), served from the unpacked web/.
-execFileSync(process.execPath, [join(root, 'scripts', 'build-web.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-mkdirSync(join(out, 'web'));
-const web = readdirSync(join(root, 'dist', 'web')).map((name) => `web/${name}`);
-for (const name of web) copyFileSync(join(root, 'dist', name), join(out, name));
+  // The dashboard's page and bundles (with their precompressed copies), served from the unpacked web/.
+  execFileSync(process.execPath, [join(root, 'scripts', 'build-web.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  mkdirSync(join(out, 'web'));
+  const web = readdirSync(join(root, 'dist', 'web')).map((name) => `web/${name}`);
+  for (const name of web) copyFileSync(join(root, 'dist', name), join(out, name));
 
-const files = [...Object.keys(threads), ...Object.keys(natives), ...web].sort();
-const hash = createHash('sha256');
-for (const name of files) hash.update(name).update('\0').update(readFileSync(join(out, name)));
-const manifest = { hash: hash.digest('hex').slice(0, 16), files };
+  const files = [...Object.keys(threads), ...Object.keys(natives), ...web].sort();
+  const hash = createHash('sha256');
+  for (const name of files) hash.update(name).update('\0').update(readFileSync(join(out, name)));
+  const manifest = { hash: hash.digest('hex').slice(0, 16), files };
 
-await esbuild.build({
-  ...common,
-  entryPoints: [join(root, 'src', 'binary', 'main.ts')],
-  outfile: join(out, 'main.cjs'),
-  define: { ...common.define, VIGIL_BUNDLE: JSON.stringify(manifest) },
-});
-
-const seaConfig = {
-  main: join(out, 'main.cjs'),
-  output: join(out, 'sea-prep.blob'),
-  disableExperimentalSEAWarning: true,
-  useCodeCache: true,
-  assets: Object.fromEntries(files.map((name) => [name, join(out, name)])),
-};
-writeFileSync(join(out, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
-execFileSync(process.execPath, ['--experimental-sea-config', join(out, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
-
-copyFileSync(process.execPath, target);
-chmodSync(target, 0o755);
-const { inject } = require('postject');
-// postject prints a warning per ELF note it cannot name; they are harmless.
-const warn = console.warn;
-console.warn = () => {};
-try {
-  await inject(target, 'NODE_SEA_BLOB', readFileSync(seaConfig.output), {
-    sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+  await esbuild.build({
+    ...common,
+    entryPoints: [join(root, 'src', 'binary', 'main.ts')],
+    outfile: join(out, 'main.cjs'),
+    define: { ...common.define, VIGIL_BUNDLE: JSON.stringify(manifest), VIGIL_BUILD: JSON.stringify(options.build ?? null) },
   });
-} finally {
-  console.warn = warn;
+
+  const seaConfig = {
+    main: join(out, 'main.cjs'),
+    output: join(out, 'sea-prep.blob'),
+    disableExperimentalSEAWarning: true,
+    useCodeCache: true,
+    assets: Object.fromEntries(files.map((name) => [name, join(out, name)])),
+  };
+  writeFileSync(join(out, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
+  // The code cache in the blob is V8's for the CPU it was made on: a binary for another CPU gets
+  // its blob from that CPU's Node (release.mjs runs it under qemu).
+  const makeBlob = options.makeBlob ?? ((config) => execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] }));
+  await makeBlob(join(out, 'sea-config.json'));
+
+  copyFileSync(node, target);
+  chmodSync(target, 0o755);
+  const { inject } = require('postject');
+  // postject prints a warning per ELF note it cannot name; they are harmless.
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    await inject(target, 'NODE_SEA_BLOB', readFileSync(seaConfig.output), {
+      sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+    });
+  } finally {
+    console.warn = warn;
+  }
+  const mb = (readFileSync(target).length / 1e6).toFixed(1);
+  console.log(`built ${target} (${mb} MB, Node ${process.version}, bundle ${manifest.hash})`);
+  return target;
 }
-const mb = (readFileSync(target).length / 1e6).toFixed(1);
-console.log(`built ${target} (${mb} MB, Node ${process.version}, bundle ${manifest.hash})`);
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    console.warn(`warning: building on ${process.platform}-${process.arch}; the binary runs only there`);
+  }
+  await buildBinary({ natives: localNatives() });
+}

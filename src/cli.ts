@@ -37,7 +37,7 @@ import { socketUrl } from './prober/link.js';
 import { listInstances } from './cluster/instances.js';
 import { announceCheckChanges } from './cluster/relay.js';
 import { collectStartupGarbage } from './util/startup-garbage.js';
-import { VERSION } from './version.js';
+import { versionLine } from './version.js';
 import { MonitoringAsCode, type ApplyResult } from './as-code/monitoring-as-code.js';
 import { planText } from './as-code/plan-text.js';
 import { MonitoringFileSource } from './as-code/file-source.js';
@@ -85,7 +85,7 @@ const USAGE = `Usage: vigil <command> [options]
                                                      --server repeated or comma-separated: any of several centrals
   instances                                          the centrals sharing this store: name, startedAt, lastSeenAt,
                                                      live, checks, version (JSON)
-  version | --version                                print the version
+  version | --version                                print the version (a release binary: its commit and target)
 
 Every command takes --config FILE (or VIGIL_CONFIG).`;
 
@@ -129,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'version' || command === '--version' || command === '-v') {
     if (sub !== undefined) throw new UsageError(`unexpected argument: ${sub}`);
-    process.stdout.write(`vigil ${VERSION}\n`);
+    process.stdout.write(`${versionLine()}\n`);
     return 0;
   }
   if (command === 'serve') return serve(parse([sub, ...rest].filter((a): a is string => a !== undefined), []).values.config);

@@ -68,6 +68,7 @@ export class AlertPipeline {
   private draining = false;
   /** Outbox events buffered or being claimed here: a sweep does not hand them in again. */
   private readonly outboxIds = new Set<string>();
+  private readonly unroutedListeners: Array<() => void> = [];
 
   constructor(private readonly deps: AlertPipelineDeps) {
     deps.hold?.onDue((alerts) => this.requeue(alerts));
@@ -115,6 +116,15 @@ export class AlertPipeline {
     return handed;
   }
 
+  /** Called when an event is left in the outbox here (its routing or its write failed): a sweep is due after the grace. */
+  onLeftUnrouted(listener: () => void): void {
+    this.unroutedListeners.push(listener);
+  }
+
+  private leftUnrouted(): void {
+    for (const listener of this.unroutedListeners) listener();
+  }
+
   /** Events not yet durable as deliveries (tests and benchmarks wait for zero). */
   get pending(): number {
     return this.buffer.length + this.committing;
@@ -142,7 +152,10 @@ export class AlertPipeline {
           if (outboxId !== null) routed.push({ id: outboxId, checkId: ref.id });
         } catch (err) {
           // Left in the outbox: a sweep routes it again.
-          if (outboxId !== null) this.outboxIds.delete(outboxId);
+          if (outboxId !== null) {
+            this.outboxIds.delete(outboxId);
+            this.leftUnrouted();
+          }
           this.deps.log.error({ err, checkId: ref.id, event: event.type }, 'alert not routed');
         }
       }
@@ -159,7 +172,10 @@ export class AlertPipeline {
       .then(
         () => (rows.length > 0 ? this.deps.sender.wake() : undefined),
         // The events stay in the outbox: a sweep routes them again.
-        (err: unknown) => this.deps.log.error({ err, alerts: rows.length }, 'alert deliveries not queued'),
+        (err: unknown) => {
+          this.deps.log.error({ err, alerts: rows.length }, 'alert deliveries not queued');
+          if (routed.length > 0) this.leftUnrouted();
+        },
       )
       .finally(() => {
         this.committing--;

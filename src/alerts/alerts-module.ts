@@ -30,7 +30,8 @@ import { SubscriberEmailChannel, SubscriberWebhookChannel } from './page-notices
 import { SubscriberVerifier } from './subscriber-webhooks.js';
 import type { NewAlert } from '../store/alert-store.js';
 import { TargetOptionsPolicy } from './target-options.js';
-import type { Job } from '../util/job-runner.js';
+import type { ScopedJob } from '../util/job-runner.js';
+import { outboxSweepJob } from './outbox-sweep.js';
 import type { Recorder } from '../monitor/recorder.js';
 
 const MINUTE = 60_000;
@@ -134,15 +135,13 @@ export class AlertsModule {
   }
 
   /** The periodic jobs: reminders of checks still down, old deliveries dropped, unrouted events routed. */
-  jobs(): Job[] {
+  jobs(): ScopedJob[] {
     return [
-      { name: 'alert-reminders', everyMs: MINUTE, run: () => this.reminders.sweep() },
-      { name: 'delivery-prune', everyMs: HOUR, jitterMs: MINUTE, atStart: true, run: () => this.sender.prune() },
+      { name: 'alert-reminders', scope: 'one-central', everyMs: MINUTE, run: () => this.reminders.sweep() },
+      { name: 'delivery-prune', scope: 'one-central', everyMs: HOUR, jitterMs: MINUTE, atStart: true, run: () => this.sender.prune() },
       // Deliveries another central queued, or leased and never finished (it died), are due here too.
-      ...(this.shared ? [{ name: 'deliveries-elsewhere', everyMs: 2_000, run: () => this.sender.wake() }] : []),
-      // Events kept with their state change and never routed (their central died first; on one
-      // server, a crash): routed here, at start and then every 2 s, by whichever central looks.
-      { name: 'alert-outbox', everyMs: 2_000, atStart: true, run: () => this.pipeline.sweep() },
+      ...(this.shared ? [{ name: 'deliveries-elsewhere', scope: 'every-central' as const, everyMs: 2_000, run: () => this.sender.wake() }] : []),
+      outboxSweepJob(this.pipeline, this.clock, this.shared),
     ];
   }
 

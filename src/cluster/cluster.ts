@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Ownership } from '../engine/engine.js';
 import type { Logger } from '../log.js';
 import type { ClusterRepo, Holder } from '../store/cluster-repo.js';
-import type { Job } from '../util/job-runner.js';
+import type { ScopedJob } from '../util/job-runner.js';
 import { leaseTiming } from '../domain/leases.js';
 
 /** What `/metrics` and `vigil instances` show of this central. */
@@ -36,7 +36,7 @@ export interface Cluster extends Ownership {
   /** Hands every check over at once (SIGTERM) and leaves. */
   stop(): Promise<void>;
   /** The periodic renewal (`cluster-lease` in /metrics). */
-  job(): Job;
+  job(): ScopedJob;
   /** Called with the checks this central has just taken over (their state is read from the store again). */
   onGained(listener: (owns: (checkId: string) => boolean) => void): void;
 }
@@ -96,9 +96,10 @@ export class SingleNodeCluster implements Cluster {
     await this.deps.repo.leave(holder, this.deps.clock.now());
   }
 
-  job(): Job {
+  job(): ScopedJob {
     return {
       name: 'cluster-lease',
+      scope: 'every-central',
       everyMs: leaseTiming(this.deps.leaseMs).renewEveryMs,
       run: async () => {
         if (!this.holder) return;

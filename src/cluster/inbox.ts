@@ -1,7 +1,10 @@
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { ChangeBus } from '../store/change-bus.js';
-import type { InboxPing, InboxResult, PingInboxRepo } from '../store/ping-inbox.js';
-import type { Job } from '../util/job-runner.js';
+import type { InboxPing, InboxResult, NewInboxPing, PingInboxRepo } from '../store/ping-inbox.js';
+import type { HandOver } from '../engine/engine.js';
+import type { Recorder } from '../monitor/recorder.js';
+import { slotOf } from '../domain/leases.js';
+import type { ScopedJob } from '../util/job-runner.js';
 
 /** Entries taken per run: the oldest first. */
 const TAKE = 500;
@@ -23,9 +26,10 @@ export interface InboxDeps {
  * durable (the job never overlaps itself), so the next run does not take them again; an entry
  * whose write failed is still there and is.
  */
-export function inboxJob(deps: InboxDeps): Job {
+export function inboxJob(deps: InboxDeps): ScopedJob {
   return {
     name: 'inbox',
+    scope: 'check-owner',
     everyMs: 1_000,
     run: async () => {
       const pings: InboxPing[] = [];
@@ -50,4 +54,19 @@ export function announceInbox(writer: Pick<BatchWriter, 'afterEachCommit'>, bus:
       }
     }
   });
+}
+
+/**
+ * The receiving side for a prober node's result of a check another central owns: into the
+ * store's inbox for that central, in the write that moves the node's cursor.
+ */
+export function handOverToInbox(recorder: Pick<Recorder, 'write'>, central: string): HandOver {
+  return (checkId, result, region, cursor) => recorder.write({
+    kind: 'ping-inbox', item: { checkId, slot: slotOf(checkId), at: result.startedAt, signal: 'result', result, region, receivedBy: central }, nodeCursor: cursor,
+  });
+}
+
+/** The receiving side for a heartbeat ping of a check another central owns: into the inbox, marked with this central. */
+export function forwardToInbox(writer: Pick<BatchWriter, 'commit'>, central: string): (ping: Omit<NewInboxPing, 'receivedBy'>) => Promise<void> {
+  return (ping) => writer.commit({ kind: 'ping-inbox', item: { ...ping, details: { ...ping.details, central }, receivedBy: central } });
 }

@@ -1,6 +1,6 @@
 import { fairShare, heldUntil, leaseTiming, rebalance, slotOf, type LeaseTiming } from '../domain/leases.js';
 import type { Fence, Holder } from '../store/cluster-repo.js';
-import type { Job } from '../util/job-runner.js';
+import type { ScopedJob } from '../util/job-runner.js';
 import type { ChangeBus } from '../store/change-bus.js';
 import type { Cluster, ClusterDeps, ClusterReading } from './cluster.js';
 
@@ -88,8 +88,8 @@ export class LeaseCluster implements Cluster {
     this.deps.log.info({ instance: this.name }, 'left the cluster: its checks are handed over');
   }
 
-  job(): Job {
-    return { name: 'cluster-lease', everyMs: this.timing.renewEveryMs, run: () => this.renew() };
+  job(): ScopedJob {
+    return { name: 'cluster-lease', scope: 'every-central', everyMs: this.timing.renewEveryMs, run: () => this.renew() };
   }
 
   /** One renewal and the moves toward the fair share. */

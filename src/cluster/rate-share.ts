@@ -1,5 +1,5 @@
 import type { ChangeBus } from '../store/change-bus.js';
-import type { Job } from '../util/job-runner.js';
+import type { ScopedJob } from '../util/job-runner.js';
 
 /** Buckets per report: a bucket is a key or account id and two numbers, about 60 bytes. */
 const REPORT_BUCKETS = 50;
@@ -44,9 +44,10 @@ export class RateShare {
     return total;
   }
 
-  job(): Job {
+  job(): ScopedJob {
     return {
       name: 'rate-share',
+      scope: 'every-central',
       everyMs: 1_000,
       run: () => {
         const counts = this.deps.changed();

@@ -112,9 +112,11 @@ export class ThreadDispatcher implements ProbeDispatcher {
   /**
    * One sweep for every probe's guard rather than a timer per probe (a timer started and
    * cleared per probe was a twentieth of the main thread's work at 25 probes/s). A guard is a
-   * backstop, so failing a probe up to one sweep after its limit is soon enough.
+   * backstop, so failing a probe up to one sweep after its limit is soon enough. Armed only
+   * while probes run: between a quiet instance's bursts nothing is there to sweep.
    */
-  private readonly sweeper: NodeJS.Timeout;
+  private sweeper: NodeJS.Timeout | null = null;
+  private readonly sweepEveryMs: number;
 
   constructor(opts: PoolOptions = {}) {
     const threads = opts.threads || Math.max(1, Math.min(2, availableParallelism() - 1));
@@ -155,8 +157,7 @@ export class ThreadDispatcher implements ProbeDispatcher {
     });
     // A thread lost with no task on it (it crashed between batches): piscina replaces it.
     this.pool.on('error', () => {});
-    this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(1_000, this.guardMs)));
-    this.sweeper.unref();
+    this.sweepEveryMs = Math.max(10, Math.min(1_000, this.guardMs));
   }
 
   get inFlight(): number {
@@ -202,7 +203,10 @@ export class ThreadDispatcher implements ProbeDispatcher {
     probe.limitMs = probe.task.timeoutMs + this.guardMs;
     probe.thread = thread;
     if (thread !== null) thread.load++;
-    this.running++;
+    if (this.running++ === 0 && this.sweeper === null) {
+      this.sweeper = setInterval(() => this.sweep(), this.sweepEveryMs);
+      this.sweeper.unref();
+    }
     let batch = this.outbox.get(thread);
     if (batch === undefined) this.outbox.set(thread, (batch = { ids: [], tasks: [] }));
     batch.ids.push(id);
@@ -238,7 +242,7 @@ export class ThreadDispatcher implements ProbeDispatcher {
     const probe = this.probes.meta(id);
     if (probe === undefined) return; // already failed by its guard
     if (probe.startedAt !== 0) {
-      this.running--;
+      if (--this.running === 0) this.stopSweeping();
       if (probe.thread !== null) probe.thread.load--;
     }
     this.probes.resolve(id, result);
@@ -278,9 +282,14 @@ export class ThreadDispatcher implements ProbeDispatcher {
     void this.pool.threads.find((worker) => worker.threadId === thread.id)?.terminate();
   }
 
+  private stopSweeping(): void {
+    if (this.sweeper !== null) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.sweeper);
+    this.stopSweeping();
     this.waiting.length = 0;
     this.head = 0;
     const now = Date.now();

@@ -3,19 +3,19 @@ import type { ChecksService } from '../core/checks-service.js';
 import type { Principal } from '../core/principal.js';
 import type { StatsService } from '../core/stats-service.js';
 import { checkRegistry, UPTIME_WINDOWS, type CheckReading } from './check-metrics.js';
-import type { ProcessMetrics } from './process-metrics.js';
 
 /** `/metrics`: the process's metrics and those of the checks the scraping key may see. */
 export class MetricsService {
   constructor(
     private readonly checks: Pick<ChecksService, 'all'>,
     private readonly stats: Pick<StatsService, 'multiRange'>,
-    private readonly process: ProcessMetrics,
+    /** The process's series, each feature's registered in it. */
+    private readonly process: Registry,
     private readonly live: (checkId: string) => CheckReading['live'],
   ) {}
 
   get contentType(): string {
-    return this.process.registry.contentType;
+    return this.process.contentType;
   }
 
   async scrape(principal: Principal): Promise<string> {
@@ -28,6 +28,6 @@ export class MetricsService {
         live: this.live(check.id),
       });
     }
-    return Registry.merge([this.process.registry, checkRegistry(readings)]).metrics();
+    return Registry.merge([this.process, checkRegistry(readings)]).metrics();
   }
 }

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram as PromHistogram, Registry, Summary, type MetricType } from 'prom-client';
 import type { Histogram } from '../domain/histogram.js';
 import type { JobReading } from '../util/job-runner.js';
+import type { ClusterReading } from '../cluster/cluster.js';
 import { seconds, secondsOf } from './sample-value.js';
 
 /**
@@ -76,73 +77,75 @@ class MillisecondsSummary extends Summary {
   }
 }
 
-/** The running node's own gauges, read when scraped. */
-export interface ProcessReadings {
+/** The engine's side of the probe path, read when scraped. */
+export interface ProbeReadings {
   /** How late probes were sent (ms), since start. */
   wheelLag: Histogram;
   probesFired(): number;
   probesInFlight(): number;
   probeQueueDepth(): number;
-  writerQueueLength(): number;
-  pendingDeliveries(): number | Promise<number>;
-  /** The periodic jobs' runs. */
-  jobs(): JobReading[];
-  /** This central: its name, the checks it owns, its slots and lease renewals. */
-  cluster(): { name: string; checks: number; slots: number; renewals: number; renewalFailures: number };
 }
 
+/** The batched writer: its queue, and each commit's size as it happens. */
+export interface WriterReadings {
+  readonly pending: number;
+  afterEachBatch(listener: (writes: number) => void): void;
+}
+
+const gauge = (registry: Registry, name: string, help: string, read: () => number | Promise<number>) =>
+  new Gauge({ name, help, registers: [registry], async collect() { this.set(await read()); } });
+
 /**
- * The process's metrics in one prom-client registry: Node's defaults (event-loop lag, CPU,
- * memory, GC) and Vigil's engine, writer and alert queue. Base units (seconds), `_total` counters.
+ * Node's defaults (event-loop lag, CPU, memory, GC). `eventLoopSampleMs`: the lag sampling
+ * interval (tests shorten it to see samples sooner).
  */
-export class ProcessMetrics {
-  readonly registry = new Registry();
-  private readonly batchSize: PromHistogram;
+export function nodeMetrics(registry: Registry, eventLoopSampleMs = EVENT_LOOP_SAMPLE_MS): void {
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: eventLoopSampleMs });
+  reportLagBeyondSampling(registry, eventLoopSampleMs);
+}
 
-  /** `eventLoopSampleMs`: the lag sampling interval (tests shorten it to see samples sooner). */
-  constructor(readings: ProcessReadings, eventLoopSampleMs = EVENT_LOOP_SAMPLE_MS) {
-    const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: eventLoopSampleMs });
-    reportLagBeyondSampling(this.registry, eventLoopSampleMs);
-    new MillisecondsSummary(
-      'vigil_wheel_lag_seconds',
-      'How late the timing wheel sent probes after they were due, since start',
-      readings.wheelLag,
-      registers,
-    );
-    new Counter({
-      name: 'vigil_probes_dispatched_total',
-      help: 'Probes the wheel sent to the probe workers since start',
-      registers,
-      collect() {
-        this.reset();
-        this.inc(readings.probesFired());
-      },
-    });
-    const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
-      new Gauge({ name, help, registers, async collect() { this.set(await read()); } });
-    gauge('vigil_probes_in_flight', 'Probes sent whose results are not recorded yet', readings.probesInFlight);
-    gauge('vigil_probe_queue_depth', 'Probes waiting for a free probe worker slot', readings.probeQueueDepth);
-    gauge('vigil_writer_queue_length', 'Writes waiting for the next group commit', readings.writerQueueLength);
-    gauge('vigil_alert_deliveries_pending', 'Alert deliveries waiting to be sent or being sent', readings.pendingDeliveries);
-    jobGauges(registers, readings.jobs);
-    clusterMetrics(registers, readings.cluster);
-    this.batchSize = new PromHistogram({
-      name: 'vigil_writer_batch_size',
-      help: 'Writes committed together in one transaction (group commit)',
-      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000],
-      registers,
-    });
-  }
+/** The wheel's lateness, probes sent and in flight, and the probe workers' queue. Base units (seconds), `_total` counters. */
+export function probeMetrics(registry: Registry, readings: ProbeReadings): void {
+  const registers = [registry];
+  new MillisecondsSummary(
+    'vigil_wheel_lag_seconds',
+    'How late the timing wheel sent probes after they were due, since start',
+    readings.wheelLag,
+    registers,
+  );
+  new Counter({
+    name: 'vigil_probes_dispatched_total',
+    help: 'Probes the wheel sent to the probe workers since start',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(readings.probesFired());
+    },
+  });
+  gauge(registry, 'vigil_probes_in_flight', 'Probes sent whose results are not recorded yet', readings.probesInFlight);
+  gauge(registry, 'vigil_probe_queue_depth', 'Probes waiting for a free probe worker slot', readings.probeQueueDepth);
+}
 
-  /** The writer calls this after each commit. */
-  batchCommitted(writes: number): void {
-    this.batchSize.observe(writes);
-  }
+/** The writer's queue and its group commits. */
+export function writerMetrics(registry: Registry, writer: WriterReadings): void {
+  gauge(registry, 'vigil_writer_queue_length', 'Writes waiting for the next group commit', () => writer.pending);
+  const batchSize = new PromHistogram({
+    name: 'vigil_writer_batch_size',
+    help: 'Writes committed together in one transaction (group commit)',
+    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000],
+    registers: [registry],
+  });
+  writer.afterEachBatch((writes) => batchSize.observe(writes));
+}
+
+/** Alert deliveries not sent yet. */
+export function deliveryMetrics(registry: Registry, pendingDeliveries: () => number | Promise<number>): void {
+  gauge(registry, 'vigil_alert_deliveries_pending', 'Alert deliveries waiting to be sent or being sent', pendingDeliveries);
 }
 
 /** This central among several (a single server reports itself, owning every check). */
-function clusterMetrics(registers: Registry[], read: ProcessReadings['cluster']): void {
+export function clusterMetrics(registry: Registry, read: () => ClusterReading): void {
+  const registers = [registry];
   const labelNames = ['instance'];
   new Gauge({
     name: 'vigil_cluster_owned_checks', help: 'Checks this central owns and probes now', labelNames, registers,
@@ -163,7 +166,8 @@ function clusterMetrics(registers: Registry[], read: ProcessReadings['cluster'])
 }
 
 /** Each periodic job's latest run: when it started, how long it took, and counts since start. */
-function jobGauges(registers: Registry[], jobs: () => JobReading[]): void {
+export function jobMetrics(registry: Registry, jobs: () => JobReading[]): void {
+  const registers = [registry];
   const labelNames = ['job'];
   const each = (set: (labels: { job: string }, value: number) => void, value: (j: JobReading) => number | null) => {
     for (const j of jobs()) {

@@ -36,8 +36,20 @@ export interface NodeState extends NodeIdentity {
  */
 export class NodeSessions {
   private readonly nodes = new Map<string, NodeState>();
+  private readonly openListeners: Array<() => void> = [];
 
   constructor(private readonly deps: { clock: Clock; log: Logger }) {}
+
+  /** Called when a node opens a socket (the node sweeps sleep while none has). */
+  onOpen(listener: () => void): void {
+    this.openListeners.push(listener);
+  }
+
+  /** Whether any node has a socket open now. */
+  anyConnected(): boolean {
+    for (const node of this.nodes.values()) if (node.session) return true;
+    return false;
+  }
 
   /** A new socket for the node; an older one is closed. Not ready until its hello. */
   open(identity: NodeIdentity, session: NodeSession): void {
@@ -53,6 +65,7 @@ export class NodeSessions {
     node.session = session;
     node.ready = false;
     node.lastSeenAt = this.deps.clock.now();
+    for (const listener of this.openListeners) listener();
   }
 
   /** The node whose current socket this is (null for a replaced one); `heard`: a frame came, it is seen now. */

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { BatchWriter } from '../store/batch-writer.js';
 import type { NodeRepo } from '../store/node-repo.js';
-import type { Job } from '../util/job-runner.js';
+import { WHEN_WOKEN, type ScopedJob, type Wake } from '../util/job-runner.js';
 import type { Assignment } from './assignment.js';
 import type { NodeSessions } from './node-sessions.js';
 
@@ -45,11 +45,12 @@ export interface NodeSweepsDeps {
  * `vigil node list` (another process), revocations made there closing the sockets here, and
  * with several centrals, the nodes connected to the others read back.
  */
-export function nodeSweeps(deps: NodeSweepsDeps): Job[] {
+export function nodeSweeps(deps: NodeSweepsDeps): ScopedJob[] {
   const { sessions } = deps;
-  const elsewhere: Job[] = deps.shared
+  const elsewhere: ScopedJob[] = deps.shared
     ? [{
       name: 'node-elsewhere',
+      scope: 'every-central',
       everyMs: ELSEWHERE_EVERY_MS,
       run: async () => {
         const now = deps.clock.now();
@@ -61,26 +62,39 @@ export function nodeSweeps(deps: NodeSweepsDeps): Job[] {
     ...elsewhere,
     {
       name: 'node-ping',
+      scope: 'every-central',
       everyMs: deps.config.nodes.pingMs,
+      wakeOn: [whenANodeConnects(deps, deps.config.nodes.pingMs)],
       run: () => {
+        if (!sessions.anyConnected()) return WHEN_WOKEN;
         const t0 = deps.clock.now();
         for (const n of sessions.readyNodes()) n.session!.send({ type: 'ping', t0 });
+        return undefined;
       },
     },
-    { name: 'node-live', everyMs: LIVE_EVERY_MS, run: () => saveLive(deps) },
+    // Once a node has been known, its figures are saved connected or not (it shows as gone).
+    { name: 'node-live', scope: 'every-central', everyMs: LIVE_EVERY_MS, wakeOn: [whenANodeConnects(deps, LIVE_EVERY_MS)], run: () => (sessions.size === 0 ? WHEN_WOKEN : saveLive(deps)) },
     {
       name: 'node-revocations',
+      scope: 'every-central',
       everyMs: REVOCATION_EVERY_MS,
+      wakeOn: [whenANodeConnects(deps, REVOCATION_EVERY_MS)],
       run: async () => {
         const connected = [...sessions.all()].filter((n) => n.session).map((n) => n.id);
-        if (connected.length === 0) return;
+        if (connected.length === 0) return WHEN_WOKEN;
         for (const id of (await deps.nodes.revokedAmong(connected))) {
           deps.log.warn({ nodeId: id }, 'node revoked; disconnecting');
           sessions.get(id)?.session?.close(4001, 'node revoked');
         }
+        return undefined;
       },
     },
   ];
+}
+
+/** A node sweep sleeps while no node is connected; a node connecting wakes it one interval later, as its cadence would. */
+function whenANodeConnects({ sessions, clock }: NodeSweepsDeps, everyMs: number): (wake: Wake) => void {
+  return (wake) => sessions.onOpen(() => wake(clock.now() + everyMs));
 }
 
 function saveLive({ sessions, assignment, writer }: NodeSweepsDeps): void {

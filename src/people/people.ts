@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { AuditLog } from '../core/audit-log.js';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
-import type { Job } from '../util/job-runner.js';
+import type { ScopedJob } from '../util/job-runner.js';
 import type { Derivation } from './password-hasher.js';
 import { MembersService, type MailSender } from './members-service.js';
 import { PasswordSignIn } from './password-sign-in.js';
@@ -67,11 +67,11 @@ export class People {
   }
 
   /** What expires on its own: sessions, counted sign-in attempts, passkey challenges. */
-  jobs(): Job[] {
+  jobs(): ScopedJob[] {
     return [
-      { name: 'sessions-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => this.sessions.pruneExpired() },
-      { name: 'sign-in-attempts-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => this.passwordSignIn.pruneAttempts() },
-      { name: 'sign-in-challenges-prune', everyMs: HOUR, jitterMs: MINUTE, run: () => this.signInWays.passkeys.pruneChallenges() },
+      { name: 'sessions-prune', scope: 'one-central', everyMs: HOUR, jitterMs: MINUTE, run: () => this.sessions.pruneExpired() },
+      { name: 'sign-in-attempts-prune', scope: 'one-central', everyMs: HOUR, jitterMs: MINUTE, run: () => this.passwordSignIn.pruneAttempts() },
+      { name: 'sign-in-challenges-prune', scope: 'one-central', everyMs: HOUR, jitterMs: MINUTE, run: () => this.signInWays.passkeys.pruneChallenges() },
     ];
   }
 }

@@ -18,7 +18,7 @@ import type { PendingCutoffs, Subscriber, SubscriberCounts, SubscriberRepo } fro
 import type { Store } from '../store/store.js';
 import { parseSignupEmail } from '../oauth/email-address.js';
 import { RateLimiter } from '../util/rate-limiter.js';
-import type { Job } from '../util/job-runner.js';
+import type { ScopedJob } from '../util/job-runner.js';
 import type { IncidentChange, IncidentsService } from './incidents-service.js';
 import type { StatusPagesService } from './status-pages-service.js';
 import type { ChecksService, WindowChange } from '../core/checks-service.js';
@@ -174,8 +174,8 @@ export class SubscriptionsService {
    * Scope: every central, each on its own schedule. Safe twice or at once: the sweep is a
    * conditional delete of what is still pending past its time, decided by the database row.
    */
-  jobs(): Job[] {
-    return [{ name: 'subscribers-expiry', everyMs: 10 * MINUTE, jitterMs: MINUTE, atStart: true, run: () => this.expirePending() }];
+  jobs(): ScopedJob[] {
+    return [{ name: 'subscribers-expiry', scope: 'one-central', everyMs: 10 * MINUTE, jitterMs: MINUTE, atStart: true, run: () => this.expirePending() }];
   }
 
   /** Resolves once every verification started so far has ended. */

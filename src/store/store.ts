@@ -19,7 +19,7 @@ import type { OperationsRepo, StatusPageRepo } from './status-pages.js';
 import type { IncidentRepo } from './incidents.js';
 import type { SubscriberRepo } from './subscribers.js';
 import type { WriteFailure, WriteRecord } from './writes.js';
-import type { Job } from '../util/job-runner.js';
+import type { ScopedJob } from '../util/job-runner.js';
 
 
 /**
@@ -73,6 +73,8 @@ export interface Store {
   cluster: ClusterRepo;
   /** Heartbeat pings received for checks another central owns, until it records them. */
   pingInbox: PingInboxRepo;
+  /** Write batches it commits at once (PostgreSQL, on a pool); absent: one at a time (SQLite). */
+  readonly parallelBatches?: number;
   /**
    * Present on a store several centrals share (PostgreSQL: LISTEN/NOTIFY): what one central
    * tells the others at once. Its presence makes a central lease its share of the checks
@@ -113,7 +115,7 @@ export interface Store {
    * The store's own periodic work, for the app's JobRunner (which logs and counts failures):
    * PostgreSQL reads other processes' changes and makes the days-ahead partitions. None for SQLite.
    */
-  jobs?(): readonly Job[];
+  jobs?(): readonly ScopedJob[];
   /** Settles once every connection (background ones too) has closed. */
   close(): Promise<void>;
 }

@@ -9,6 +9,9 @@ import type { AlertEvent } from '../../src/domain/events.js';
 import type { Check } from '../../src/domain/records.js';
 import type { OutboxEvent } from '../../src/store/alert-outbox.js';
 import type { AlertsWrite, WriteRecord } from '../../src/store/writes.js';
+import { outboxSweepJob } from '../../src/alerts/outbox-sweep.js';
+import { JobRunner } from '../../src/util/job-runner.js';
+import { FakeTimers } from '../helpers/fake-timers.js';
 
 /**
  * The alert pipeline's side of the outbox: the alerts write of a drain claims every outbox event
@@ -104,4 +107,44 @@ test('an event whose routing failed is not claimed; the sweep hands in old event
   await w.pipeline.settled();
   assert.deepEqual(alertsOf(w.commits)[1]!.routed, [{ id: 'evt_failed', checkId: 'chk_a' }]);
   assert.equal(w.pipeline.metrics.swept, 1);
+});
+
+test('one server: the outbox sweep runs at start and until a grace has passed, then sleeps until routing leaves an event behind', async () => {
+  const w = world();
+  const timers = new FakeTimers(w.clock);
+  const jobs = new JobRunner({ clock: w.clock, timers, log: pino({ level: 'silent' }) });
+  let sweeps = 0;
+  const sweep = w.pipeline.sweep.bind(w.pipeline);
+  w.pipeline.sweep = () => (sweeps++, sweep());
+  jobs.add(outboxSweepJob(w.pipeline, w.clock, false));
+  jobs.start();
+  // A crash before this start may have left events up to a grace younger than it: swept every 2 s until then.
+  await timers.advance(OUTBOX_GRACE_MS);
+  assert.equal(sweeps, 1 + OUTBOX_GRACE_MS / 2_000);
+  assert.equal(timers.count, 0, 'asleep: no timer');
+  await timers.advance(600_000);
+  assert.equal(sweeps, 1 + OUTBOX_GRACE_MS / 2_000);
+
+  // Routing fails here: the event stays in the outbox, and the sweep hands it in once it is past its grace.
+  const failedAt = w.clock.now();
+  w.pipeline.handle({ id: 'chk_boom', accountId: 'acc_1' }, down(failedAt), 'evt_failed');
+  await w.pipeline.settled();
+  w.due.push({ id: 'evt_failed', checkId: 'chk_a', accountId: 'acc_1', event: down(failedAt), createdAt: failedAt });
+  assert.equal(timers.nextAt, failedAt + OUTBOX_GRACE_MS);
+  await timers.advance(OUTBOX_GRACE_MS);
+  await w.pipeline.settled();
+  assert.equal(w.pipeline.metrics.swept, 1);
+  assert.deepEqual(alertsOf(w.commits).flatMap((x) => x.routed ?? []), [{ id: 'evt_failed', checkId: 'chk_a' }]);
+  assert.equal(timers.count, 0, 'asleep again');
+});
+
+test('several centrals: the outbox sweep runs every 2 s whatever it finds (another central may die)', async () => {
+  const w = world();
+  const timers = new FakeTimers(w.clock);
+  const jobs = new JobRunner({ clock: w.clock, timers, log: pino({ level: 'silent' }) });
+  jobs.add(outboxSweepJob(w.pipeline, w.clock, true));
+  jobs.start();
+  await timers.advance(60_000);
+  assert.equal(jobs.readings()[0]!.runs, 31);
+  assert.equal(timers.count, 1);
 });

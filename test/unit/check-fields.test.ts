@@ -5,7 +5,7 @@ import { CreateCheckBody } from '../../src/core/schemas/checks.js';
 import { applyInput, DEFAULT_SETTINGS } from '../../src/core/check-settings.js';
 import { settingsOfPatch } from '../../src/core/check-patch.js';
 import { fieldsOfSettings } from '../../src/as-code/check-fields.js';
-import { rowToCheck, SETTINGS_COLUMNS, settingsValues, type CheckRowDb } from '../../src/store/sqlite/checks.js';
+import { rowToCheck, SETTINGS_COLUMNS, settingsValues, type CheckRowDb } from '../../src/store/rows/checks.js';
 import type { CheckSettings } from '../../src/domain/records.js';
 
 /** Issue 36: one table says which request/file field is which setting and which column. */

@@ -1,45 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/domain/clock.js';
-import { JobRunner, type Timers } from '../../src/util/job-runner.js';
+import { JobRunner, nextRunAt, WHEN_WOKEN, type Wake } from '../../src/util/job-runner.js';
 import { createLogger } from '../../src/log.js';
-
-/** Timers on a manual clock: `advance` fires what falls due, in order, moving the clock to each. */
-class FakeTimers implements Timers {
-  private pending: Array<{ at: number; fn: () => void; id: number }> = [];
-  private nextId = 1;
-  constructor(readonly clock: ManualClock) {}
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.nextId++;
-    this.pending.push({ at: this.clock.now() + ms, fn, id });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending = this.pending.filter((t) => t.id !== handle);
-  }
-  get count(): number {
-    return this.pending.length;
-  }
-  /** When the next timer is due (null: none). */
-  get nextAt(): number | null {
-    return this.pending.length === 0 ? null : Math.min(...this.pending.map((t) => t.at));
-  }
-  async advance(ms: number): Promise<void> {
-    const end = this.clock.now() + ms;
-    for (let i = 0; i < 10_000; i++) {
-      const due = this.pending.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0];
-      if (!due) break;
-      this.pending = this.pending.filter((t) => t !== due);
-      this.clock.set(Math.max(this.clock.now(), due.at));
-      due.fn();
-      await settle();
-    }
-    this.clock.set(end);
-  }
-}
-
-/** Lets promise callbacks run (a job's returned promise settling). */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+import { FakeTimers, settle } from '../helpers/fake-timers.js';
 
 function runner(random = () => 0) {
   const clock = new ManualClock(1_000_000);
@@ -136,4 +100,74 @@ test('stop cancels what is scheduled; names are unique; a job added after start 
   assert.equal(timers.count, 0);
   await timers.advance(1_000);
   assert.deepEqual([a, b], [1, 1]);
+});
+
+test('a job with nothing to do sleeps without a timer until an event wakes it, then runs at once or when asked', async () => {
+  const { clock, timers, jobs } = runner();
+  const runs: number[] = [];
+  let wake: Wake = () => {};
+  jobs.add({ name: 'outbox', everyMs: 2_000, atStart: true, wakeOn: [(w) => { wake = w; }], run: () => { runs.push(clock.now()); return WHEN_WOKEN; } });
+  wake();
+  assert.equal(timers.count, 0, 'a wake before start is dropped');
+  jobs.start();
+  assert.deepEqual(runs, [1_000_000]);
+  assert.equal(timers.count, 0, 'asleep: no timer at all');
+  await timers.advance(60_000);
+  assert.deepEqual(runs, [1_000_000]);
+  wake();
+  await timers.advance(0);
+  assert.deepEqual(runs, [1_000_000, 1_060_000]);
+  // A wake for later arms one timer; an earlier one replaces it, a later one does not.
+  wake(clock.now() + 10_000);
+  wake(clock.now() + 5_000);
+  wake(clock.now() + 8_000);
+  assert.equal(timers.count, 1);
+  await timers.advance(10_000);
+  assert.deepEqual(runs, [1_000_000, 1_060_000, 1_065_000]);
+  jobs.stop();
+  wake();
+  assert.equal(timers.count, 0, 'a stopped runner ignores wakes');
+});
+
+test('a run names its next due time; a wake during a run is kept for after it', async () => {
+  const { clock, timers, jobs } = runner(() => 0.5);
+  const runs: number[] = [];
+  let release: () => void = () => {};
+  let wake: Wake = () => {};
+  jobs.add({
+    name: 'windows', everyMs: 60_000, jitterMs: 1_000, wakeOn: [(w) => { wake = w; }],
+    run: () => {
+      runs.push(clock.now());
+      if (runs.length === 2) return new Promise<unknown>((r) => { release = () => r(WHEN_WOKEN); });
+      return nextRunAt(clock.now() + 3_000);
+    },
+  });
+  jobs.start();
+  // The first wait is the interval plus jitter; then the time each run names, without jitter.
+  await timers.advance(60_500);
+  assert.deepEqual(runs, [1_060_500]);
+  assert.equal(timers.nextAt, 1_063_500);
+  await timers.advance(3_000);
+  assert.equal(jobs.readings()[0]!.running, true);
+  wake(clock.now() + 1_000);
+  wake();
+  release();
+  await settle();
+  // The run said "when woken", and a wake came meanwhile: the earliest of them runs at once.
+  assert.equal(timers.nextAt, clock.now());
+  await timers.advance(0);
+  assert.deepEqual(runs, [1_060_500, 1_063_500, 1_063_500]);
+});
+
+test('a job that says nothing of its next run keeps its interval, and a wake during its run brings the next one forward', async () => {
+  const { clock, timers, jobs } = runner();
+  const runs: number[] = [];
+  let wake: Wake = () => {};
+  jobs.add({ name: 'catch-up', everyMs: 1_000, wakeOn: [(w) => { wake = w; }], run: () => { runs.push(clock.now()); if (runs.length === 1) wake(clock.now() + 200); } });
+  jobs.start();
+  await timers.advance(1_000);
+  assert.deepEqual(runs, [1_001_000]);
+  assert.equal(timers.nextAt, 1_001_200);
+  await timers.advance(1_200);
+  assert.deepEqual(runs, [1_001_000, 1_001_200, 1_002_200]);
 });

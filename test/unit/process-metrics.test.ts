@@ -3,24 +3,25 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Histogram } from '../../src/domain/histogram.js';
 import { Gauge, Registry } from 'prom-client';
-import { ProcessMetrics, reportLagBeyondSampling } from '../../src/metrics/process-metrics.js';
+import {
+  clusterMetrics, deliveryMetrics, jobMetrics, nodeMetrics, probeMetrics, reportLagBeyondSampling, writerMetrics,
+} from '../../src/metrics/process-metrics.js';
 import type { JobReading } from '../../src/util/job-runner.js';
 
-function metrics(eventLoopSampleMs?: number, jobs: JobReading[] = []): ProcessMetrics {
-  return new ProcessMetrics({
-    jobs: () => jobs,
-    wheelLag: new Histogram(),
-    probesFired: () => 0,
-    probesInFlight: () => 0,
-    probeQueueDepth: () => 0,
-    writerQueueLength: () => 0,
-    pendingDeliveries: () => 0,
-    cluster: () => ({ name: 'central-a:8080', checks: 12, slots: 512, renewals: 7, renewalFailures: 1 }),
-  }, eventLoopSampleMs);
+/** The process registry as the features fill it (each registers its own series). */
+function metrics(eventLoopSampleMs?: number, jobs: JobReading[] = []): { registry: Registry } {
+  const registry = new Registry();
+  nodeMetrics(registry, eventLoopSampleMs);
+  probeMetrics(registry, { wheelLag: new Histogram(), probesFired: () => 0, probesInFlight: () => 0, probeQueueDepth: () => 0 });
+  writerMetrics(registry, { pending: 0, afterEachBatch: () => {} });
+  deliveryMetrics(registry, () => 0);
+  jobMetrics(registry, () => jobs);
+  clusterMetrics(registry, () => ({ name: 'central-a:8080', checks: 12, slots: 512, renewals: 7, renewalFailures: 1 }));
+  return { registry };
 }
 
 /** Every value of the exposition whose name starts with `prefix`, by name. */
-async function values(m: ProcessMetrics, prefix: string): Promise<Map<string, number>> {
+async function values(m: { registry: Registry }, prefix: string): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (const metric of await m.registry.getMetricsAsJSON()) {
     if (metric.name.startsWith(prefix)) out.set(metric.name, metric.values[0]?.value ?? NaN);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { RollupRow } from '../../src/domain/rollup.js';
 import { HOUR_MS, MINUTE_MS } from '../../src/domain/rollup.js';
 import { DAY_MS } from '../../src/domain/cover.js';
-import { sampleOf } from '../../src/store/sqlite/rollup-rows.js';
+import { sampleOf } from '../../src/store/rows/rollups.js';
 import { openStatsWorld, type StatsWorld } from '../helpers/stats-world.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 

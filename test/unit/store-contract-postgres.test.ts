@@ -3,6 +3,7 @@ import { openPgStore, type PgStore } from '../../src/store/postgres/index.js';
 import type { Store } from '../../src/store/store.js';
 import { startPostgres, type PgCluster } from '../helpers/postgres.js';
 import { storeContract } from '../contract/store-contract.js';
+import { writeStepsContract } from '../contract/write-steps-contract.js';
 
 // The same contract as SQLite's (store-contract-sqlite.test.ts), each test on a fresh database
 // of a cluster this file starts and stops.
@@ -25,3 +26,4 @@ const factory = {
   failNextCommit: (store: Store) => (store as unknown as PgStore).db.failNextCommit(),
 };
 storeContract(factory);
+writeStepsContract(factory);

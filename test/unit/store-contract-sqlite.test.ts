@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
-import { storeContract } from '../contract/store-contract.js';
+import { storeContract, type StoreFactory } from '../contract/store-contract.js';
+import { writeStepsContract } from '../contract/write-steps-contract.js';
 
 const dirs = new Map<Store, string>();
 const failing = new Set<Store>();
 
-storeContract({
+const factory: StoreFactory = {
   name: 'SQLite',
   open: async (options) => {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-contract-'));
@@ -31,4 +32,6 @@ storeContract({
     dirs.delete(store);
   },
   failNextCommit: (store) => void failing.add(store),
-});
+};
+storeContract(factory);
+writeStepsContract(factory);

@@ -4,7 +4,8 @@ import type {
   EmailFormat, EmailSettingsRepo, NewAlert, SettledAttempt, Webhook, WebhookRepo, WebhookType,
 } from '../alert-store.js';
 import { claimedAlerts, outboxEvent, type AlertOutboxRepo, type OutboxClaim } from '../alert-outbox.js';
-import { STATUSES } from '../sqlite/alerts/delivery-queue.js';
+import { DELIVERY_FILTER_STATUSES } from '../rows/deliveries.js';
+import { rowToDomainMemory, type DomainMemoryRowDb } from '../rows/domain-watch.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
 
@@ -111,13 +112,7 @@ function pgWebhooks(db: PgDb): Async<WebhookRepo> {
   };
 }
 
-const toMemory = (r: Row): DomainMemory => ({
-  checkId: r.check_id as string,
-  expiresAt: r.expires_at as number | null,
-  alerted: r.alerted as DomainMemory['alerted'],
-  checkedAt: r.checked_at as number | null,
-  lastError: r.last_error as string | null,
-});
+const toMemory = (r: Row): DomainMemory => rowToDomainMemory(r as unknown as DomainMemoryRowDb);
 
 /** A check deleted while its lookup ran has no row to refer to: nothing is written. */
 export const PUT_DOMAIN_MEMORY = `INSERT INTO domain_watch (check_id, expires_at, alerted, checked_at, last_error)
@@ -168,7 +163,7 @@ function logWhere(f: DeliveryFilter, beforeSeq: number | null): { sql: string; p
     params.push(value);
     parts.push(sql.replace('?', `$${params.length}`));
   };
-  if (f.status) add('d.status = ANY(?)', STATUSES[f.status]);
+  if (f.status) add('d.status = ANY(?)', DELIVERY_FILTER_STATUSES[f.status]);
   if (f.checkId !== undefined) add('d.check_id = ?', f.checkId);
   if (f.checkIds !== null) add('d.check_id = ANY(?)', f.checkIds);
   if (f.target !== undefined) add('d.target = ?', f.target);

@@ -1,14 +1,16 @@
 import type { RollupSample } from '../../domain/rollup.js';
 import type { RuntimeWrite } from '../store.js';
 import type { NodeCursor } from '../node-repo.js';
-import type { ObservationWrite, WriteFailure, WriteRecord } from '../writes.js';
+import type { WriteFailure, WriteRecord } from '../writes.js';
+import { applyAwaited, stepsOf, type WriteStep, type WriteTargets } from '../write-steps.js';
 import type { OutboxEvent } from '../alert-outbox.js';
 import { BrokenUnit, CommitFailed, type PgDb } from './db.js';
-import { maintenanceEndEvent } from '../sqlite/apply-writes.js';
-import { eventValues, HISTORY_COLUMNS, INSERT_HISTORY, resultValues } from './history.js';
+import { eventValues, HISTORY_COLUMNS, resultValues } from '../rows/history.js';
+import { ROLLUP_COLUMNS } from '../rows/rollups.js';
+import { INSERT_HISTORY } from './history.js';
 import { runtimeParams, type PgCheckRepo } from './checks.js';
 import type { PgAlertStore } from './alerts.js';
-import { countsOnly, countValues, insertCountRows, insertRows, lateOf, minuteBuckets, ROLLUP_COLUMNS, rowValues, type PgRollupStore } from './rollups.js';
+import { countsOnly, countValues, insertCountRows, insertRows, lateOf, minuteBuckets, rowValues, type PgRollupStore } from './rollups.js';
 import type { Async } from './types.js';
 import type { HistoryRepo, StateChangeRepo } from '../store.js';
 import type { NodeRepo } from '../node-repo.js';
@@ -55,16 +57,17 @@ const CURSOR_UPDATE = `UPDATE nodes n SET epoch = u.epoch, last_seq = u.seq FROM
 /**
  * Store.applyWrites over PostgreSQL: one transaction per batch (group commit) and one statement
  * per table per batch: history rows, check runtimes, state changes, node cursors and the
- * rollups' partial minute rows each go in as arrays (unnest). The rare parts that must read
- * first (a maintenance window that ran out, a status to verify after a fresh start) and alerts
- * run record by record inside the same transaction. Should the batch fail, it is applied again
+ * rollups' partial minute rows each go in as arrays (unnest), gathered from the records' steps
+ * (write-steps.ts). The rare steps and those that must read first (a maintenance window that ran
+ * out, a status to verify after a fresh start) and alerts run one by one inside the same
+ * transaction. Should the batch fail, it is applied again
  * with each record in a savepoint of its own, so a record that fails alone is reported and the
  * rest commits; a failure of the commit itself (the database gone) rejects.
  */
 export function pgBatchApplier(db: PgDb, r: PgRepos): (batch: readonly WriteRecord[], failed: WriteFailure, fence?: Fence) => Promise<void> {
   const one = async (record: WriteRecord, now: number) => {
     const samples: Array<[number, number, RollupSample]> = [];
-    await applyOne(r, record, samples);
+    await applyAwaited(collecting(r, samples), stepsOf(record));
     await r.rollups.write(samples, now);
   };
   /** With several centrals, first in the batch's transaction: the writer still holds its lease. */
@@ -122,45 +125,55 @@ async function applyGrouped(
   const states: unknown[][] = [];
   const cursors = new Map<string, NodeCursor>();
   const samples: Array<[number, number, RollupSample]> = [];
-  const sequential: WriteRecord[] = [];
+  // The steps that read before they write, and the rare ones, go one by one, in batch order.
+  const sequential: WriteStep[] = [];
   // Alert events (rare), inserted before the records that may claim them later in the batch.
   const outbox: OutboxEvent[] = [];
-  const verifying = batch.some((x) => x.kind === 'observation' && x.verifyStatus !== null && x.statusChange === null);
-  for (const record of batch) {
+  const planned = batch.map(stepsOf);
+  // While a batch verifies a status (after a fresh start), its state changes stay in record order.
+  const verifying = planned.some((steps) => steps.some((step) => step[0] === 'verify-status'));
+  for (const [i, steps] of planned.entries()) {
     try {
-      if (record.kind === 'ping-inbox') {
-        const c = inboxColumns(record.item);
-        inboxAdded.push([record.item.checkId, record.item.slot, record.item.at, record.item.signal, c.error, c.details, c.region, record.item.receivedBy]);
-        // In batch order with the other cursor writes (the statement writes the last).
-        if (record.nodeCursor) cursors.set(record.nodeCursor.nodeId, record.nodeCursor.cursor);
-        continue;
+      for (const step of steps) {
+        switch (step[0]) {
+          case 'result':
+            history.push(resultValues(step[1]));
+            break;
+          case 'event':
+            history.push(eventValues(step[1]));
+            break;
+          case 'inbox-add': {
+            const item = step[1];
+            const c = inboxColumns(item);
+            inboxAdded.push([item.checkId, item.slot, item.at, item.signal, c.error, c.details, c.region, item.receivedBy]);
+            break;
+          }
+          case 'inbox-remove':
+            inboxDone.push(step[1]);
+            break;
+          // In batch order with the other cursor writes (the statement writes the last).
+          case 'node-cursor':
+            cursors.set(step[1], step[2]);
+            break;
+          case 'runtime':
+            runtimes.set(step[1], mergeRuntime(runtimes.get(step[1]), step[2]));
+            break;
+          case 'sample':
+            samples.push([step[1], step[2], step[3]]);
+            break;
+          case 'outbox':
+            outbox.push(...step[1]);
+            break;
+          case 'status-change':
+            if (verifying) sequential.push(step);
+            else states.push([step[1], step[2], step[3]]);
+            break;
+          default:
+            sequential.push(step);
+        }
       }
-      if (record.kind !== 'observation') {
-        if (record.kind === 'node-cursor') cursors.set(record.nodeId, record.cursor);
-        else sequential.push(record);
-        continue;
-      }
-      const w = record;
-      // The parts that read before they write, and the rare ones, go record by record.
-      // While a batch verifies a status (after a fresh start), its state changes stay in record order.
-      const ordered = verifying && (w.statusChange !== null || w.verifyStatus !== null);
-      if (w.endMaintenance !== null || w.domain !== null || w.domainMemory !== null || ordered) {
-        sequential.push({
-          ...w, result: null, peerResult: null, event: null, runtime: null, sample: null, nodeCursor: null, inboxSeq: null, outbox: null,
-          statusChange: ordered ? w.statusChange : null, verifyStatus: ordered ? w.verifyStatus : null,
-        });
-      }
-      if (w.result) history.push(resultValues(w.result));
-      if (w.peerResult) history.push(resultValues(w.peerResult));
-      if (w.event) history.push(eventValues(w.event));
-      if (w.nodeCursor) cursors.set(w.nodeCursor.nodeId, w.nodeCursor.cursor);
-      if (w.inboxSeq) inboxDone.push(w.inboxSeq);
-      if (w.runtime) runtimes.set(w.checkId, mergeRuntime(runtimes.get(w.checkId), w.runtime));
-      if (!verifying && w.statusChange !== null) states.push([w.checkSeq, w.at, w.statusChange]);
-      if (w.sample) samples.push([w.checkSeq, w.sampleAt, w.sample]);
-      if (w.outbox) outbox.push(...w.outbox);
     } catch (err) {
-      throw new RecordFailed(record, err);
+      throw new RecordFailed(batch[i]!, err);
     }
   }
   const buckets = minuteBuckets(samples);
@@ -185,7 +198,7 @@ async function applyGrouped(
       await fenced(fence);
       if (outbox.length > 0) await r.alerts.outbox.add(outbox);
       // Ended maintenance windows first, as record by record would (they only touch maintenance).
-      for (const record of sequential) await applyOne(r, record, samples);
+      await applyAwaited(r, sequential);
       await statement.run(db);
       await r.rollups.mergeLate(late, now);
     });
@@ -239,49 +252,7 @@ function mergeRuntime(earlier: RuntimeWrite | undefined, later: RuntimeWrite): R
   return { ...later, sync: earlier.sync, statusChanged: later.statusChanged || earlier.statusChanged };
 }
 
-/** One record with the repositories, in order (the slow path, and the parts that read first). */
-async function applyOne(r: PgRepos, record: WriteRecord, samples: Array<[number, number, RollupSample]>): Promise<void> {
-  switch (record.kind) {
-    case 'observation':
-      return observation(r, record, samples);
-    case 'domain-info':
-      return r.checks.saveDomain(record.checkId, record.domain);
-    case 'alerts':
-      return r.alerts.deliveries.enqueue(record.alerts, record.at, record.routed);
-    case 'node-cursor':
-      return r.nodes.setCursor(record.nodeId, record.cursor);
-    case 'node-live':
-      for (const n of record.nodes) await r.nodes.saveLive(n.id, n.live);
-      return;
-    case 'ping-inbox':
-      await r.pingInbox.add(record.item);
-      if (record.nodeCursor) await r.nodes.setCursor(record.nodeCursor.nodeId, record.nodeCursor.cursor);
-      return;
-  }
-}
-
-async function observation(r: PgRepos, w: ObservationWrite, samples: Array<[number, number, RollupSample]>): Promise<void> {
-  if (w.endMaintenance !== null) await endLapsedMaintenance(r, w.checkId, w.checkSeq, w.endMaintenance);
-  if (w.result) await r.history.insertResult(w.result);
-  if (w.peerResult) await r.history.insertResult(w.peerResult);
-  if (w.nodeCursor) await r.nodes.setCursor(w.nodeCursor.nodeId, w.nodeCursor.cursor);
-  if (w.inboxSeq) await r.pingInbox.remove(w.inboxSeq);
-  if (w.event) await r.history.insertEvent(w.event);
-  if (w.runtime) await r.checks.saveRuntime(w.checkId, w.runtime);
-  if (w.domain) await r.checks.saveDomain(w.checkId, w.domain);
-  if (w.domainMemory) await r.alerts.domainWatch.put(w.domainMemory);
-  if (w.statusChange !== null) await r.stateChanges.append(w.checkSeq, w.at, w.statusChange);
-  else if (w.verifyStatus !== null && (await r.stateChanges.between(w.checkSeq, w.at, w.at))[0]?.status !== w.verifyStatus) {
-    await r.stateChanges.append(w.checkSeq, w.at, w.verifyStatus);
-  }
-  if (w.sample) samples.push([w.checkSeq, w.sampleAt, w.sample]);
-  if (w.outbox) await r.alerts.outbox.add(w.outbox);
-}
-
-/** A maintenance window that ran out ends as if switched off then (see store/sqlite/apply-writes.ts). */
-async function endLapsedMaintenance(r: PgRepos, checkId: string, checkSeq: number, until: number): Promise<void> {
-  const current = await r.checks.byId(checkId);
-  if (!current || !current.maintenance || current.maintenanceUntil !== until) return;
-  await r.checks.setMaintenance(checkId, false, null, until);
-  await r.history.insertEvent(maintenanceEndEvent(checkSeq, until));
+/** The repositories with the rollups' samples gathered for the caller to write (PgRollupStore.write). */
+function collecting(r: PgRepos, samples: Array<[number, number, RollupSample]>): WriteTargets<'promise'> {
+  return { ...r, rollups: { addSample: (seq, at, sample) => void samples.push([seq, at, sample]) } };
 }

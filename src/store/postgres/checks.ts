@@ -1,6 +1,6 @@
 import type { Check } from '../../domain/records.js';
 import type { CheckQuery, CheckRepo } from '../store.js';
-import { rowToCheck, SETTINGS_COLUMNS, settingsValues, type CheckRowDb } from '../sqlite/checks.js';
+import { rowToCheck, SETTINGS_COLUMNS, settingsValues, type CheckRowDb } from '../rows/checks.js';
 import type { PgDb, Row } from './db.js';
 import { placeholders, type Async } from './types.js';
 

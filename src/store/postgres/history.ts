@@ -1,10 +1,8 @@
 import type { HistoryRow } from '../../domain/records.js';
-import type { HistoryEventInput, HistoryQuery, HistoryRepo, HistoryResultInput, LoggedStatus, RecentResult, StateChangeRepo } from '../store.js';
-import { rowToHistory } from '../sqlite/history.js';
+import type { HistoryQuery, HistoryRepo, LoggedStatus, RecentResult, StateChangeRepo } from '../store.js';
+import { containsPattern, eventValues, HISTORY_COLUMNS, resultValues, rowToHistory, type HistoryRowDb } from '../rows/history.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
-
-const escapeLike = (q: string) => q.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function where(q: HistoryQuery): { sql: string; params: unknown[] } {
   const params: unknown[] = [q.checkSeq];
@@ -19,28 +17,14 @@ function where(q: HistoryQuery): { sql: string; params: unknown[] } {
   else if (q.status === 'down') parts.push("kind <> 'event' AND status = 'down'");
   else if (q.status === 'error') parts.push("kind <> 'event' AND status = 'down' AND status_code IS NULL");
   if (q.q !== null) {
-    params.push(`%${escapeLike(q.q)}%`);
+    params.push(containsPattern(q.q));
     parts.push(`(error ILIKE $${params.length} OR snippet ILIKE $${params.length})`);
   }
   return { sql: parts.join(' AND '), params };
 }
 
-/** History columns in insert order, and one result's or event's values for them. */
-export const HISTORY_COLUMNS = ['check_seq', 'at', 'kind', 'status', 'status_code', 'response_time', 'dns', 'connect', 'tls', 'ttfb', 'total', 'error', 'region', 'snippet', 'meta'] as const;
+/** HISTORY_COLUMNS' types, for unnest. */
 export const HISTORY_TYPES = ['bigint', 'bigint', 'text', 'text', 'integer', 'float8', 'float8', 'float8', 'float8', 'float8', 'float8', 'text', 'text', 'text', 'text'];
-
-export function resultValues(r: HistoryResultInput): unknown[] {
-  const t = r.timing;
-  return [
-    r.checkSeq, r.at, r.kind, r.status, r.statusCode, r.responseTime,
-    t?.dns ?? null, t?.connect ?? null, t?.tls ?? null, t?.ttfb ?? null, t?.total ?? null,
-    r.error, r.region, r.snippet, r.meta === null ? null : JSON.stringify(r.meta),
-  ];
-}
-
-export function eventValues(e: HistoryEventInput): unknown[] {
-  return [e.checkSeq, e.at, 'event', e.status, null, null, null, null, null, null, null, null, e.region, null, JSON.stringify(e.meta)];
-}
 
 /** One INSERT of many history rows: each column as an array, unnested. */
 export const INSERT_HISTORY = `INSERT INTO history (${HISTORY_COLUMNS.join(', ')})
@@ -53,7 +37,7 @@ export function columnsOf(rows: readonly unknown[][], width: number): unknown[][
   return columns;
 }
 
-const toHistory = (r: Row): HistoryRow => rowToHistory(r as unknown as Parameters<typeof rowToHistory>[0]);
+const toHistory = (r: Row): HistoryRow => rowToHistory(r as unknown as HistoryRowDb);
 
 export function pgHistory(db: PgDb): Async<HistoryRepo> {
   const insertOne = `INSERT INTO history (${HISTORY_COLUMNS.join(', ')}) VALUES (${HISTORY_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;

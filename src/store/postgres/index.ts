@@ -19,7 +19,7 @@ import { dropExpiredPartitions, ensurePartitions, pgRetention, type PgRetentionS
 import { pgBatchApplier } from './apply-writes.js';
 import type { Async } from './types.js';
 import { StartupError } from '../../util/startup-error.js';
-import type { Job } from '../../util/job-runner.js';
+import type { ScopedJob } from '../../util/job-runner.js';
 import { pgCluster, pgPingInbox } from './cluster.js';
 import { PgChangeBus } from './notify-bus.js';
 
@@ -52,7 +52,7 @@ export type PgStore = { [K in keyof Repos]: Async<Repos[K]> } & {
   /** Reads what other processes changed: the credentials counter, and checks (with `watchChecks`). */
   refresh(): Promise<void>;
   /** `refresh` every `pollMs` and the partitions ahead hourly, for the app's JobRunner; none with `pollMs` 0. */
-  jobs(): readonly Job[];
+  jobs(): readonly ScopedJob[];
   /** LISTEN/NOTIFY among the centrals on this database (with `listen`): a served central leases its share of the checks. */
   changes?: PgChangeBus;
   /** The pool, for tests and the migration tool. */
@@ -126,9 +126,9 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
     }
   }
   const pollMs = options.pollMs ?? 500;
-  const jobs: Job[] = pollMs <= 0 ? [] : [
-    { name: 'store-refresh', everyMs: pollMs, run: refresh },
-    { name: 'store-partitions', everyMs: HOUR, run: () => ensurePartitions(db, Date.now()) },
+  const jobs: ScopedJob[] = pollMs <= 0 ? [] : [
+    { name: 'store-refresh', scope: 'every-central', everyMs: pollMs, run: refresh },
+    { name: 'store-partitions', scope: 'every-central', everyMs: HOUR, run: () => ensurePartitions(db, Date.now()) },
   ];
 
   return {

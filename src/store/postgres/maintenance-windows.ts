@@ -2,24 +2,9 @@ import type { MaintenanceWindow } from '../../domain/maintenance-windows.js';
 import type { MaintenanceWindowRepo } from '../maintenance-windows.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
+import { rowToWindow, type MaintenanceWindowRowDb } from '../rows/maintenance-windows.js';
 
-const toWindow = (r: Row): MaintenanceWindow => ({
-  id: r.id as string,
-  accountId: r.account_id as string,
-  title: r.title as string,
-  description: r.description as string | null,
-  checkIds: JSON.parse(r.check_ids as string) as string[],
-  folders: JSON.parse(r.folders as string) as string[],
-  tags: JSON.parse(r.tags as string) as string[],
-  allChecks: r.all_checks as boolean,
-  startsAt: r.starts_at as number | null,
-  endsAt: r.ends_at as number | null,
-  schedule: r.schedule as string | null,
-  durationMinutes: r.duration_minutes as number | null,
-  timezone: r.timezone as string | null,
-  createdAt: r.created_at as number,
-  updatedAt: r.updated_at as number,
-});
+const toWindow = (r: Row): MaintenanceWindow => rowToWindow(r as unknown as MaintenanceWindowRowDb);
 
 /** Columns a window's fields write, after id and account (the SQLite table's names). */
 const values = (w: MaintenanceWindow) => [

@@ -7,6 +7,7 @@ import type { ConfigKeyRepo } from '../config-keys.js';
 import type { OperationsRepo, StatusPage, StatusPageRepo } from '../status-pages.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
+import { rowToNode, rowToNodeRecord, type NodeRowDb } from '../rows/nodes.js';
 
 /** Idempotency records, prober nodes, sessions, served addresses, Kuma imports, status pages. */
 
@@ -32,22 +33,8 @@ export function pgIdempotency(db: PgDb): Async<IdempotencyRepo> {
   };
 }
 
-const toNodeRecord = (r: Row): NodeRecord => ({
-  id: r.id as string, name: r.name as string, region: r.region as string, createdAt: r.created_at as number, revokedAt: r.revoked_at as number | null,
-});
-
-const toNodeRow = (r: Row): NodeRow => ({
-  ...toNodeRecord(r),
-  connected: r.connected as boolean,
-  lastSeenAt: r.last_seen_at as number | null,
-  version: r.version as string | null,
-  assigned: r.assigned as number,
-  probesPerSecond: r.probes_per_second as number,
-  outboxDepth: r.outbox_depth as number,
-  clockOffsetMs: r.clock_offset_ms as number | null,
-  rejectedResults: r.rejected_results as number,
-  droppedResults: r.dropped_results as number,
-});
+const toNodeRecord = (r: Row): NodeRecord => rowToNodeRecord(r as unknown as NodeRowDb);
+const toNodeRow = (r: Row): NodeRow => rowToNode(r as unknown as NodeRowDb);
 
 export function pgNodes(db: PgDb): Async<NodeRepo> {
   return {

@@ -1,10 +1,11 @@
 import { Histogram } from '../../domain/histogram.js';
-import { dayKey, DAY_MS } from '../../domain/cover.js';
-import { HOUR_MS, hourKey, MINUTE_MS, minuteKey, PHASES, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
+import { dayKey } from '../../domain/cover.js';
+import { hourKey, minuteKey, PHASES, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
 import type { Interval } from '../../domain/ranges.js';
 import type { ProbeResult } from '../../domain/probe-types.js';
 import { sumTotals, type BucketSums, type Horizons, type OpenBuckets, type RollupLevel, type RollupStore, type RollupTotals } from '../rollup-store.js';
-import { sampleOf } from '../sqlite/rollup-rows.js';
+import { BUCKET_MS, HISTOGRAM_COLUMNS, ROLLUP_COLUMNS, ROLLUP_TABLE, sampleOf, type RollupValue } from '../rows/rollups.js';
+import { timingOf } from '../rows/history.js';
 import type { PgDb, Row } from './db.js';
 import { arrayColumns } from './array-literals.js';
 import type { Async } from './types.js';
@@ -21,8 +22,6 @@ import type { Async } from './types.js';
  * those levels too, under a shared lock the builder's excludes.
  */
 
-const TABLE: Record<RollupLevel, string> = { minute: 'rollup_minute', hour: 'rollup_hour', day: 'rollup_day' };
-const BUCKET_MS: Record<RollupLevel, number> = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS };
 const MARK_KEY = { hour: 'rollups.openHourFrom', day: 'rollups.openDayFrom' } as const;
 /** pg_advisory_xact_lock key of building (exclusive) and of late results (shared). */
 const BUILD_LOCK = '7320537162440011777';
@@ -30,33 +29,18 @@ const BUILD_LOCK = '7320537162440011777';
 const LATE_MARGIN_MS = 120_000;
 const NEVER = '9007199254740991';
 
-/** Column name and RollupRow field, in table order after (check_seq, at). */
-export const ROLLUP_COLUMNS: Array<[column: string, field: keyof RollupRow, type: string]> = [
-  ['total', 'total', 'integer'],
-  ['success', 'success', 'integer'],
-  ['failure', 'failure', 'integer'],
-  ['rt_count', 'rtCount', 'integer'],
-  ['rt_sum', 'rtSum', 'float8'],
-  ['rt_min', 'rtMin', 'float8'],
-  ['rt_max', 'rtMax', 'float8'],
-  ['rt_hist', 'rtHist', 'bytea'],
-  ...PHASES.flatMap((p): Array<[string, keyof RollupRow, string]> => [
-    [`${p}_count`, `${p}Count`, 'integer'],
-    [`${p}_sum`, `${p}Sum`, 'float8'],
-    [`${p}_hist`, `${p}Hist`, 'bytea'],
-  ]),
-];
-const HISTS = ['rt_hist', ...PHASES.map((p) => `${p}_hist`)];
+/** The type of what each rollup column holds. */
+const PG_TYPE: Record<RollupValue, string> = { count: 'integer', time: 'float8', histogram: 'bytea' };
 const SUMS = `coalesce(sum(total), 0)::float8 AS total, coalesce(sum(success), 0)::float8 AS success, coalesce(sum(failure), 0)::float8 AS failure,
   coalesce(sum(rt_count), 0)::float8 AS "rtCount", coalesce(sum(rt_sum), 0)::float8 AS "rtSum", min(rt_min) AS "rtMin", max(rt_max) AS "rtMax",
   ${PHASES.map((p) => `coalesce(sum(${p}_count), 0)::float8 AS "${p}Count", coalesce(sum(${p}_sum), 0)::float8 AS "${p}Sum"`).join(', ')}`;
-const HIST_AGGS = HISTS.map((h) => `array_agg(${h}) AS ${h}`).join(', ');
+const HIST_AGGS = HISTOGRAM_COLUMNS.map((h) => `array_agg(${h}) AS ${h}`).join(', ');
 
 /** One INSERT of many rollup rows of a level, unless their check is gone (a result recorded across its deletion). */
 export const insertRows = (level: RollupLevel) => {
   const columns = ['check_seq', 'at', ...ROLLUP_COLUMNS.map(([c]) => c)];
-  const types = ['bigint', 'bigint', ...ROLLUP_COLUMNS.map(([, , t]) => t)];
-  return `INSERT INTO ${TABLE[level]} (${columns.join(', ')})
+  const types = ['bigint', 'bigint', ...ROLLUP_COLUMNS.map(([, , value]) => PG_TYPE[value])];
+  return `INSERT INTO ${ROLLUP_TABLE[level]} (${columns.join(', ')})
     SELECT u.* FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) AS u(${columns.join(', ')})
     WHERE EXISTS (SELECT 1 FROM checks c WHERE c.seq = u.check_seq)`;
 };
@@ -81,8 +65,8 @@ export const insertCountRows = (level: RollupLevel) => {
     if (v instanceof Uint8Array) return `'\\x${Buffer.from(v).toString('hex')}'::bytea`;
     return `${String(v)}::${type}`;
   };
-  const values = ROLLUP_COLUMNS.map(([column, field, type]) => (COUNTS.includes(field) ? `u.${column}` : constant(field, type)));
-  return `INSERT INTO ${TABLE[level]} (check_seq, at, ${ROLLUP_COLUMNS.map(([c]) => c).join(', ')})
+  const values = ROLLUP_COLUMNS.map(([column, field, value]) => (COUNTS.includes(field) ? `u.${column}` : constant(field, PG_TYPE[value])));
+  return `INSERT INTO ${ROLLUP_TABLE[level]} (check_seq, at, ${ROLLUP_COLUMNS.map(([c]) => c).join(', ')})
     SELECT u.check_seq, u.at, ${values.join(', ')}
     FROM unnest($1::bigint[], $2::bigint[], $3::integer[], $4::integer[], $5::integer[]) AS u(check_seq, at, total, success, failure)
     WHERE EXISTS (SELECT 1 FROM checks c WHERE c.seq = u.check_seq)`;
@@ -112,7 +96,7 @@ function sources(level: RollupLevel, cols: string): string {
 }
 
 const SOURCE_COLS = `r.at, r.total, r.success, r.failure, r.rt_count, r.rt_sum, r.rt_min, r.rt_max, ${PHASES.map((p) => `r.${p}_count, r.${p}_sum`).join(', ')}`;
-const SOURCE_COLS_HISTS = `${SOURCE_COLS}, ${HISTS.map((h) => `r.${h}`).join(', ')}`;
+const SOURCE_COLS_HISTS = `${SOURCE_COLS}, ${HISTOGRAM_COLUMNS.map((h) => `r.${h}`).join(', ')}`;
 
 /** One check's minute of a batch: [seq, minute start, what the batch adds to it]. */
 export type Bucket = [seq: number, at: number, rollup: Rollup];
@@ -188,16 +172,16 @@ export function pgRollups(db: PgDb, failed: (err: unknown) => void): PgRollupSto
   const build = async (level: 'hour' | 'day', finer: RollupLevel, mark: number | null, to: number): Promise<number> => {
     let from = mark;
     if (from === null) {
-      const first = await db.one<{ at: number | null }>(`SELECT min(at) AS at FROM ${TABLE[finer]}`);
+      const first = await db.one<{ at: number | null }>(`SELECT min(at) AS at FROM ${ROLLUP_TABLE[finer]}`);
       from = first?.at === null || first?.at === undefined ? to : level === 'hour' ? hourKey(first.at) : dayKey(first.at);
     }
     if (from < to) {
       const size = BUCKET_MS[level];
-      await db.run(`DELETE FROM ${TABLE[level]} WHERE at >= $1 AND at < $2`, [from, to]);
-      const seqs = (await db.query<{ check_seq: number }>(`SELECT DISTINCT check_seq FROM ${TABLE[finer]} WHERE at >= $1 AND at < $2`, [from, to])).map((r) => r.check_seq);
+      await db.run(`DELETE FROM ${ROLLUP_TABLE[level]} WHERE at >= $1 AND at < $2`, [from, to]);
+      const seqs = (await db.query<{ check_seq: number }>(`SELECT DISTINCT check_seq FROM ${ROLLUP_TABLE[finer]} WHERE at >= $1 AND at < $2`, [from, to])).map((r) => r.check_seq);
       for (let i = 0; i < seqs.length; i += 500) {
         const grouped = await db.query(
-          `SELECT check_seq, at - at % ${size} AS bucket, ${SUMS}, ${HIST_AGGS} FROM ${TABLE[finer]}
+          `SELECT check_seq, at - at % ${size} AS bucket, ${SUMS}, ${HIST_AGGS} FROM ${ROLLUP_TABLE[finer]}
            WHERE check_seq = ANY($1) AND at >= $2 AND at < $3 GROUP BY 1, 2`,
           [seqs.slice(i, i + 500), from, to],
         );
@@ -250,7 +234,7 @@ export function pgRollups(db: PgDb, failed: (err: unknown) => void): PgRollupSto
       },
     async rows(seq, level, intervals) {
       const rows = await db.query(
-        `SELECT ${ROLLUP_COLUMNS.map(([c, f]) => `r.${c} AS "${f}"`).join(', ')} FROM ${TABLE[level]} r, unnest($2::bigint[], $3::bigint[]) AS iv(f, t)
+        `SELECT ${ROLLUP_COLUMNS.map(([c, f]) => `r.${c} AS "${f}"`).join(', ')} FROM ${ROLLUP_TABLE[level]} r, unnest($2::bigint[], $3::bigint[]) AS iv(f, t)
          WHERE r.check_seq = $1 AND r.at >= iv.f AND r.at < iv.t`,
         [seq, ...intervalsOf(intervals)],
       );
@@ -273,8 +257,7 @@ export function pgRollups(db: PgDb, failed: (err: unknown) => void): PgRollupSto
         [seq, ...intervalsOf(intervals)],
       );
       return rows.map((r) => {
-        const total = r.total as number | null;
-        const timing = total === null ? null : { dns: (r.dns as number) ?? 0, connect: (r.connect as number) ?? 0, tls: (r.tls as number) ?? 0, ttfb: (r.ttfb as number) ?? 0, total };
+        const timing = timingOf(r.total as number | null, r.dns as number | null, r.connect as number | null, r.tls as number | null, r.ttfb as number | null);
         return sampleOf(r.status === 'up', r.response_time as number | null, timing);
       });
     },

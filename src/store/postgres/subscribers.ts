@@ -1,17 +1,9 @@
-import type { Subscriber, SubscriberKind, SubscriberRepo } from '../subscribers.js';
+import type { Subscriber, SubscriberRepo } from '../subscribers.js';
+import { rowToSubscriber, type SubscriberRowDb } from '../rows/subscribers.js';
 import type { PgDb, Row } from './db.js';
 import type { Async } from './types.js';
 
-const toSubscriber = (r: Row): Subscriber => ({
-  id: r.id as string,
-  pageId: r.page_id as string,
-  kind: r.kind as SubscriberKind,
-  address: r.address as string,
-  secret: r.secret as string | null,
-  token: r.token as string,
-  confirmedAt: r.confirmed_at as number | null,
-  createdAt: r.created_at as number,
-});
+const toSubscriber = (r: Row): Subscriber => rowToSubscriber(r as unknown as SubscriberRowDb);
 
 /** Status page subscribers (issue 29) over PostgreSQL: the same table as store/sqlite/subscribers.ts. */
 export function pgSubscribers(db: PgDb): Async<SubscriberRepo> {

@@ -3,7 +3,7 @@ import type { Tier } from '../../domain/plans.js';
 import type { Account } from '../../domain/records.js';
 import type { Db } from '../db.js';
 import type { AccountRepo } from '../store.js';
-import { fromBool, toBool } from './statements.js';
+import { fromBool, toBool } from '../rows/values.js';
 
 interface AccountRowDb {
   id: string;

@@ -7,22 +7,26 @@ import Database from 'better-sqlite3';
  * which here took 100 ms and more: on the main thread that stalled every request and probe.
  * PASSIVE never waits for the writer; whatever it cannot copy now it copies next time.
  */
-const { file, everyMs } = workerData as { file: string; everyMs: number };
+const { file, everyMs, quietEveryMs, quietFrames } = workerData as { file: string; everyMs: number; quietEveryMs: number; quietFrames: number };
 const db = new Database(file, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
 db.pragma('cache_size = -1024');
 
-const timer = setInterval(() => {
+/** A log that grew little is copied back less often: each round costs a wake-up and an fsync however little it copies. */
+const round = (): void => {
+  let frames = quietFrames;
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    frames = (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]?.log ?? quietFrames;
   } catch {
     // Busy or locked for a moment: the next round tries again.
   }
-}, everyMs);
+  timer = setTimeout(round, frames < quietFrames ? quietEveryMs : everyMs);
+};
+let timer = setTimeout(round, everyMs);
 
 parentPort!.on('message', (message: unknown) => {
   if (message !== 'stop') return;
-  clearInterval(timer);
+  clearTimeout(timer);
   db.close();
   parentPort!.close();
 });

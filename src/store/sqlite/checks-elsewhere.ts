@@ -1,5 +1,5 @@
 import type { Db } from '../db.js';
-import type { CheckRowDb } from './checks.js';
+import type { CheckRowDb } from '../rows/checks.js';
 
 /**
  * How far back `updated_at` is read again: another process stamps a change when it makes it

@@ -1,22 +1,7 @@
 import type { Synchronous } from '../synchronous.js';
 import type { Db } from '../db.js';
-import type { DomainMemory, DomainWatchRepo } from '../alert-store.js';
-
-interface Row {
-  check_id: string;
-  expires_at: number | null;
-  alerted: string;
-  checked_at: number | null;
-  last_error: string | null;
-}
-
-const toMemory = (r: Row): DomainMemory => ({
-  checkId: r.check_id,
-  expiresAt: r.expires_at,
-  alerted: r.alerted as DomainMemory['alerted'],
-  checkedAt: r.checked_at,
-  lastError: r.last_error,
-});
+import type { DomainWatchRepo } from '../alert-store.js';
+import { rowToDomainMemory as toMemory, type DomainMemoryRowDb as Row } from '../rows/domain-watch.js';
 
 export function sqliteDomainWatch(db: Db): Synchronous<DomainWatchRepo> {
   const get = db.prepare('SELECT * FROM domain_watch WHERE check_id = ?');

@@ -2,7 +2,7 @@ import type { Synchronous } from '../synchronous.js';
 import type { ApiKey, KeyAccess, Scope } from '../../domain/records.js';
 import type { Db } from '../db.js';
 import type { KeyRepo } from '../store.js';
-import { fromBool, parseJson, toBool, toJson } from './statements.js';
+import { fromBool, parseJson, toBool, toJson } from '../rows/values.js';
 
 interface KeyRowDb {
   id: string;

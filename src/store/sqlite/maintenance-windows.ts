@@ -2,43 +2,8 @@ import type { Db } from '../db.js';
 import type { MaintenanceWindow } from '../../domain/maintenance-windows.js';
 import type { MaintenanceWindowRepo } from '../maintenance-windows.js';
 import type { Synchronous } from '../synchronous.js';
-import { fromBool, toBool } from './statements.js';
-
-interface Row {
-  id: string;
-  account_id: string;
-  title: string;
-  description: string | null;
-  check_ids: string;
-  folders: string;
-  tags: string;
-  all_checks: number;
-  starts_at: number | null;
-  ends_at: number | null;
-  schedule: string | null;
-  duration_minutes: number | null;
-  timezone: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-const toWindow = (r: Row): MaintenanceWindow => ({
-  id: r.id,
-  accountId: r.account_id,
-  title: r.title,
-  description: r.description,
-  checkIds: JSON.parse(r.check_ids) as string[],
-  folders: JSON.parse(r.folders) as string[],
-  tags: JSON.parse(r.tags) as string[],
-  allChecks: toBool(r.all_checks),
-  startsAt: r.starts_at,
-  endsAt: r.ends_at,
-  schedule: r.schedule,
-  durationMinutes: r.duration_minutes,
-  timezone: r.timezone,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+import { fromBool } from '../rows/values.js';
+import { rowToWindow as toWindow, type MaintenanceWindowRowDb as Row } from '../rows/maintenance-windows.js';
 
 const params = (w: MaintenanceWindow) => ({
   id: w.id, accountId: w.accountId, title: w.title, description: w.description, checkIds: JSON.stringify(w.checkIds),

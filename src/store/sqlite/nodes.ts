@@ -1,39 +1,8 @@
 import type { Synchronous } from '../synchronous.js';
 import type { Db } from '../db.js';
-import type { NodeCursor, NodeLiveFigures, NodeRecord, NodeRepo, NodeRow } from '../node-repo.js';
-import { fromBool, toBool } from './statements.js';
-
-interface NodeRowDb {
-  id: string;
-  name: string;
-  region: string;
-  created_at: number;
-  revoked_at: number | null;
-  connected: number;
-  last_seen_at: number | null;
-  version: string | null;
-  assigned: number;
-  probes_per_second: number;
-  outbox_depth: number;
-  clock_offset_ms: number | null;
-  rejected_results: number;
-  dropped_results: number;
-}
-
-const toRecord = (r: NodeRowDb): NodeRecord => ({ id: r.id, name: r.name, region: r.region, createdAt: r.created_at, revokedAt: r.revoked_at });
-
-const toRow = (r: NodeRowDb): NodeRow => ({
-  ...toRecord(r),
-  connected: toBool(r.connected),
-  lastSeenAt: r.last_seen_at,
-  version: r.version,
-  assigned: r.assigned,
-  probesPerSecond: r.probes_per_second,
-  outboxDepth: r.outbox_depth,
-  clockOffsetMs: r.clock_offset_ms,
-  rejectedResults: r.rejected_results,
-  droppedResults: r.dropped_results,
-});
+import type { NodeCursor, NodeLiveFigures, NodeRepo } from '../node-repo.js';
+import { fromBool } from '../rows/values.js';
+import { rowToNode as toRow, rowToNodeRecord as toRecord, type NodeRowDb } from '../rows/nodes.js';
 
 export function sqliteNodes(db: Db): Synchronous<NodeRepo> {
   const insert = db.prepare('INSERT INTO nodes (id, name, region, token_hash, created_at) VALUES (?, ?, ?, ?, ?)');

@@ -1,41 +1,20 @@
-import { Histogram, isRecordable } from '../../domain/histogram.js';
+import { Histogram } from '../../domain/histogram.js';
 import type { Interval } from '../../domain/ranges.js';
-import { DAY_MS } from '../../domain/cover.js';
-import { HOUR_MS, MINUTE_MS, PHASES, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
+import { PHASES, Rollup, type RollupRow, type RollupSample } from '../../domain/rollup.js';
 import type { Db } from '../db.js';
+import { BUCKET_MS, HISTOGRAM_COLUMNS, ROLLUP_COLUMNS, ROLLUP_TABLE, sampleOf } from '../rows/rollups.js';
+import { timingOf } from '../rows/history.js';
 import { sumTotals, type BucketSums, type Horizons, type OpenBuckets, type RollupLevel, type RollupTotals } from '../rollup-store.js';
 
 /** SQLite rows of the rollup tables (migrations-rollups.ts), and raw history read as samples. */
 
-/** Each level's bucket, ms. */
-export const BUCKET_MS: Record<RollupLevel, number> = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS };
-
-const TABLE: Record<RollupLevel, string> = { minute: 'rollup_minute', hour: 'rollup_hour', day: 'rollup_day' };
-
-/** Column name and RollupRow field, in table order after (check_seq, at). */
-const COLUMNS: Array<[column: string, field: keyof RollupRow]> = [
-  ['total', 'total'],
-  ['success', 'success'],
-  ['failure', 'failure'],
-  ['rt_count', 'rtCount'],
-  ['rt_sum', 'rtSum'],
-  ['rt_min', 'rtMin'],
-  ['rt_max', 'rtMax'],
-  ['rt_hist', 'rtHist'],
-  ...PHASES.flatMap((p): Array<[string, keyof RollupRow]> => [
-    [`${p}_count`, `${p}Count`],
-    [`${p}_sum`, `${p}Sum`],
-    [`${p}_hist`, `${p}Hist`],
-  ]),
-];
-const SELECT_ROW = COLUMNS.map(([column, field]) => `${column} AS ${field}`).join(', ');
+const SELECT_ROW = ROLLUP_COLUMNS.map(([column, field]) => `${column} AS ${field}`).join(', ');
 // Numbers are summed by SQLite and only the histogram blobs cross into JavaScript: reading a
 // row as an object costs more than merging its histograms.
 const SELECT_SUMS = `coalesce(sum(total), 0), coalesce(sum(success), 0), coalesce(sum(failure), 0),
   coalesce(sum(rt_count), 0), coalesce(sum(rt_sum), 0), min(rt_min), max(rt_max),
   ${PHASES.map((p) => `coalesce(sum(${p}_count), 0), coalesce(sum(${p}_sum), 0)`).join(', ')}`;
-const HIST_COLUMNS = ['rt_hist', ...PHASES.map((p) => `${p}_hist`)];
-const SELECT_HISTS = HIST_COLUMNS.join(', ');
+const SELECT_HISTS = HISTOGRAM_COLUMNS.join(', ');
 const SELECT_TOTALS = `coalesce(sum(total), 0) AS total, coalesce(sum(success), 0) AS success,
   coalesce(sum(failure), 0) AS failure, coalesce(sum(rt_count), 0) AS rtCount,
   coalesce(sum(rt_sum), 0) AS rtSum, min(rt_min) AS rtMin, max(rt_max) AS rtMax`;
@@ -99,8 +78,8 @@ export interface RollupRows {
 
 export function sqliteRollupRows(db: Db): RollupRows {
   const perLevel = (level: RollupLevel) => {
-    const table = TABLE[level];
-    const names = COLUMNS.map(([column]) => column);
+    const table = ROLLUP_TABLE[level];
+    const names = ROLLUP_COLUMNS.map(([column]) => column);
     return {
       get: db.prepare(`SELECT ${SELECT_ROW} FROM ${table} WHERE check_seq = ? AND at = ?`),
       put: db.prepare(
@@ -147,7 +126,7 @@ export function sqliteRollupRows(db: Db): RollupRows {
   return {
     get: (level, seq, at) => stmts[level].get.get(seq, at) as RollupRow | undefined,
     put(level, seq, at, row) {
-      stmts[level].put.run(seq, at, ...COLUMNS.map(([, field]) => row[field]), seq);
+      stmts[level].put.run(seq, at, ...ROLLUP_COLUMNS.map(([, field]) => row[field]), seq);
     },
     rows(seq, level, intervals) {
       const out: RollupRow[] = [];
@@ -186,7 +165,7 @@ export function sqliteRollupRows(db: Db): RollupRows {
     summedRows(level, seq, from, to, size) {
       const sums = from < to ? (stmts[level].grouped.all(size, seq, from, to) as unknown[][]).map(groupedSumsOf) : [];
       if (sums.length === 0) return [];
-      const blobs = new Map<number, Uint8Array[][]>(sums.map((s) => [s.at, HIST_COLUMNS.map(() => [])]));
+      const blobs = new Map<number, Uint8Array[][]>(sums.map((s) => [s.at, HISTOGRAM_COLUMNS.map(() => [])]));
       for (const [at, ...hists] of stmts[level].histsBetween.iterate(seq, from, to) as Iterable<[number, ...Uint8Array[]]>) {
         const columns = blobs.get(at - (at % size)) as Uint8Array[][];
         hists.forEach((blob, k) => (columns[k] as Uint8Array[]).push(blob));
@@ -232,20 +211,5 @@ function addSums(r: Rollup, sums: number[]): void {
 type RawRow = [status: string, responseTime: number | null, total: number | null, dns: number | null, connect: number | null, tls: number | null, ttfb: number | null];
 
 function sampleOfRaw([status, responseTime, total, dns, connect, tls, ttfb]: RawRow | [...RawRow, number]): RollupSample {
-  // Read back the way history.ts writes it: a null total means the probe had no timing.
-  const timing = total === null ? null : { dns: dns ?? 0, connect: connect ?? 0, tls: tls ?? 0, ttfb: ttfb ?? 0, total };
-  return sampleOf(status === 'up', responseTime, timing);
-}
-
-/**
- * The sample a result feeds a rollup. A time no histogram can hold (negative, NaN, infinite)
- * is dropped rather than thrown, identically for live results and raw rows read back, so a
- * bad probe reading can neither lose its result nor make the two paths disagree.
- */
-export function sampleOf(ok: boolean, responseTime: number | null, timing: RollupSample['timing']): RollupSample {
-  return {
-    ok,
-    responseTime: responseTime !== null && isRecordable(responseTime) ? responseTime : null,
-    timing: timing !== null && PHASES.every((p) => isRecordable(timing[p])) ? timing : null,
-  };
+  return sampleOf(status === 'up', responseTime, timingOf(total, dns, connect, tls, ttfb));
 }

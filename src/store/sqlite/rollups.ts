@@ -8,7 +8,8 @@ import type { Db } from '../db.js';
 import { sumTotals, type BucketSums, type RollupLevel, type RollupStore, type RollupTotals } from '../rollup-store.js';
 import { OpenMinutes } from './open-minutes.js';
 import { DirectMinutes } from './direct-minutes.js';
-import { BUCKET_MS, sampleOf, sqliteRollupRows, type GroupedSums, type RollupRows } from './rollup-rows.js';
+import { sqliteRollupRows, type GroupedSums, type RollupRows } from './rollup-rows.js';
+import { BUCKET_MS, sampleOf } from '../rows/rollups.js';
 
 /**
  * The rollup aggregator (DESIGN 7). Only each check's open minute is held in memory (see

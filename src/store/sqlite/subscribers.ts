@@ -1,28 +1,7 @@
 import type { Synchronous } from '../synchronous.js';
 import type { Db } from '../db.js';
-import type { PendingCutoffs, SubscribeOutcome, Subscriber, SubscriberKind, SubscriberRepo } from '../subscribers.js';
-
-interface SubscriberRowDb {
-  id: string;
-  page_id: string;
-  kind: string;
-  address: string;
-  secret: string | null;
-  token: string;
-  confirmed_at: number | null;
-  created_at: number;
-}
-
-const toSubscriber = (r: SubscriberRowDb): Subscriber => ({
-  id: r.id,
-  pageId: r.page_id,
-  kind: r.kind as SubscriberKind,
-  address: r.address,
-  secret: r.secret,
-  token: r.token,
-  confirmedAt: r.confirmed_at,
-  createdAt: r.created_at,
-});
+import type { PendingCutoffs, SubscribeOutcome, Subscriber, SubscriberRepo } from '../subscribers.js';
+import { rowToSubscriber as toSubscriber, type SubscriberRowDb } from '../rows/subscribers.js';
 
 export function sqliteSubscribers(db: Db): Synchronous<SubscriberRepo> {
   const insert = db.prepare(

@@ -4,6 +4,7 @@ import type { AlertEventType } from '../../../domain/events.js';
 import type { Delivery, DeliveryChannel, DeliveryFilter, DeliveryQueue, DeliveryStatus, NewAlert, SettledAttempt } from '../../alert-store.js';
 import { claimedAlerts, type OutboxClaim } from '../../alert-outbox.js';
 import { outboxClaimer } from './outbox.js';
+import { DELIVERY_FILTER_STATUSES } from '../../rows/deliveries.js';
 
 interface DeliveryRow {
   seq: number;
@@ -226,14 +227,6 @@ export function sqliteDeliveryQueue(db: Db): Synchronous<DeliveryQueue> {
   };
 }
 
-/** The delivery log's status filter: `pending` covers rows being sent. */
-export const STATUSES: Record<NonNullable<DeliveryFilter['status']>, readonly DeliveryStatus[]> = {
-  pending: ['pending', 'sending'],
-  delivered: ['delivered'],
-  failed: ['failed'],
-  cancelled: ['cancelled'],
-};
-
 /** The delivery log's WHERE clause (statements vary with the filters, so they are prepared per call). */
 function logWhere(f: DeliveryFilter, beforeSeq: number | null): { sql: string; params: unknown[] } {
   // Status page notices to subscribers (issue 29) travel the same queue but are not alerts.
@@ -241,7 +234,7 @@ function logWhere(f: DeliveryFilter, beforeSeq: number | null): { sql: string; p
   const params: unknown[] = [f.accountId];
   if (f.status) {
     parts.push('d.status IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(STATUSES[f.status]));
+    params.push(JSON.stringify(DELIVERY_FILTER_STATUSES[f.status]));
   }
   if (f.checkId !== undefined) {
     parts.push('d.check_id = ?');

@@ -1,6 +1,6 @@
 import type { Synchronous } from '../../synchronous.js';
 import type { Db } from '../../db.js';
-import { fromBool, toBool } from '../statements.js';
+import { fromBool, toBool } from '../../rows/values.js';
 import type { AlertEventType } from '../../../domain/events.js';
 import type { Webhook, WebhookRepo, WebhookType } from '../../alert-store.js';
 
