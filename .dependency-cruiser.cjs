@@ -9,11 +9,12 @@
 const folder = (names) => `^src/(${names.join('|')})/`;
 const ROOTS = '^src/(app|cli)\\.ts$';
 /**
- * Feature modules (`*-feature.ts`, the `Feature` interface in src/feature.ts): each lives in its
- * feature's folder but stands beside the composition root, above every layer (it brings the
- * feature's routes from api/ with its services and jobs). Only app.ts imports them.
+ * Feature modules (src/features/: `*-feature.ts` and the `Feature` interface in feature.ts) stand
+ * beside the composition root, above every layer (a feature brings its routes from api/ with its
+ * services and jobs), in a folder of their own so no folder imports a folder that imports it.
+ * Only app.ts imports them.
  */
-const FEATURES = '^src/feature\\.ts$|^src/.+-feature\\.ts$';
+const FEATURES = '^src/features/';
 const SHARED = '^src/(config|log|version)\\.ts$|^src/util/';
 const TOP = ['front', 'mcp', 'prober'];
 const API = ['api'];

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Features, Parts, type FeatureModule, type Root } from '../../src/feature.js';
+import { Features, Parts, type FeatureModule, type Root } from '../../src/features/feature.js';
 import { JobRunner } from '../../src/util/job-runner.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/log.js';

@@ -1,10 +1,10 @@
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import { checkSummary } from '../api/check-summary.js';
 import { dashboardRoutes } from '../api/dashboard-routes.js';
 import { LiveFeed } from '../api/live-feed.js';
-import { dashboardAssetRoutes } from './dashboard-assets.js';
+import { dashboardAssetRoutes } from '../front/dashboard-assets.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     /** The dashboard's server-sent events. */
     live: LiveFeed;

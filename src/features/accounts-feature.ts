@@ -1,4 +1,4 @@
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import type { AccountServices } from '../api/services.js';
 import { accountRoutes } from '../api/account-routes.js';
 import { identityRoutes } from '../api/identity-routes.js';
@@ -8,11 +8,11 @@ import { peopleRoutes } from '../api/people-routes.js';
 import { signInRoutes } from '../api/sign-in-routes.js';
 import { Authenticator } from '../front/authenticator.js';
 import { buildOAuth } from '../oauth/oauth-services.js';
-import { AccountsService } from './accounts-service.js';
-import { AuditLog } from './audit-log.js';
+import { AccountsService } from '../core/accounts-service.js';
+import { AuditLog } from '../core/audit-log.js';
 import { People } from '../people/people.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     accounts: AccountServices;
     people: People;

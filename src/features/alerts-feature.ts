@@ -1,12 +1,12 @@
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import type { AlertServices } from '../api/services.js';
 import { alertsRoutes } from '../api/alerts-routes.js';
 import { relayVerdicts } from '../cluster/verdict-relay.js';
 import { DeliveryLog } from '../core/delivery-log.js';
 import { deliveryMetrics } from '../metrics/process-metrics.js';
-import { AlertsModule } from './alerts-module.js';
+import { AlertsModule } from '../alerts/alerts-module.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     /** Email and webhook settings, the delivery queue and sender. */
     alerts: AlertsModule;

@@ -1,12 +1,12 @@
 import { Registry } from 'prom-client';
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import type { OperationServices } from '../api/services.js';
 import { operationsRoutes } from '../api/operations-routes.js';
-import { MetricsService } from './metrics-service.js';
-import { jobMetrics, nodeMetrics, writerMetrics } from './process-metrics.js';
-import { Readiness } from './readiness.js';
+import { MetricsService } from '../metrics/metrics-service.js';
+import { jobMetrics, nodeMetrics, writerMetrics } from '../metrics/process-metrics.js';
+import { Readiness } from '../metrics/readiness.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     operations: OperationServices;
   }

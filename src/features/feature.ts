@@ -1,21 +1,21 @@
 import { Registry } from 'prom-client';
-import type { Config } from './config.js';
-import type { Logger } from './log.js';
-import type { Clock } from './domain/clock.js';
-import type { HttpRequest, Reply, Route } from './api/http-types.js';
-import { RouteTable } from './api/route-table.js';
-import type { StatusFeed } from './core/status-feed.js';
-import type { PasswordHasher } from './people/password-hasher.js';
-import type { MailDomainResolver } from './oauth/email-domain.js';
-import type { Idempotency } from './front/idempotency.js';
-import type { RateLimiter } from './front/rate-limiter.js';
-import type { ProbeDispatcher } from './engine/dispatcher.js';
-import type { Mailer } from './alerts/delivery/mailer.js';
-import type { LiveChecks } from './monitor/live-checks.js';
-import type { Membership } from './cluster/membership.js';
-import type { Store } from './store/store.js';
-import type { BatchWriter } from './store/batch-writer.js';
-import type { JobRunner, ScopedJob } from './util/job-runner.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Clock } from '../domain/clock.js';
+import type { HttpRequest, Reply, Route } from '../api/http-types.js';
+import { RouteTable } from '../api/route-table.js';
+import type { StatusFeed } from '../core/status-feed.js';
+import type { PasswordHasher } from '../people/password-hasher.js';
+import type { MailDomainResolver } from '../oauth/email-domain.js';
+import type { Idempotency } from '../front/idempotency.js';
+import type { RateLimiter } from '../front/rate-limiter.js';
+import type { ProbeDispatcher } from '../engine/dispatcher.js';
+import type { Mailer } from '../alerts/delivery/mailer.js';
+import type { LiveChecks } from '../monitor/live-checks.js';
+import type { Membership } from '../cluster/membership.js';
+import type { Store } from '../store/store.js';
+import type { BatchWriter } from '../store/batch-writer.js';
+import type { JobRunner, ScopedJob } from '../util/job-runner.js';
 
 /**
  * What one feature adds to the running node (fastify's plugins): its routes, its periodic jobs,
@@ -71,7 +71,7 @@ export interface Root {
 
 /**
  * What features hand one another, by name. Each feature declares what it gives beside its code
- * (`declare module '../feature.js' { interface Provided { … } }`), as fastify's decorators do.
+ * (`declare module '../../feature.js' { interface Provided { … } }`), as fastify's decorators do.
  */
 export interface Provided {}
 

@@ -1,8 +1,8 @@
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import { OutboundRules } from '../store/outbound-rules.js';
-import { ChecksService } from './checks-service.js';
+import { ChecksService } from '../core/checks-service.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     checks: ChecksService;
     /** One outbound rule per account for its probes (here and on nodes) and its alert deliveries. */

@@ -1,16 +1,16 @@
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import type { PageServices } from '../api/services.js';
 import { incidentRoutes } from '../api/incident-routes.js';
 import { publicStatusRoutes } from '../api/public-status-routes.js';
 import { PublicRenders } from '../api/render-cache.js';
 import { statusPageRoutes } from '../api/status-page-routes.js';
 import { subscriptionRoutes } from '../api/subscription-routes.js';
-import { IncidentsService } from './incidents-service.js';
-import { PublicPages } from './public-pages.js';
-import { StatusPagesService } from './status-pages-service.js';
-import { SubscriptionsService } from './subscriptions-service.js';
+import { IncidentsService } from '../status-pages/incidents-service.js';
+import { PublicPages } from '../status-pages/public-pages.js';
+import { StatusPagesService } from '../status-pages/status-pages-service.js';
+import { SubscriptionsService } from '../status-pages/subscriptions-service.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     pages: PageServices;
     /** Rendered status pages and badges; every status change purges what shows the check. */

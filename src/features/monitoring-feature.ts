@@ -1,4 +1,4 @@
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import type { MonitoringServices } from '../api/services.js';
 import { checkRoutes } from '../api/checks-routes.js';
 import { heartbeatRoutes } from '../api/heartbeat-routes.js';
@@ -10,13 +10,13 @@ import { statusRoutes } from '../api/status-routes.js';
 import { CheckTrends } from '../stats/check-summaries.js';
 import { RawRetention } from '../stats/retention.js';
 import { SeriesReader } from '../stats/series.js';
-import { HistoryService } from './history-service.js';
-import { MaintenanceWindowsService } from './maintenance-windows-service.js';
-import { StatsService } from './stats-service.js';
-import { StatusPublisher } from './status-feed.js';
-import { WindowScheduler } from './window-scheduler.js';
+import { HistoryService } from '../core/history-service.js';
+import { MaintenanceWindowsService } from '../core/maintenance-windows-service.js';
+import { StatsService } from '../core/stats-service.js';
+import { StatusPublisher } from '../core/status-feed.js';
+import { WindowScheduler } from '../core/window-scheduler.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     monitoring: MonitoringServices;
     /** Puts checks in and out of maintenance as scheduled windows start and end. */

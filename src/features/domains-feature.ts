@@ -1,9 +1,9 @@
-import type { FeatureModule } from '../../feature.js';
-import { DomainMonitor } from './domain-monitor.js';
-import { RdapBootstrap } from './rdap-bootstrap.js';
-import { RdapClient } from './rdap-client.js';
+import type { FeatureModule } from './feature.js';
+import { DomainMonitor } from '../engine/domains/domain-monitor.js';
+import { RdapBootstrap } from '../engine/domains/rdap-bootstrap.js';
+import { RdapClient } from '../engine/domains/rdap-client.js';
 
-declare module '../../feature.js' {
+declare module './feature.js' {
   interface Provided {
     /** Domain expiry lookups (RDAP) on the engine's wheel. */
     domains: DomainMonitor;

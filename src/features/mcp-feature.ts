@@ -1,5 +1,5 @@
-import type { FeatureModule } from '../feature.js';
-import { mcpRoutes } from './mcp-routes.js';
+import type { FeatureModule } from './feature.js';
+import { mcpRoutes } from '../mcp/mcp-routes.js';
 
 /** The MCP tool server: a tool per route of the table, each call run through the front. */
 export const mcpFeature: FeatureModule = {

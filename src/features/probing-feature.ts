@@ -1,4 +1,4 @@
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import { relayRunNow } from '../cluster/relay.js';
 import { relayPeerRechecks } from '../cluster/peer-relay.js';
 import { forwardToInbox, handOverToInbox } from '../cluster/inbox.js';
@@ -11,12 +11,12 @@ import { NodeSessions } from '../nodes/node-sessions.js';
 import { nodeSweeps, seenBefore } from '../nodes/node-sweeps.js';
 import { PeerRechecks } from '../nodes/peer-rechecks.js';
 import { ResultIntake } from '../nodes/result-intake.js';
-import { ThreadDispatcher, type ProbeDispatcher } from './dispatcher.js';
-import { Engine } from './engine.js';
-import { HeartbeatMonitor } from './heartbeats.js';
-import { hasRawSocketCapability } from './probes/icmp-capability.js';
+import { ThreadDispatcher, type ProbeDispatcher } from '../engine/dispatcher.js';
+import { Engine } from '../engine/engine.js';
+import { HeartbeatMonitor } from '../engine/heartbeats.js';
+import { hasRawSocketCapability } from '../engine/probes/icmp-capability.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     /** Every observation of a check becomes state, one write and events here. */
     recorder: Recorder;

@@ -1,13 +1,13 @@
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import type { ScopedJob } from '../util/job-runner.js';
 import { clusterMetrics } from '../metrics/process-metrics.js';
-import { announceInbox, inboxJob } from './inbox.js';
-import { RateShare } from './rate-share.js';
-import { relayChanges } from './relay.js';
-import { takeOver } from './takeover.js';
-import type { Cluster } from './cluster.js';
+import { announceInbox, inboxJob } from '../cluster/inbox.js';
+import { RateShare } from '../cluster/rate-share.js';
+import { relayChanges } from '../cluster/relay.js';
+import { takeOver } from '../cluster/takeover.js';
+import type { Cluster } from '../cluster/cluster.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     /** This central among the others on the store (a single server owns every check). */
     cluster: Cluster;

@@ -1,9 +1,9 @@
-import type { FeatureModule } from '../feature.js';
+import type { FeatureModule } from './feature.js';
 import type { AsCodeServices } from '../api/services.js';
 import { configRoutes } from '../api/config-routes.js';
-import { MonitoringAsCode } from './monitoring-as-code.js';
+import { MonitoringAsCode } from '../as-code/monitoring-as-code.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     asCode: AsCodeServices;
   }

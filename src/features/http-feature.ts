@@ -1,7 +1,7 @@
-import type { FeatureModule } from '../feature.js';
-import { RequestPipeline } from './request-pipeline.js';
+import type { FeatureModule } from './feature.js';
+import { RequestPipeline } from '../front/request-pipeline.js';
 
-declare module '../feature.js' {
+declare module './feature.js' {
   interface Provided {
     /** Every request's way through the front: auth, limits, idempotency, validation, the route. */
     pipeline: RequestPipeline;

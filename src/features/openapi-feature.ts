@@ -1,5 +1,5 @@
-import type { FeatureModule } from '../feature.js';
-import { metaRoutes } from './meta-routes.js';
+import type { FeatureModule } from './feature.js';
+import { metaRoutes } from '../api/meta-routes.js';
 
 /** The API's own description (OpenAPI), made from the route table once every feature is in it. */
 export const openApiFeature: FeatureModule = {
