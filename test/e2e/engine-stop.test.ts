@@ -30,22 +30,20 @@ async function heldProbe(t: import('node:test').TestContext) {
   return { srv, release, id: res.body.data.id as string };
 }
 
-test('Engine.stop waits for a running probe, and returns as soon as it settles', async (t) => {
+// A grace of ten minutes: had stop waited it out rather than waking on the probe settling, the
+// test would run into its own timeout.
+test('Engine.stop waits for a running probe, and returns as soon as it settles', { timeout: 60_000 }, async (t) => {
   const { srv, release } = await heldProbe(t);
   let stopped = false;
-  const stopping = srv.app.engine.stop(10_000).then(() => { stopped = true; });
+  const stopping = srv.app.engine.stop(600_000).then(() => { stopped = true; });
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(stopped, false, 'still waiting for the probe');
-  const releasedAt = Date.now();
   release();
   await stopping;
-  assert.ok(Date.now() - releasedAt < 1_000, 'woken by the probe settling, not by the grace running out');
 });
 
-test('Engine.stop gives up on a probe that outlasts the grace', async (t) => {
+test('Engine.stop gives up on a probe that outlasts the grace', { timeout: 60_000 }, async (t) => {
   const { srv } = await heldProbe(t);
-  const started = Date.now();
+  // The probe is never released here: stop returns (before the test's timeout) only by giving up on it.
   await srv.app.engine.stop(200);
-  const took = Date.now() - started;
-  assert.ok(took >= 190 && took < 2_000, `stopped after the grace (${took} ms)`);
 });
