@@ -77,7 +77,7 @@ describe('a prober node and two centrals on one PostgreSQL', { timeout: 180_000 
     assert.deepEqual([...owners].sort(), [a.name, b.name], 'both centrals own some of the checks');
     const paths = [...checks.keys()];
     // Every probe the node made by now is recorded.
-    await until('three probes of every check', () => (paths.every((p) => (target.hits.get(p) ?? []).length >= 3) ? true : undefined), 200);
+    await until('three probes of every check', () => (paths.every((p) => (target.hits.get(p) ?? []).length >= 3) ? true : undefined), 600);
     const made = new Map(paths.map((p) => [p, (target.hits.get(p) ?? []).length]));
     const all = await until('every probe made so far recorded', async () => {
       const found = await rows();
